@@ -1,0 +1,767 @@
+/* detect.c: the hardware inventory, enumerated with libudev */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <libudev.h>
+#include <sys/stat.h>
+#include <stdarg.h>
+
+#include "inventory.h"
+#include "modules.h"
+
+/* a udev device and its sysfs directory, opened once */
+struct dev {
+        struct udev_device *u;
+        int dfd;
+};
+
+static bool dev_open(struct udev_device *u, struct dev *ret)
+{
+        int fd = open(udev_device_get_syspath(u), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0)
+                return false;   /* gone since enumeration */
+        *ret = (struct dev) { .u = u, .dfd = fd };
+        return true;
+}
+
+static void dev_close(struct dev *d)
+{
+        if (d->dfd >= 0)
+                close(d->dfd);
+        d->dfd = -1;
+}
+
+/* attribute value, NULL if absent or unreadable */
+static char *dev_attr(struct dev *d, const char *attr)
+{
+        char *v = NULL;
+
+        if (read_attr_at(d->dfd, attr, &v) < 0)
+                return NULL;
+        return v;
+}
+
+/* "0x8086" -> "8086"; other text is kept as it is */
+static char *hexid(char *v)
+{
+        if (v && v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
+                memmove(v, v + 2, strlen(v + 2) + 1);
+        for (char *p = v; p && *p; p++)
+                *p = (char) tolower((unsigned char) *p);
+        return v;
+}
+
+static void add_id(struct device *x, struct dev *d, const char *key, const char *attr, bool hex)
+{
+        char *v = dev_attr(d, attr);
+
+        if (!v)
+                return;
+        if (hex)
+                hexid(v);
+        else {
+                char *s = strstrip(v);
+                memmove(v, s, strlen(s) + 1);
+        }
+        kv_add_take(&x->ids, key, v);
+}
+
+/* power knobs: absent ones are skipped, unreadable ones kept as null with a note */
+static void add_knobs(struct device *x, struct dev *d, const char *const *attrs)
+{
+        for (; *attrs; attrs++) {
+                char *v = NULL;
+                int r = read_attr_at(d->dfd, *attrs, &v);
+
+                if (r == -ENOENT || r == -ENOTDIR)
+                        continue;
+                /* the kernel's way of saying "this driver does not use autosuspend" */
+                if (r == -EIO && strstr(*attrs, "autosuspend_delay_ms"))
+                        continue;
+                if (r < 0) {
+                        kv_add(&x->knobs, *attrs, NULL);
+                        device_add_note(x, "%s: %s", *attrs, strerror(-r));
+                        continue;
+                }
+                kv_add_take(&x->knobs, *attrs, v);
+        }
+}
+
+static void set_common(struct device *x, struct dev *d, struct modctx *mc)
+{
+        const char *s;
+
+        x->name = xstrdup(udev_device_get_sysname(d->u));
+        x->devpath = xstrdup(udev_device_get_devpath(d->u));
+        s = udev_device_get_driver(d->u);
+        x->driver = s ? xstrdup(s) : NULL;
+        s = udev_device_get_property_value(d->u, "MODALIAS");
+        if (!s)
+                s = udev_device_get_sysattr_value(d->u, "modalias");
+        x->modalias = s ? xstrdup(s) : NULL;
+        if (x->modalias)
+                modctx_resolve(mc, x->modalias, &x->modules, &x->n_modules);
+}
+
+typedef void (*visit_fn)(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d);
+
+/* enumerate one subsystem (optionally one devtype); devices sorted by devpath */
+static void each_device(struct udev *udev, const char *subsystem, const char *devtype,
+                        visit_fn fn, struct inventory *inv, struct modctx *mc)
+{
+        struct udev_enumerate *e = udev_enumerate_new(udev);
+        struct udev_list_entry *le;
+
+        if (!e)
+                return;
+        udev_enumerate_add_match_subsystem(e, subsystem);
+        if (devtype)
+                udev_enumerate_add_match_property(e, "DEVTYPE", devtype);
+        if (udev_enumerate_scan_devices(e) < 0) {
+                inventory_add_note(inv, _("cannot enumerate %s devices"), subsystem);
+                udev_enumerate_unref(e);
+                return;
+        }
+        udev_list_entry_foreach(le, udev_enumerate_get_list_entry(e)) {
+                struct udev_device *u = udev_device_new_from_syspath(udev, udev_list_entry_get_name(le));
+                struct dev d;
+
+                if (!u)
+                        continue;       /* removed while we looked */
+                if (dev_open(u, &d)) {
+                        fn(inv, mc, udev, &d);
+                        dev_close(&d);
+                }
+                udev_device_unref(u);
+        }
+        udev_enumerate_unref(e);
+}
+
+/* the nearest ancestor in SUBSYSTEM, as devpath; NULL if none */
+static const char *ancestor_devpath(struct udev_device *u, const char *subsystem)
+{
+        struct udev_device *p = udev_device_get_parent_with_subsystem_devtype(u, subsystem, NULL);
+        return p ? udev_device_get_devpath(p) : NULL;
+}
+
+static bool under(const char *devpath, const char *parent)
+{
+        size_t n = strlen(parent);
+        return strncmp(devpath, parent, n) == 0 && devpath[n] == '/';
+}
+
+/* ---- PCI ---- */
+
+static const char *const pci_knobs[] = {
+        "power/control", "power/runtime_status", "power/autosuspend_delay_ms", "power/wakeup",
+        "d3cold_allowed",
+        "link/clkpm", "link/l0s_aspm", "link/l1_aspm", "link/l1_1_aspm", "link/l1_2_aspm",
+        "link/l1_1_pcipm", "link/l1_2_pcipm",
+        NULL
+};
+
+static void visit_pci(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        struct device *x = device_list_add(&inv->classes[CL_PCI]);
+        const char *v;
+
+        x->class = "pci";
+        add_id(x, d, "vendor", "vendor", true);
+        add_id(x, d, "device", "device", true);
+        add_id(x, d, "subsystem_vendor", "subsystem_vendor", true);
+        add_id(x, d, "subsystem_device", "subsystem_device", true);
+        add_id(x, d, "class", "class", true);
+        add_id(x, d, "revision", "revision", true);
+        /* old or odd trees: fall back to the uevent's PCI_ID */
+        if (!kv_get(&x->ids, "vendor") && (v = udev_device_get_property_value(d->u, "PCI_ID"))) {
+                _cleanup_free_ char *id = xstrdup(v);
+                char *colon = strchr(id, ':');
+                if (colon) {
+                        *colon = '\0';
+                        kv_add_take(&x->ids, "vendor", hexid(xstrdup(id)));
+                        kv_add_take(&x->ids, "device", hexid(xstrdup(colon + 1)));
+                }
+        }
+        set_common(x, d, mc);
+        add_knobs(x, d, pci_knobs);
+        x->identity = xasprintf("pci %s:%s %s:%s %s",
+                                strempty(kv_get(&x->ids, "vendor")), strempty(kv_get(&x->ids, "device")),
+                                strempty(kv_get(&x->ids, "subsystem_vendor")),
+                                strempty(kv_get(&x->ids, "subsystem_device")),
+                                strempty(kv_get(&x->ids, "class")));
+}
+
+/* ---- USB ---- */
+
+static const char *const usb_knobs[] = {
+        "power/control", "power/autosuspend_delay_ms", "power/persist", "power/wakeup",
+        "power/runtime_status",
+        "power/level", "power/autosuspend",     /* before 2.6.35: no power/control */
+        "power/usb2_hardware_lpm", "power/usb3_hardware_lpm_u1", "power/usb3_hardware_lpm_u2",
+        NULL
+};
+
+static void visit_usb(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        struct device *x = device_list_add(&inv->classes[CL_USB]);
+
+        x->class = "usb";
+        add_id(x, d, "vendor", "idVendor", true);
+        add_id(x, d, "product", "idProduct", true);
+        add_id(x, d, "bcd_device", "bcdDevice", true);
+        add_id(x, d, "device_class", "bDeviceClass", true);
+        add_id(x, d, "manufacturer", "manufacturer", false);
+        add_id(x, d, "product_name", "product", false);
+        add_id(x, d, "speed", "speed", false);
+        add_id(x, d, "removable", "removable", false);
+        set_common(x, d, mc);
+        add_knobs(x, d, usb_knobs);
+        x->identity = xasprintf("usb %s:%s %s", strempty(kv_get(&x->ids, "vendor")),
+                                strempty(kv_get(&x->ids, "product")), strempty(kv_get(&x->ids, "bcd_device")));
+}
+
+static void visit_usb_interface(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        struct device_list *usb = &inv->classes[CL_USB];
+        const char *devpath = udev_device_get_devpath(d->u);
+        struct device *parent = NULL, *x;
+
+        /* interfaces come sorted after their device: look from the end */
+        for (size_t i = usb->n; i > 0; i--)
+                if (under(devpath, usb->v[i - 1].devpath)) {
+                        parent = &usb->v[i - 1];
+                        break;
+                }
+        if (!parent)
+                return;
+        x = device_add_child(parent);
+        x->class = "usb-interface";
+        add_id(x, d, "number", "bInterfaceNumber", true);
+        add_id(x, d, "class", "bInterfaceClass", true);
+        add_id(x, d, "subclass", "bInterfaceSubClass", true);
+        add_id(x, d, "protocol", "bInterfaceProtocol", true);
+        set_common(x, d, mc);
+}
+
+/* the distinct interface classes of each USB device, for the planner's risk rules */
+static void usb_summarize(struct device_list *usb)
+{
+        for (size_t i = 0; i < usb->n; i++) {
+                struct device *x = &usb->v[i];
+                struct strbuf sb = {};
+                struct strbuf drivers = {};
+
+                for (size_t c = 0; c < x->n_children; c++) {
+                        const char *cls = kv_get(&x->children[c].ids, "class");
+                        const char *drv = x->children[c].driver;
+                        if (cls && !strstr(sb_str(&sb), cls)) {
+                                if (sb.len)
+                                        sb_putc(&sb, ',');
+                                sb_append(&sb, cls);
+                        }
+                        if (drv && !strstr(sb_str(&drivers), drv)) {
+                                if (drivers.len)
+                                        sb_putc(&drivers, ',');
+                                sb_append(&drivers, drv);
+                        }
+                }
+                if (sb.len)
+                        kv_add_take(&x->ids, "interface_classes", sb_steal(&sb));
+                if (drivers.len)
+                        kv_add_take(&x->ids, "interface_drivers", sb_steal(&drivers));
+        }
+}
+
+/* ---- SATA: scsi hosts with their link policy, and the disks behind them ---- */
+
+static void visit_scsi_host(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        static const char *const knobs[] = {
+                "link_power_management_policy", "link_power_management_supported", NULL
+        };
+        struct device *x = device_list_add(&inv->classes[CL_SATA]);
+        struct udev_device *host = udev_device_get_parent(d->u);
+        const char *pci;
+
+        x->class = "sata";
+        add_id(x, d, "proc_name", "proc_name", false);
+        pci = ancestor_devpath(d->u, "pci");
+        if (pci)
+                kv_add(&x->ids, "controller", strrchr(pci, '/') + 1);
+        /* the ata port above the host carries the AHCI runtime PM file */
+        for (struct udev_device *p = host; p; p = udev_device_get_parent(p)) {
+                const char *n = udev_device_get_sysname(p);
+                if (n && startswith(n, "ata") && isdigit((unsigned char) n[3])) {
+                        struct dev port;
+                        kv_add(&x->ids, "port", n);
+                        if (dev_open(p, &port)) {
+                                char *v = dev_attr(&port, "power/control");
+                                if (v)
+                                        kv_add_take(&x->knobs, "port/power/control", v);
+                                dev_close(&port);
+                        }
+                        break;
+                }
+        }
+        set_common(x, d, mc);
+        /* the disks hang below the host device (host0), not its class device */
+        x->anchor = xstrdup(host ? udev_device_get_devpath(host) : x->devpath);
+        add_knobs(x, d, knobs);
+}
+
+static const char *scsi_type_name(const char *t)
+{
+        static const char *const names[] = {
+                [0] = "disk", [1] = "tape", [4] = "worm", [5] = "optical", [7] = "optical-memory",
+                [12] = "raid", [13] = "enclosure", [14] = "rbc",
+        };
+        char *end;
+        long v = t ? strtol(t, &end, 10) : -1;
+
+        if (!t || *end || v < 0 || v >= (long) ELEMENTSOF(names) || !names[v])
+                return "other";
+        return names[v];
+}
+
+static void visit_scsi_device(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        static const char *const knobs[] = {
+                "power/control", "power/autosuspend_delay_ms", "power/runtime_status", NULL
+        };
+        struct device_list *hosts = &inv->classes[CL_SATA];
+        const char *devpath = udev_device_get_devpath(d->u);
+        struct device *host = NULL, *x;
+        _cleanup_free_ char *type = NULL;
+        DIR *bd;
+
+        for (size_t i = 0; i < hosts->n; i++)
+                if (under(devpath, hosts->v[i].anchor))
+                        host = &hosts->v[i];
+        if (!host)
+                return;
+        x = device_add_child(host);
+        x->class = "disk";
+        add_id(x, d, "vendor", "vendor", false);
+        add_id(x, d, "model", "model", false);
+        add_id(x, d, "firmware", "rev", false);
+        type = dev_attr(d, "type");
+        kv_add(&x->ids, "kind", scsi_type_name(type));
+        set_common(x, d, mc);
+        add_knobs(x, d, knobs);
+        /* the block device of the disk: block/sda */
+        {
+                int bfd = openat(d->dfd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                bd = bfd >= 0 ? fdopendir(bfd) : NULL;
+        }
+        if (bd) {
+                struct dirent *de;
+                while ((de = readdir(bd))) {
+                        _cleanup_free_ char *base = NULL;
+                        char *v = NULL;
+                        if (de->d_name[0] == '.')
+                                continue;
+                        kv_add(&x->ids, "block", de->d_name);
+                        base = xasprintf("%s/removable", de->d_name);
+                        if (read_attr_at(dirfd(bd), base, &v) >= 0)
+                                kv_add_take(&x->ids, "removable", v);
+                        free(base);
+                        base = xasprintf("%s/queue/rotational", de->d_name);
+                        if (read_attr_at(dirfd(bd), base, &v) >= 0)
+                                kv_add_take(&x->ids, "rotational", v);
+                        break;
+                }
+                closedir(bd);
+        }
+        x->identity = xasprintf("disk %s %s %s", strempty(kv_get(&x->ids, "vendor")),
+                                strempty(kv_get(&x->ids, "model")), strempty(kv_get(&x->ids, "firmware")));
+}
+
+/* ---- NVMe ---- */
+
+static void visit_nvme(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        static const char *const knobs[] = {
+                "power/pm_qos_latency_tolerance_us", "power/control", "power/runtime_status", NULL
+        };
+        const char *n = udev_device_get_sysname(d->u), *pci;
+        struct device *x;
+
+        /* controllers only (nvme0), not namespaces or the nvme-generic nodes */
+        if (!n || !startswith(n, "nvme") || strspn(n + 4, "0123456789") != strlen(n + 4) || !n[4])
+                return;
+        x = device_list_add(&inv->classes[CL_NVME]);
+        x->class = "nvme";
+        add_id(x, d, "model", "model", false);
+        add_id(x, d, "firmware", "firmware_rev", false);
+        add_id(x, d, "transport", "transport", false);
+        pci = ancestor_devpath(d->u, "pci");
+        if (pci)
+                kv_add(&x->ids, "controller", strrchr(pci, '/') + 1);
+        set_common(x, d, mc);
+        add_knobs(x, d, knobs);
+        x->identity = xasprintf("nvme %s %s", strempty(kv_get(&x->ids, "model")),
+                                strempty(kv_get(&x->ids, "firmware")));
+}
+
+/* ---- sound: cards, their controller and HDA codecs ---- */
+
+static bool is_cardN(const char *n, const char *prefix)
+{
+        size_t l = strlen(prefix);
+        return n && strncmp(n, prefix, l) == 0 && n[l] && strspn(n + l, "0123456789") == strlen(n + l);
+}
+
+static void add_controller(struct device *x, struct udev_device *u)
+{
+        struct udev_device *p = udev_device_get_parent_with_subsystem_devtype(u, "pci", NULL);
+        const char *drv;
+
+        if (!p)
+                p = udev_device_get_parent(u);
+        if (!p)
+                return;
+        kv_add(&x->ids, "controller", udev_device_get_sysname(p));
+        drv = udev_device_get_driver(p);
+        if (drv)
+                kv_add(&x->ids, "controller_driver", drv);
+        x->anchor = xstrdup(udev_device_get_devpath(p));
+}
+
+static void visit_sound(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        const char *n = udev_device_get_sysname(d->u);
+        struct device *x;
+
+        if (!is_cardN(n, "card"))
+                return;
+        x = device_list_add(&inv->classes[CL_SOUND]);
+        x->class = "sound";
+        add_id(x, d, "id", "id", false);
+        add_id(x, d, "number", "number", false);
+        set_common(x, d, mc);
+        /* codecs hang below the controller, not below the card */
+        add_controller(x, d->u);
+}
+
+static void visit_hdaudio(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        static const char *const knobs[] = { "power/control", "power/runtime_status", NULL };
+        struct device_list *cards = &inv->classes[CL_SOUND];
+        const char *devpath = udev_device_get_devpath(d->u);
+        struct device *card = NULL, *x;
+
+        for (size_t i = 0; i < cards->n; i++)
+                if (cards->v[i].anchor && under(devpath, cards->v[i].anchor))
+                        card = &cards->v[i];
+        if (!card)
+                return;
+        x = device_add_child(card);
+        x->class = "hda-codec";
+        add_id(x, d, "vendor_id", "vendor_id", true);
+        add_id(x, d, "subsystem_id", "subsystem_id", true);
+        add_id(x, d, "revision_id", "revision_id", true);
+        add_id(x, d, "vendor_name", "vendor_name", false);
+        add_id(x, d, "chip_name", "chip_name", false);
+        set_common(x, d, mc);
+        add_knobs(x, d, knobs);
+        x->identity = xasprintf("hdaudio %s %s %s", strempty(kv_get(&x->ids, "vendor_id")),
+                                strempty(kv_get(&x->ids, "subsystem_id")),
+                                strempty(kv_get(&x->ids, "revision_id")));
+}
+
+/* ---- DRM: cards, connectors, GPU power files ---- */
+
+static void visit_drm(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        static const char *const card_knobs[] = {
+                "power/rc6_enable", "power/rc6_residency_ms", "power/rc6p_residency_ms",
+                "power/rc6pp_residency_ms", "power/media_rc6_residency_ms",
+                "gt/gt0/rc6_enable", "gt/gt0/rc6_residency_ms",
+                "device/power_dpm_state", "device/power_dpm_force_performance_level",
+                NULL
+        };
+        static const char *const conn_knobs[] = { "amdgpu/panel_power_savings", NULL };
+        struct device_list *cards = &inv->classes[CL_DRM];
+        const char *n = udev_device_get_sysname(d->u);
+        struct device *x;
+
+        if (is_cardN(n, "card")) {
+                x = device_list_add(cards);
+                x->class = "drm";
+                set_common(x, d, mc);
+                add_controller(x, d->u);
+                add_knobs(x, d, card_knobs);
+                return;
+        }
+        /* connectors: card0-eDP-1 */
+        if (!n || !startswith(n, "card") || !strchr(n, '-'))
+                return;
+        for (size_t i = cards->n; i > 0; i--) {
+                struct device *card = &cards->v[i - 1];
+                size_t l = strlen(card->name);
+                if (strncmp(n, card->name, l) == 0 && n[l] == '-') {
+                        const char *type = n + l + 1;
+                        const char *dash = strrchr(type, '-');
+                        _cleanup_free_ char *t = dash ? xstrndup(type, (size_t) (dash - type)) : xstrdup(type);
+
+                        x = device_add_child(card);
+                        x->class = "connector";
+                        x->name = xstrdup(n);
+                        x->devpath = xstrdup(udev_device_get_devpath(d->u));
+                        kv_add(&x->ids, "type", t);
+                        kv_add(&x->ids, "internal",
+                               streq(t, "eDP") || streq(t, "LVDS") || streq(t, "DSI") ? "yes" : "no");
+                        add_id(x, d, "status", "status", false);
+                        add_id(x, d, "enabled", "enabled", false);
+                        add_knobs(x, d, conn_knobs);
+                        return;
+                }
+        }
+}
+
+/* ---- I2C: adapters (with their controller's runtime PM) and clients ---- */
+
+static void visit_i2c(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        static const char *const adapter_knobs[] = {
+                "device/power/control", "device/power/runtime_status", NULL
+        };
+        static const char *const client_knobs[] = {
+                "power/control", "power/runtime_status", "power/wakeup", NULL
+        };
+        struct device_list *adapters = &inv->classes[CL_I2C];
+        const char *n = udev_device_get_sysname(d->u);
+        const char *devpath = udev_device_get_devpath(d->u);
+        struct device *x, *adapter = NULL;
+
+        if (is_cardN(n, "i2c-")) {
+                struct udev_device *p = udev_device_get_parent(d->u);
+                x = device_list_add(adapters);
+                x->class = "i2c-adapter";
+                add_id(x, d, "name", "name", false);
+                if (p) {
+                        const char *drv = udev_device_get_driver(p);
+                        kv_add(&x->ids, "controller", udev_device_get_sysname(p));
+                        if (drv)
+                                kv_add(&x->ids, "controller_driver", drv);
+                }
+                set_common(x, d, mc);
+                add_knobs(x, d, adapter_knobs);
+                return;
+        }
+        for (size_t i = adapters->n; i > 0; i--)
+                if (under(devpath, adapters->v[i - 1].devpath)) {
+                        adapter = &adapters->v[i - 1];
+                        break;
+                }
+        if (!adapter)
+                return;
+        x = device_add_child(adapter);
+        x->class = "i2c-client";
+        add_id(x, d, "name", "name", false);
+        set_common(x, d, mc);
+        add_knobs(x, d, client_knobs);
+        x->identity = xasprintf("i2c %s", x->modalias ? x->modalias : strempty(kv_get(&x->ids, "name")));
+}
+
+/* ---- platform: DMI, CPU ---- */
+
+static const char *chassis_name(const char *t)
+{
+        static const char *const names[] = {
+                NULL, "Other", "Unknown", "Desktop", "Low Profile Desktop", "Pizza Box", "Mini Tower",
+                "Tower", "Portable", "Laptop", "Notebook", "Hand Held", "Docking Station", "All in One",
+                "Sub Notebook", "Space-saving", "Lunch Box", "Main Server Chassis", "Expansion Chassis",
+                "SubChassis", "Bus Expansion Chassis", "Peripheral Chassis", "RAID Chassis",
+                "Rack Mount Chassis", "Sealed-case PC", "Multi-system chassis", "Compact PCI",
+                "Advanced TCA", "Blade", "Blade Enclosure", "Tablet", "Convertible", "Detachable",
+                "IoT Gateway", "Embedded PC", "Mini PC", "Stick PC",
+        };
+        char *end;
+        long v = t ? strtol(t, &end, 10) : 0;
+
+        if (!t || *end || v <= 0 || v >= (long) ELEMENTSOF(names))
+                return NULL;
+        return names[v];
+}
+
+static void detect_dmi(struct inventory *inv)
+{
+        static const char *const fields[] = {
+                "sys_vendor", "product_name", "product_version", "product_family", "product_sku",
+                "board_vendor", "board_name", "board_version", "bios_vendor", "bios_version",
+                "bios_date", "chassis_vendor", "chassis_type", "modalias", NULL
+        };
+        _cleanup_close_ int dfd = open("/sys/class/dmi/id", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0) {
+                inventory_add_note(inv, _("no DMI information (/sys/class/dmi/id): %s"), strerror(errno));
+                return;
+        }
+        for (const char *const *f = fields; *f; f++) {
+                char *v = NULL;
+                if (read_attr_at(dfd, *f, &v) < 0)
+                        continue;
+                {
+                        char *s = strstrip(v);
+                        memmove(v, s, strlen(s) + 1);
+                }
+                kv_add_take(&inv->platform, *f, v);
+                if (streq(*f, "chassis_type") && chassis_name(kv_get(&inv->platform, *f)))
+                        kv_add(&inv->platform, "chassis", chassis_name(kv_get(&inv->platform, *f)));
+        }
+}
+
+/* x86: "cpu:type:x86,ven0000fam0006mod008C:feature:..." (vendor numbers as in the kernel) */
+static void detect_cpu(struct inventory *inv, struct udev *udev)
+{
+        static const char *const x86_vendors[] = {
+                "Intel", "Cyrix", "AMD", "UMC", "Centaur", "Transmeta", "NSC", "Vortex", "Hygon", "Zhaoxin",
+        };
+        struct udev_device *u = udev_device_new_from_subsystem_sysname(udev, "cpu", "cpu0");
+        const char *m = u ? udev_device_get_property_value(u, "MODALIAS") : NULL;
+        unsigned ven, fam, mod;
+
+        if (!m) {
+                inventory_add_note(inv, _("no CPU modalias in /sys/devices/system/cpu/cpu0"));
+                udev_device_unref(u);
+                return;
+        }
+        if (sscanf(m, "cpu:type:x86,ven%4xfam%4xmod%4x", &ven, &fam, &mod) == 3) {
+                kv_add(&inv->platform, "cpu_arch", "x86");
+                /* kernel numbering: 0 Intel, 1 Cyrix, 2 AMD, ... 9 Hygon, 10 Zhaoxin */
+                kv_add_take(&inv->platform, "cpu_vendor",
+                            ven == 9 ? xstrdup("Hygon") : ven == 10 ? xstrdup("Zhaoxin") :
+                            ven < 8 ? xstrdup(x86_vendors[ven]) : xasprintf("%u", ven));
+                kv_add_take(&inv->platform, "cpu_family", xasprintf("%u", fam));
+                kv_add_take(&inv->platform, "cpu_model", xasprintf("%u", mod));
+        } else if (startswith(m, "cpu:type:")) {
+                const char *a = m + strlen("cpu:type:");
+                kv_add_take(&inv->platform, "cpu_arch", xstrndup(a, strcspn(a, ":,")));
+        }
+        udev_device_unref(u);
+}
+
+/* ---- module parameters the planner reads ---- */
+
+static const char *const param_modules[] = {
+        "pcie_aspm", "usbcore", "snd_hda_intel", "snd_ac97_codec", "i915", "xe", "amdgpu",
+        "radeon", "nouveau", "nvme_core", "ahci", "libata", "btusb", "iwlmvm", "iwlwifi", NULL
+};
+
+static void detect_modparams(struct inventory *inv)
+{
+        for (const char *const *m = param_modules; *m; m++) {
+                _cleanup_free_ char *dir = xasprintf("/sys/module/%s/parameters", *m);
+                struct dirent **names = NULL;
+                int n = scandir(dir, &names, NULL, alphasort);
+
+                for (int i = 0; i < n; i++) {
+                        if (names[i]->d_name[0] != '.') {
+                                _cleanup_free_ char *key = xasprintf("%s.%s", *m, names[i]->d_name);
+                                char *v = NULL;
+                                int r = read_attr(dir, names[i]->d_name, &v);
+                                if (r >= 0)
+                                        kv_add_take(&inv->modparams, key, v);
+                                else if (r != -EPERM && r != -EACCES)
+                                        inventory_add_note(inv, "%s/%s: %s", dir, names[i]->d_name, strerror(-r));
+                        }
+                        free(names[i]);
+                }
+                free(names);
+        }
+}
+
+/* ---- other power tools in the root ---- */
+
+static void detect_tools(struct inventory *inv)
+{
+        static const struct { const char *name, *unit, *paths[4]; } tools[] = {
+                { "tlp", "tlp.service", { "/usr/sbin/tlp", "/usr/bin/tlp" } },
+                { "tuned", "tuned.service", { "/usr/sbin/tuned", "/usr/bin/tuned" } },
+                { "power-profiles-daemon", "power-profiles-daemon.service",
+                  { "/usr/libexec/power-profiles-daemon", "/usr/lib/power-profiles-daemon/power-profiles-daemon",
+                    "/usr/lib/systemd/system/power-profiles-daemon.service" } },
+                { "laptop-mode-tools", "laptop-mode.service", { "/usr/sbin/laptop_mode", "/usr/bin/laptop_mode" } },
+                { "powertop", "powertop.service",
+                  { "/etc/systemd/system/powertop.service", "/usr/lib/systemd/system/powertop.service" } },
+        };
+        static const char *const wants[] = {
+                "/etc/systemd/system/multi-user.target.wants", "/etc/systemd/system/graphical.target.wants",
+                "/etc/systemd/system/sysinit.target.wants", "/etc/systemd/system/basic.target.wants",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(tools); i++) {
+                char *found = NULL;
+                bool enabled = false;
+
+                for (size_t p = 0; p < 4 && tools[i].paths[p] && !found; p++) {
+                        _cleanup_free_ char *full = root_path(inv->root, tools[i].paths[p]);
+                        if (access(full, F_OK) == 0)
+                                found = xstrdup(tools[i].paths[p]);
+                }
+                for (size_t w = 0; w < ELEMENTSOF(wants) && !enabled; w++) {
+                        _cleanup_free_ char *rel = xasprintf("%s/%s", wants[w], tools[i].unit);
+                        _cleanup_free_ char *full = root_path(inv->root, rel);
+                        struct stat st;
+                        enabled = lstat(full, &st) == 0;
+                }
+                if (!found && !enabled)
+                        continue;
+                inv->tools = xrealloc(inv->tools, (inv->n_tools + 1) * sizeof(*inv->tools));
+                inv->tools[inv->n_tools++] = (struct power_tool) {
+                        .name = tools[i].name, .path = found, .enabled = enabled,
+                };
+        }
+}
+
+int detect_storage(struct inventory *inv, struct udev *udev);
+
+int inventory_detect(const struct detect_options *o, struct inventory **ret)
+{
+        struct inventory *inv = xcalloc(1, sizeof(*inv));
+        struct udev *udev;
+        struct modctx *mc = NULL;
+        int r;
+
+        inv->root = xstrdup(o->root ? o->root : "/");
+        r = kernel_choose(inv->root, o->kernel, &inv->kernel, &inv->kernel_source);
+        if (r < 0)
+                inv->moddir_note = xasprintf(_("no kernel found in %s/lib/modules: %s"),
+                                             root_is_host(inv->root) ? "" : inv->root, strerror(-r));
+        else
+                mc = modctx_new(inv->root, inv->kernel, &inv->moddir, &inv->moddir_note);
+
+        udev = udev_new();
+        if (!udev) {
+                modctx_free(mc);
+                inventory_free(inv);
+                return -ENOMEM;
+        }
+        detect_dmi(inv);
+        detect_cpu(inv, udev);
+        detect_modparams(inv);
+        detect_tools(inv);
+
+        each_device(udev, "pci", NULL, visit_pci, inv, mc);
+        each_device(udev, "usb", "usb_device", visit_usb, inv, mc);
+        each_device(udev, "usb", "usb_interface", visit_usb_interface, inv, mc);
+        usb_summarize(&inv->classes[CL_USB]);
+        each_device(udev, "scsi_host", NULL, visit_scsi_host, inv, mc);
+        each_device(udev, "scsi", "scsi_device", visit_scsi_device, inv, mc);
+        each_device(udev, "nvme", NULL, visit_nvme, inv, mc);
+        each_device(udev, "sound", NULL, visit_sound, inv, mc);
+        each_device(udev, "hdaudio", NULL, visit_hdaudio, inv, mc);
+        each_device(udev, "drm", NULL, visit_drm, inv, mc);
+        each_device(udev, "i2c", NULL, visit_i2c, inv, mc);
+        detect_storage(inv, udev);
+
+        udev_unref(udev);
+        modctx_free(mc);
+        inventory_fingerprint(inv);
+        *ret = inv;
+        return 0;
+}

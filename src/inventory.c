@@ -1,0 +1,445 @@
+/* inventory.c: the inventory's memory, its fingerprint and its two printed forms */
+#include "config.h"
+
+#include <stdarg.h>
+
+#include "inventory.h"
+#include "json.h"
+#include "sha256.h"
+
+const char *const class_names[_CL_MAX] = {
+        [CL_PCI] = "pci", [CL_USB] = "usb", [CL_SATA] = "sata", [CL_NVME] = "nvme",
+        [CL_SOUND] = "sound", [CL_DRM] = "drm", [CL_I2C] = "i2c",
+};
+
+const char *const class_titles[_CL_MAX] = {
+        [CL_PCI] = N_("PCI devices"), [CL_USB] = N_("USB devices"), [CL_SATA] = N_("SATA hosts and disks"),
+        [CL_NVME] = N_("NVMe controllers"), [CL_SOUND] = N_("Sound cards and codecs"),
+        [CL_DRM] = N_("Graphics (DRM)"), [CL_I2C] = N_("I2C adapters and clients"),
+};
+
+struct device *device_list_add(struct device_list *l)
+{
+        if (l->n == l->cap) {
+                l->cap = l->cap ? l->cap * 2 : 16;
+                l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+        }
+        l->v[l->n] = (struct device) {};
+        return &l->v[l->n++];
+}
+
+struct device *device_add_child(struct device *parent)
+{
+        parent->children = xrealloc(parent->children, (parent->n_children + 1) * sizeof(struct device));
+        parent->children[parent->n_children] = (struct device) {};
+        return &parent->children[parent->n_children++];
+}
+
+static void add_note(char ***notes, size_t *n, const char *fmt, va_list ap)
+{
+        char *s;
+
+        if (vasprintf(&s, fmt, ap) < 0)
+                abort();
+        *notes = xrealloc(*notes, (*n + 1) * sizeof(char *));
+        (*notes)[(*n)++] = s;
+}
+
+void device_add_note(struct device *d, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        add_note(&d->notes, &d->n_notes, fmt, ap);
+        va_end(ap);
+}
+
+void inventory_add_note(struct inventory *inv, const char *fmt, ...)
+{
+        va_list ap;
+        va_start(ap, fmt);
+        add_note(&inv->notes, &inv->n_notes, fmt, ap);
+        va_end(ap);
+}
+
+static void strv_free(char **v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
+void device_free(struct device *d)
+{
+        free(d->name);
+        free(d->devpath);
+        free(d->anchor);
+        free(d->driver);
+        free(d->modalias);
+        free(d->identity);
+        kv_free(&d->ids);
+        kv_free(&d->knobs);
+        for (size_t i = 0; i < d->n_modules; i++)
+                free(d->modules[i].name);
+        free(d->modules);
+        for (size_t i = 0; i < d->n_children; i++)
+                device_free(&d->children[i]);
+        free(d->children);
+        strv_free(d->notes, d->n_notes);
+}
+
+void inventory_free(struct inventory *inv)
+{
+        if (!inv)
+                return;
+        free(inv->root);
+        free(inv->kernel);
+        free(inv->kernel_source);
+        free(inv->moddir);
+        free(inv->moddir_note);
+        kv_free(&inv->platform);
+        kv_free(&inv->modparams);
+        for (size_t i = 0; i < inv->n_tools; i++)
+                free(inv->tools[i].path);
+        free(inv->tools);
+        free(inv->storage.root_spec);
+        free(inv->storage.root_device);
+        free(inv->storage.root_fstype);
+        free(inv->storage.root_uuid);
+        free(inv->storage.root_disk);
+        free(inv->storage.root_disk_devpath);
+        free(inv->storage.root_note);
+        for (size_t i = 0; i < inv->storage.n_swaps; i++) {
+                free(inv->storage.swaps[i].spec);
+                free(inv->storage.swaps[i].device);
+                free(inv->storage.swaps[i].uuid);
+                free(inv->storage.swaps[i].source);
+        }
+        free(inv->storage.swaps);
+        for (size_t c = 0; c < _CL_MAX; c++) {
+                for (size_t i = 0; i < inv->classes[c].n; i++)
+                        device_free(&inv->classes[c].v[i]);
+                free(inv->classes[c].v);
+        }
+        strv_free(inv->notes, inv->n_notes);
+        free(inv);
+}
+
+/* ---- fingerprint ---- */
+
+struct strv {
+        char **v;
+        size_t n, cap;
+};
+
+static void collect_identities(const struct device *d, struct strv *out)
+{
+        if (d->identity) {
+                if (out->n == out->cap) {
+                        out->cap = out->cap ? out->cap * 2 : 64;
+                        out->v = xrealloc(out->v, out->cap * sizeof(char *));
+                }
+                out->v[out->n++] = d->identity;
+        }
+        for (size_t i = 0; i < d->n_children; i++)
+                collect_identities(&d->children[i], out);
+}
+
+/* The platform identity plus the sorted device identities: no attribute values,
+ * no bus addresses, so enumeration order and renumbering do not change it. */
+void inventory_fingerprint(struct inventory *inv)
+{
+        static const char *const platform_keys[] = {
+                "sys_vendor", "product_name", "product_version", "board_vendor", "board_name",
+                "chassis_type", "cpu_arch", "cpu_vendor", "cpu_family", "cpu_model", NULL
+        };
+        struct strv ids = {};
+        struct strbuf sb = {};
+        struct sha256 h;
+        uint8_t d[32];
+
+        for (const char *const *k = platform_keys; *k; k++)
+                sb_appendf(&sb, "%s=%s\n", *k, strempty(kv_get(&inv->platform, *k)));
+        for (size_t c = 0; c < _CL_MAX; c++)
+                for (size_t i = 0; i < inv->classes[c].n; i++)
+                        collect_identities(&inv->classes[c].v[i], &ids);
+        if (ids.n)
+                qsort(ids.v, ids.n, sizeof(char *), strv_cmp);
+        for (size_t i = 0; i < ids.n; i++) {
+                sb_append(&sb, ids.v[i]);
+                sb_putc(&sb, '\n');
+        }
+        sha256_init(&h);
+        sha256_update(&h, sb_str(&sb), sb.len);
+        sha256_final(&h, d);
+        for (size_t i = 0; i < 8; i++)
+                snprintf(inv->fingerprint + 2 * i, 3, "%02x", d[i]);
+        free(ids.v);
+        sb_free(&sb);
+}
+
+/* ---- text ---- */
+
+#define WIDTH 80
+
+/* key=value tokens, wrapped at 80 columns with a hanging indent */
+static void print_tokens(FILE *f, int indent, const struct kvlist *l)
+{
+        int col = 0;
+
+        for (size_t i = 0; i < l->n; i++) {
+                _cleanup_free_ char *tok = NULL;
+                const char *v = l->v[i].value;
+                int len;
+
+                if (!v)
+                        tok = xasprintf("%s=%s", l->v[i].key, _("(unreadable)"));
+                else if (!*v || strpbrk(v, " \t\"'"))
+                        tok = xasprintf("%s=\"%s\"", l->v[i].key, v);
+                else
+                        tok = xasprintf("%s=%s", l->v[i].key, v);
+                len = (int) strlen(tok);
+                if (col > 0 && col + 1 + len > WIDTH) {
+                        fputc('\n', f);
+                        col = 0;
+                }
+                if (col == 0)
+                        col = fprintf(f, "%*s%s", indent, "", tok);
+                else
+                        col += fprintf(f, " %s", tok);
+        }
+        if (col > 0)
+                fputc('\n', f);
+}
+
+static void print_device_text(FILE *f, const struct device *d, int indent)
+{
+        fprintf(f, "%*s%s", indent, "", d->name ? d->name : "?");
+        if (!streq(d->class, "pci") && !streq(d->class, "usb") && !streq(d->class, "sata") &&
+            !streq(d->class, "nvme") && !streq(d->class, "sound") && !streq(d->class, "drm") &&
+            !streq(d->class, "i2c-adapter"))
+                fprintf(f, " (%s)", d->class);
+        if (d->driver)
+                fprintf(f, "  [%s]", d->driver);
+        fputc('\n', f);
+        print_tokens(f, indent + 4, &d->ids);
+        if (d->n_modules) {
+                int col = fprintf(f, "%*s%s", indent + 4, "", _("modules:"));
+                for (size_t i = 0; i < d->n_modules; i++)
+                        col += fprintf(f, " %s (%s)", d->modules[i].name,
+                                       mod_state_to_string(d->modules[i].state));
+                fputc('\n', f);
+        }
+        print_tokens(f, indent + 4, &d->knobs);
+        for (size_t i = 0; i < d->n_notes; i++)
+                fprintf(f, "%*s%s %s\n", indent + 4, "", _("note:"), d->notes[i]);
+        for (size_t i = 0; i < d->n_children; i++)
+                print_device_text(f, &d->children[i], indent + 4);
+}
+
+static void print_pair(FILE *f, const char *key, const char *value)
+{
+        if (value)
+                fprintf(f, "  %-18s %s\n", key, value);
+}
+
+void inventory_print_text(const struct inventory *inv, FILE *f)
+{
+        const struct kvlist *p = &inv->platform;
+        const struct storage *s = &inv->storage;
+
+        fprintf(f, _("Fingerprint %s\n"), inv->fingerprint);
+        fprintf(f, "\n%s\n", _("Platform"));
+        print_pair(f, "vendor", kv_get(p, "sys_vendor"));
+        print_pair(f, "product", kv_get(p, "product_name"));
+        print_pair(f, "version", kv_get(p, "product_version"));
+        print_pair(f, "family", kv_get(p, "product_family"));
+        print_pair(f, "board", kv_get(p, "board_name"));
+        if (kv_get(p, "bios_version")) {
+                _cleanup_free_ char *b = xasprintf("%s %s (%s)", strempty(kv_get(p, "bios_vendor")),
+                                                   kv_get(p, "bios_version"), strempty(kv_get(p, "bios_date")));
+                print_pair(f, "bios", b);
+        }
+        if (kv_get(p, "chassis_type")) {
+                _cleanup_free_ char *c = xasprintf("%s (%s)", kv_get(p, "chassis_type"),
+                                                   kv_get(p, "chassis") ? kv_get(p, "chassis") : "?");
+                print_pair(f, "chassis", c);
+        }
+        if (kv_get(p, "cpu_vendor")) {
+                _cleanup_free_ char *c = xasprintf("%s family %s model %s", kv_get(p, "cpu_vendor"),
+                                                   strempty(kv_get(p, "cpu_family")), strempty(kv_get(p, "cpu_model")));
+                print_pair(f, "cpu", c);
+        } else
+                print_pair(f, "cpu", kv_get(p, "cpu_arch"));
+        {
+                _cleanup_free_ char *k = xasprintf("%s (%s)", inv->kernel ? inv->kernel : "?",
+                                                   strempty(inv->kernel_source));
+                print_pair(f, "kernel", k);
+        }
+        print_pair(f, "modules", inv->moddir);
+        if (inv->moddir_note)
+                fprintf(f, "  %s %s\n", _("note:"), inv->moddir_note);
+
+        fprintf(f, "\n%s\n", _("Storage"));
+        {
+                _cleanup_free_ char *r = NULL;
+                if (s->root_device)
+                        r = xasprintf("%s%s%s%s%s", s->root_device, s->root_fstype ? " " : "", strempty(s->root_fstype),
+                                      s->root_uuid ? " UUID=" : "", strempty(s->root_uuid));
+                print_pair(f, "root", r ? r : _("unknown"));
+                print_pair(f, "root disk", s->root_disk);
+                print_pair(f, "root in fstab", s->root_spec);
+                if (s->root_note)
+                        fprintf(f, "  %s %s\n", _("note:"), s->root_note);
+                for (size_t i = 0; i < s->n_swaps; i++) {
+                        _cleanup_free_ char *w = xasprintf("%s -> %s (%s)", s->swaps[i].spec,
+                                                           s->swaps[i].device ? s->swaps[i].device : _("not found"),
+                                                           s->swaps[i].source);
+                        print_pair(f, "swap", w);
+                }
+                if (!s->n_swaps)
+                        print_pair(f, "swap", _("none"));
+        }
+
+        if (inv->modparams.n) {
+                fprintf(f, "\n%s\n", _("Module parameters"));
+                for (size_t i = 0; i < inv->modparams.n; i++)
+                        fprintf(f, "  %-40s %s\n", inv->modparams.v[i].key, strempty(inv->modparams.v[i].value));
+        }
+        if (inv->n_tools) {
+                fprintf(f, "\n%s\n", _("Other power tools"));
+                for (size_t i = 0; i < inv->n_tools; i++)
+                        fprintf(f, "  %-22s %s%s\n", inv->tools[i].name,
+                                inv->tools[i].path ? inv->tools[i].path : "",
+                                inv->tools[i].enabled ? _(" (enabled)") : "");
+        }
+        for (size_t c = 0; c < _CL_MAX; c++) {
+                const struct device_list *l = &inv->classes[c];
+                if (!l->n)
+                        continue;
+                fprintf(f, "\n%s (%zu)\n", _(class_titles[c]), l->n);
+                for (size_t i = 0; i < l->n; i++)
+                        print_device_text(f, &l->v[i], 2);
+        }
+        if (inv->n_notes) {
+                fprintf(f, "\n%s\n", _("Notes"));
+                for (size_t i = 0; i < inv->n_notes; i++)
+                        fprintf(f, "  %s\n", inv->notes[i]);
+        }
+}
+
+/* ---- JSON (schema in idlecfg(8), "JSON OUTPUT"; keep it stable) ---- */
+
+static void json_kvlist(struct json *j, const char *key, const struct kvlist *l)
+{
+        json_key(j, key);
+        json_begin_object(j);
+        for (size_t i = 0; i < l->n; i++)
+                json_kv_string(j, l->v[i].key, l->v[i].value);
+        json_end_object(j);
+}
+
+static void json_notes(struct json *j, char **notes, size_t n)
+{
+        json_key(j, "notes");
+        json_begin_array(j);
+        for (size_t i = 0; i < n; i++)
+                json_string(j, notes[i]);
+        json_end_array(j);
+}
+
+static void print_device_json(struct json *j, const struct device *d)
+{
+        json_begin_object(j);
+        json_kv_string(j, "class", d->class);
+        json_kv_string(j, "name", d->name);
+        json_kv_string(j, "devpath", d->devpath);
+        json_kv_string(j, "driver", d->driver);
+        json_kv_string(j, "modalias", d->modalias);
+        json_kvlist(j, "ids", &d->ids);
+        json_kvlist(j, "knobs", &d->knobs);
+        json_key(j, "modules");
+        json_begin_array(j);
+        for (size_t i = 0; i < d->n_modules; i++) {
+                json_begin_object(j);
+                json_kv_string(j, "name", d->modules[i].name);
+                json_kv_string(j, "state", mod_state_to_string(d->modules[i].state));
+                json_end_object(j);
+        }
+        json_end_array(j);
+        json_notes(j, d->notes, d->n_notes);
+        json_key(j, "children");
+        json_begin_array(j);
+        for (size_t i = 0; i < d->n_children; i++)
+                print_device_json(j, &d->children[i]);
+        json_end_array(j);
+        json_end_object(j);
+}
+
+void inventory_print_json(const struct inventory *inv, FILE *f)
+{
+        const struct storage *s = &inv->storage;
+        struct json j;
+
+        json_init(&j, f);
+        json_begin_object(&j);
+        json_kv_int(&j, "schema", 1);
+        json_kv_string(&j, "version", PACKAGE_VERSION);
+        json_kv_string(&j, "fingerprint", inv->fingerprint);
+        json_kv_string(&j, "root", inv->root);
+        json_key(&j, "kernel");
+        json_begin_object(&j);
+        json_kv_string(&j, "release", inv->kernel);
+        json_kv_string(&j, "source", inv->kernel_source);
+        json_kv_string(&j, "module_dir", inv->moddir);
+        json_kv_string(&j, "note", inv->moddir_note);
+        json_end_object(&j);
+        json_kvlist(&j, "platform", &inv->platform);
+        json_kvlist(&j, "module_parameters", &inv->modparams);
+        json_key(&j, "power_tools");
+        json_begin_array(&j);
+        for (size_t i = 0; i < inv->n_tools; i++) {
+                json_begin_object(&j);
+                json_kv_string(&j, "name", inv->tools[i].name);
+                json_kv_string(&j, "path", inv->tools[i].path);
+                json_kv_bool(&j, "enabled", inv->tools[i].enabled);
+                json_end_object(&j);
+        }
+        json_end_array(&j);
+        json_key(&j, "storage");
+        json_begin_object(&j);
+        json_key(&j, "root");
+        json_begin_object(&j);
+        json_kv_string(&j, "fstab_spec", s->root_spec);
+        json_kv_string(&j, "device", s->root_device);
+        json_kv_string(&j, "fstype", s->root_fstype);
+        json_kv_string(&j, "uuid", s->root_uuid);
+        json_kv_string(&j, "disk", s->root_disk);
+        json_kv_string(&j, "disk_devpath", s->root_disk_devpath);
+        json_kv_string(&j, "note", s->root_note);
+        json_end_object(&j);
+        json_key(&j, "swap");
+        json_begin_array(&j);
+        for (size_t i = 0; i < s->n_swaps; i++) {
+                json_begin_object(&j);
+                json_kv_string(&j, "spec", s->swaps[i].spec);
+                json_kv_string(&j, "device", s->swaps[i].device);
+                json_kv_string(&j, "uuid", s->swaps[i].uuid);
+                json_kv_string(&j, "source", s->swaps[i].source);
+                json_end_object(&j);
+        }
+        json_end_array(&j);
+        json_end_object(&j);
+        json_key(&j, "devices");
+        json_begin_object(&j);
+        for (size_t c = 0; c < _CL_MAX; c++) {
+                json_key(&j, class_names[c]);
+                json_begin_array(&j);
+                for (size_t i = 0; i < inv->classes[c].n; i++)
+                        print_device_json(&j, &inv->classes[c].v[i]);
+                json_end_array(&j);
+        }
+        json_end_object(&j);
+        json_notes(&j, inv->notes, inv->n_notes);
+        json_end_object(&j);
+        json_finish(&j);
+}

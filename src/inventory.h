@@ -1,0 +1,117 @@
+/* inventory.h: what detect found, as plain data for the planner and the printers */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/* how a module is present in the target kernel */
+enum mod_state {
+        MOD_UNKNOWN,    /* no module directory to ask */
+        MOD_NOT_FOUND,  /* the directory does not know it */
+        MOD_BUILTIN,
+        MOD_LOADABLE,
+};
+const char *mod_state_to_string(enum mod_state s);
+
+struct module_ref {
+        char *name;
+        enum mod_state state;
+};
+
+struct device {
+        const char *class;      /* "pci", "usb", "usb-interface", "sata", "disk", ... (static) */
+        char *name;             /* sysname: 0000:00:14.0, 1-3, host0, card0 */
+        char *devpath;          /* /devices/...: the same under a recording and live */
+        char *anchor;           /* devpath its children are found below (not printed) */
+        char *driver;
+        char *modalias;
+        char *identity;         /* what the fingerprint hashes; NULL: not part of it */
+        struct kvlist ids;      /* identity and description, in display order */
+        struct kvlist knobs;    /* power attributes: relative path -> current value */
+        struct module_ref *modules;
+        size_t n_modules;
+        struct device *children;
+        size_t n_children;
+        char **notes;           /* what could not be read, and why */
+        size_t n_notes;
+};
+
+struct device_list {
+        struct device *v;
+        size_t n, cap;
+};
+
+struct swap_entry {
+        char *spec;             /* as written in fstab, or the /proc/swaps path */
+        char *device;           /* resolved device node, NULL if not found */
+        char *uuid;
+        char *source;           /* "fstab" or "proc" */
+};
+
+struct storage {
+        char *root_spec;        /* fstab spec of /, NULL if none */
+        char *root_device;      /* block device holding the root filesystem */
+        char *root_fstype;
+        char *root_uuid;
+        char *root_disk;        /* whole disk under root_device (sda, nvme0n1) */
+        char *root_disk_devpath;
+        char *root_note;        /* why part of the above is missing */
+        struct swap_entry *swaps;
+        size_t n_swaps;
+};
+
+struct power_tool {
+        const char *name;
+        char *path;             /* the file that shows it is installed */
+        bool enabled;           /* a systemd unit of it is enabled in the root */
+};
+
+struct inventory {
+        char *root;
+        char *kernel;           /* target kernel release */
+        char *kernel_source;    /* how it was chosen: "running", "--kernel", "newest in root" */
+        char *moddir;           /* DIR/lib/modules/VERSION if it exists */
+        char *moddir_note;      /* plain words when there is none */
+        struct kvlist platform; /* dmi and cpu */
+        struct kvlist modparams; /* module.parameter -> value */
+        struct power_tool *tools;
+        size_t n_tools;
+        struct storage storage;
+        struct device_list classes[16];
+        char fingerprint[17];
+        char **notes;
+        size_t n_notes;
+};
+
+/* class index into inventory.classes, in output order */
+enum {
+        CL_PCI,
+        CL_USB,
+        CL_SATA,
+        CL_NVME,
+        CL_SOUND,
+        CL_DRM,
+        CL_I2C,
+        _CL_MAX,
+};
+extern const char *const class_names[_CL_MAX];
+extern const char *const class_titles[_CL_MAX];
+
+struct detect_options {
+        const char *root;
+        const char *kernel;
+};
+
+int inventory_detect(const struct detect_options *o, struct inventory **ret);
+void inventory_free(struct inventory *inv);
+void inventory_fingerprint(struct inventory *inv);
+void inventory_print_text(const struct inventory *inv, FILE *f);
+void inventory_print_json(const struct inventory *inv, FILE *f);
+
+struct device *device_list_add(struct device_list *l);
+struct device *device_add_child(struct device *parent);
+void device_add_note(struct device *d, const char *fmt, ...) _printf_(2, 3);
+void inventory_add_note(struct inventory *inv, const char *fmt, ...) _printf_(2, 3);
+void device_free(struct device *d);

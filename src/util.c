@@ -1,0 +1,270 @@
+/* util.c: allocation, strings, key/value lists and sysfs reads */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+static void oom(void)
+{
+        fputs("idlecfg: out of memory\n", stderr);
+        abort();
+}
+
+void *xmalloc(size_t n)
+{
+        void *p = malloc(n ? n : 1);
+        if (!p)
+                oom();
+        return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+        void *p = calloc(n ? n : 1, size ? size : 1);
+        if (!p)
+                oom();
+        return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+        p = realloc(p, n ? n : 1);
+        if (!p)
+                oom();
+        return p;
+}
+
+char *xstrdup(const char *s)
+{
+        char *p = strdup(s);
+        if (!p)
+                oom();
+        return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+        char *p = strndup(s, n);
+        if (!p)
+                oom();
+        return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+        va_list ap;
+        char *p;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&p, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                oom();
+        return p;
+}
+
+static void sb_grow(struct strbuf *sb, size_t extra)
+{
+        if (sb->len + extra + 1 <= sb->cap)
+                return;
+        sb->cap = (sb->len + extra + 1) * 2;
+        if (sb->cap < 64)
+                sb->cap = 64;
+        sb->s = xrealloc(sb->s, sb->cap);
+}
+
+void sb_appendn(struct strbuf *sb, const char *s, size_t n)
+{
+        sb_grow(sb, n);
+        memcpy(sb->s + sb->len, s, n);
+        sb->len += n;
+        sb->s[sb->len] = '\0';
+}
+
+void sb_append(struct strbuf *sb, const char *s)
+{
+        sb_appendn(sb, s, strlen(s));
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+        sb_appendn(sb, &c, 1);
+}
+
+void sb_appendf(struct strbuf *sb, const char *fmt, ...)
+{
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(NULL, 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                return;
+        sb_grow(sb, (size_t) n);
+        va_start(ap, fmt);
+        vsnprintf(sb->s + sb->len, (size_t) n + 1, fmt, ap);
+        va_end(ap);
+        sb->len += (size_t) n;
+}
+
+char *sb_steal(struct strbuf *sb)
+{
+        char *s = sb->s ? sb->s : xstrdup("");
+        *sb = (struct strbuf) {};
+        return s;
+}
+
+void sb_free(struct strbuf *sb)
+{
+        free(sb->s);
+        *sb = (struct strbuf) {};
+}
+
+void kv_add_take(struct kvlist *l, const char *key, char *value)
+{
+        if (l->n == l->cap) {
+                l->cap = l->cap ? l->cap * 2 : 8;
+                l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+        }
+        l->v[l->n++] = (struct kv) { .key = xstrdup(key), .value = value };
+}
+
+void kv_add(struct kvlist *l, const char *key, const char *value)
+{
+        kv_add_take(l, key, value ? xstrdup(value) : NULL);
+}
+
+const struct kv *kv_find(const struct kvlist *l, const char *key)
+{
+        for (size_t i = 0; i < l->n; i++)
+                if (streq(l->v[i].key, key))
+                        return &l->v[i];
+        return NULL;
+}
+
+const char *kv_get(const struct kvlist *l, const char *key)
+{
+        const struct kv *kv = kv_find(l, key);
+        return kv ? kv->value : NULL;
+}
+
+void kv_free(struct kvlist *l)
+{
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].key);
+                free(l->v[i].value);
+        }
+        free(l->v);
+        *l = (struct kvlist) {};
+}
+
+char *strstrip(char *s)
+{
+        size_t n;
+
+        s += strspn(s, " \t\n\r");
+        n = strlen(s);
+        while (n > 0 && strchr(" \t\n\r", s[n - 1]))
+                s[--n] = '\0';
+        return s;
+}
+
+/* One read(), trailing newline stripped; values without one are fine too.
+ * Only the first line is kept: sysfs attributes are single values. */
+int read_attr_at(int dirfd, const char *attr, char **ret)
+{
+        _cleanup_close_ int fd = -1;
+        char buf[4096];
+        ssize_t n;
+
+        fd = openat(dirfd, attr, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        for (size_t l = strlen(buf); l > 0 && (buf[l - 1] == ' ' || buf[l - 1] == '\t'); l--)
+                buf[l - 1] = '\0';
+        *ret = xstrdup(buf);
+        return 0;
+}
+
+int read_attr(const char *dir, const char *attr, char **ret)
+{
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0)
+                return -errno;
+        return read_attr_at(dfd, attr, ret);
+}
+
+int read_file_full(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        struct strbuf sb = {};
+        char buf[8192];
+
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0) {
+                        int r = -errno;
+                        if (r == -EINTR)
+                                continue;
+                        sb_free(&sb);
+                        return r;
+                }
+                if (n == 0)
+                        break;
+                if (sb.len + (size_t) n > max) {
+                        sb_free(&sb);
+                        return -EFBIG;
+                }
+                sb_appendn(&sb, buf, (size_t) n);
+        }
+        if (ret_len)
+                *ret_len = sb.len;
+        *ret = sb_steal(&sb);
+        return 0;
+}
+
+/* "a [b] c" -> "b"; a value without brackets is returned whole */
+int parse_selected(const char *list, char **ret)
+{
+        const char *a = strchr(list, '['), *b;
+
+        if (!a) {
+                *ret = xstrdup(list);
+                return 0;
+        }
+        b = strchr(a, ']');
+        if (!b || b == a + 1)
+                return -EINVAL;
+        *ret = xstrndup(a + 1, (size_t) (b - a - 1));
+        return 0;
+}
+
+bool root_is_host(const char *root)
+{
+        return !root || streq(root, "/") || streq(root, "");
+}
+
+char *root_path(const char *root, const char *path)
+{
+        if (root_is_host(root))
+                return xstrdup(path);
+        return xasprintf("%s%s%s", root, path[0] == '/' ? "" : "/", path);
+}
+
+int strv_cmp(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}

@@ -1,0 +1,89 @@
+/* util.h: small helpers shared by every part of idlecfg */
+#pragma once
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "i18n.h"
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+static inline void freep(void *p) { free(*(void **) p); }
+static inline void closep(int *fd) { if (*fd >= 0) close(*fd); }
+static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* hand ownership on: returns the pointer and clears the variable */
+#define TAKE_PTR(p) ({ __typeof__(p) _p = (p); (p) = NULL; _p; })
+
+static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
+static inline bool streq_ptr(const char *a, const char *b)
+{
+        if (!a || !b)
+                return a == b;
+        return streq(a, b);
+}
+static inline bool startswith(const char *s, const char *prefix)
+{
+        return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+static inline const char *strempty(const char *s) { return s ? s : ""; }
+
+/* allocation failures end the program: there is nothing sensible left to do */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+
+/* growable string */
+struct strbuf {
+        char *s;
+        size_t len, cap;
+};
+void sb_append(struct strbuf *sb, const char *s);
+void sb_appendn(struct strbuf *sb, const char *s, size_t n);
+void sb_appendf(struct strbuf *sb, const char *fmt, ...) _printf_(2, 3);
+void sb_putc(struct strbuf *sb, char c);
+static inline const char *sb_str(const struct strbuf *sb) { return sb->s ? sb->s : ""; }
+char *sb_steal(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+
+/* ordered key/value list; value NULL means "present but unreadable" */
+struct kv {
+        char *key;
+        char *value;
+};
+struct kvlist {
+        struct kv *v;
+        size_t n, cap;
+};
+void kv_add(struct kvlist *l, const char *key, const char *value);
+void kv_add_take(struct kvlist *l, const char *key, char *value);
+const struct kv *kv_find(const struct kvlist *l, const char *key);
+const char *kv_get(const struct kvlist *l, const char *key);
+void kv_free(struct kvlist *l);
+
+/* sysfs and small files */
+int read_attr_at(int dirfd, const char *attr, char **ret);
+int read_attr(const char *dir, const char *attr, char **ret);
+int read_file_full(const char *path, size_t max, char **ret, size_t *ret_len);
+char *strstrip(char *s);
+int parse_selected(const char *list, char **ret);
+
+/* paths below a root ("/" or an installer's target) */
+char *root_path(const char *root, const char *path);
+bool root_is_host(const char *root);
+
+int strv_cmp(const void *a, const void *b);
