@@ -652,23 +652,35 @@ static const char *const param_modules[] = {
         "radeon", "nouveau", "nvme_core", "ahci", "libata", "btusb", "iwlmvm", "iwlwifi", NULL
 };
 
+/* opendir(), not scandir(): umockdev redirects the former only */
 static void detect_modparams(struct inventory *inv)
 {
         for (const char *const *m = param_modules; *m; m++) {
                 _cleanup_free_ char *dir = xasprintf("/sys/module/%s/parameters", *m);
-                struct dirent **names = NULL;
-                int n = scandir(dir, &names, NULL, alphasort);
+                DIR *d = opendir(dir);
+                struct dirent *de;
+                char **names = NULL;
+                size_t n = 0;
 
-                for (int i = 0; i < n; i++) {
-                        if (names[i]->d_name[0] != '.') {
-                                _cleanup_free_ char *key = xasprintf("%s.%s", *m, names[i]->d_name);
-                                char *v = NULL;
-                                int r = read_attr(dir, names[i]->d_name, &v);
-                                if (r >= 0)
-                                        kv_add_take(&inv->modparams, key, v);
-                                else if (r != -EPERM && r != -EACCES)
-                                        inventory_add_note(inv, "%s/%s: %s", dir, names[i]->d_name, strerror(-r));
+                if (!d)
+                        continue;
+                while ((de = readdir(d)))
+                        if (de->d_name[0] != '.') {
+                                names = xrealloc(names, (n + 1) * sizeof(char *));
+                                names[n++] = xstrdup(de->d_name);
                         }
+                closedir(d);
+                if (n)
+                        qsort(names, n, sizeof(char *), strv_cmp);
+                for (size_t i = 0; i < n; i++) {
+                        _cleanup_free_ char *key = xasprintf("%s.%s", *m, names[i]);
+                        char *v = NULL;
+                        int r = read_attr(dir, names[i], &v);
+
+                        if (r >= 0)
+                                kv_add_take(&inv->modparams, key, v);
+                        else if (r != -EPERM && r != -EACCES && r != -ENOENT)
+                                inventory_add_note(inv, "%s/%s: %s", dir, names[i], strerror(-r));
                         free(names[i]);
                 }
                 free(names);

@@ -102,6 +102,7 @@ void inventory_free(struct inventory *inv)
                 free(inv->tools[i].path);
         free(inv->tools);
         free(inv->storage.root_spec);
+        free(inv->storage.root_source);
         free(inv->storage.root_device);
         free(inv->storage.root_fstype);
         free(inv->storage.root_uuid);
@@ -211,6 +212,26 @@ static void print_tokens(FILE *f, int indent, const struct kvlist *l)
                 fputc('\n', f);
 }
 
+/* "note: ..." wrapped at word boundaries with a hanging indent */
+static void print_note(FILE *f, int indent, const char *text)
+{
+        const char *label = _("note:");
+        int col = fprintf(f, "%*s%s", indent, "", label);
+        const char *p = text;
+
+        while (*p) {
+                size_t w = strcspn(p, " ");
+                if (col + 1 + (int) w > WIDTH && col > indent + (int) strlen(label)) {
+                        fputc('\n', f);
+                        col = fprintf(f, "%*s", indent + 6, "") - 1;
+                }
+                col += fprintf(f, " %.*s", (int) w, p);
+                p += w;
+                p += strspn(p, " ");
+        }
+        fputc('\n', f);
+}
+
 static void print_device_text(FILE *f, const struct device *d, int indent)
 {
         fprintf(f, "%*s%s", indent, "", d->name ? d->name : "?");
@@ -231,7 +252,7 @@ static void print_device_text(FILE *f, const struct device *d, int indent)
         }
         print_tokens(f, indent + 4, &d->knobs);
         for (size_t i = 0; i < d->n_notes; i++)
-                fprintf(f, "%*s%s %s\n", indent + 4, "", _("note:"), d->notes[i]);
+                print_note(f, indent + 4, d->notes[i]);
         for (size_t i = 0; i < d->n_children; i++)
                 print_device_text(f, &d->children[i], indent + 4);
 }
@@ -271,13 +292,13 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
         } else
                 print_pair(f, "cpu", kv_get(p, "cpu_arch"));
         {
-                _cleanup_free_ char *k = xasprintf("%s (%s)", inv->kernel ? inv->kernel : "?",
-                                                   strempty(inv->kernel_source));
+                _cleanup_free_ char *k = inv->kernel ? xasprintf("%s (%s)", inv->kernel, strempty(inv->kernel_source))
+                                                     : xstrdup(_("unknown"));
                 print_pair(f, "kernel", k);
         }
         print_pair(f, "modules", inv->moddir);
         if (inv->moddir_note)
-                fprintf(f, "  %s %s\n", _("note:"), inv->moddir_note);
+                print_note(f, 2, inv->moddir_note);
 
         fprintf(f, "\n%s\n", _("Storage"));
         {
@@ -289,7 +310,7 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
                 print_pair(f, "root disk", s->root_disk);
                 print_pair(f, "root in fstab", s->root_spec);
                 if (s->root_note)
-                        fprintf(f, "  %s %s\n", _("note:"), s->root_note);
+                        print_note(f, 2, s->root_note);
                 for (size_t i = 0; i < s->n_swaps; i++) {
                         _cleanup_free_ char *w = xasprintf("%s -> %s (%s)", s->swaps[i].spec,
                                                            s->swaps[i].device ? s->swaps[i].device : _("not found"),
@@ -303,7 +324,7 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
         if (inv->modparams.n) {
                 fprintf(f, "\n%s\n", _("Module parameters"));
                 for (size_t i = 0; i < inv->modparams.n; i++)
-                        fprintf(f, "  %-40s %s\n", inv->modparams.v[i].key, strempty(inv->modparams.v[i].value));
+                        fprintf(f, "  %s = %s\n", inv->modparams.v[i].key, strempty(inv->modparams.v[i].value));
         }
         if (inv->n_tools) {
                 fprintf(f, "\n%s\n", _("Other power tools"));
@@ -321,9 +342,9 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
                         print_device_text(f, &l->v[i], 2);
         }
         if (inv->n_notes) {
-                fprintf(f, "\n%s\n", _("Notes"));
+                fputc('\n', f);
                 for (size_t i = 0; i < inv->n_notes; i++)
-                        fprintf(f, "  %s\n", inv->notes[i]);
+                        print_note(f, 0, inv->notes[i]);
         }
 }
 
@@ -410,6 +431,7 @@ void inventory_print_json(const struct inventory *inv, FILE *f)
         json_key(&j, "root");
         json_begin_object(&j);
         json_kv_string(&j, "fstab_spec", s->root_spec);
+        json_kv_string(&j, "source", s->root_source);
         json_kv_string(&j, "device", s->root_device);
         json_kv_string(&j, "fstype", s->root_fstype);
         json_kv_string(&j, "uuid", s->root_uuid);

@@ -52,6 +52,7 @@ struct swap_entry {
 
 struct storage {
         char *root_spec;        /* fstab spec of /, NULL if none */
+        char *root_source;      /* "fstab" or "mount": how root_device was found */
         char *root_device;      /* block device holding the root filesystem */
         char *root_fstype;
         char *root_uuid;

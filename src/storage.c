@@ -39,6 +39,44 @@ static void add_swap(struct storage *s, const char *spec, const char *device, co
         };
 }
 
+/* An fstab spec to its udev device: the udev database first (it knows the
+ * recorded machine and the installer's disks), libblkid's tag search second. */
+static struct udev_device *resolve_spec(struct udev *udev, blkid_cache *cache, const char *spec)
+{
+        static const struct { const char *prefix, *prop; } tags[] = {
+                { "UUID=", "ID_FS_UUID" }, { "PARTUUID=", "ID_PART_ENTRY_UUID" },
+                { "LABEL=", "ID_FS_LABEL" }, { "PARTLABEL=", "ID_PART_ENTRY_NAME" },
+        };
+        struct udev_device *u = NULL;
+        _cleanup_free_ char *dev = NULL;
+
+        for (size_t i = 0; i < ELEMENTSOF(tags); i++) {
+                struct udev_enumerate *e;
+                struct udev_list_entry *le;
+
+                if (!startswith(spec, tags[i].prefix))
+                        continue;
+                e = udev_enumerate_new(udev);
+                if (!e)
+                        return NULL;
+                udev_enumerate_add_match_subsystem(e, "block");
+                udev_enumerate_add_match_property(e, tags[i].prop, spec + strlen(tags[i].prefix));
+                if (udev_enumerate_scan_devices(e) >= 0 && (le = udev_enumerate_get_list_entry(e)))
+                        u = udev_device_new_from_syspath(udev, udev_list_entry_get_name(le));
+                udev_enumerate_unref(e);
+                if (u)
+                        return u;
+        }
+        if (startswith(spec, "/dev/") && !strchr(spec + 5, '/'))
+                u = udev_device_new_from_subsystem_sysname(udev, "block", spec + 5);
+        if (u)
+                return u;
+        dev = blkid_evaluate_tag(spec, NULL, cache);
+        if (dev && startswith(dev, "/dev/"))
+                u = udev_device_new_from_subsystem_sysname(udev, "block", strrchr(dev, '/') + 1);
+        return u;
+}
+
 static char *uuid_of(blkid_cache *cache, const char *spec, const char *device)
 {
         if (startswith(spec, "UUID="))
@@ -54,7 +92,54 @@ static char *uuid_of(blkid_cache *cache, const char *spec, const char *device)
         return NULL;
 }
 
-static void read_fstab(struct inventory *inv, blkid_cache *cache)
+/* the whole disk below a partition; other block devices stand for themselves */
+static struct udev_device *whole_disk(struct udev_device *u)
+{
+        struct udev_device *p;
+
+        if (streq_ptr(udev_device_get_devtype(u), "partition")) {
+                p = udev_device_get_parent_with_subsystem_devtype(u, "block", "disk");
+                return p ? udev_device_ref(p) : NULL;
+        }
+        return udev_device_ref(u);
+}
+
+/* fill the root fields from the block device u */
+static void describe_root(struct storage *s, struct udev *udev, struct udev_device *u)
+{
+        struct udev_device *disk;
+        const char *v;
+
+        v = udev_device_get_devnode(u);
+        s->root_device = xstrdup(v ? v : udev_device_get_sysname(u));
+        if ((v = udev_device_get_property_value(u, "ID_FS_TYPE")))
+                s->root_fstype = xstrdup(v);
+        if ((v = udev_device_get_property_value(u, "ID_FS_UUID")))
+                s->root_uuid = xstrdup(v);
+        if ((!s->root_fstype || !s->root_uuid) && udev_device_get_devnode(u)) {
+                blkid_probe pr = blkid_new_probe_from_filename(udev_device_get_devnode(u));
+                const char *val;
+                if (pr) {
+                        blkid_probe_enable_superblocks(pr, 1);
+                        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE);
+                        if (blkid_do_safeprobe(pr) == 0) {
+                                if (!s->root_fstype && blkid_probe_lookup_value(pr, "TYPE", &val, NULL) == 0)
+                                        s->root_fstype = xstrdup(val);
+                                if (!s->root_uuid && blkid_probe_lookup_value(pr, "UUID", &val, NULL) == 0)
+                                        s->root_uuid = xstrdup(val);
+                        }
+                        blkid_free_probe(pr);
+                }
+        }
+        disk = whole_disk(u);
+        if (disk) {
+                s->root_disk = xstrdup(udev_device_get_sysname(disk));
+                s->root_disk_devpath = xstrdup(udev_device_get_devpath(disk));
+                udev_device_unref(disk);
+        }
+}
+
+static void read_fstab(struct inventory *inv, struct udev *udev, blkid_cache *cache)
 {
         _cleanup_free_ char *path = root_path(inv->root, "/etc/fstab");
         _cleanup_fclose_ FILE *f = fopen(path, "re");
@@ -71,8 +156,8 @@ static void read_fstab(struct inventory *inv, blkid_cache *cache)
 
                 lineno++;
                 if (!strchr(line, '\n') && !feof(f)) {
-                        inventory_add_note(inv, _("%s:%u: line too long, ignored"), path, lineno);
                         int c;
+                        inventory_add_note(inv, _("%s:%u: line too long, ignored"), path, lineno);
                         while ((c = fgetc(f)) != EOF && c != '\n')
                                 ;
                         continue;
@@ -82,9 +167,11 @@ static void read_fstab(struct inventory *inv, blkid_cache *cache)
                 if (streq(file, "/") && !inv->storage.root_spec)
                         inv->storage.root_spec = xstrdup(spec);
                 if (streq(type, "swap")) {
-                        _cleanup_free_ char *dev = blkid_evaluate_tag(spec, NULL, cache);
+                        struct udev_device *u = resolve_spec(udev, cache, spec);
+                        const char *dev = u ? udev_device_get_devnode(u) : NULL;
                         _cleanup_free_ char *uuid = uuid_of(cache, spec, dev);
                         add_swap(&inv->storage, spec, dev, uuid, "fstab");
+                        udev_device_unref(u);
                 }
         }
 }
@@ -109,68 +196,38 @@ static void read_proc_swaps(struct inventory *inv, blkid_cache *cache)
         }
 }
 
-/* the whole disk below a partition or a device-mapper/md device */
-static struct udev_device *whole_disk(struct udev *udev, struct udev_device *u)
-{
-        const char *devtype = udev_device_get_devtype(u);
-        struct udev_device *p;
-
-        if (streq_ptr(devtype, "partition")) {
-                p = udev_device_get_parent_with_subsystem_devtype(u, "block", "disk");
-                return p ? udev_device_ref(p) : NULL;
-        }
-        return udev_device_ref(u);
-}
-
-static void find_root_device(struct inventory *inv, struct udev *udev)
+/* The root filesystem: the fstab's "/" entry where it resolves (what the target
+ * boots), else the block device the root directory is mounted from. */
+static void find_root(struct inventory *inv, struct udev *udev, blkid_cache *cache)
 {
         struct storage *s = &inv->storage;
-        struct udev_device *u, *disk;
+        struct udev_device *u = NULL;
         struct stat st;
-        const char *v;
 
+        if (s->root_spec) {
+                u = resolve_spec(udev, cache, s->root_spec);
+                if (u) {
+                        s->root_source = xstrdup("fstab");
+                        describe_root(s, udev, u);
+                        udev_device_unref(u);
+                        return;
+                }
+        }
         if (stat(inv->root, &st) < 0) {
                 s->root_note = xasprintf("%s: %s", inv->root, strerror(errno));
                 return;
         }
         if (major(st.st_dev) == 0) {
-                s->root_note = xasprintf(_("the filesystem of %s is not on a block device (device %u:%u)"),
-                                         inv->root, major(st.st_dev), minor(st.st_dev));
+                s->root_note = xasprintf(_("the filesystem of %s is not on a block device"), inv->root);
                 return;
         }
         u = udev_device_new_from_devnum(udev, 'b', st.st_dev);
         if (!u) {
-                s->root_note = xasprintf(_("block device %u:%u of %s is not in sysfs"),
-                                         major(st.st_dev), minor(st.st_dev), inv->root);
+                s->root_note = xasprintf(_("the block device of %s is not in sysfs"), inv->root);
                 return;
         }
-        v = udev_device_get_devnode(u);
-        s->root_device = xstrdup(v ? v : udev_device_get_sysname(u));
-        if ((v = udev_device_get_property_value(u, "ID_FS_TYPE")))
-                s->root_fstype = xstrdup(v);
-        if ((v = udev_device_get_property_value(u, "ID_FS_UUID")))
-                s->root_uuid = xstrdup(v);
-        if ((!s->root_fstype || !s->root_uuid) && udev_device_get_devnode(u)) {
-                blkid_probe pr = blkid_new_probe_from_filename(udev_device_get_devnode(u));
-                const char *val;
-                if (pr) {
-                        blkid_probe_enable_superblocks(pr, 1);
-                        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE);
-                        if (blkid_do_safeprobe(pr) == 0) {
-                                if (!s->root_fstype && blkid_probe_lookup_value(pr, "TYPE", &val, NULL) == 0)
-                                        s->root_fstype = xstrdup(val);
-                                if (!s->root_uuid && blkid_probe_lookup_value(pr, "UUID", &val, NULL) == 0)
-                                        s->root_uuid = xstrdup(val);
-                        }
-                        blkid_free_probe(pr);
-                }
-        }
-        disk = whole_disk(udev, u);
-        if (disk) {
-                s->root_disk = xstrdup(udev_device_get_sysname(disk));
-                s->root_disk_devpath = xstrdup(udev_device_get_devpath(disk));
-                udev_device_unref(disk);
-        }
+        s->root_source = xstrdup("mount");
+        describe_root(s, udev, u);
         udev_device_unref(u);
 }
 
@@ -180,8 +237,8 @@ int detect_storage(struct inventory *inv, struct udev *udev)
 
         if (blkid_get_cache(&cache, "/dev/null") < 0)
                 cache = NULL;
-        find_root_device(inv, udev);
-        read_fstab(inv, &cache);
+        read_fstab(inv, udev, &cache);
+        find_root(inv, udev, &cache);
         if (root_is_host(inv->root))
                 read_proc_swaps(inv, &cache);
         if (cache)
