@@ -98,7 +98,8 @@ struct modctx *modctx_new(const char *root, const char *kver, char **ret_moddir,
                                         "is skipped"), dir, kver);
                 return NULL;
         }
-        ctx = kmod_new(dir, (const char *const[]) { "/dev/null", NULL });
+        /* no configuration: the running system's aliases are not the target's */
+        ctx = kmod_new(dir, (const char *const[]) { NULL });
         if (!ctx) {
                 *ret_note = xasprintf(_("cannot open module directory %s"), dir);
                 return NULL;
@@ -123,18 +124,16 @@ void modctx_free(struct modctx *m)
         free(m);
 }
 
-/* Offline, libkmod knows a built-in module by modules.builtin(.modinfo): it has
- * no path; a loadable one has its .ko path from modules.dep. */
+/* Offline: a loadable module has its .ko path from modules.dep; a built-in one
+ * has none, and get_initstate() answers BUILTIN from the target's
+ * modules.builtin.bin before it would look at the running /sys/module. */
 static enum mod_state state_of(struct kmod_module *mod)
 {
-        struct kmod_list *info = NULL;
-        int r;
-
         if (kmod_module_get_path(mod))
                 return MOD_LOADABLE;
-        r = kmod_module_get_info(mod, &info);
-        kmod_module_info_free_list(info);
-        return r >= 0 ? MOD_BUILTIN : MOD_NOT_FOUND;
+        if (kmod_module_get_initstate(mod) == KMOD_MODULE_BUILTIN)
+                return MOD_BUILTIN;
+        return MOD_NOT_FOUND;
 }
 
 enum mod_state modctx_state(struct modctx *m, const char *name)

@@ -1,0 +1,187 @@
+/* tests/unit.c: TAP unit tests of the helpers (sha256, json, sysfs reads, lists) */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "json.h"
+#include "sha256.h"
+#include "util.h"
+
+static int n, failed;
+
+static void ok(bool cond, const char *fmt, ...)
+{
+        va_list ap;
+
+        n++;
+        printf("%sok %d - ", cond ? "" : "not ", n);
+        va_start(ap, fmt);
+        vprintf(fmt, ap);
+        va_end(ap);
+        putchar('\n');
+        if (!cond)
+                failed++;
+}
+
+static void test_sha256(void)
+{
+        char hex[65];
+
+        sha256_hex("", 0, 32, hex);
+        ok(streq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"), "sha256 of empty");
+        sha256_hex("abc", 3, 32, hex);
+        ok(streq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"), "sha256 of abc");
+        {
+                const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+                sha256_hex(m, strlen(m), 32, hex);
+                ok(streq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+                   "sha256 of the 448-bit message");
+        }
+        {
+                /* one million 'a', fed in odd-sized pieces */
+                struct sha256 s;
+                uint8_t d[32];
+                char buf[1001];
+                memset(buf, 'a', sizeof(buf));
+                sha256_init(&s);
+                for (int i = 0; i < 1000; i++)
+                        sha256_update(&s, buf, i % 2 ? 999 : 1001);
+                sha256_final(&s, d);
+                for (int i = 0; i < 32; i++)
+                        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+                ok(streq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+                   "sha256 of a million a, in pieces");
+        }
+}
+
+static char *json_of(void (*fn)(struct json *j))
+{
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        struct json j;
+
+        json_init(&j, f);
+        fn(&j);
+        fclose(f);
+        return buf;
+}
+
+static void json_sample(struct json *j)
+{
+        json_begin_object(j);
+        json_kv_string(j, "a", "q\"u\\o\nte\x01");
+        json_kv_string(j, "bad", "x\xff" "y\xc3\xa9");
+        json_kv_string(j, "null", NULL);
+        json_key(j, "list");
+        json_begin_array(j);
+        json_int(j, -5);
+        json_bool(j, true);
+        json_end_array(j);
+        json_key(j, "empty");
+        json_begin_object(j);
+        json_end_object(j);
+        json_end_object(j);
+}
+
+static void test_json(void)
+{
+        _cleanup_free_ char *s = json_of(json_sample);
+        const char *want =
+                "{\n"
+                "  \"a\": \"q\\\"u\\\\o\\nte\\u0001\",\n"
+                "  \"bad\": \"x\\ufffdy\xc3\xa9\",\n"
+                "  \"null\": null,\n"
+                "  \"list\": [\n"
+                "    -5,\n"
+                "    true\n"
+                "  ],\n"
+                "  \"empty\": {}\n"
+                "}";
+        ok(streq(s, want), "json escaping, invalid UTF-8 and layout");
+        if (!streq(s, want))
+                printf("# got:\n%s\n", s);
+}
+
+static void test_read_attr(void)
+{
+        char dir[] = "/tmp/idlecfg-unit.XXXXXX";
+        char *v = NULL;
+        int fd, r;
+
+        if (!mkdtemp(dir)) {
+                ok(false, "mkdtemp");
+                return;
+        }
+        fd = open(dir, O_RDONLY | O_DIRECTORY);
+        {
+                FILE *f;
+                _cleanup_free_ char *p1 = xasprintf("%s/nl", dir), *p2 = xasprintf("%s/nonl", dir);
+                _cleanup_free_ char *p3 = xasprintf("%s/multi", dir), *p4 = xasprintf("%s/isdir", dir);
+                f = fopen(p1, "w"); fputs("auto\n", f); fclose(f);
+                f = fopen(p2, "w"); fputs("on", f); fclose(f);
+                f = fopen(p3, "w"); fputs("[default] performance \nsecond\n", f); fclose(f);
+                mkdir(p4, 0755);
+        }
+        r = read_attr_at(fd, "nl", &v);
+        ok(r == 0 && streq(v, "auto"), "attribute with newline");
+        free(v);
+        r = read_attr_at(fd, "nonl", &v);
+        ok(r == 0 && streq(v, "on"), "attribute without newline");
+        free(v);
+        r = read_attr_at(fd, "multi", &v);
+        ok(r == 0 && streq(v, "[default] performance"), "first line only, trailing blank stripped");
+        free(v);
+        v = NULL;
+        r = read_attr_at(fd, "missing", &v);
+        ok(r == -ENOENT && v == NULL, "missing attribute: -ENOENT, output untouched");
+        r = read_attr_at(fd, "isdir", &v);
+        ok(r == -EISDIR && v == NULL, "unreadable attribute: -EISDIR");
+        close(fd);
+        {
+                _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", dir);
+                if (system(cmd) != 0)
+                        ok(false, "cleanup");
+        }
+}
+
+static void test_parse_selected(void)
+{
+        char *v = NULL;
+
+        ok(parse_selected("[default] performance powersave", &v) == 0 && streq(v, "default"), "selected first");
+        free(v);
+        ok(parse_selected("max_performance [med_power_with_dipm] min_power", &v) == 0 &&
+           streq(v, "med_power_with_dipm"), "selected middle");
+        free(v);
+        ok(parse_selected("auto", &v) == 0 && streq(v, "auto"), "plain value");
+        free(v);
+        v = NULL;
+        ok(parse_selected("a [] b", &v) == -EINVAL && !v, "empty brackets refused");
+        ok(parse_selected("a [b", &v) == -EINVAL && !v, "unclosed bracket refused");
+}
+
+static void test_kv(void)
+{
+        struct kvlist l = {};
+        kv_add(&l, "a", "1");
+        kv_add(&l, "b", NULL);
+        ok(streq(kv_get(&l, "a"), "1") && kv_find(&l, "b") && !kv_get(&l, "b") && !kv_find(&l, "c"),
+           "kv list: value, unreadable and absent are told apart");
+        kv_free(&l);
+        ok(streq(xasprintf("%s", root_path("/", "/etc/fstab")), "/etc/fstab") &&
+           streq(root_path("/target", "/etc/fstab"), "/target/etc/fstab"), "root_path");
+}
+
+int main(void)
+{
+        test_sha256();
+        test_json();
+        test_read_attr();
+        test_parse_selected();
+        test_kv();
+        printf("1..%d\n", n);
+        return failed ? 1 : 0;
+}
