@@ -1,0 +1,93 @@
+#!/bin/sh
+# tests/detect-robust.sh: messy sysfs: old kernels, unreadable attributes,
+# values without newline, odd bytes, devices gone during the scan
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run python3
+plan 10
+
+cat > "$tmp/m.umockdev" <<'REC'
+P: /devices/pci0000:00/0000:00:1d.7
+E: SUBSYSTEM=pci
+E: DRIVER=ehci_hcd
+A: vendor=0x8086
+A: device=0x27cc
+A: class=0x0c0320
+A: power/wakeup=disabled\n
+
+P: /devices/pci0000:00/0000:00:1d.7/usb5
+E: SUBSYSTEM=usb
+E: DEVTYPE=usb_device
+E: DRIVER=usb
+A: idVendor=1d6b
+A: idProduct=0002
+A: bcdDevice=0206
+A: power/level=auto\n
+A: power/autosuspend=2\n
+
+P: /devices/pci0000:00/0000:00:1d.7/usb5/5-1
+E: SUBSYSTEM=usb
+E: DEVTYPE=usb_device
+E: DRIVER=usb
+A: idVendor=0781
+A: idProduct=5567
+A: bcdDevice=0100
+H: product=4372757A6572FFFE20426C61646501
+A: manufacturer=
+A: power/level=on
+
+P: /devices/pci0000:00/0000:00:1c.0
+E: SUBSYSTEM=pci
+E: DRIVER=pcieport
+A: vendor=0x8086
+A: device=0x27d0
+A: class=0x060400
+A: power/control=on
+A: power/runtime_status=active
+
+P: /devices/pci0000:00/0000:00:1f.0
+E: SUBSYSTEM=pci
+A: vendor=0x8086
+A: device=0x27b9
+A: class=0x060100
+A: power/control=auto
+REC
+
+# mutate the testbed before detect runs: an attribute that cannot be read (a
+# directory where a file should be), and a device whose directory vanished
+# after the bus listed it (a dangling link in /sys/bus/pci/devices)
+cat > "$tmp/mutate.sh" <<'SH'
+set -e
+dev=$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:1c.0
+rm -f "$dev/power/control"
+mkdir "$dev/power/control"
+ln -s ../../../devices/pci0000:00/0000:00:09.0 "$UMOCKDEV_DIR/sys/bus/pci/devices/0000:00:09.0"
+rm -rf "$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:1f.0"
+exec "$@"
+SH
+
+run_machine "$tmp/m.umockdev" sh "$tmp/mutate.sh" "$IDLECFG" detect --json --root "$tmp" >"$tmp/out.json" 2>"$tmp/err"; rc=$?
+check "detect exits 0 on a messy tree" test "$rc" -eq 0
+check "JSON is valid (odd bytes become U+FFFD)" python3 -m json.tool "$tmp/out.json"
+check "old kernel: power/level and power/autosuspend reported, no power/control" sh -c "
+        sed -n '/\"name\": \"usb5\"/,/\"children\"/p' '$tmp/out.json' > '$tmp/usb5'
+        grep -q '\"power/level\": \"auto\"' '$tmp/usb5' && grep -q '\"power/autosuspend\": \"2\"' '$tmp/usb5' &&
+        ! grep -q 'power/control' '$tmp/usb5'"
+check "value without trailing newline read the same" sh -c "grep -q '\"power/level\": \"on\"' '$tmp/out.json'"
+check "unreadable attribute is null with a note naming it" sh -c "
+        sed -n '/\"name\": \"0000:00:1c.0\"/,/\"children\"/p' '$tmp/out.json' > '$tmp/bridge'
+        grep -q '\"power/control\": null' '$tmp/bridge' && grep -q 'power/control: Is a directory' '$tmp/bridge' &&
+        grep -q '\"power/runtime_status\": \"active\"' '$tmp/bridge'"
+check "vanished device skipped, the others reported" sh -c "
+        ! grep -q '0000:00:1f.0' '$tmp/out.json' && ! grep -q '0000:00:09.0' '$tmp/out.json' &&
+        grep -q '\"name\": \"0000:00:1d.7\"' '$tmp/out.json' && grep -q '\"name\": \"5-1\"' '$tmp/out.json'"
+check "empty attribute is an empty string" sh -c "grep -q '\"manufacturer\": \"\"' '$tmp/out.json'"
+check "odd bytes replaced, control character escaped" sh -c "grep -q 'Cruzer\\\\ufffd\\\\ufffd Blade\\\\u0001' '$tmp/out.json'"
+
+run_machine "$tmp/m.umockdev" sh "$tmp/mutate.sh" "$IDLECFG" detect --root "$tmp" >"$tmp/out.txt" 2>&1; rc=$?
+check "text output: exit 0, fits 80 columns" sh -c "test $rc -eq 0 && awk 'length > 80 { print; bad = 1 } END { exit bad }' '$tmp/out.txt'"
+
+# an empty machine: no devices at all
+printf 'P: /devices/virtual/misc/nothing\nE: SUBSYSTEM=misc\n' > "$tmp/empty.umockdev"
+run_machine "$tmp/empty.umockdev" "$IDLECFG" detect --json --root "$tmp" >"$tmp/empty.json" 2>&1; rc=$?
+check "machine with no known devices: exit 0, valid JSON" sh -c "test $rc -eq 0 && python3 -m json.tool '$tmp/empty.json' >/dev/null"
+done_testing
