@@ -291,19 +291,19 @@ static void visit_scsi_host(struct inventory *inv, struct modctx *mc, struct ude
         pci = ancestor_devpath(d->u, "pci");
         if (pci)
                 kv_add(&x->ids, "controller", strrchr(pci, '/') + 1);
-        /* the ata port above the host carries the AHCI runtime PM file */
-        for (struct udev_device *p = host; p; p = udev_device_get_parent(p)) {
-                const char *n = udev_device_get_sysname(p);
-                if (n && startswith(n, "ata") && isdigit((unsigned char) n[3])) {
-                        struct dev port;
-                        kv_add(&x->ids, "port", n);
-                        if (dev_open(p, &port)) {
-                                char *v = dev_attr(&port, "power/control");
-                                if (v)
+        /* the ata port directory above the host carries the AHCI runtime PM file */
+        if (host) {
+                _cleanup_free_ char *dir = xstrdup(udev_device_get_syspath(host));
+                char *slash = strrchr(dir, '/'), *port;
+                if (slash) {
+                        *slash = '\0';
+                        port = strrchr(dir, '/');
+                        if (port && startswith(port + 1, "ata") && isdigit((unsigned char) port[4])) {
+                                char *v = NULL;
+                                kv_add(&x->ids, "port", port + 1);
+                                if (read_attr(dir, "power/control", &v) >= 0)
                                         kv_add_take(&x->knobs, "port/power/control", v);
-                                dev_close(&port);
                         }
-                        break;
                 }
         }
         set_common(x, d, mc);

@@ -39,16 +39,49 @@ static void add_swap(struct storage *s, const char *spec, const char *device, co
         };
 }
 
+/* Low-level probe of a real block device node: no blkid cache file (it would be
+ * read from and written to the running system), and nothing that is not a
+ * block device is opened (under umockdev, /dev holds emulated character nodes). */
+static int probe_block(const char *devnode, char **ret_type, char **ret_uuid, char **ret_label)
+{
+        blkid_probe pr;
+        const char *v;
+        struct stat st;
+        int r = -ENODATA;
+
+        if (stat(devnode, &st) < 0)
+                return -errno;
+        if (!S_ISBLK(st.st_mode))
+                return -ENOTBLK;
+        pr = blkid_new_probe_from_filename(devnode);
+        if (!pr)
+                return errno > 0 ? -errno : -EIO;
+        blkid_probe_enable_superblocks(pr, 1);
+        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL);
+        if (blkid_do_safeprobe(pr) == 0) {
+                r = 0;
+                if (ret_type)
+                        *ret_type = blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0 ? xstrdup(v) : NULL;
+                if (ret_uuid)
+                        *ret_uuid = blkid_probe_lookup_value(pr, "UUID", &v, NULL) == 0 ? xstrdup(v) : NULL;
+                if (ret_label)
+                        *ret_label = blkid_probe_lookup_value(pr, "LABEL", &v, NULL) == 0 ? xstrdup(v) : NULL;
+        }
+        blkid_free_probe(pr);
+        return r;
+}
+
 /* An fstab spec to its udev device: the udev database first (it knows the
  * recorded machine and the installer's disks), libblkid's tag search second. */
-static struct udev_device *resolve_spec(struct udev *udev, blkid_cache *cache, const char *spec)
+static struct udev_device *resolve_spec(struct udev *udev, const char *spec)
 {
         static const struct { const char *prefix, *prop; } tags[] = {
                 { "UUID=", "ID_FS_UUID" }, { "PARTUUID=", "ID_PART_ENTRY_UUID" },
                 { "LABEL=", "ID_FS_LABEL" }, { "PARTLABEL=", "ID_PART_ENTRY_NAME" },
         };
         struct udev_device *u = NULL;
-        _cleanup_free_ char *dev = NULL;
+        struct udev_enumerate *all;
+        struct udev_list_entry *item;
 
         for (size_t i = 0; i < ELEMENTSOF(tags); i++) {
                 struct udev_enumerate *e;
@@ -69,26 +102,43 @@ static struct udev_device *resolve_spec(struct udev *udev, blkid_cache *cache, c
         }
         if (startswith(spec, "/dev/") && !strchr(spec + 5, '/'))
                 u = udev_device_new_from_subsystem_sysname(udev, "block", spec + 5);
-        if (u)
+        if (u || (!startswith(spec, "UUID=") && !startswith(spec, "LABEL=")))
                 return u;
-        dev = blkid_evaluate_tag(spec, NULL, cache);
-        if (dev && startswith(dev, "/dev/"))
-                u = udev_device_new_from_subsystem_sysname(udev, "block", strrchr(dev, '/') + 1);
+        /* the udev database does not know it (a chroot, no udevd): probe */
+        all = udev_enumerate_new(udev);
+        if (!all)
+                return NULL;
+        udev_enumerate_add_match_subsystem(all, "block");
+        if (udev_enumerate_scan_devices(all) >= 0)
+                udev_list_entry_foreach(item, udev_enumerate_get_list_entry(all)) {
+                        struct udev_device *d = udev_device_new_from_syspath(udev, udev_list_entry_get_name(item));
+                        _cleanup_free_ char *uuid = NULL, *label = NULL;
+                        const char *node = d ? udev_device_get_devnode(d) : NULL;
+
+                        if (node && probe_block(node, NULL, &uuid, &label) == 0 &&
+                            (startswith(spec, "UUID=") ? streq_ptr(uuid, spec + 5) : streq_ptr(label, spec + 6))) {
+                                u = d;
+                                break;
+                        }
+                        udev_device_unref(d);
+                }
+        udev_enumerate_unref(all);
         return u;
 }
 
-static char *uuid_of(blkid_cache *cache, const char *spec, const char *device)
+static char *uuid_of(struct udev_device *u, const char *spec)
 {
+        const char *v;
+        char *uuid = NULL;
+
         if (startswith(spec, "UUID="))
                 return xstrdup(spec + 5);
-        if (device && *cache) {
-                char *u = blkid_get_tag_value(*cache, "UUID", device);
-                if (u) {
-                        char *r = xstrdup(u);
-                        free(u);
-                        return r;
-                }
-        }
+        if (!u)
+                return NULL;
+        if ((v = udev_device_get_property_value(u, "ID_FS_UUID")))
+                return xstrdup(v);
+        if (udev_device_get_devnode(u) && probe_block(udev_device_get_devnode(u), NULL, &uuid, NULL) == 0)
+                return uuid;
         return NULL;
 }
 
@@ -117,18 +167,12 @@ static void describe_root(struct storage *s, struct udev *udev, struct udev_devi
         if ((v = udev_device_get_property_value(u, "ID_FS_UUID")))
                 s->root_uuid = xstrdup(v);
         if ((!s->root_fstype || !s->root_uuid) && udev_device_get_devnode(u)) {
-                blkid_probe pr = blkid_new_probe_from_filename(udev_device_get_devnode(u));
-                const char *val;
-                if (pr) {
-                        blkid_probe_enable_superblocks(pr, 1);
-                        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE);
-                        if (blkid_do_safeprobe(pr) == 0) {
-                                if (!s->root_fstype && blkid_probe_lookup_value(pr, "TYPE", &val, NULL) == 0)
-                                        s->root_fstype = xstrdup(val);
-                                if (!s->root_uuid && blkid_probe_lookup_value(pr, "UUID", &val, NULL) == 0)
-                                        s->root_uuid = xstrdup(val);
-                        }
-                        blkid_free_probe(pr);
+                _cleanup_free_ char *type = NULL, *uuid = NULL;
+                if (probe_block(udev_device_get_devnode(u), &type, &uuid, NULL) == 0) {
+                        if (!s->root_fstype)
+                                s->root_fstype = TAKE_PTR(type);
+                        if (!s->root_uuid)
+                                s->root_uuid = TAKE_PTR(uuid);
                 }
         }
         disk = whole_disk(u);
@@ -139,7 +183,7 @@ static void describe_root(struct storage *s, struct udev *udev, struct udev_devi
         }
 }
 
-static void read_fstab(struct inventory *inv, struct udev *udev, blkid_cache *cache)
+static void read_fstab(struct inventory *inv, struct udev *udev)
 {
         _cleanup_free_ char *path = root_path(inv->root, "/etc/fstab");
         _cleanup_fclose_ FILE *f = fopen(path, "re");
@@ -167,16 +211,16 @@ static void read_fstab(struct inventory *inv, struct udev *udev, blkid_cache *ca
                 if (streq(file, "/") && !inv->storage.root_spec)
                         inv->storage.root_spec = xstrdup(spec);
                 if (streq(type, "swap")) {
-                        struct udev_device *u = resolve_spec(udev, cache, spec);
+                        struct udev_device *u = resolve_spec(udev, spec);
                         const char *dev = u ? udev_device_get_devnode(u) : NULL;
-                        _cleanup_free_ char *uuid = uuid_of(cache, spec, dev);
+                        _cleanup_free_ char *uuid = uuid_of(u, spec);
                         add_swap(&inv->storage, spec, dev, uuid, "fstab");
                         udev_device_unref(u);
                 }
         }
 }
 
-static void read_proc_swaps(struct inventory *inv, blkid_cache *cache)
+static void read_proc_swaps(struct inventory *inv, struct udev *udev)
 {
         _cleanup_fclose_ FILE *f = fopen("/proc/swaps", "re");
         char line[4096];
@@ -191,21 +235,26 @@ static void read_proc_swaps(struct inventory *inv, blkid_cache *cache)
 
                 if (!name)
                         continue;
-                uuid = uuid_of(cache, name, name);
+                {
+                        struct udev_device *u = startswith(name, "/dev/") ?
+                                udev_device_new_from_subsystem_sysname(udev, "block", strrchr(name, '/') + 1) : NULL;
+                        uuid = uuid_of(u, name);
+                        udev_device_unref(u);
+                }
                 add_swap(&inv->storage, name, name, uuid, "proc");
         }
 }
 
 /* The root filesystem: the fstab's "/" entry where it resolves (what the target
  * boots), else the block device the root directory is mounted from. */
-static void find_root(struct inventory *inv, struct udev *udev, blkid_cache *cache)
+static void find_root(struct inventory *inv, struct udev *udev)
 {
         struct storage *s = &inv->storage;
         struct udev_device *u = NULL;
         struct stat st;
 
         if (s->root_spec) {
-                u = resolve_spec(udev, cache, s->root_spec);
+                u = resolve_spec(udev, s->root_spec);
                 if (u) {
                         s->root_source = xstrdup("fstab");
                         describe_root(s, udev, u);
@@ -233,15 +282,9 @@ static void find_root(struct inventory *inv, struct udev *udev, blkid_cache *cac
 
 int detect_storage(struct inventory *inv, struct udev *udev)
 {
-        blkid_cache cache = NULL;
-
-        if (blkid_get_cache(&cache, "/dev/null") < 0)
-                cache = NULL;
-        read_fstab(inv, udev, &cache);
-        find_root(inv, udev, &cache);
+        read_fstab(inv, udev);
+        find_root(inv, udev);
         if (root_is_host(inv->root))
-                read_proc_swaps(inv, &cache);
-        if (cache)
-                blkid_put_cache(cache);
+                read_proc_swaps(inv, udev);
         return 0;
 }

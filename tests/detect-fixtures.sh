@@ -1,0 +1,34 @@
+#!/bin/sh
+# tests/detect-fixtures.sh: detect on the real recordings of ../shared/fixtures,
+# against golden JSON kept in tests/data/fixtures-expected (the recordings
+# themselves are not copied into the project)
+. "$top_srcdir/tests/lib.sh"
+[ -d "$FIXTURES/recordings" ] || skip_all "no shared fixtures at $FIXTURES"
+need umockdev-run depmod "${CC:-cc}" python3
+
+recs=$(cd "$FIXTURES/recordings" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
+count=$(echo "$recs" | wc -l)
+plan $((count * 2 + 2))
+
+mkdir -p "$tmp/root/etc"
+mkmodroot "$tmp/root" || { echo "Bail out! cannot build the module tree"; exit 1; }
+for r in $recs; do
+        name=$(echo "$r" | sed 's|/|__|g; s|\.umockdev$||')
+        run_machine "$FIXTURES/recordings/$r" "$IDLECFG" detect --json --root "$tmp/root" --kernel "$KVER" \
+                >"$tmp/out.json" 2>"$tmp/err"
+        rc=$?
+        check "$r: exit 0, valid JSON" sh -c "test $rc -eq 0 && python3 -m json.tool '$tmp/out.json' >/dev/null"
+        normalize "$tmp/root" <"$tmp/out.json" >"$tmp/norm.json"
+        golden "$r: JSON matches" "$TESTS_DATA/fixtures-expected/$name.json" "$tmp/norm.json"
+done
+
+# facts of the ThinkPad T60p recording (kernel 2.6.2x: no power/control)
+t60=$FIXTURES/recordings/systemd-sys-script/thinkpad-t60p-sys-script.umockdev
+run_machine "$t60" "$IDLECFG" detect --json --root "$tmp/root" --kernel "$KVER" >"$tmp/t60.json" 2>&1
+check "T60p: four AHCI hosts, one medium_power and three max_performance" sh -c "
+        test \$(grep -c '\"link_power_management_policy\": \"max_performance\"' '$tmp/t60.json') -eq 3 &&
+        test \$(grep -c '\"link_power_management_policy\": \"medium_power\"' '$tmp/t60.json') -eq 1"
+check "T60p: old USB PM API read, optical drive found" sh -c "
+        grep -q '\"power/level\"' '$tmp/t60.json' && grep -q '\"kind\": \"optical\"' '$tmp/t60.json' &&
+        grep -q '\"product_version\": \"ThinkPad T60p\"' '$tmp/t60.json'"
+done_testing
