@@ -108,38 +108,6 @@ static void set_common(struct device *x, struct dev *d, struct modctx *mc)
 
 typedef void (*visit_fn)(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d);
 
-/* enumerate one subsystem (optionally one devtype); devices sorted by devpath */
-static void each_device(struct udev *udev, const char *subsystem, const char *devtype,
-                        visit_fn fn, struct inventory *inv, struct modctx *mc)
-{
-        struct udev_enumerate *e = udev_enumerate_new(udev);
-        struct udev_list_entry *le;
-
-        if (!e)
-                return;
-        udev_enumerate_add_match_subsystem(e, subsystem);
-        if (devtype)
-                udev_enumerate_add_match_property(e, "DEVTYPE", devtype);
-        if (udev_enumerate_scan_devices(e) < 0) {
-                inventory_add_note(inv, _("cannot enumerate %s devices"), subsystem);
-                udev_enumerate_unref(e);
-                return;
-        }
-        udev_list_entry_foreach(le, udev_enumerate_get_list_entry(e)) {
-                struct udev_device *u = udev_device_new_from_syspath(udev, udev_list_entry_get_name(le));
-                struct dev d;
-
-                if (!u)
-                        continue;       /* removed while we looked */
-                if (dev_open(u, &d)) {
-                        fn(inv, mc, udev, &d);
-                        dev_close(&d);
-                }
-                udev_device_unref(u);
-        }
-        udev_enumerate_unref(e);
-}
-
 /* the nearest ancestor in SUBSYSTEM, as devpath; NULL if none */
 static const char *ancestor_devpath(struct udev_device *u, const char *subsystem)
 {
@@ -730,6 +698,96 @@ static void detect_tools(struct inventory *inv)
         }
 }
 
+/* Which visitor takes a device. Pass 1 builds the parents (controllers, USB
+ * devices, SCSI hosts, sound cards); pass 2 hangs the children on them. */
+static const struct route {
+        const char *subsystem, *devtype;
+        int pass;
+        visit_fn fn;
+} routes[] = {
+        { "pci", NULL, 1, visit_pci },
+        { "usb", "usb_device", 1, visit_usb },
+        { "scsi_host", NULL, 1, visit_scsi_host },
+        { "nvme", NULL, 1, visit_nvme },
+        { "sound", NULL, 1, visit_sound },
+        { "usb", "usb_interface", 2, visit_usb_interface },
+        { "scsi", "scsi_device", 2, visit_scsi_device },
+        { "hdaudio", NULL, 2, visit_hdaudio },
+        { "drm", NULL, 2, visit_drm },
+        { "i2c", NULL, 2, visit_i2c },
+};
+
+static const struct route *route_of(struct udev_device *u)
+{
+        const char *sub = udev_device_get_subsystem(u), *type = udev_device_get_devtype(u);
+
+        for (size_t i = 0; sub && i < ELEMENTSOF(routes); i++)
+                if (streq(routes[i].subsystem, sub) && (!routes[i].devtype || streq_ptr(routes[i].devtype, type)))
+                        return &routes[i];
+        return NULL;
+}
+
+static void visit(struct inventory *inv, struct modctx *mc, struct udev *udev, struct udev_device *u,
+                  const struct route *r)
+{
+        struct dev d;
+
+        if (dev_open(u, &d)) {
+                r->fn(inv, mc, udev, &d);
+                dev_close(&d);
+        }
+}
+
+/* One enumeration of every subsystem we know, sorted by libudev; each device
+ * is created once (what costs is libudev's path resolution, not our reads). */
+static void scan_devices(struct inventory *inv, struct modctx *mc, struct udev *udev)
+{
+        struct udev_enumerate *e = udev_enumerate_new(udev);
+        struct udev_list_entry *le;
+        struct udev_device **later = NULL;
+        const struct route **later_route = NULL;
+        size_t n_later = 0, cap = 0;
+
+        if (!e)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(routes); i++)
+                if (i == 0 || !streq(routes[i].subsystem, routes[i - 1].subsystem))
+                        udev_enumerate_add_match_subsystem(e, routes[i].subsystem);
+        if (udev_enumerate_scan_devices(e) < 0) {
+                inventory_add_note(inv, _("cannot enumerate devices: %s"), strerror(errno));
+                udev_enumerate_unref(e);
+                return;
+        }
+        udev_list_entry_foreach(le, udev_enumerate_get_list_entry(e)) {
+                struct udev_device *u = udev_device_new_from_syspath(udev, udev_list_entry_get_name(le));
+                const struct route *r;
+
+                if (!u)
+                        continue;       /* removed while we looked */
+                r = route_of(u);
+                if (r && r->pass == 2) {
+                        if (n_later == cap) {
+                                cap = cap ? cap * 2 : 64;
+                                later = xrealloc(later, cap * sizeof(*later));
+                                later_route = xrealloc(later_route, cap * sizeof(*later_route));
+                        }
+                        later[n_later] = u;
+                        later_route[n_later++] = r;
+                        continue;
+                }
+                if (r)
+                        visit(inv, mc, udev, u, r);
+                udev_device_unref(u);
+        }
+        for (size_t i = 0; i < n_later; i++) {
+                visit(inv, mc, udev, later[i], later_route[i]);
+                udev_device_unref(later[i]);
+        }
+        free(later);
+        free(later_route);
+        udev_enumerate_unref(e);
+}
+
 int detect_storage(struct inventory *inv, struct udev *udev);
 
 int inventory_detect(const struct detect_options *o, struct inventory **ret)
@@ -758,17 +816,8 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         detect_modparams(inv);
         detect_tools(inv);
 
-        each_device(udev, "pci", NULL, visit_pci, inv, mc);
-        each_device(udev, "usb", "usb_device", visit_usb, inv, mc);
-        each_device(udev, "usb", "usb_interface", visit_usb_interface, inv, mc);
+        scan_devices(inv, mc, udev);
         usb_summarize(&inv->classes[CL_USB]);
-        each_device(udev, "scsi_host", NULL, visit_scsi_host, inv, mc);
-        each_device(udev, "scsi", "scsi_device", visit_scsi_device, inv, mc);
-        each_device(udev, "nvme", NULL, visit_nvme, inv, mc);
-        each_device(udev, "sound", NULL, visit_sound, inv, mc);
-        each_device(udev, "hdaudio", NULL, visit_hdaudio, inv, mc);
-        each_device(udev, "drm", NULL, visit_drm, inv, mc);
-        each_device(udev, "i2c", NULL, visit_i2c, inv, mc);
         detect_storage(inv, udev);
 
         udev_unref(udev);
