@@ -66,6 +66,12 @@ mkroot() {
         if [ -d "$_machine/root" ]; then
                 cp -R "$_machine/root/." "$_root/"
         fi
+        if [ -f "$_machine/links" ]; then
+                grep -v '^#' "$_machine/links" | while read -r _path _target; do
+                        mkdir -p "$_root$(dirname "$_path")"
+                        ln -sf "$_target" "$_root$_path"
+                done
+        fi
         mkmodroot "$_root"
 }
 

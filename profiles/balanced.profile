@@ -1,0 +1,171 @@
+# balanced.profile: the default for laptops, convertibles, tablets and unknown hardware.
+#
+# This file is the reference for the profile format; every key is described here.
+#
+# Format (read with inih, checked strictly by idlecfg):
+#   - "[section]" lines and "key = value" lines, each starting at the beginning of the line.
+#   - Comments are whole lines starting with '#' or ';'. A ';' or '#' after other text is an
+#     error: inline comments are not supported. Indented lines (continuations) are errors.
+#   - Lines are at most 198 bytes, section and key names at most 49 characters.
+#   - Plain UTF-8 without a BOM, LF line endings. Each key at most once per file.
+#   - Unknown sections, keys and values are errors that list the valid ones.
+#
+# Where profiles are found (first match wins), NAME.profile in:
+#   /etc/idlecfg/profiles             the admin's profiles and overrides
+#   /usr/share/idlecfg/profiles       the packaged ones (this file)
+# A profile in /etc may inherit its own name to extend the packaged one:
+#   [profile]
+#   inherit = balanced
+#   [sata]
+#   alpm = max_performance
+#
+# How a value combines with the hwdb: a value is the most idlecfg may do for that knob.
+#   keep       plan nothing for this knob: the kernel's, firmware's or driver's default stays,
+#              and hwdb entries for it are not used either.
+#   other      plan that setting. Known-bad hwdb entries (quirks) still win and skip or lower it
+#              per device or platform; known-good entries (allowlists, platform opt-ins) are
+#              used only where the value asks for them (allowlist, platform, quirks).
+# A key no profile in the chain sets is the same as keep. Every setting is planned only if
+# the knob exists on this hardware and in the target kernel.
+
+[profile]
+# Free text shown by "idlecfg plan"; no double quotes or backslashes.
+description = Default for laptops: settings known to be safe, with the hwdb's per-device lists
+# inherit = NAME builds on another profile: its values first, then this file's on top.
+# Chains are at most 8 profiles deep; cycles are errors.
+
+[pcie_aspm]
+# policy = default | performance | powersave | powersupersave | keep
+# The global pcie_aspm policy (module parameter, also writable at run time).
+#   default         the link states the firmware configured: a BIOS that enables ASPM keeps it.
+#   powersave       L0s and L1 where the devices declare them.
+#   powersupersave  powersave plus the L1.1/L1.2 substates (kernel 4.11+).
+#   performance     ASPM off.
+#   keep            leave CONFIG_PCIEASPM_* and the firmware alone.
+# default: vendors validate their laptops with the firmware's setting. Forcing more has cost
+# a Wi-Fi card after resume (laptop-mode-tools #195) and resume freezes (TLP 1.6.0). The write
+# fails where FADT/_OSC deny the OS control of ASPM; that is reported, not retried.
+policy = default
+# links = yes | no
+# yes: per-link L1 substates (link/l1_1_aspm, l1_2_aspm, ... since 5.5) for the devices the
+# hwdb lists as safe, on top of the global policy. no: never touch per-link files.
+# yes: these are the per-device savings the global "default" leaves out, and only hwdb
+# entries with a source enable them.
+links = yes
+
+[pci]
+# runtime_pm = auto | on | keep
+# power/control of PCI devices: auto lets idle devices go to D3; on keeps them powered.
+# auto: most devices default to on and sit in D0 forever. hwdb quirks keep the known-bad ones
+# on (xHCI controllers that lose USB devices, TLP #587 and #436; mei_me; discrete GPUs,
+# which [gpu] runtime_pm decides).
+runtime_pm = auto
+
+[sata]
+# alpm = max_performance | medium_power | med_power_with_dipm | min_power_with_partial
+#        | min_power | keep
+# SATA link power management (scsi_host link_power_management_policy).
+# med_power_with_dipm: the kernel's own default since 6.11 (CONFIG_SATA_MOBILE_LPM_POLICY=3);
+# planned explicitly so older kernels get it too. min_power has caused read-only remounts
+# (TLP #84). Ports that do not support LPM refuse the write (EOPNOTSUPP), and the kernel keeps
+# external and hot-plug ports at the firmware's setting.
+alpm = med_power_with_dipm
+# runtime_pm = auto | on | keep
+# power/control of the AHCI ports and SATA disks (AHCI runtime PM).
+# keep: suspected in resume freezes, which made TLP turn it off before suspend (TLP 1.6.0,
+# #593 #606 #698); the gain over ALPM is small.
+runtime_pm = keep
+
+[nvme]
+# apst = quirks | keep
+# Autonomous power state transitions. The kernel enables APST itself and carries its own
+# quirk table. quirks: add the hwdb's per-drive latency limits for drives that drop off the
+# bus ("controller is down; will reset", raspberrypi/linux #6661). keep: the kernel alone.
+apst = quirks
+
+[usb]
+# autosuspend = allowlist | off | keep
+#   allowlist  power/control=auto only for devices the hwdb lists (systemd's ID_AUTOSUSPEND,
+#              IDLECFG_*); risky classes (HID, audio, Bluetooth, printers, scanners, phones,
+#              WWAN, hubs and docks) only with their own entry.
+#   off        power/control=on for every USB device: for machines where autosuspend fails.
+#   keep       plan nothing.
+# allowlist: blanket autosuspend is the most common complaint about power tools (lost
+# keystrokes, powertop #101 #165); systemd returned to allowlists in 2015.
+autosuspend = allowlist
+# delay_ms = keep | 0..600000
+# power/autosuspend_delay_ms for the devices autosuspend enables; an hwdb entry's own delay
+# (ID_AUTOSUSPEND_DELAY_MS) wins. keep: the kernel's usbcore.autosuspend (2 s).
+delay_ms = keep
+
+[audio]
+# power_save = keep | 0..3600
+# snd_hda_intel.power_save in seconds; 0 keeps the codec powered. SOF/DSP audio ignores it
+# (its PCI runtime PM follows [pci]).
+# 10: powers the codec down when idle, but not between the sounds of a notification burst,
+# which is when the 1 s of TLP and powertop pops (TLP #152 #61).
+power_save = 10
+# power_save_controller = yes | no | keep
+# Also power down the HDA controller, not just the codec.
+# yes: the driver's default (Y); planned so that a leftover "N" does not hold the controller.
+power_save_controller = yes
+
+[gpu]
+# i915_fbc = platform | off | keep
+# i915_psr = platform | off | keep
+# amdgpu_abm = platform | off | keep
+# Display power features: frame buffer compression, panel self refresh, adaptive backlight.
+#   platform   enable where an hwdb platform (dmi:) entry opts this machine in.
+#   off        disable (i915.enable_fbc=0, i915.enable_psr=0, amdgpu.abmlevel=0).
+#   keep       the driver's per-platform default.
+# They trade image quality and can flicker (PSR: linux-surface #862), so they are never
+# turned on blindly. i915 enables FBC and PSR itself where Intel validated them: keep.
+# ABM washes out colours (cinnamon #12656) and every change is a modeset: only per platform.
+i915_fbc = keep
+i915_psr = keep
+amdgpu_abm = platform
+# runtime_pm = auto | on | keep
+# power/control of discrete GPUs. keep: amdgpu and nouveau manage it themselves
+# (amdgpu.runpm, nouveau.runpm); TLP excludes dGPUs for the same reason.
+runtime_pm = keep
+
+[i2c]
+# runtime_pm = auto | on | keep
+# power/control of I2C adapters and clients (i2c-hid touchpads).
+# keep: touchpads have died on battery with it (pop-os/pop #4053) and systemd forces cyapa
+# on; the adapters that gain most (DesignWare) enable runtime PM in their driver.
+runtime_pm = keep
+
+[wifi]
+# power_save = on | off | keep
+# 802.11 power save (NetworkManager wifi.powersave, iw set power_save).
+# keep: NetworkManager and the driver already choose; on has caused disconnect loops on
+# BE200/BE211 (omarchy #6361 #6368).
+power_save = keep
+
+[network]
+# wake_on_lan = off | keep
+# off disables Wake-on-LAN (a .link file with WakeOnLan=off), which keeps the NIC powered
+# in suspend and when off. keep: turning it off removes a feature; powersave does it.
+wake_on_lan = keep
+
+[suspend]
+# mem_sleep = s2idle | shallow | deep | keep
+# The suspend variant (mem_sleep_default=). keep: the firmware's choice; machines where
+# another variant is known better get it from an hwdb platform entry.
+mem_sleep = keep
+# hibernate = yes | no
+# yes: plan resume= for the swap device found in the root, if there is one.
+# no: leave hibernation alone.
+hibernate = no
+
+[kernel]
+# nmi_watchdog = 0 | 1 | keep
+# kernel.nmi_watchdog. 0 frees a perf counter and stops its periodic interrupts; the cost
+# is hard-lockup detection. 0: TLP, powertop and tuned all set it on laptops.
+nmi_watchdog = 0
+# dirty_writeback_centisecs = keep | 100..6000
+# vm.dirty_writeback_centisecs: how often dirty pages are written back (kernel: 500).
+# 1500: tuned, Clear Linux and powertop's value; the disk idles longer, and a crash loses
+# up to 15 s of writes instead of 5 s.
+dirty_writeback_centisecs = 1500

@@ -1,0 +1,22 @@
+# desktop.profile: the default for desktop, all-in-one and mini PC chassis.
+# Every key is described in balanced.profile. A desktop idles most of its life too, so the
+# device savings of balanced stay; what goes is what trades a feature or sound for battery.
+
+[profile]
+description = Desktops: balanced device savings, kernel defaults for sound and watchdogs
+inherit = balanced
+
+[audio]
+# Powered speakers and amplifiers make the codec's power-down pop loudly (TLP #152 #61),
+# and the saving matters on battery only.
+power_save = keep
+power_save_controller = keep
+
+[gpu]
+# No built-in panel, so no adaptive backlight to opt in to.
+amdgpu_abm = keep
+
+[kernel]
+# Keep hard-lockup detection and the kernel's 5 s writeback: no battery to save.
+nmi_watchdog = keep
+dirty_writeback_centisecs = keep

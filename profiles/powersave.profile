@@ -1,0 +1,36 @@
+# powersave.profile: balanced, plus the savings that cost latency or a feature.
+# Every key is described in balanced.profile. Choose it with --profile powersave or
+# "profile = powersave" under [main] in /etc/idlecfg/idlecfg.conf.
+
+[profile]
+description = Longest battery life: balanced plus deeper link states and fewer wakeups
+inherit = balanced
+
+[pcie_aspm]
+# L1.1/L1.2 on every link that declares them (kernel 4.11+). powersupersave, not powersave:
+# powersave has drained more in s2idle on some laptops (laptop-mode-tools #101).
+policy = powersupersave
+
+[gpu]
+# Display features only where the hwdb opts the platform in: they flicker elsewhere.
+i915_fbc = platform
+i915_psr = platform
+# Discrete GPUs to D3 when idle. hwdb quirks keep the ones that fail to wake powered.
+runtime_pm = auto
+
+[i2c]
+# Touchpads and sensors sleep when idle; hwdb quirks keep the ones that die on battery
+# (pop-os/pop #4053) powered, as systemd does for cyapa.
+runtime_pm = auto
+
+[audio]
+# Codec off after 1 s, as TLP and powertop do; may pop on some codecs (TLP #152).
+power_save = 1
+
+[wifi]
+# Power save on; hwdb quirks exclude cards with disconnect loops (omarchy #6361).
+power_save = on
+
+[network]
+# No Wake-on-LAN: the NIC powers down in suspend and when off.
+wake_on_lan = off

@@ -1,0 +1,92 @@
+/* profile.h: INI profiles (inih) with inherit=, strict schema, and which one applies */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PROFILE_DEFAULT "balanced"
+/* files in one inherit chain, the named profile included */
+#define PROFILE_MAX_DEPTH 8
+/* a profile name becomes a file name: keep it short and free of '/' and '.' */
+#define PROFILE_NAME_MAX 64
+
+/* What went wrong, for the CLI to print: file and line are 0/NULL when the
+ * error is not about one place. The message is already translated. Pass a
+ * zeroed one ({}); the functions replace what it holds. */
+struct profile_error {
+        char *file;
+        unsigned line;
+        char *message;
+};
+void profile_error_done(struct profile_error *e);
+/* "file:line: message", "file: message" or "message" */
+char *profile_error_format(const struct profile_error *e);
+
+enum profile_value_type {
+        PROFILE_CHOICE,         /* one word from choices */
+        PROFILE_INT_OR_KEEP,    /* "keep" or a decimal integer in min..max */
+        PROFILE_NAME,           /* a profile name (inherit, idlecfg.conf profile) */
+        PROFILE_TEXT,           /* free text without double quotes or backslashes */
+};
+
+/* one key of the schema; [profile] keys describe the profile, not a knob */
+struct profile_key {
+        const char *section;
+        const char *key;
+        enum profile_value_type type;
+        const char *const *choices;     /* PROFILE_CHOICE: NULL-terminated */
+        long min, max;                  /* PROFILE_INT_OR_KEEP */
+};
+/* the knob keys a profile can set, in the order profiles are printed */
+const struct profile_key *profile_schema(size_t *ret_n);
+
+struct profile_setting {
+        const char *section;    /* static, from the schema */
+        const char *key;        /* static, from the schema */
+        char *value;            /* as written, already validated */
+        bool keep;              /* value is "keep": plan nothing for this knob */
+        long number;            /* PROFILE_INT_OR_KEEP and !keep: the number */
+        char *file;             /* where it was set, for "(file:line)" */
+        unsigned line;
+        char *from;             /* name of the profile whose file set it */
+};
+
+struct profile_link {
+        char *name;
+        char *path;
+};
+
+struct profile {
+        char *name;
+        char *path;                     /* the file of NAME itself (= chain[0].path) */
+        char *description;              /* nearest in the chain, NULL if none */
+        struct profile_link *chain;     /* NAME first, then what it inherits */
+        size_t n_chain;
+        struct profile_setting *settings; /* set keys only, in schema order */
+        size_t n_settings;
+};
+
+/* Load NAME from the search path: ROOT/etc/idlecfg/profiles, then
+ * EXTRA_DIR (may be NULL; a host path, e.g. the source tree's profiles/),
+ * then ROOT/usr/share/idlecfg/profiles. For the host root the configured
+ * SYSCONFDIR and PKGDATADIR stand in for /etc and /usr/share/idlecfg. */
+int profile_load(const char *root, const char *extra_dir, const char *name,
+                 struct profile **ret, struct profile_error *ret_error);
+void profile_free(struct profile *p);
+static inline void profile_freep(struct profile **p) { profile_free(*p); }
+
+/* NULL when the chain leaves the knob unset: plan nothing for it */
+const struct profile_setting *profile_get(const struct profile *p, const char *section, const char *key);
+
+/* names of all profiles on the search path, sorted, without duplicates */
+int profile_list(const char *root, const char *extra_dir, char ***ret_names, size_t *ret_n);
+void profile_names_free(char **names, size_t n);
+
+bool profile_name_valid(const char *name);
+
+/* Which profile applies: --profile, else [main] profile= in
+ * ROOT/etc/idlecfg/idlecfg.conf, else the DMI chassis type (a decimal
+ * string or NULL). ret_reason names the rule: "--profile",
+ * "/etc/idlecfg/idlecfg.conf:3", "chassis type 10 (Notebook)". */
+int profile_select(const char *root, const char *cli_name, const char *chassis_type,
+                   char **ret_name, char **ret_reason, struct profile_error *ret_error);

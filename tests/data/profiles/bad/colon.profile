@@ -1,0 +1,2 @@
+[sata]
+alpm: min_power

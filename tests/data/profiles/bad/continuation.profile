@@ -1,0 +1,3 @@
+[usb]
+autosuspend = allowlist
+    keep

@@ -1,0 +1,2 @@
+[usb]
+autosuspend = keepallowlist

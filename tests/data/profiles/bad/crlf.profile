@@ -1,0 +1,3 @@
+# saved on Windows
+[usb]
+autosuspend = keep

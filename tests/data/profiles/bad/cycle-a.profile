@@ -1,0 +1,2 @@
+[profile]
+inherit = cycle-b

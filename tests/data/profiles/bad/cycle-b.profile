@@ -1,0 +1,3 @@
+# closes the loop
+[profile]
+inherit = cycle-a

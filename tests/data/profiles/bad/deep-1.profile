@@ -1,0 +1,2 @@
+[profile]
+inherit = deep-2

@@ -1,0 +1,4 @@
+[usb]
+autosuspend = keep
+delay_ms = 100
+autosuspend = allowlist

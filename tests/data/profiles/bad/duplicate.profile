@@ -1,0 +1,8 @@
+[sata]
+alpm = keep
+
+[usb]
+autosuspend = keep
+
+[sata]
+alpm = min_power

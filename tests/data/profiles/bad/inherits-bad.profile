@@ -1,0 +1,4 @@
+[profile]
+inherit = unknown-value
+[usb]
+autosuspend = keep

@@ -1,0 +1,2 @@
+[audio]
+power_save = 0x10

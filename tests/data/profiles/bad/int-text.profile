@@ -1,0 +1,2 @@
+[usb]
+delay_ms = 2s

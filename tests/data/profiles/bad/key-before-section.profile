@@ -1,0 +1,4 @@
+# inih files this under section ""
+
+autosuspend = keep
+[usb]

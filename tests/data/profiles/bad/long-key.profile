@@ -1,0 +1,2 @@
+[usb]
+kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk = keep

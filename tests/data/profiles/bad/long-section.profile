@@ -1,0 +1,2 @@
+[ssssssssssssssssssssssssssssssssssssssssssssssssss]
+key = value

@@ -1,0 +1,2 @@
+[sssssssssssssssssssssssssssssssssssssssssssssssss]
+key = value

@@ -1,0 +1,2 @@
+[usb] ; USB devices
+autosuspend = keep

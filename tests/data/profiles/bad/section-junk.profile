@@ -1,0 +1,3 @@
+# inih ignores text after the closing bracket
+[usb] extra
+autosuspend = keep

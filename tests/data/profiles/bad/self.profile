@@ -1,0 +1,4 @@
+[profile]
+inherit = self
+[usb]
+autosuspend = keep

@@ -1,0 +1,2 @@
+[usb]
+autosuspnd = keep

@@ -1,0 +1,5 @@
+[profile]
+description = Third level
+inherit = child
+[sata]
+alpm = keep

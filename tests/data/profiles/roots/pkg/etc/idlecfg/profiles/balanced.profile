@@ -1,0 +1,5 @@
+# the admin extends the packaged balanced
+[profile]
+inherit = balanced
+[sata]
+alpm = max_performance

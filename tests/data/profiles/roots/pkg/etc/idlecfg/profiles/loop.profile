@@ -1,0 +1,2 @@
+[profile]
+inherit = loop

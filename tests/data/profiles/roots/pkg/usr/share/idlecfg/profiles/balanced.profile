@@ -1,0 +1,5 @@
+# stands in for the packaged balanced
+[sata]
+alpm = med_power_with_dipm
+[usb]
+autosuspend = allowlist

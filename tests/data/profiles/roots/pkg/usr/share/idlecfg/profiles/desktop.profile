@@ -1,0 +1,3 @@
+# stands in for the packaged desktop
+[usb]
+autosuspend = allowlist
