@@ -257,10 +257,22 @@ static void print_device_text(FILE *f, const struct device *d, int indent)
                 print_device_text(f, &d->children[i], indent + 4);
 }
 
+/* "  key    value", the value wrapped at word boundaries below itself */
 static void print_pair(FILE *f, const char *key, const char *value)
 {
-        if (value)
-                fprintf(f, "  %-18s %s\n", key, value);
+        int col;
+
+        if (!value)
+                return;
+        col = fprintf(f, "  %-18s", key);
+        for (const char *p = value; *p; p += strspn(p, " ")) {
+                size_t w = strcspn(p, " ");
+                if (col > 21 && col + 1 + (int) w > WIDTH)
+                        col = fprintf(f, "\n%20s", "") - 1;
+                col += fprintf(f, " %.*s", (int) w, p);
+                p += w;
+        }
+        fputc('\n', f);
 }
 
 void inventory_print_text(const struct inventory *inv, FILE *f)

@@ -6,7 +6,7 @@ need umockdev-run depmod "${CC:-cc}" python3
 
 machines=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
 count=$(echo "$machines" | wc -w)
-plan $((count * 3))
+plan $((count * 4))
 
 for m in $machines; do
         dir=$TESTS_DATA/machines/$m
@@ -19,5 +19,6 @@ for m in $machines; do
         golden "$m: JSON matches expected/detect.json" "$dir/expected/detect.json" "$tmp/$m.norm.json"
         run_machine "$dir" "$IDLECFG" detect --root "$root" --kernel "$KVER" 2>&1 | normalize "$root" >"$tmp/$m.txt"
         golden "$m: text matches expected/detect.txt" "$dir/expected/detect.txt" "$tmp/$m.txt"
+        check "$m: text fits 80 columns" awk 'length > 80 { print; bad = 1 } END { exit bad }' "$tmp/$m.txt"
 done
 done_testing
