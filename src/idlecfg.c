@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "inventory.h"
+#include "planner.h"
 #include "util.h"
 
 enum {
@@ -18,6 +19,8 @@ struct args {
         const char *root;
         const char *kernel;
         const char *profile;
+        const char *profiles_dir;
+        const char *format;
         bool json;
         int verbose;
 };
@@ -52,8 +55,162 @@ static int verb_detect(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
+static int build_plan(const struct args *a, struct inventory **ret_inv, struct plan **ret_plan)
+{
+        struct detect_options o = { .root = a->root, .kernel = a->kernel };
+        struct plan_options po = { .root = a->root, .profile = a->profile, .profiles_dir = a->profiles_dir };
+        struct plan_error pe = {};
+        int r;
+
+        r = inventory_detect(&o, ret_inv);
+        if (r < 0) {
+                fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
+                return EXIT_FAILURE_;
+        }
+        r = plan_build(*ret_inv, &po, ret_plan, &pe);
+        if (r < 0) {
+                fprintf(stderr, "idlecfg: %s\n", pe.message ? pe.message : strerror(-r));
+                plan_error_done(&pe);
+                inventory_free(*ret_inv);
+                /* a bad profile or hwdb is bad input */
+                return r == -ENOMEM ? EXIT_FAILURE_ : EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+static int verb_plan(const struct args *a, int argc, char **argv)
+{
+        static const struct { const char *name; enum emit_format fmt; } formats[] = {
+                { "udev", EMIT_UDEV }, { "modprobe", EMIT_MODPROBE },
+                { "tmpfiles", EMIT_TMPFILES }, { "cmdline", EMIT_CMDLINE },
+        };
+        struct inventory *inv = NULL;
+        struct plan *p = NULL;
+        int r;
+
+        if (a->format && !streq(a->format, "text") && !streq(a->format, "json")) {
+                bool known = false;
+                for (size_t i = 0; i < ELEMENTSOF(formats); i++)
+                        known = known || streq(a->format, formats[i].name);
+                if (!known) {
+                        fprintf(stderr, _("idlecfg: unknown --format '%s'; valid: text, json, udev, modprobe, "
+                                          "tmpfiles, cmdline\n"), a->format);
+                        return EXIT_USAGE;
+                }
+        }
+        r = build_plan(a, &inv, &p);
+        if (r != EXIT_OK)
+                return r;
+        if (a->json || streq_ptr(a->format, "json"))
+                plan_print_json(p, stdout);
+        else if (!a->format || streq(a->format, "text"))
+                plan_print_text(p, stdout);
+        else
+                for (size_t i = 0; i < ELEMENTSOF(formats); i++)
+                        if (streq(a->format, formats[i].name)) {
+                                struct emit_error ee = {};
+                                if (emit_render(p, formats[i].fmt, stdout, &ee) < 0) {
+                                        fprintf(stderr, "idlecfg: %s\n", ee.message ? ee.message : "?");
+                                        emit_error_done(&ee);
+                                        r = EXIT_USAGE;
+                                }
+                        }
+        plan_free(p);
+        inventory_free(inv);
+        if (r == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
+                fprintf(stderr, _("idlecfg: cannot write output: %s\n"), strerror(errno));
+                return EXIT_FAILURE_;
+        }
+        return r;
+}
+
+/* does the argument name device D? sysfs path, PCI address, vendor:product or sysname */
+static bool names_device(const struct device *d, const char *arg)
+{
+        const char *v, *p;
+        size_t n;
+
+        if (startswith(arg, "/sys/"))
+                arg += 4;
+        if (d->devpath && streq(d->devpath, arg))
+                return true;
+        if (d->name && streq(d->name, arg))
+                return true;
+        /* a PCI address without its domain: 00:14.0 */
+        if (streq(d->class, "pci") && d->name && startswith(d->name, "0000:") && streq(d->name + 5, arg))
+                return true;
+        if (streq(d->class, "usb") && (p = strchr(arg, ':')) && (v = kv_get(&d->ids, "vendor"))) {
+                n = (size_t) (p - arg);
+                return strlen(v) == n && strncasecmp(v, arg, n) == 0 &&
+                       strcasecmp(strempty(kv_get(&d->ids, "product")), p + 1) == 0;
+        }
+        return false;
+}
+
+static const struct device *find_device(const struct device *d, const char *arg)
+{
+        if (names_device(d, arg))
+                return d;
+        for (size_t i = 0; i < d->n_children; i++) {
+                const struct device *x = find_device(&d->children[i], arg);
+                if (x)
+                        return x;
+        }
+        return NULL;
+}
+
+static int verb_explain(const struct args *a, int argc, char **argv)
+{
+        struct inventory *inv = NULL;
+        struct plan *p = NULL;
+        const struct device *d = NULL;
+        size_t shown = 0;
+        int r;
+
+        r = build_plan(a, &inv, &p);
+        if (r != EXIT_OK)
+                return r;
+        for (size_t c = 0; c < _CL_MAX && !d; c++)
+                for (size_t i = 0; i < inv->classes[c].n && !d; i++)
+                        d = find_device(&inv->classes[c].v[i], argv[0]);
+        if (!d) {
+                fprintf(stderr, _("idlecfg: no device '%s' (give a sysfs path, a PCI address, "
+                                  "USB vendor:product or a device name such as host0)\n"), argv[0]);
+                plan_free(p);
+                inventory_free(inv);
+                return EXIT_USAGE;
+        }
+        printf(_("Device %s (%s) %s\n"), d->name, d->class, strempty(d->devpath));
+        if (d->driver)
+                printf(_("  driver %s\n"), d->driver);
+        if (d->modalias)
+                printf(_("  modalias %s\n"), d->modalias);
+        for (size_t i = 0; i < d->knobs.n; i++)
+                printf("  %s = %s\n", d->knobs.v[i].key, d->knobs.v[i].value ? d->knobs.v[i].value : _("(unreadable)"));
+        printf(_("\nDecisions (profile %s, %s):\n"), p->profile, p->profile_reason);
+        for (size_t i = 0; i < p->n; i++) {
+                const struct setting *s = &p->v[i];
+                if (!streq_ptr(s->device, d->devpath))
+                        continue;
+                shown++;
+                if (s->value)
+                        printf("  %s: %s %s -> %s (%s)\n      %s\n", s->knob, s->attr ? s->attr : strempty(s->param),
+                               s->current ? s->current : "?", s->value, mechanism_to_string(s->mech), s->reason);
+                else
+                        printf("  %s: %s\n", s->knob, s->reason);
+        }
+        if (!shown)
+                printf(_("  none: no knob family plans anything for this device (no knob it manages, "
+                         "or the device is not in a class idlecfg plans)\n"));
+        plan_free(p);
+        inventory_free(inv);
+        return EXIT_OK;
+}
+
 static const struct verb verbs[] = {
         { "detect", 0, 0, verb_detect, N_("Show the hardware, its power knobs and the fingerprint") },
+        { "plan", 0, 0, verb_plan, N_("Show the settings for this machine and why") },
+        { "explain", 1, 1, verb_explain, N_("Show every decision about one device and why") },
 };
 
 static void usage(FILE *f)
@@ -67,6 +224,9 @@ static void usage(FILE *f)
         fputs(_("  -r, --root DIR        operate on the system below DIR (default /)\n"), f);
         fputs(_("  -k, --kernel VERSION  check modules against DIR/lib/modules/VERSION\n"), f);
         fputs(_("  -j, --json            print JSON (schema in idlecfg(8))\n"), f);
+        fputs(_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n"), f);
+        fputs(_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n"), f);
+        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles or cmdline\n"), f);
         fputs(_("  -v, --verbose         say more\n"), f);
         fputs(_("  -h, --help            show this help\n"), f);
         fputs(_("  -V, --version         show the version\n"), f);
@@ -119,6 +279,9 @@ int main(int argc, char **argv)
                 { "root", required_argument, NULL, 'r' },
                 { "kernel", required_argument, NULL, 'k' },
                 { "json", no_argument, NULL, 'j' },
+                { "profile", required_argument, NULL, 'p' },
+                { "profiles-dir", required_argument, NULL, 'P' },
+                { "format", required_argument, NULL, 'f' },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
@@ -132,7 +295,7 @@ int main(int argc, char **argv)
         bindtextdomain(PACKAGE, LOCALEDIR);
         textdomain(PACKAGE);
 
-        while ((c = getopt_long(argc, argv, "r:k:jvhV", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "r:k:jp:f:vhV", options, NULL)) >= 0) {
                 switch (c) {
                 case 'r':
                         if (!*optarg) {
@@ -150,6 +313,19 @@ int main(int argc, char **argv)
                         break;
                 case 'j':
                         a.json = true;
+                        break;
+                case 'p':
+                        if (!profile_name_valid(optarg)) {
+                                fprintf(stderr, _("idlecfg: --profile '%s' is not a profile name\n"), optarg);
+                                return EXIT_USAGE;
+                        }
+                        a.profile = optarg;
+                        break;
+                case 'P':
+                        a.profiles_dir = optarg;
+                        break;
+                case 'f':
+                        a.format = optarg;
                         break;
                 case 'v':
                         a.verbose++;

@@ -5,7 +5,7 @@
 plan 3
 
 missing=
-for f in $(cd "$top_srcdir" && grep -l '_("' src/*.c); do
+for f in $(cd "$top_srcdir" && grep -l '_("' src/*.c src/knobs/*.c); do
         grep -qx "$f" "$top_srcdir/po/POTFILES.in" || missing="$missing $f"
 done
 check "po/POTFILES.in lists every file with _() messages${missing:+ (missing:$missing)}" test -z "$missing"

@@ -75,6 +75,18 @@ mkroot() {
         mkmodroot "$_root"
 }
 
+# an installed target: mkroot plus idlecfg's profiles and hwdb, and systemd's
+# autosuspend hwdb files from the shared fixtures (udev 252) when present
+mkroot_installed() {
+        mkroot "$1" "$2" || return 1
+        mkdir -p "$2/usr/share/idlecfg/profiles" "$2/usr/lib/udev/hwdb.d"
+        cp "$top_srcdir"/profiles/*.profile "$2/usr/share/idlecfg/profiles/"
+        cp "$top_srcdir"/hwdb/*.hwdb "$2/usr/lib/udev/hwdb.d/" 2>/dev/null || true
+        if [ -d "$FIXTURES/hwdb" ]; then
+                cp "$FIXTURES"/hwdb/60-*.hwdb "$2/usr/lib/udev/hwdb.d/"
+        fi
+}
+
 # replace what differs between runs: the temporary root, the version
 normalize() {
         sed -e "s|$1|@ROOT@|g" -e 's|"version": "[^"]*"|"version": "@VERSION@"|'

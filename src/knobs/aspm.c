@@ -1,0 +1,104 @@
+/* knobs/aspm.c: PCIe ASPM: the global policy and the per-link L1 substate files */
+#include "config.h"
+
+#include "planner.h"
+
+static const struct { const char *state, *file; } link_files[] = {
+        { "l0s", "link/l0s_aspm" }, { "l1", "link/l1_aspm" }, { "l1_1", "link/l1_1_aspm" },
+        { "l1_2", "link/l1_2_aspm" }, { "clkpm", "link/clkpm" },
+        { "l1_1_pcipm", "link/l1_1_pcipm" }, { "l1_2_pcipm", "link/l1_2_pcipm" },
+};
+
+/* is STATE in the comma-separated LIST? */
+static bool in_list(const char *list, const char *state)
+{
+        size_t n = strlen(state);
+
+        for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 1 : 0))
+                if (strncmp(p, state, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
+static bool cmdline_has(const char *cmdline, const char *word)
+{
+        size_t n = strlen(word);
+
+        for (const char *p = cmdline; p && (p = strstr(p, word)); p += n)
+                if ((p == cmdline || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
+static void per_link(struct planctx *c)
+{
+        const struct device_list *l = &c->inv->classes[CL_PCI];
+
+        for (size_t i = 0; i < l->n; i++) {
+                const struct device *d = &l->v[i];
+                struct hwdb_fact allow = {}, deny = {};
+                bool has_allow = hwdb_fact(c, d->modalias, "IDLECFG_ASPM_ALLOW", &allow);
+                bool has_deny = hwdb_fact(c, d->modalias, "IDLECFG_ASPM_DENY", &deny);
+
+                if (!has_allow && !has_deny)
+                        continue;
+                for (size_t k = 0; k < ELEMENTSOF(link_files); k++) {
+                        const struct kv *cur = kv_find(&d->knobs, link_files[k].file);
+                        if (!cur)
+                                continue;       /* no such file: link without the state, or kernel < 5.5 */
+                        if (has_deny && in_list(deny.value, link_files[k].state))
+                                plan_device(c, d, "pcie_aspm.link", link_files[k].file, "0", fact_reason(&deny));
+                        else if (has_allow && in_list(allow.value, link_files[k].state))
+                                plan_device(c, d, "pcie_aspm.link", link_files[k].file, "1", fact_reason(&allow));
+                }
+        }
+}
+
+void knob_aspm(struct planctx *c)
+{
+        const char *policy = profile_value(c, "pcie_aspm", "policy");
+        const char *links = profile_value(c, "pcie_aspm", "links");
+        const char *cur = kv_get(&c->inv->modparams, "pcie_aspm.policy");
+        _cleanup_free_ char *selected = NULL;
+        struct setting *s;
+
+        if (cmdline_has(c->cmdline, "pcie_aspm=off")) {
+                plan_skip(c, NULL, "pcie_aspm.policy",
+                          xstrdup(("skipped: the kernel runs with pcie_aspm=off: the firmware's ASPM setup is left alone")));
+                return;
+        }
+        if (policy) {
+                if (cur)
+                        parse_selected(cur, &selected);
+                if (!cur && root_is_host(c->inv->root))
+                        plan_skip(c, NULL, "pcie_aspm.policy",
+                                  xstrdup(("skipped: /sys/module/pcie_aspm/parameters/policy is missing: "
+                                            "the kernel has no ASPM support (CONFIG_PCIEASPM)")));
+                else {
+                        /* the command line for boot; tmpfiles for the running kernel */
+                        s = plan_add(c->plan);
+                        s->knob = xstrdup("pcie_aspm.policy");
+                        s->module = xstrdup("pcie_aspm");
+                        s->param = xstrdup("policy");
+                        s->value = xstrdup(policy);
+                        s->current = selected ? xstrdup(selected) : NULL;
+                        s->mech = MECH_CMDLINE;
+                        s->reason = profile_reason(c, "pcie_aspm", "policy");
+                        s = plan_add(c->plan);
+                        s->knob = xstrdup("pcie_aspm.policy");
+                        s->module = xstrdup("pcie_aspm");
+                        s->param = xstrdup("policy");
+                        s->value = xstrdup(policy);
+                        s->current = selected ? xstrdup(selected) : NULL;
+                        s->mech = MECH_TMPFILES;
+                        {
+                                _cleanup_free_ char *why = profile_reason(c, "pcie_aspm", "policy");
+                                s->reason = xasprintf(("%s; at run time too (the write fails where the firmware "
+                                                        "denies the OS ASPM control)"), why);
+                        }
+                }
+        } else
+                plan_skip_keep(c, "pcie_aspm.policy", "pcie_aspm", "policy");
+        if (links && streq(links, "yes"))
+                per_link(c);
+}

@@ -1,0 +1,57 @@
+/* knobs/i2c.c: runtime PM of I2C controllers and clients, i2c-hid touchpads only when allowed */
+#include "config.h"
+
+#include "planner.h"
+
+void knob_i2c(struct planctx *c)
+{
+        const struct device_list *l = &c->inv->classes[CL_I2C];
+        const char *want = profile_value(c, "i2c", "runtime_pm");
+
+        if (!want) {
+                if (l->n)
+                        plan_skip_keep(c, "i2c.runtime_pm", "i2c", "runtime_pm");
+                return;
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                const struct device *a = &l->v[i];
+
+                /* the adapter's controller (designware, lpss): its runtime PM gates the bus */
+                if (kv_find(&a->knobs, "device/power/control") && kv_get(&a->ids, "controller")) {
+                        /* the rule matches the controller itself, where the file is power/control */
+                        struct setting *s = plan_device(c, a, "i2c.runtime_pm", "power/control", want,
+                                                        profile_reason(c, "i2c", "runtime_pm"));
+                        const char *cur = kv_get(&a->knobs, "device/power/control");
+                        free(s->current);
+                        s->current = cur ? xstrdup(cur) : NULL;
+                }
+                for (size_t k = 0; k < a->n_children; k++) {
+                        const struct device *d = &a->children[k];
+                        struct hwdb_fact f;
+
+                        if (!kv_find(&d->knobs, "power/control"))
+                                continue;
+                        if (hwdb_fact(c, d->modalias, "IDLECFG_I2C_RUNTIME_PM", &f)) {
+                                _cleanup_free_ char *why = fact_reason(&f);
+                                if (streq(f.value, "allow"))
+                                        plan_device(c, d, "i2c.runtime_pm", "power/control", want, TAKE_PTR(why));
+                                else
+                                        plan_skip(c, d, "i2c.runtime_pm", xasprintf(("skipped: %s"), why));
+                                continue;
+                        }
+                        if (streq_ptr(d->driver, "cyapa")) {
+                                plan_skip(c, d, "i2c.runtime_pm",
+                                          xstrdup(("skipped: cyapa touchpad: systemd's 60-autosuspend.rules keeps it on")));
+                                continue;
+                        }
+                        if (d->driver && (startswith(d->driver, "i2c_hid") || startswith(d->driver, "i2c-hid"))) {
+                                plan_skip(c, d, "i2c.runtime_pm",
+                                          xstrdup(("skipped: i2c-hid input device: touchpads die or idle wrongly with "
+                                                    "runtime PM (pop-os/pop#4053); only with a hwdb allow entry")));
+                                continue;
+                        }
+                        plan_skip(c, d, "i2c.runtime_pm",
+                                  xstrdup(("skipped: I2C client without a hwdb entry: its driver decides")));
+                }
+        }
+}

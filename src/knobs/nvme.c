@@ -1,0 +1,47 @@
+/* knobs/nvme.c: NVMe APST latency, only where the hwdb has a quirk for the model */
+#include "config.h"
+
+#include "planner.h"
+
+void knob_nvme(struct planctx *c)
+{
+        const struct device_list *l = &c->inv->classes[CL_NVME];
+        const struct device_list *pci = &c->inv->classes[CL_PCI];
+        const char *mode = profile_value(c, "nvme", "apst");
+
+        if (!l->n)
+                return;
+        if (!mode) {
+                plan_skip_keep(c, "nvme.apst", "nvme", "apst");
+                return;
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                const struct device *d = &l->v[i];
+                _cleanup_free_ char *key = xasprintf("idlecfg-nvme:%s:%s", strempty(kv_get(&d->ids, "model")),
+                                                     strempty(kv_get(&d->ids, "firmware")));
+                const char *ctrl = kv_get(&d->ids, "controller");
+                const char *pci_alias = NULL;
+                struct hwdb_fact f;
+                bool found;
+
+                for (size_t k = 0; k < pci->n; k++)
+                        if (streq_ptr(pci->v[k].name, ctrl))
+                                pci_alias = pci->v[k].modalias;
+                found = hwdb_fact(c, key, "IDLECFG_NVME_APST", &f) ||
+                        hwdb_fact(c, pci_alias, "IDLECFG_NVME_APST", &f);
+                if (!found) {
+                        plan_skip(c, d, "nvme.apst",
+                                  xasprintf(("skipped: no APST quirk for %s: the kernel's APST stays"),
+                                            strempty(kv_get(&d->ids, "model"))));
+                        continue;
+                }
+                if (streq(f.value, "deny"))
+                        /* the parameter is global: it turns APST off for every NVMe of the machine */
+                        plan_param(c, d, "nvme.apst", "nvme_core", "default_ps_max_latency_us", "0", fact_reason(&f));
+                else {
+                        _cleanup_free_ char *why = fact_reason(&f);
+                        plan_skip(c, d, "nvme.apst",
+                                  xasprintf(("skipped: %s: the kernel applies this quirk itself"), why));
+                }
+        }
+}

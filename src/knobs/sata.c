@@ -1,0 +1,76 @@
+/* knobs/sata.c: SATA link power management per AHCI host, never for NOLPM disks */
+#include "config.h"
+
+#include "planner.h"
+
+/* our own hwdb key for ATA disks: they have no modalias */
+static char *ata_key(const struct device *disk)
+{
+        return xasprintf("idlecfg-ata:%s:%s", strempty(kv_get(&disk->ids, "model")),
+                         strempty(kv_get(&disk->ids, "firmware")));
+}
+
+void knob_sata(struct planctx *c)
+{
+        const struct device_list *l = &c->inv->classes[CL_SATA];
+        const char *want = profile_value(c, "sata", "alpm");
+
+        if (!want) {
+                for (size_t i = 0; i < l->n; i++)
+                        if (kv_find(&l->v[i].knobs, "link_power_management_policy")) {
+                                plan_skip_keep(c, "sata.alpm", "sata", "alpm");
+                                break;
+                        }
+                return;
+        }
+        for (size_t i = 0; i < l->n; i++) {
+                const struct device *h = &l->v[i];
+                const char *supported = kv_get(&h->knobs, "link_power_management_supported");
+                bool nolpm = false, optical = false;
+                size_t disks = 0;
+
+                if (!kv_find(&h->knobs, "link_power_management_policy"))
+                        continue;
+                if (!streq_ptr(kv_get(&h->ids, "proc_name"), "ahci")) {
+                        plan_skip(c, h, "sata.alpm", xasprintf(("skipped: not an AHCI host (%s)"),
+                                                               strempty(kv_get(&h->ids, "proc_name"))));
+                        continue;
+                }
+                if (supported && streq(supported, "0")) {
+                        plan_skip(c, h, "sata.alpm",
+                                  xstrdup(("skipped: the kernel says this port does not support LPM "
+                                            "(external or hot-plug port)")));
+                        continue;
+                }
+                for (size_t k = 0; k < h->n_children && !nolpm; k++) {
+                        const struct device *disk = &h->children[k];
+                        _cleanup_free_ char *key = ata_key(disk);
+                        struct hwdb_fact f;
+
+                        disks++;
+                        optical = optical || streq_ptr(kv_get(&disk->ids, "kind"), "optical");
+                        if (hwdb_fact(c, key, "IDLECFG_SATA_ALPM", &f) && streq(f.value, "deny")) {
+                                _cleanup_free_ char *why = fact_reason(&f);
+                                plan_skip(c, h, "sata.alpm", xasprintf(("skipped: disk %s %s: %s"),
+                                                                       strempty(kv_get(&disk->ids, "model")),
+                                                                       strempty(kv_get(&disk->ids, "firmware")), why));
+                                nolpm = true;
+                        }
+                }
+                if (nolpm)
+                        continue;
+                if (disks == 0) {
+                        plan_skip(c, h, "sata.alpm",
+                                  xstrdup(("skipped: no disk on this port: LPM would stop hot-plug detection "
+                                            "(https://github.com/pop-os/system76-power/issues/417)")));
+                        continue;
+                }
+                {
+                        _cleanup_free_ char *why = profile_reason(c, "sata", "alpm");
+                        plan_device(c, h, "sata.alpm", "link_power_management_policy", want,
+                                    optical ? xasprintf(("%s; optical drive on this port (ZPODD powers it off "
+                                                          "by itself where the firmware supports it)"), why)
+                                            : xstrdup(why));
+                }
+        }
+}

@@ -1,0 +1,106 @@
+/* plan.h: the settings planned for one machine, each with its reason, as plain data */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "inventory.h"
+
+/* how a setting reaches the system */
+enum mechanism {
+        MECH_UDEV,      /* ATTR{attr}="value" in a generated udev rule, guarded by TEST=="attr" */
+        MECH_MODPROBE,  /* "options module param=value" in modprobe.d (loadable modules only) */
+        MECH_TMPFILES,  /* "w /sys/module/M/parameters/P - - - - value" in tmpfiles.d (run time) */
+        MECH_CMDLINE,   /* "module.param=value" on the kernel command line (built-in modules) */
+        MECH_NONE,      /* a skip: nothing is written, the reason says why */
+        _MECH_MAX,
+};
+const char *mechanism_to_string(enum mechanism m);
+
+struct setting {
+        char *knob;             /* family.key, e.g. "pci.runtime_pm", "sata.alpm", "audio.power_save" */
+        char *device;           /* devpath (/devices/...) of the device, NULL for a global setting */
+        char *device_name;      /* sysname for display (0000:00:14.0, 1-3, host0), NULL if global */
+        char *device_class;     /* inventory class of the device ("pci", "usb", ...), NULL if global */
+        /* where the value goes: a sysfs attribute relative to the device (power/control,
+         * link/l1_2_aspm, link_power_management_policy) for MECH_UDEV, or module and
+         * parameter for MECH_MODPROBE, MECH_TMPFILES and MECH_CMDLINE */
+        char *attr;
+        char *module;
+        char *param;
+        char *value;            /* wanted value; NULL for a skip */
+        char *current;          /* value now, NULL if unknown */
+        enum mechanism mech;
+        char *reason;           /* "hwdb/70-idlecfg-sata.hwdb:41 (kernel NOLPM quirk)",
+                                   "profile balanced [usb] autosuspend", "skipped: HID device, ..." */
+        /* udev match keys of the device for MECH_UDEV, in rule order:
+         * key "SUBSYSTEM" -> SUBSYSTEM=="value", "KERNEL" -> KERNEL=="value",
+         * "ATTR{x}" -> ATTR{x}=="value", "ATTRS{x}" -> ATTRS{x}=="value", "DRIVER" -> DRIVER=="value" */
+        struct kvlist match;
+};
+
+struct plan {
+        char *profile;          /* the profile used */
+        char *profile_reason;   /* why it was chosen */
+        char *fingerprint;
+        char *kernel;           /* target kernel release, NULL if unknown */
+        struct setting *v;
+        size_t n;
+        char **warnings;        /* two tools fighting, hwdb warnings, ... */
+        size_t n_warnings;
+};
+
+struct setting *plan_add(struct plan *p);
+void plan_add_warning(struct plan *p, const char *fmt, ...) _printf_(2, 3);
+void plan_free(struct plan *p);
+
+/* ---- emitters: render one file of a plan (emit.c) ---- */
+
+enum emit_format {
+        EMIT_UDEV,
+        EMIT_MODPROBE,
+        EMIT_TMPFILES,
+        EMIT_CMDLINE,
+};
+
+struct emit_error {
+        char *message;          /* translated; names the setting and the offending value */
+};
+void emit_error_done(struct emit_error *e);
+
+/* Check one planned value against the strict whitelist of its knob before it
+ * is written anywhere: 0, or -EINVAL with a message. */
+int emit_check_value(const struct setting *s, struct emit_error *ret_error);
+
+/* Render the settings of one mechanism into f: deterministic, with a header
+ * naming version, profile and fingerprint. Every value is checked first; on
+ * any error nothing is written to f and -EINVAL is returned. */
+int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit_error *ret_error);
+
+/* ---- the whitelist of every knob (emit.c) ----
+ * One table for the planner and the emitters: a value it refuses is an error,
+ * never text in a file. The planner can check hwdb and profile values with
+ * knob_value_ok() and turn a bad one into a skip with its reason. */
+
+enum knob_kind {
+        KNOB_WORDS,             /* one of the words of "words" */
+        KNOB_INT,               /* a decimal integer from min to max, written the kernel's way */
+        KNOB_RESUME,            /* resume=: UUID=<hex digits and dashes> or /dev/<letters, digits, / _ -> */
+};
+
+struct knob_rule {
+        const char *knob;       /* "pci.runtime_pm" */
+        enum knob_kind kind;
+        const char *words;      /* KNOB_WORDS: "auto|on" */
+        long min, max;          /* KNOB_INT */
+        /* where it may go, "a|b" lists; NULL: nowhere. attrs: sysfs attributes a udev rule
+         * may set; params: "module.param", or a bare "param" for the command line only */
+        const char *attrs;
+        const char *params;
+};
+
+/* the rule of KNOB, NULL for an unknown knob */
+const struct knob_rule *knob_rule(const char *knob);
+/* every rule, in table order (docs and tests) */
+const struct knob_rule *knob_rules(size_t *ret_n);
+bool knob_value_ok(const struct knob_rule *r, const char *value);

@@ -1,0 +1,95 @@
+#!/bin/sh
+# tests/plan-machines.sh: idlecfg plan on every recorded machine and profile:
+# golden plans, and the safety rules checked on every one of them
+. "$top_srcdir/tests/lib.sh"
+[ -d "$FIXTURES/hwdb" ] || skip_all "no shared fixtures at $FIXTURES (systemd's autosuspend hwdb)"
+need umockdev-run depmod "${CC:-cc}" python3
+HWDB_QUERY=${HWDB_QUERY:-$top_builddir/tests/hwdb-query}
+
+machines=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
+profiles="balanced powersave performance desktop"
+count=0
+for m in $machines; do for p in $profiles; do count=$((count + 1)); done; done
+plan $((count * 5 + 3))
+
+# fields of the JSON settings, one line each: knob|device|class|value|mechanism|reason
+flat() {
+        python3 -c '
+import json, sys
+for s in json.load(sys.stdin)["settings"]:
+    print("|".join(str(s.get(k) or "") for k in ("knob", "device", "class", "value", "mechanism", "reason", "module")))'
+}
+
+for m in $machines; do
+        dir=$TESTS_DATA/machines/$m
+        root=$tmp/$m-root
+        mkroot_installed "$dir" "$root" || { echo "Bail out! cannot build the root of $m"; exit 1; }
+        # the models of the disks on the kernel's NOLPM list, from the detect JSON
+        run_machine "$dir" "$IDLECFG" detect --json --root "$root" --kernel "$KVER" >"$tmp/$m.detect.json" 2>/dev/null
+        for p in $profiles; do
+                run_machine "$dir" "$IDLECFG" plan --json --profile "$p" --root "$root" --kernel "$KVER" \
+                        >"$tmp/$m.$p.json" 2>"$tmp/$m.$p.err"
+                rc=$?
+                check "$m/$p: plan exits 0 with valid JSON" sh -c "test $rc -eq 0 && python3 -m json.tool '$tmp/$m.$p.json' >/dev/null"
+                normalize "$root" <"$tmp/$m.$p.json" >"$tmp/norm.json"
+                golden "$m/$p: plan matches expected/plan-$p.json" "$dir/expected/plan-$p.json" "$tmp/norm.json"
+                flat <"$tmp/$m.$p.json" >"$tmp/flat"
+                # SATA hosts that got an ALPM setting must have no disk the hwdb denies
+                bad=$(grep '^sata.alpm|' "$tmp/flat" | awk -F'|' '$4 != "" { print $2 }' | while read -r host; do
+                        python3 - "$tmp/$m.detect.json" "$host" <<'PY' | while IFS= read -r key; do
+import json, sys
+inv = json.load(open(sys.argv[1]))
+for h in inv["devices"]["sata"]:
+    if h["name"] == sys.argv[2]:
+        for d in h["children"]:
+            print("idlecfg-ata:%s:%s" % (d["ids"].get("model", ""), d["ids"].get("firmware", "")))
+PY
+                                "$HWDB_QUERY" "$root" "$key" | grep -q '^IDLECFG_SATA_ALPM=deny' && echo "$host"
+                        done
+                done)
+                check "$m/$p: no host of a NOLPM disk gets ALPM" test -z "$bad"
+                # HID devices never get autosuspend unless an allowlist says so
+                hid=$(python3 - "$tmp/$m.detect.json" <<'PY'
+import json, sys
+inv = json.load(open(sys.argv[1]))
+for u in inv["devices"]["usb"]:
+    if any(c["ids"].get("class") == "03" for c in u["children"]):
+        print(u["name"])
+PY
+)
+                bad=
+                for u in $hid; do
+                        grep "^usb.autosuspend|$u|usb|auto|" "$tmp/flat" | grep -vq 'hwdb ' && bad="$bad $u"
+                done
+                check "$m/$p: no HID device autosuspended without an allowlist entry${bad:+ ($bad)}" test -z "$bad"
+                # module parameters: loadable -> modprobe.d, built-in -> command line
+                bad=$(awk -F'|' '$5 == "modprobe" && ($7 == "usbcore" || $7 == "pcie_aspm") { print $1 }' "$tmp/flat")
+                check "$m/$p: no built-in module parameter in modprobe.d${bad:+ ($bad)}" test -z "$bad"
+        done
+done
+
+# the same machine with snd_hda_intel built in: power_save goes to the command line
+m=intel-laptop
+root=$tmp/builtin-root
+sed 's/^snd_hda_intel loadable/snd_hda_intel builtin/' "$TESTS_DATA/modroot.spec" >"$tmp/builtin.spec"
+mkdir -p "$root"
+cp -R "$TESTS_DATA/machines/$m/root/." "$root/"
+sh "$top_srcdir/tests/mkmodroot.sh" "$tmp/builtin.spec" "$root" "$KVER" >/dev/null 2>&1
+mkdir -p "$root/usr/share/idlecfg/profiles"
+cp "$top_srcdir"/profiles/*.profile "$root/usr/share/idlecfg/profiles/"
+run_machine "$TESTS_DATA/machines/$m" "$IDLECFG" plan --json --profile balanced --root "$root" >"$tmp/builtin.json" 2>&1
+check "built-in snd_hda_intel: power_save on the command line" sh -c "
+        python3 -c 'import json,sys; s=[x for x in json.load(open(sys.argv[1]))[\"settings\"] if x[\"knob\"]==\"audio.power_save\"]; sys.exit(0 if s and s[0][\"mechanism\"]==\"cmdline\" else 1)' '$tmp/builtin.json'"
+run_machine "$TESTS_DATA/machines/$m" "$IDLECFG" plan --format=cmdline --profile balanced --root "$root" >"$tmp/cmdline" 2>&1
+check "--format=cmdline carries snd_hda_intel.power_save" grep -q 'snd_hda_intel.power_save=' "$tmp/cmdline"
+
+# a hostile hwdb value never reaches a rule
+root=$tmp/intel-laptop-root
+mkdir -p "$root/etc/udev/hwdb.d"
+printf 'usb:v*\n ID_AUTOSUSPEND=1\n ID_AUTOSUSPEND_DELAY_MS=2000", RUN+="/bin/sh -c reboot\n' >"$root/etc/udev/hwdb.d/99-hostile.hwdb"
+run_machine "$TESTS_DATA/machines/$m" "$IDLECFG" plan --format=udev --profile balanced --root "$root" --kernel "$KVER" \
+        >"$tmp/hostile.rules" 2>"$tmp/hostile.err"
+rc=$?
+check "hostile hwdb value: exit 2, error names it, no rule written" sh -c "
+        test $rc -eq 2 && grep -q 'RUN' '$tmp/hostile.err' && ! grep -q 'RUN' '$tmp/hostile.rules'"
+done_testing
