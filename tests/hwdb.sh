@@ -118,12 +118,13 @@ else
 fi
 check "our strict load accepts tests/data/hwdb" "$HWDB_QUERY" --strict "$good"
 
-# 3: test data plus systemd's autosuspend lists, where they are available
+# 3: test data, idlecfg's own database, and systemd's autosuspend lists
+cp "$top_srcdir"/hwdb/*.hwdb "$good/usr/lib/udev/hwdb.d/"
 if [ -d "$FIXTURES/hwdb" ]; then
         cp "$FIXTURES"/hwdb/*.hwdb "$good/usr/lib/udev/hwdb.d/"
-        what="test data and $(ls "$FIXTURES"/hwdb/*.hwdb | wc -l) fixture hwdb files"
+        what="test data, hwdb/ and $(ls "$FIXTURES"/hwdb/*.hwdb | wc -l) fixture hwdb files"
 else
-        what="test data (no fixture hwdb files in $FIXTURES/hwdb)"
+        what="test data and hwdb/ (no fixture hwdb files in $FIXTURES/hwdb)"
 fi
 agree "same answers as systemd-hwdb: $what" "$good" "$list"
 

@@ -21,19 +21,30 @@ sh "$top/tests/bench/gen-machine.sh" 2000 > "$tmp/gen.umockdev"
 
 bench() {
         name=$1 rec=$2
+        shift 2
+        verb=${*:-detect --json}
         devices=$(grep -c '^P:' "$rec")
         for i in $(seq "$runs"); do
-                "$top/tests/run-machine" "$rec" /usr/bin/time -f '%e %M' -o "$tmp/t.$i" \
-                        "$idlecfg" detect --json --root "$tmp/root" --kernel 6.1.0-18-amd64 >/dev/null
+                # wall time in microseconds from date(1), peak RSS in KiB from GNU time
+                "$top/tests/run-machine" "$rec" sh -c 'out=$1; shift; s=$(date +%s%N); /usr/bin/time -f %M -o "$out.rss" "$@" >/dev/null;
+                        e=$(date +%s%N); echo "$(( (e - s) / 1000 )) $(cat "$out.rss")" > "$out"' sh "$tmp/t.$i" \
+                        "$idlecfg" $verb --root "$tmp/root" --kernel 6.1.0-18-amd64
         done
-        cat "$tmp"/t.* | sort -n | awk -v name="$name" -v d="$devices" -v n="$runs" '
+        cat "$tmp"/t.[0-9] "$tmp"/t.[0-9][0-9] 2>/dev/null | sort -n | awk -v name="$name" -v d="$devices" -v n="$runs" '
                 { t[NR] = $1; if ($2 > rss) rss = $2 }
-                END { printf "%-28s %5d devices  median %6.1f ms  max RSS %6.1f MiB  (%d runs)\n",
-                             name, d, t[int((NR + 1) / 2)] * 1000, rss / 1024, n }'
+                END { printf "%-28s %5d devices  median %7.1f ms  max RSS %6.1f MiB  (%d runs)\n",
+                             name, d, t[int((NR + 1) / 2)] / 1000, rss / 1024, n }'
         rm -f "$tmp"/t.*
 }
-bench "$(basename "$(dirname "$largest")")" "$largest"
-bench "generated" "$tmp/gen.umockdev"
+bench "detect $(basename "$(dirname "$largest")")" "$largest"
+bench "detect generated" "$tmp/gen.umockdev"
+# plan: with the profiles, our hwdb and this system's whole hwdb.d in the root
+mkdir -p "$tmp/root/usr/share/idlecfg/profiles" "$tmp/root/usr/lib/udev/hwdb.d"
+cp "$top"/profiles/*.profile "$tmp/root/usr/share/idlecfg/profiles/"
+cp /usr/lib/udev/hwdb.d/*.hwdb "$top"/hwdb/*.hwdb "$tmp/root/usr/lib/udev/hwdb.d/" 2>/dev/null || true
+for m in "$top"/tests/data/machines/*/machine.umockdev; do
+        bench "plan $(basename "$(dirname "$m")")" "$m" plan --profile balanced
+done
 # the floor under umockdev: udevadm reading the same devices through libudev
 "$top/tests/run-machine" "$tmp/gen.umockdev" /usr/bin/time -f '%e %M' -o "$tmp/u" udevadm info --export-db >/dev/null
 awk '{ printf "%-28s %5s          once   %6.1f ms  max RSS %6.1f MiB  (reference)\n", "udevadm info --export-db", "", $1 * 1000, $2 / 1024 }' "$tmp/u"
