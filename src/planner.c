@@ -344,6 +344,26 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
 
 /* ---- printing ---- */
 
+/* text wrapped at 80 columns at spaces, every line indented */
+static void print_wrapped(FILE *f, int indent, const char *text)
+{
+        int col = 0;
+
+        for (const char *p = text; *p; p += strspn(p, " ")) {
+                size_t w = strcspn(p, " ");
+                if (col > indent && col + 1 + (int) w > 80) {
+                        fputc('\n', f);
+                        col = 0;
+                }
+                if (col == 0)
+                        col = fprintf(f, "%*s%.*s", indent, "", (int) w, p);
+                else
+                        col += fprintf(f, " %.*s", (int) w, p);
+                p += w;
+        }
+        fputc('\n', f);
+}
+
 void plan_print_text(const struct plan *p, FILE *f)
 {
         size_t planned = 0, skipped = 0, per[_MECH_MAX] = {};
@@ -363,12 +383,14 @@ void plan_print_text(const struct plan *p, FILE *f)
                         per[s->mech]++;
                 } else
                         skipped++;
-                fprintf(f, "    %s\n", s->reason ? s->reason : "");
+                print_wrapped(f, 4, s->reason ? s->reason : "");
         }
         if (p->n_warnings) {
                 fputc('\n', f);
-                for (size_t i = 0; i < p->n_warnings; i++)
-                        fprintf(f, "%s %s\n", _("warning:"), p->warnings[i]);
+                for (size_t i = 0; i < p->n_warnings; i++) {
+                        _cleanup_free_ char *w = xasprintf("%s %s", _("warning:"), p->warnings[i]);
+                        print_wrapped(f, 0, w);
+                }
         }
         fprintf(f, _("\n%zu settings (udev %zu, modprobe %zu, tmpfiles %zu, command line %zu), %zu skipped\n"),
                 planned, per[MECH_UDEV], per[MECH_MODPROBE], per[MECH_TMPFILES], per[MECH_CMDLINE], skipped);
