@@ -10,6 +10,7 @@
 
 #include "inventory.h"
 #include "modules.h"
+#include "profile.h"
 
 /* a udev device and its sysfs directory, opened once */
 struct dev {
@@ -537,23 +538,19 @@ static void visit_i2c(struct inventory *inv, struct modctx *mc, struct udev *ude
 
 /* ---- platform: DMI, CPU ---- */
 
-static const char *chassis_name(const char *t)
+/* the SMBIOS name of a chassis_type attribute, NULL if it is not a known number */
+static const char *chassis_of(const char *t)
 {
-        static const char *const names[] = {
-                NULL, "Other", "Unknown", "Desktop", "Low Profile Desktop", "Pizza Box", "Mini Tower",
-                "Tower", "Portable", "Laptop", "Notebook", "Hand Held", "Docking Station", "All in One",
-                "Sub Notebook", "Space-saving", "Lunch Box", "Main Server Chassis", "Expansion Chassis",
-                "SubChassis", "Bus Expansion Chassis", "Peripheral Chassis", "RAID Chassis",
-                "Rack Mount Chassis", "Sealed-case PC", "Multi-system chassis", "Compact PCI",
-                "Advanced TCA", "Blade", "Blade Enclosure", "Tablet", "Convertible", "Detachable",
-                "IoT Gateway", "Embedded PC", "Mini PC", "Stick PC",
-        };
         char *end;
-        long v = t ? strtol(t, &end, 10) : 0;
+        long v;
 
-        if (!t || *end || v <= 0 || v >= (long) ELEMENTSOF(names))
+        if (!t)
                 return NULL;
-        return names[v];
+        errno = 0;
+        v = strtol(t, &end, 10);
+        if (errno || end == t || *end)
+                return NULL;
+        return chassis_name(v);
 }
 
 static void detect_dmi(struct inventory *inv)
@@ -578,8 +575,8 @@ static void detect_dmi(struct inventory *inv)
                         memmove(v, s, strlen(s) + 1);
                 }
                 kv_add_take(&inv->platform, *f, v);
-                if (streq(*f, "chassis_type") && chassis_name(kv_get(&inv->platform, *f)))
-                        kv_add(&inv->platform, "chassis", chassis_name(kv_get(&inv->platform, *f)));
+                if (streq(*f, "chassis_type") && chassis_of(kv_get(&inv->platform, *f)))
+                        kv_add(&inv->platform, "chassis", chassis_of(kv_get(&inv->platform, *f)));
         }
 }
 

@@ -1097,7 +1097,7 @@ const struct profile_setting *profile_get(const struct profile *p, const char *s
 
 /* ---- which profile ---- */
 
-static const char *chassis_name(long t)
+const char *chassis_name(long t)
 {
         /* SMBIOS 3.x, 7.4.1 System Enclosure or Chassis Types */
         static const char *const names[] = {

@@ -90,3 +90,6 @@ bool profile_name_valid(const char *name);
  * "/etc/idlecfg/idlecfg.conf:3", "chassis type 10 (Notebook)". */
 int profile_select(const char *root, const char *cli_name, const char *chassis_type,
                    char **ret_name, char **ret_reason, struct profile_error *ret_error);
+
+/* SMBIOS name of DMI chassis type T, NULL if unknown */
+const char *chassis_name(long t);

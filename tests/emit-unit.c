@@ -1,27 +1,14 @@
 /* tests/emit-unit.c: TAP tests of the emitters: knob whitelists, hostile values, file shapes, determinism */
 #include "config.h"
 
+#include "tap.h"
+
 #include <stdarg.h>
 
 #include "plan.h"
 #include "util.h"
 
-static int n, failed;
 
-static void ok(bool cond, const char *fmt, ...) _printf_(2, 3);
-static void ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        n++;
-        printf("%sok %d - ", cond ? "" : "not ", n);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        putchar('\n');
-        if (!cond)
-                failed++;
-}
 
 static void diag_text(const char *label, const char *s)
 {

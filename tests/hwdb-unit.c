@@ -1,6 +1,8 @@
 /* tests/hwdb-unit.c: TAP tests of the .hwdb reader: format, overrides, order, errors */
 #include "config.h"
 
+#include "tap.h"
+
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
@@ -9,24 +11,8 @@
 #include "hwdb.h"
 #include "util.h"
 
-static int n, failed;
 static char base[] = "/tmp/idlecfg-hwdb-unit.XXXXXX";
 
-static bool ok(bool cond, const char *fmt, ...) _printf_(2, 3);
-static bool ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        n++;
-        printf("%sok %d - ", cond ? "" : "not ", n);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        putchar('\n');
-        if (!cond)
-                failed++;
-        return cond;
-}
 
 static void diag_str(const char *what, const char *s)
 {

@@ -1,6 +1,8 @@
 /* tests/profile-unit.c: TAP tests of profiles: format checks, schema, inherit, selection */
 #include "config.h"
 
+#include "tap.h"
+
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -8,24 +10,9 @@
 #include "profile.h"
 #include "util.h"
 
-static int n, failed;
 static const char *top;
 static char *bad, *good, *shipped, *roots, *none;       /* none: a root with nothing in it */
 
-static void ok(bool cond, const char *fmt, ...) _printf_(2, 3);
-static void ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        n++;
-        printf("%sok %d - ", cond ? "" : "not ", n);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        putchar('\n');
-        if (!cond)
-                failed++;
-}
 
 static void skip(const char *why, const char *desc)
 {

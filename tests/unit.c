@@ -1,6 +1,8 @@
 /* tests/unit.c: TAP unit tests of the helpers (sha256, json, sysfs reads, lists) */
 #include "config.h"
 
+#include "tap.h"
+
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -9,21 +11,7 @@
 #include "sha256.h"
 #include "util.h"
 
-static int n, failed;
 
-static void ok(bool cond, const char *fmt, ...)
-{
-        va_list ap;
-
-        n++;
-        printf("%sok %d - ", cond ? "" : "not ", n);
-        va_start(ap, fmt);
-        vprintf(fmt, ap);
-        va_end(ap);
-        putchar('\n');
-        if (!cond)
-                failed++;
-}
 
 static void test_sha256(void)
 {
