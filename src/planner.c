@@ -276,6 +276,40 @@ static void warn_tools(struct planctx *c)
         }
 }
 
+/* The kernel command line the target boots with: /proc/cmdline for this
+ * system; for a root, what its boot setup passes (/etc/kernel/cmdline and the
+ * GRUB_CMDLINE_LINUX* lines of /etc/default/grub and grub.d), as one line of
+ * words, quotes dropped. Only used to respect what the administrator set. */
+static char *boot_cmdline(const char *root)
+{
+        static const char *const files[] = { "/etc/kernel/cmdline", "/etc/default/grub" };
+        struct strbuf sb = {};
+
+        if (root_is_host(root)) {
+                char *c = NULL;
+                if (read_file_full("/proc/cmdline", 65536, &c, NULL) < 0)
+                        return NULL;
+                strstrip(c);
+                return c;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *path = root_path(root, files[i]), *text = NULL;
+                if (read_file_full(path, 1 << 20, &text, NULL) < 0)
+                        continue;
+                for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+                        if (i == 1 && !startswith(strstrip(line), "GRUB_CMDLINE_LINUX"))
+                                continue;
+                        if (i == 1 && strchr(line, '='))
+                                line = strchr(line, '=') + 1;
+                        for (char *q = line; *q; q++)
+                                if (*q == '"' || *q == '\'' || *q == '\t')
+                                        *q = ' ';
+                        sb_appendf(&sb, "%s%s", sb.len ? " " : "", strstrip(line));
+                }
+        }
+        return sb.len ? sb_steal(&sb) : NULL;
+}
+
 int plan_build(const struct inventory *inv, const struct plan_options *o, struct plan **ret,
                struct plan_error *ret_error)
 {
@@ -315,8 +349,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 _cleanup_free_ char *w = hwdb_error_format(&warn[i]);
                 plan_add_warning(p, "%s", w);
         }
-        if (root_is_host(inv->root) && read_file_full("/proc/cmdline", 65536, &cmdline, NULL) >= 0)
-                strstrip(cmdline);
+        cmdline = boot_cmdline(inv->root);
         if (inv->kernel)
                 c.mc = modctx_new(inv->root, inv->kernel, &moddir, &note);
         c.hwdb = hwdb;

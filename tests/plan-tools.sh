@@ -5,7 +5,7 @@
 [ -d "$FIXTURES/hwdb" ] || skip_all "no shared fixtures at $FIXTURES (systemd's autosuspend hwdb)"
 need umockdev-run depmod "${CC:-cc}" udevadm
 PATH=$PATH:/sbin:/usr/sbin
-plan 13
+plan 14
 
 m=desktop-sata
 dir=$TESTS_DATA/machines/$m
@@ -25,6 +25,15 @@ ic explain 1f.2 >"$tmp/e5" 2>&1; rc=$?
 check "explain of an unknown device: exit 2, says what to give" sh -c "test $rc -eq 2 && grep -q 'no device' '$tmp/e5'"
 ic plan --format=bogus >/dev/null 2>"$tmp/e6"; rc=$?
 check "plan --format=bogus: exit 2 with the valid formats" sh -c "test $rc -eq 2 && grep -q 'tmpfiles' '$tmp/e6'"
+
+# pcie_aspm=off in the target's GRUB configuration is respected
+mkdir -p "$root/etc/default"
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet pcie_aspm=off"\n' >"$root/etc/default/grub"
+ic plan >"$tmp/off" 2>&1
+check "pcie_aspm=off in /etc/default/grub: no ASPM setting planned" sh -c "
+        tr '\n' ' ' < '$tmp/off' | tr -s ' ' | grep -q 'booted with pcie_aspm=off' && ! grep -q 'pcie_aspm.policy=' '$tmp/off' &&
+        ! grep -A1 '^pcie_aspm' '$tmp/off' | grep -q '    set '"
+rm "$root/etc/default/grub"
 
 # modprobe.d as modprobe reads it
 mkdir -p "$tmp/modprobe.d"

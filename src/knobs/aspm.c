@@ -64,7 +64,7 @@ void knob_aspm(struct planctx *c)
 
         if (cmdline_has(c->cmdline, "pcie_aspm=off")) {
                 plan_skip(c, NULL, "pcie_aspm.policy",
-                          xstrdup(("skipped: the kernel runs with pcie_aspm=off: the firmware's ASPM setup is left alone")));
+                          xstrdup(("skipped: the kernel is booted with pcie_aspm=off: the firmware's ASPM setup is left alone")));
                 return;
         }
         if (policy) {
