@@ -7,7 +7,7 @@ need umockdev-run depmod "${CC:-cc}" python3
 HWDB_QUERY=${HWDB_QUERY:-$top_builddir/tests/hwdb-query}
 
 machines=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
-profiles="balanced powersave performance desktop"
+profiles="balanced powersave performance desktop server"
 count=0
 for m in $machines; do for p in $profiles; do count=$((count + 1)); done; done
 plan $((count * 5 + 3))
