@@ -292,7 +292,16 @@ int main(int argc, char **argv)
         int c, nargs;
 
         setlocale(LC_ALL, "");
-        bindtextdomain(PACKAGE, LOCALEDIR);
+#if ENABLE_NLS
+        {
+                /* IDLECFG_LOCALEDIR overrides the compiled-in catalogue
+                 * directory, for the uninstalled test suite (tests/i18n.sh);
+                 * ignored in set-user-ID runs */
+                const char *localedir = secure_getenv("IDLECFG_LOCALEDIR");
+
+                bindtextdomain(PACKAGE, localedir && *localedir ? localedir : LOCALEDIR);
+        }
+#endif
         textdomain(PACKAGE);
 
         while ((c = getopt_long(argc, argv, "r:k:jp:f:vhV", options, NULL)) >= 0) {

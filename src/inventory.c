@@ -223,7 +223,7 @@ static void print_note(FILE *f, int indent, const char *text)
                 size_t w = strcspn(p, " ");
                 if (col + 1 + (int) w > WIDTH && col > indent + (int) strlen(label)) {
                         fputc('\n', f);
-                        col = fprintf(f, "%*s", indent + 6, "") - 1;
+                        col = fprintf(f, "%*s", indent + (int) strlen(label) + 1, "") - 1;
                 }
                 col += fprintf(f, " %.*s", (int) w, p);
                 p += w;
