@@ -245,6 +245,19 @@ struct setting *plan_param(struct planctx *c, const struct device *d, const char
         return s;
 }
 
+struct setting *plan_global(struct planctx *c, const char *knob, const char *module, const char *param,
+                            const char *value, const char *current, enum mechanism mech, char *reason_take)
+{
+        struct setting *s = add(c, NULL, knob, reason_take);
+
+        s->module = module ? xstrdup(module) : NULL;
+        s->param = xstrdup(param);
+        s->value = xstrdup(value);
+        s->current = current ? xstrdup(current) : NULL;
+        s->mech = mech;
+        return s;
+}
+
 bool usb_has_class(const struct device *d, const char *cls)
 {
         const char *dc = kv_get(&d->ids, "device_class");

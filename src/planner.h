@@ -47,6 +47,11 @@ void plan_skip_keep(struct planctx *c, const char *knob, const char *section, co
 struct setting *plan_param(struct planctx *c, const struct device *d, const char *knob, const char *module,
                            const char *param, const char *value, char *reason_take);
 
+/* A global setting with its mechanism fixed by the caller (the command line,
+ * tmpfiles.d): MODULE may be NULL for a bare kernel parameter. */
+struct setting *plan_global(struct planctx *c, const char *knob, const char *module, const char *param,
+                            const char *value, const char *current, enum mechanism mech, char *reason_take);
+
 /* udev match keys that identify device D */
 void match_device(const struct device *d, struct kvlist *match);
 

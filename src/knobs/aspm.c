@@ -60,11 +60,10 @@ void knob_aspm(struct planctx *c)
         const char *links = profile_value(c, "pcie_aspm", "links");
         const char *cur = kv_get(&c->inv->modparams, "pcie_aspm.policy");
         _cleanup_free_ char *selected = NULL;
-        struct setting *s;
 
         if (cmdline_has(c->cmdline, "pcie_aspm=off")) {
                 plan_skip(c, NULL, "pcie_aspm.policy",
-                          xstrdup(("skipped: the kernel is booted with pcie_aspm=off: the firmware's ASPM setup is left alone")));
+                          xstrdup("skipped: the kernel is booted with pcie_aspm=off: the firmware's ASPM setup is left alone"));
                 return;
         }
         if (policy) {
@@ -72,30 +71,16 @@ void knob_aspm(struct planctx *c)
                         parse_selected(cur, &selected);
                 if (!cur && root_is_host(c->inv->root))
                         plan_skip(c, NULL, "pcie_aspm.policy",
-                                  xstrdup(("skipped: /sys/module/pcie_aspm/parameters/policy is missing: "
-                                            "the kernel has no ASPM support (CONFIG_PCIEASPM)")));
+                                  xstrdup("skipped: /sys/module/pcie_aspm/parameters/policy is missing: "
+                                            "the kernel has no ASPM support (CONFIG_PCIEASPM)"));
                 else {
                         /* the command line for boot; tmpfiles for the running kernel */
-                        s = plan_add(c->plan);
-                        s->knob = xstrdup("pcie_aspm.policy");
-                        s->module = xstrdup("pcie_aspm");
-                        s->param = xstrdup("policy");
-                        s->value = xstrdup(policy);
-                        s->current = selected ? xstrdup(selected) : NULL;
-                        s->mech = MECH_CMDLINE;
-                        s->reason = profile_reason(c, "pcie_aspm", "policy");
-                        s = plan_add(c->plan);
-                        s->knob = xstrdup("pcie_aspm.policy");
-                        s->module = xstrdup("pcie_aspm");
-                        s->param = xstrdup("policy");
-                        s->value = xstrdup(policy);
-                        s->current = selected ? xstrdup(selected) : NULL;
-                        s->mech = MECH_TMPFILES;
-                        {
-                                _cleanup_free_ char *why = profile_reason(c, "pcie_aspm", "policy");
-                                s->reason = xasprintf(("%s; at run time too (the write fails where the firmware "
-                                                        "denies the OS ASPM control)"), why);
-                        }
+                        _cleanup_free_ char *why = profile_reason(c, "pcie_aspm", "policy");
+                        plan_global(c, "pcie_aspm.policy", "pcie_aspm", "policy", policy, selected, MECH_CMDLINE,
+                                    xstrdup(why));
+                        plan_global(c, "pcie_aspm.policy", "pcie_aspm", "policy", policy, selected, MECH_TMPFILES,
+                                    xasprintf("%s; at run time too (the write fails where the firmware "
+                                              "denies the OS ASPM control)", why));
                 }
         } else
                 plan_skip_keep(c, "pcie_aspm.policy", "pcie_aspm", "policy");

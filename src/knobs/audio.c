@@ -18,8 +18,8 @@ void knob_audio(struct planctx *c)
 
                 if (drv && startswith(drv, "sof-audio")) {
                         plan_skip(c, card, "audio.power_save",
-                                  xstrdup(("skipped: SOF audio DSP: the HDA power_save parameters have no effect "
-                                            "(sof #10060); its PCI runtime PM is the pci family's")));
+                                  xstrdup("skipped: SOF audio DSP: the HDA power_save parameters have no effect "
+                                            "(sof #10060); its PCI runtime PM is the pci family's"));
                         continue;
                 }
                 if (!streq_ptr(drv, "snd_hda_intel"))
@@ -38,7 +38,7 @@ void knob_audio(struct planctx *c)
                 struct hwdb_fact f;
                 if (hwdb_fact(c, hda->modalias, "IDLECFG_AUDIO_POWER_SAVE", &f) && streq(f.value, "deny")) {
                         _cleanup_free_ char *why = fact_reason(&f);
-                        plan_skip(c, hda, "audio.power_save", xasprintf(("skipped: %s"), why));
+                        plan_skip(c, hda, "audio.power_save", xasprintf("skipped: %s", why));
                         return;
                 }
         }

@@ -32,8 +32,8 @@ static void feature(struct planctx *c, const char *key, const char *knob, const 
         }
         if (!hwdb_fact(c, dmi, property, &f)) {
                 _cleanup_free_ char *why = profile_reason(c, "gpu", key);
-                plan_skip(c, NULL, knob, xasprintf(("skipped: %s, and no hwdb entry opts this platform in: "
-                                                     "the driver's default stays"), why));
+                plan_skip(c, NULL, knob, xasprintf("skipped: %s, and no hwdb entry opts this platform in: "
+                                                     "the driver's default stays", why));
                 return;
         }
         if (streq(f.value, "deny"))
@@ -52,11 +52,11 @@ void knob_gpu(struct planctx *c)
                 /* enable_rc6 was removed in 4.16: RC6 is always on; say so once */
                 if (!c->mc || !modctx_has_param(c->mc, "i915", "enable_rc6"))
                         plan_skip(c, NULL, "gpu.i915_rc6",
-                                  xstrdup(("skipped: RC6 is always on since Linux 4.16 (i915.enable_rc6 removed); "
-                                            "verify reads power/rc6_residency_ms")));
+                                  xstrdup("skipped: RC6 is always on since Linux 4.16 (i915.enable_rc6 removed); "
+                                            "verify reads power/rc6_residency_ms"));
                 else
                         plan_skip(c, NULL, "gpu.i915_rc6",
-                                  xstrdup(("skipped: i915.enable_rc6 exists in this old kernel; its default is kept")));
+                                  xstrdup("skipped: i915.enable_rc6 exists in this old kernel; its default is kept"));
         }
         if (has_driver(c, "amdgpu"))
                 feature(c, "amdgpu_abm", "gpu.amdgpu_abm", "amdgpu", "abmlevel", "IDLECFG_AMDGPU_ABM", "1");

@@ -36,22 +36,22 @@ void knob_i2c(struct planctx *c)
                                 if (streq(f.value, "allow"))
                                         plan_device(c, d, "i2c.runtime_pm", "power/control", want, TAKE_PTR(why));
                                 else
-                                        plan_skip(c, d, "i2c.runtime_pm", xasprintf(("skipped: %s"), why));
+                                        plan_skip(c, d, "i2c.runtime_pm", xasprintf("skipped: %s", why));
                                 continue;
                         }
                         if (streq_ptr(d->driver, "cyapa")) {
                                 plan_skip(c, d, "i2c.runtime_pm",
-                                          xstrdup(("skipped: cyapa touchpad: systemd's 60-autosuspend.rules keeps it on")));
+                                          xstrdup("skipped: cyapa touchpad: systemd's 60-autosuspend.rules keeps it on"));
                                 continue;
                         }
                         if (d->driver && (startswith(d->driver, "i2c_hid") || startswith(d->driver, "i2c-hid"))) {
                                 plan_skip(c, d, "i2c.runtime_pm",
-                                          xstrdup(("skipped: i2c-hid input device: touchpads die or idle wrongly with "
-                                                    "runtime PM (pop-os/pop#4053); only with a hwdb allow entry")));
+                                          xstrdup("skipped: i2c-hid input device: touchpads die or idle wrongly with "
+                                                    "runtime PM (pop-os/pop#4053); only with a hwdb allow entry"));
                                 continue;
                         }
                         plan_skip(c, d, "i2c.runtime_pm",
-                                  xstrdup(("skipped: I2C client without a hwdb entry: its driver decides")));
+                                  xstrdup("skipped: I2C client without a hwdb entry: its driver decides"));
                 }
         }
 }

@@ -31,7 +31,7 @@ void knob_nvme(struct planctx *c)
                         hwdb_fact(c, pci_alias, "IDLECFG_NVME_APST", &f);
                 if (!found) {
                         plan_skip(c, d, "nvme.apst",
-                                  xasprintf(("skipped: no APST quirk for %s: the kernel's APST stays"),
+                                  xasprintf("skipped: no APST quirk for %s: the kernel's APST stays",
                                             strempty(kv_get(&d->ids, "model"))));
                         continue;
                 }
@@ -41,7 +41,7 @@ void knob_nvme(struct planctx *c)
                 else {
                         _cleanup_free_ char *why = fact_reason(&f);
                         plan_skip(c, d, "nvme.apst",
-                                  xasprintf(("skipped: %s: the kernel applies this quirk itself"), why));
+                                  xasprintf("skipped: %s: the kernel applies this quirk itself", why));
                 }
         }
 }

@@ -38,7 +38,7 @@ void knob_pci_runtime_pm(struct planctx *c)
                 if (hwdb_fact(c, d->modalias, "IDLECFG_PCI_RUNTIME_PM", &f)) {
                         _cleanup_free_ char *why = fact_reason(&f);
                         if (streq(f.value, "deny")) {
-                                plan_skip(c, d, "pci.runtime_pm", xasprintf(("skipped: %s"), why));
+                                plan_skip(c, d, "pci.runtime_pm", xasprintf("skipped: %s", why));
                                 continue;
                         }
                         if (streq(f.value, "allow")) {
@@ -49,18 +49,18 @@ void knob_pci_runtime_pm(struct planctx *c)
                 for (size_t k = 0; k < ELEMENTSOF(deny_drivers) && !denied; k++)
                         if (streq_ptr(d->driver, deny_drivers[k].driver)) {
                                 plan_skip(c, d, "pci.runtime_pm",
-                                          xasprintf(("skipped: driver %s: %s"), d->driver, (deny_drivers[k].why)));
+                                          xasprintf("skipped: driver %s: %s", d->driver, (deny_drivers[k].why)));
                                 denied = true;
                         }
                 if (denied)
                         continue;
                 if (cls && startswith(cls, "03")) {
                         plan_skip(c, d, "pci.runtime_pm",
-                                  xstrdup(("skipped: display controller without a driver known to handle runtime PM")));
+                                  xstrdup("skipped: display controller without a driver known to handle runtime PM"));
                         continue;
                 }
                 if (cls && startswith(cls, "0604")) {
-                        plan_skip(c, d, "pci.runtime_pm", xstrdup(("skipped: PCI bridge: the kernel manages the runtime PM of ports")));
+                        plan_skip(c, d, "pci.runtime_pm", xstrdup("skipped: PCI bridge: the kernel manages the runtime PM of ports"));
                         continue;
                 }
                 plan_device(c, d, "pci.runtime_pm", "power/control", want, profile_reason(c, "pci", "runtime_pm"));

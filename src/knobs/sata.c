@@ -32,14 +32,14 @@ void knob_sata(struct planctx *c)
                 if (!kv_find(&h->knobs, "link_power_management_policy"))
                         continue;
                 if (!streq_ptr(kv_get(&h->ids, "proc_name"), "ahci")) {
-                        plan_skip(c, h, "sata.alpm", xasprintf(("skipped: not an AHCI host (%s)"),
+                        plan_skip(c, h, "sata.alpm", xasprintf("skipped: not an AHCI host (%s)",
                                                                strempty(kv_get(&h->ids, "proc_name"))));
                         continue;
                 }
                 if (supported && streq(supported, "0")) {
                         plan_skip(c, h, "sata.alpm",
-                                  xstrdup(("skipped: the kernel says this port does not support LPM "
-                                            "(external or hot-plug port)")));
+                                  xstrdup("skipped: the kernel says this port does not support LPM "
+                                            "(external or hot-plug port)"));
                         continue;
                 }
                 for (size_t k = 0; k < h->n_children && !nolpm; k++) {
@@ -51,7 +51,7 @@ void knob_sata(struct planctx *c)
                         optical = optical || streq_ptr(kv_get(&disk->ids, "kind"), "optical");
                         if (hwdb_fact(c, key, "IDLECFG_SATA_ALPM", &f) && streq(f.value, "deny")) {
                                 _cleanup_free_ char *why = fact_reason(&f);
-                                plan_skip(c, h, "sata.alpm", xasprintf(("skipped: disk %s %s: %s"),
+                                plan_skip(c, h, "sata.alpm", xasprintf("skipped: disk %s %s: %s",
                                                                        strempty(kv_get(&disk->ids, "model")),
                                                                        strempty(kv_get(&disk->ids, "firmware")), why));
                                 nolpm = true;
@@ -61,15 +61,15 @@ void knob_sata(struct planctx *c)
                         continue;
                 if (disks == 0) {
                         plan_skip(c, h, "sata.alpm",
-                                  xstrdup(("skipped: no disk on this port: LPM would stop hot-plug detection "
-                                            "(https://github.com/pop-os/system76-power/issues/417)")));
+                                  xstrdup("skipped: no disk on this port: LPM would stop hot-plug detection "
+                                            "(https://github.com/pop-os/system76-power/issues/417)"));
                         continue;
                 }
                 {
                         _cleanup_free_ char *why = profile_reason(c, "sata", "alpm");
                         plan_device(c, h, "sata.alpm", "link_power_management_policy", want,
-                                    optical ? xasprintf(("%s; optical drive on this port (ZPODD powers it off "
-                                                          "by itself where the firmware supports it)"), why)
+                                    optical ? xasprintf("%s; optical drive on this port (ZPODD powers it off "
+                                                          "by itself where the firmware supports it)", why)
                                             : xstrdup(why));
                 }
         }

@@ -3,19 +3,6 @@
 
 #include "planner.h"
 
-static struct setting *cmdline(struct planctx *c, const char *knob, const char *param, const char *value,
-                               char *reason_take)
-{
-        struct setting *s = plan_add(c->plan);
-
-        s->knob = xstrdup(knob);
-        s->param = xstrdup(param);
-        s->value = xstrdup(value);
-        s->mech = MECH_CMDLINE;
-        s->reason = reason_take;
-        return s;
-}
-
 void knob_suspend(struct planctx *c)
 {
         const char *sleep = profile_value(c, "suspend", "mem_sleep");
@@ -26,9 +13,10 @@ void knob_suspend(struct planctx *c)
 
         /* the platform entry is a known-good fact: it wins over the profile */
         if (hwdb_fact(c, dmi, "IDLECFG_MEM_SLEEP", &f))
-                cmdline(c, "suspend.mem_sleep", "mem_sleep_default", f.value, fact_reason(&f));
+                plan_global(c, "suspend.mem_sleep", NULL, "mem_sleep_default", f.value, NULL, MECH_CMDLINE, fact_reason(&f));
         else if (sleep)
-                cmdline(c, "suspend.mem_sleep", "mem_sleep_default", sleep, profile_reason(c, "suspend", "mem_sleep"));
+                plan_global(c, "suspend.mem_sleep", NULL, "mem_sleep_default", sleep, NULL, MECH_CMDLINE,
+                            profile_reason(c, "suspend", "mem_sleep"));
 
         if (!hib || !streq(hib, "yes"))
                 return;
@@ -36,11 +24,11 @@ void knob_suspend(struct planctx *c)
                 if (st->swaps[i].uuid && st->swaps[i].device) {
                         _cleanup_free_ char *v = xasprintf("UUID=%s", st->swaps[i].uuid);
                         _cleanup_free_ char *why = profile_reason(c, "suspend", "hibernate");
-                        cmdline(c, "suspend.resume", "resume", v,
-                                xasprintf(("%s; swap %s from %s"), why, st->swaps[i].device, st->swaps[i].source));
+                        plan_global(c, "suspend.resume", NULL, "resume", v, NULL, MECH_CMDLINE,
+                                    xasprintf("%s; swap %s from %s", why, st->swaps[i].device, st->swaps[i].source));
                         return;
                 }
         plan_skip(c, NULL, "suspend.resume",
-                  xstrdup(("skipped: the profile asks for hibernation but the target has no swap device "
-                            "with a UUID")));
+                  xstrdup("skipped: the profile asks for hibernation but the target has no swap device "
+                            "with a UUID"));
 }

@@ -71,7 +71,7 @@ void knob_usb(struct planctx *c)
                         continue;       /* hubs: the kernel autosuspends them itself */
                 if (!kv_find(&d->knobs, "power/control")) {
                         plan_skip(c, d, "usb.autosuspend",
-                                  xstrdup(("skipped: no power/control (kernel before 2.6.35, power/level API)")));
+                                  xstrdup("skipped: no power/control (kernel before 2.6.35, power/level API)"));
                         continue;
                 }
                 if (streq(mode, "off")) {
@@ -82,7 +82,7 @@ void knob_usb(struct planctx *c)
                 if (hwdb_fact(c, key, "IDLECFG_USB_AUTOSUSPEND", &f)) {
                         if (streq(f.value, "deny")) {
                                 _cleanup_free_ char *why = fact_reason(&f);
-                                plan_skip(c, d, "usb.autosuspend", xasprintf(("skipped: %s"), why));
+                                plan_skip(c, d, "usb.autosuspend", xasprintf("skipped: %s", why));
                                 continue;
                         }
                         if (streq(f.value, "allow")) {
@@ -96,12 +96,12 @@ void knob_usb(struct planctx *c)
                 }
                 for (size_t k = 0; k < ELEMENTSOF(risky) && !why_risky; k++)
                         if (usb_has_class(d, risky[k].cls))
-                                why_risky = (risky[k].what);
+                                why_risky = risky[k].what;
                 if (why_risky)
                         plan_skip(c, d, "usb.autosuspend",
-                                  xasprintf(("skipped: %s, not on an autosuspend allowlist"), why_risky));
+                                  xasprintf("skipped: %s, not on an autosuspend allowlist", why_risky));
                 else
                         plan_skip(c, d, "usb.autosuspend",
-                                  xstrdup(("skipped: not on an autosuspend allowlist (systemd's or idlecfg's hwdb)")));
+                                  xstrdup("skipped: not on an autosuspend allowlist (systemd's or idlecfg's hwdb)"));
         }
 }
