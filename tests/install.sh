@@ -13,7 +13,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 43
+plan 44
 
 m=desktop-sata
 dir=$TESTS_DATA/machines/$m
@@ -156,8 +156,17 @@ tree "$orig" >"$out.orig"
 while [ $n -lt 300 ]; do
         n=$((n + 1))
         rm -rf "$root" && cp -a "$orig" "$root"
-        if [ "$mode" = kill ]; then f=kill:$n; else f=fail:$n:ENOSPC; fi
-        IDLECFG_FAULT=$f "$IDLECFG" --root "$root" --kernel "$KVER" --profile balanced install >"$out.run" 2>&1; rc=$?
+        case $mode in
+        kill) f=kill:$n ;;
+        fail) f=fail:$n:ENOSPC ;;
+        rbkill) f=kill:$n
+                "$IDLECFG" --root "$root" --kernel "$KVER" --profile balanced install >/dev/null 2>&1 ;;
+        esac
+        if [ "$mode" = rbkill ]; then
+                IDLECFG_FAULT=$f "$IDLECFG" --root "$root" rollback >"$out.run" 2>&1; rc=$?
+        else
+                IDLECFG_FAULT=$f "$IDLECFG" --root "$root" --kernel "$KVER" --profile balanced install >"$out.run" 2>&1; rc=$?
+        fi
         grep -q 'injected' "$out.run" || break
         hit=$((hit + 1))
         if [ "$mode" = fail ] && { [ $rc -ne 3 ] || ! grep -q 'No space left on device' "$out.run"; }; then
@@ -179,6 +188,11 @@ set -- $(tail -n 1 "$tmp/f.log")
 check "install with ENOSPC at each of its ${1:-?} write steps: exit 3 naming the error; rollback restores the original" \
         sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 10"
 [ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/f.log")"
+sh "$tmp/faults.sh" rbkill "$root" "$tmp/orig" "$tmp/rk" >"$tmp/rk.log" 2>&1
+set -- $(tail -n 1 "$tmp/rk.log")
+check "rollback itself killed at each of its ${1:-?} steps: the next rollback restores the original" \
+        sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 5"
+[ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/rk.log")"
 reset_root
 
 # ---- hostile roots ----
