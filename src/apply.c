@@ -40,10 +40,6 @@ char *setting_live_path(const struct setting *s, const char **ret_why)
         case MECH_UDEV:
                 if (!s->device || !s->attr)
                         break;
-                /* an I2C adapter's runtime PM is its controller's, one directory up:
-                 * the rule matches the controller (knobs/i2c.c) */
-                if (streq_ptr(s->device_class, "i2c-adapter"))
-                        return xasprintf("/sys%s/device/%s", s->device, s->attr);
                 return xasprintf("/sys%s/%s", s->device, s->attr);
         case MECH_MODPROBE:
         case MECH_TMPFILES:
@@ -227,6 +223,18 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
 
                 if (!s->value)
                         continue;
+                if (path) {
+                        /* two settings of one file (a parameter both in tmpfiles.d and on
+                         * the command line): the first one decides */
+                        bool dup = false;
+                        for (size_t k = 0; k < i && !dup; k++) {
+                                const char *w2 = NULL;
+                                _cleanup_free_ char *p2 = p->v[k].value ? setting_live_path(&p->v[k], &w2) : NULL;
+                                dup = p2 && streq(p2, path);
+                        }
+                        if (dup)
+                                continue;
+                }
                 if (!path) {
                         n_later++;
                         if (o->dry_run || out)

@@ -147,10 +147,18 @@ void match_device(const struct device *d, struct kvlist *match)
                 kv_add(match, "ATTR{idVendor}", strempty(kv_get(&d->ids, "vendor")));
                 kv_add(match, "ATTR{idProduct}", strempty(kv_get(&d->ids, "product")));
         } else if (streq(d->class, "sata")) {
+                const char *port = d->devpath ? strstr(d->devpath, "/ata") : NULL;
                 kv_add(match, "SUBSYSTEM", "scsi_host");
-                kv_add(match, "KERNEL", d->name);
                 if ((v = kv_get(&d->ids, "proc_name")))
                         kv_add(match, "ATTR{proc_name}", v);
+                /* The ATA port, not hostN: SCSI host numbers follow probe order (a
+                 * USB disk probed first takes host0, seen in tests/vm), while libata
+                 * numbers only its own ports and sets the host's unique_id to that
+                 * number (ata_scsi_add_hosts: shost->unique_id = ap->print_id). */
+                if (v && port && port[4] >= '1' && port[4] <= '9')
+                        kv_add_take(match, "ATTR{unique_id}", xstrndup(port + 4, strspn(port + 4, "0123456789")));
+                else
+                        kv_add(match, "KERNEL", d->name);
         } else if (streq(d->class, "i2c-client")) {
                 kv_add(match, "SUBSYSTEM", "i2c");
                 kv_add(match, "KERNEL", d->name);

@@ -22,8 +22,16 @@ void knob_i2c(struct planctx *c)
                         struct setting *s = plan_device(c, a, "i2c.runtime_pm", "power/control", want,
                                                         profile_reason(c, "i2c", "runtime_pm"));
                         const char *cur = kv_get(&a->knobs, "device/power/control");
+                        char *slash = s->device ? strrchr(s->device, '/') : NULL;
                         free(s->current);
                         s->current = cur ? xstrdup(cur) : NULL;
+                        /* the setting names the file it writes: the controller's
+                         * power/control, the adapter's parent directory */
+                        if (slash && slash != s->device) {
+                                *slash = '\0';
+                                free(s->device_name);
+                                s->device_name = xstrdup(kv_get(&a->ids, "controller"));
+                        }
                 }
                 for (size_t k = 0; k < a->n_children; k++) {
                         const struct device *d = &a->children[k];
