@@ -13,7 +13,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 41
+plan 44
 
 m=desktop-sata
 dir=$TESTS_DATA/machines/$m
@@ -52,6 +52,18 @@ check "manifest records files, checksums, backup and inputs" sh -c "
         grep -q '^file /etc/modprobe.d/idlecfg.conf [0-9a-f]\{64\} 0644 new\$' \"\$m\" && grep -q '^input fingerprint ' \"\$m\" &&
         grep -q '^kernel $KVER\$' \"\$m\" && grep -q '^profile balanced\$' \"\$m\" &&
         test -f '$root/var/lib/idlecfg/backup/'\$(sha256sum < '$tmp/orig/etc/kernel/cmdline' | cut -c1-64)"
+check "the installed rules are byte for byte what plan -f udev renders (checked by udevadm test in plan-tools.sh)" sh -c "
+        '$IDLECFG' --root '$root' --kernel $KVER --profile balanced plan -f udev | cmp - '$root/etc/udev/rules.d/70-idlecfg.rules' &&
+        ! grep -v '^#' '$root/etc/udev/rules.d/70-idlecfg.rules' | grep -E 'RUN|PROGRAM|IMPORT'"
+if command -v systemd-hwdb >/dev/null 2>&1 || [ -x /usr/bin/systemd-hwdb ]; then
+        check "systemd-hwdb --strict --root compiles the installed root's hwdb" sh -c "
+                cp -a '$root' '$tmp/hwdbroot' && mkdir -p '$tmp/hwdbroot/lib/udev' &&
+                cp -a '$root/usr/lib/udev/hwdb.d' '$tmp/hwdbroot/lib/udev/' &&
+                systemd-hwdb --strict --root '$tmp/hwdbroot' update 2>&1 | { ! grep .; } && test -s '$tmp/hwdbroot/etc/udev/hwdb.bin' -o -s '$tmp/hwdbroot/usr/lib/udev/hwdb.bin'"
+        rm -rf "$tmp/hwdbroot"
+else
+        skip "systemd-hwdb not installed"
+fi
 check "modprobe -C reads the installed modprobe.d" sh -c "
         modprobe -C '$root/etc/modprobe.d' --showconfig | grep -qx 'options snd_hda_intel power_save=10 power_save_controller=Y'"
 if command -v systemd-tmpfiles >/dev/null 2>&1; then
@@ -144,8 +156,17 @@ tree "$orig" >"$out.orig"
 while [ $n -lt 300 ]; do
         n=$((n + 1))
         rm -rf "$root" && cp -a "$orig" "$root"
-        if [ "$mode" = kill ]; then f=kill:$n; else f=fail:$n:ENOSPC; fi
-        IDLECFG_FAULT=$f "$IDLECFG" --root "$root" --kernel "$KVER" --profile balanced install >"$out.run" 2>&1; rc=$?
+        case $mode in
+        kill) f=kill:$n ;;
+        fail) f=fail:$n:ENOSPC ;;
+        rbkill) f=kill:$n
+                "$IDLECFG" --root "$root" --kernel "$KVER" --profile balanced install >/dev/null 2>&1 ;;
+        esac
+        if [ "$mode" = rbkill ]; then
+                IDLECFG_FAULT=$f "$IDLECFG" --root "$root" rollback >"$out.run" 2>&1; rc=$?
+        else
+                IDLECFG_FAULT=$f "$IDLECFG" --root "$root" --kernel "$KVER" --profile balanced install >"$out.run" 2>&1; rc=$?
+        fi
         grep -q 'injected' "$out.run" || break
         hit=$((hit + 1))
         if [ "$mode" = fail ] && { [ $rc -ne 3 ] || ! grep -q 'No space left on device' "$out.run"; }; then
@@ -167,6 +188,11 @@ set -- $(tail -n 1 "$tmp/f.log")
 check "install with ENOSPC at each of its ${1:-?} write steps: exit 3 naming the error; rollback restores the original" \
         sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 10"
 [ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/f.log")"
+sh "$tmp/faults.sh" rbkill "$root" "$tmp/orig" "$tmp/rk" >"$tmp/rk.log" 2>&1
+set -- $(tail -n 1 "$tmp/rk.log")
+check "rollback itself killed at each of its ${1:-?} steps: the next rollback restores the original" \
+        sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 5"
+[ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/rk.log")"
 reset_root
 
 # ---- hostile roots ----
