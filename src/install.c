@@ -597,7 +597,7 @@ static void next_steps(const struct rootfs *rfs, const struct plan *p, const str
                         break;
                 case T_TMPFILES:
                         if (host)
-                                fputs(_("  systemd-tmpfiles --create " TMPFILES_PATH "  (or reboot)\n"), out);
+                                fprintf(out, _("  systemd-tmpfiles --create %s  (or reboot)\n"), TMPFILES_PATH);
                         else
                                 fputs(_("  tmpfiles.d: nothing to run, it applies when the target boots\n"), out);
                         break;
@@ -701,10 +701,10 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
                 if (x->action == A_KEEP_THEIRS && x->content) {
                         _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
                         fprintf(out, x->exists ? _("  kept %s: it was changed since idlecfg wrote it; ours is "
-                                                   "beside it as %s" NEW_SUFFIX " (--force to overwrite)\n")
+                                                   "beside it as %s%s (--force to overwrite)\n")
                                                : _("  did not recreate %s: it was deleted since idlecfg wrote "
-                                                   "it; ours is beside it as %s" NEW_SUFFIX " (--force to "
-                                                   "recreate)\n"), shown, shown);
+                                                   "it; ours is beside it as %s%s (--force to recreate)\n"),
+                                shown, shown, NEW_SUFFIX);
                 } else if (x->action == A_KEEP_THEIRS) {
                         _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
                         fprintf(out, _("  kept %s: it was changed since idlecfg wrote it and is no longer "

@@ -1,6 +1,7 @@
 #!/bin/sh
-# tests/i18n.sh: the de and fr catalogues are used, and machine-readable
-# output (version, JSON keys) is never translated.
+# tests/i18n.sh: the de and fr catalogues are used and complete, and
+# machine-readable output (version, JSON keys) and what idlecfg writes into
+# files (configuration files, manifest, journal) are never translated.
 # The catalogues are compiled from po/*.po into $tmp/locale; the binary is
 # pointed at them with IDLECFG_LOCALEDIR (the compiled-in LOCALEDIR is the
 # installed one). glibc ignores LANGUAGE when LC_MESSAGES is C/POSIX, so the
@@ -13,7 +14,7 @@ if [ -n "${top_builddir:-}" ] && [ -f "$top_builddir/config.h" ] &&
         skip_all "built without NLS"
 fi
 locale -a 2>/dev/null | grep -qi '^C\.utf-\{0,1\}8$' || skip_all "no C.UTF-8 locale"
-plan 9
+plan 16
 
 for l in de fr; do
         mkdir -p "$tmp/locale/$l/LC_MESSAGES"
@@ -52,4 +53,112 @@ check "JSON keys stay English under LANGUAGE=de" grep -q '"fingerprint":' "$tmp/
 grep -o '"[A-Za-z_]*":' "$tmp/detect.c" >"$tmp/keys.c"
 grep -o '"[A-Za-z_]*":' "$tmp/detect.de" >"$tmp/keys.de"
 check "JSON keys identical to the untranslated run" sh -c "test -s '$tmp/keys.c' && cmp '$tmp/keys.c' '$tmp/keys.de'"
+
+# ---- completeness: every message of the sources as they are now ----
+# The template is made here, as po/Makefile makes it (po/Makevars'
+# XGETTEXT_OPTIONS over po/POTFILES.in, from the top source directory), and
+# each catalogue is merged with it: a message added or changed since the
+# catalogue was last merged shows up untranslated or fuzzy.
+# msgids LANG: the first few untranslated or fuzzy msgids of $tmp/LANG.po
+msgids() {
+        { msgattrib --untranslated --no-obsolete "$tmp/$1.po"; msgattrib --only-fuzzy --no-obsolete "$tmp/$1.po"; } |
+        awk '/^msgid /      { s = substr($0, 8, length($0) - 8); m = 1; next }
+             m && /^"/      { s = s substr($0, 2, length($0) - 2); next }
+             m              { if (s != "") print "  \"" s "\""; m = 0 }' | head -n 8
+}
+if command -v xgettext >/dev/null 2>&1 && command -v msgmerge >/dev/null 2>&1 &&
+        command -v msgattrib >/dev/null 2>&1; then
+        xopts=$(sed -n 's/^XGETTEXT_OPTIONS[[:space:]]*=[[:space:]]*//p' "$top_srcdir/po/Makevars")
+        grep -v '^[[:space:]]*#' "$top_srcdir/po/POTFILES.in" | grep . >"$tmp/potfiles"
+        # shellcheck disable=SC2086 # the options are words, as po/Makefile uses them
+        (cd "$top_srcdir" && xgettext --default-domain=idlecfg $xopts -o "$tmp/idlecfg.pot" -f "$tmp/potfiles") \
+                >"$tmp/xgettext.log" 2>&1 || { cat "$tmp/xgettext.log" >&2; echo "Bail out! xgettext failed"; exit 1; }
+        for l in de fr; do
+                if ! msgmerge --quiet -o "$tmp/$l.po" "$top_srcdir/po/$l.po" "$tmp/idlecfg.pot" >"$tmp/msgmerge.log" 2>&1; then
+                        not_ok "$l.po merges with a template of the current sources"
+                        diag "$(cat "$tmp/msgmerge.log")"
+                        continue
+                fi
+                stats=$(msgfmt -c --statistics -o /dev/null "$tmp/$l.po" 2>&1)
+                stats=${stats%.}
+                bad=$(msgids "$l")
+                if [ -z "$bad" ] && msgfmt -c -o /dev/null "$tmp/$l.po" >/dev/null 2>&1; then
+                        ok "$l.po translates every message of the current sources, none fuzzy ($stats)"
+                else
+                        not_ok "$l.po translates every message of the current sources, none fuzzy"
+                        diag "$stats" "untranslated or fuzzy (the first few):" "$bad" \
+                                "run make -C po update-po in the build directory, then translate them in po/$l.po"
+                fi
+        done
+else
+        skip "de.po complete (xgettext, msgmerge or msgattrib not installed)"
+        skip "fr.po complete (xgettext, msgmerge or msgattrib not installed)"
+fi
+
+# ---- a message of a new verb ----
+# rollback in an empty root: nothing to do, which it says in the user's language
+mkdir -p "$tmp/empty"
+run de --root "$tmp/empty" rollback >"$tmp/rollback.de" 2>&1
+check "rollback in German" grep -q '^Nichts rückgängig zu machen: kein Journal von apply und kein Manifest von install in ' \
+        "$tmp/rollback.de"
+run fr --root "$tmp/empty" rollback >"$tmp/rollback.fr" 2>&1
+check "rollback in French" grep -q "^Rien à annuler : aucun journal d'apply ni manifeste d'install dans " "$tmp/rollback.fr"
+
+# ---- what idlecfg writes into files stays English ----
+# On a recorded machine under umockdev, in one target root: install
+# --dry-run, install, apply and rollback with LANGUAGE=de, then the same with
+# LANGUAGE=C (rollback restores the root in between). The diff, every file in
+# the root (configuration files, backups), the manifest and the journal must
+# be byte for byte the same, but for the time of the run and the manifest's
+# digests of file metadata; only the reports on stdout differ.
+if command -v umockdev-run >/dev/null 2>&1 && PATH=$PATH:/sbin:/usr/sbin command -v depmod >/dev/null 2>&1 &&
+        command -v "${CC:-cc}" >/dev/null 2>&1; then
+        m=desktop-sata
+        root=$tmp/$m-root
+        mkroot_installed "$TESTS_DATA/machines/$m" "$root" || { echo "Bail out! no root for $m"; exit 1; }
+        mkdir -p "$root/run" "$root/var/lib" "$root/etc/kernel"
+        printf 'root=/dev/sda2 ro quiet\n' >"$root/etc/kernel/cmdline"
+        cat >"$tmp/files.sh" <<'SH'
+l=$LANG_RUN
+ic() { IDLECFG_LOCALEDIR=$T/locale LC_ALL=C.UTF-8 LANGUAGE=$l "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile powersave "$@"; }
+ic install --dry-run >"$T/dry.$l" 2>&1
+ic install >"$T/install.$l" 2>&1 || { echo "install $l failed:"; cat "$T/install.$l"; } >>"$T/files.err"
+(cd "$ROOT" && find . -type f ! -path ./run/idlecfg.lock ! -path ./var/lib/idlecfg/manifest -exec sha256sum {} + |
+        sort -k2) >"$T/tree.$l"
+# the input lines digest the size, mtime and inode of files (rollback rewrites
+# /etc/kernel/cmdline): their names are compared, not their values
+sed 's/^\(input [^ ]*\) .*/\1/' "$ROOT/var/lib/idlecfg/manifest" >"$T/manifest.$l" ||
+        echo "no manifest after install $l" >>"$T/files.err"
+ic apply >"$T/apply.$l" 2>&1 || { echo "apply $l failed:"; cat "$T/apply.$l"; } >>"$T/files.err"
+# the second field of a run line is the time of the run
+sed 's/^run \([0-9]*\) [0-9]* /run \1 TIME /' "$ROOT/var/lib/idlecfg/apply.journal" >"$T/journal.$l" ||
+        echo "no journal after apply $l" >>"$T/files.err"
+ic rollback >"$T/rollback.$l" 2>&1 || { echo "rollback $l failed:"; cat "$T/rollback.$l"; } >>"$T/files.err"
+SH
+        : >"$tmp/files.err"
+        # a session each: rollback puts back a module parameter's selected word,
+        # not the list the recorded machine shows, so apply's old values differ
+        for l in de C; do
+                LANG_RUN=$l T=$tmp ROOT=$root KVER=$KVER run_machine "$TESTS_DATA/machines/$m" sh "$tmp/files.sh" \
+                        >>"$tmp/files.log" 2>&1 || echo "run-machine failed ($l)" >>"$tmp/files.err"
+        done
+        [ -s "$tmp/files.err" ] && diag "$(cat "$tmp/files.err" "$tmp/files.log")"
+        grep -E '^(--- |\+\+\+ |@@ |[-+ ])' "$tmp/dry.de" >"$tmp/diff.de" 2>/dev/null
+        grep -E '^(--- |\+\+\+ |@@ |[-+ ])' "$tmp/dry.C" >"$tmp/diff.C" 2>/dev/null
+        check "install --dry-run under LANGUAGE=de: the same diff as untranslated" sh -c "
+                test ! -s '$tmp/files.err' && grep -q '^+++ b/etc/udev/rules.d/70-idlecfg.rules' '$tmp/diff.C' &&
+                diff -u '$tmp/diff.C' '$tmp/diff.de'"
+        check "install under LANGUAGE=de reports in German and writes the same files and manifest as untranslated" sh -c "
+                grep -q ' geschrieben (udev-Regeln, [0-9]* Einstellungen)' '$tmp/install.de' &&
+                grep -q ' wrote .* (udev rules, [0-9]* settings)' '$tmp/install.C' &&
+                diff -u '$tmp/manifest.C' '$tmp/manifest.de' && diff -u '$tmp/tree.C' '$tmp/tree.de'"
+        check "apply under LANGUAGE=de reports in German and writes the same journal as untranslated" sh -c "
+                grep -q '^Profil powersave wird auf das laufende System angewendet:' '$tmp/apply.de' &&
+                grep -q '^run 1 TIME powersave' '$tmp/journal.C' && grep -q '^set /sys/' '$tmp/journal.C' &&
+                diff -u '$tmp/journal.C' '$tmp/journal.de'"
+else
+        skip "install --dry-run diff untranslated (umockdev-run, depmod or ${CC:-cc} not installed)"
+        skip "installed files and manifest untranslated (umockdev-run, depmod or ${CC:-cc} not installed)"
+        skip "apply journal untranslated (umockdev-run, depmod or ${CC:-cc} not installed)"
+fi
 done_testing
