@@ -65,29 +65,33 @@ mirror() {
 }
 
 # ---- the root: debootstrap once, then a tarball in the cache ----
+cache_valid() {
+        [ -f "$tarball" ] && [ "$(cat "$cache/$suite-minbase.key" 2>/dev/null)" = "$cache_key" ]
+}
+
+# without a cached root: a mirror, debootstrap and the network, or a clean skip
+check_can_build() {
+        m=$(mirror)
+        [ -n "$m" ] || skip_all "no Debian mirror in /etc/apt and no cached root in $cache: set IDLECFG_VM_MIRROR"
+        command -v debootstrap >/dev/null || skip_all "debootstrap not installed (and no cached root in $cache)"
+        command -v wget >/dev/null || skip_all "wget not installed (debootstrap needs it; no cached root in $cache)"
+        wget -q -T 30 -t 1 -O /dev/null "$m/dists/$suite/Release" ||
+                skip_all "the mirror $m cannot be reached (no network?) and no cached root in $cache"
+}
+
 build_cache() {
         mkdir -p "$cache" || return 1
         exec 9>"$cache/lock"
         flock 9
-        if [ -f "$tarball" ] && [ "$(cat "$cache/$suite-minbase.key" 2>/dev/null)" = "$cache_key" ]; then
+        if cache_valid; then
                 exec 9>&-
                 root_source="from the cache $tarball"
                 return 0
         fi
         rm -rf "$cache"/build.*          # left by an interrupted run; we hold the lock
-        m=$(mirror)
-        if [ -z "$m" ]; then
-                exec 9>&-
-                skip_all "no Debian mirror in /etc/apt and no cached root in $cache: set IDLECFG_VM_MIRROR"
-        fi
-        command -v debootstrap >/dev/null || { exec 9>&-; skip_all "debootstrap not installed (and no cached root in $cache)"; }
-        if command -v wget >/dev/null && ! wget -q -T 30 -t 1 -O /dev/null "$m/dists/$suite/Release"; then
-                exec 9>&-
-                skip_all "the mirror $m cannot be reached (no network?) and no cached root in $cache"
-        fi
+        [ -n "${m:-}" ] || m=$(mirror)
         b=$(mktemp -d "$cache/build.XXXXXX")
         t0=$(date +%s)
-        # shellcheck disable=SC2086
         if ! debootstrap --variant=minbase --include="$include" "$suite" "$b/root" "$m" >"$b/debootstrap.log" 2>&1; then
                 diag "debootstrap from $m failed:" "$(tail -n 20 "$b/debootstrap.log")"
                 cp "$b/debootstrap.log" "$work/" 2>/dev/null
@@ -183,7 +187,7 @@ boot() {
 
 # ---- the flow ----
 for p in $profiles; do
-        case $p in *[!a-z0-9_-]*|"") skip_all "bad profile name '$p' in IDLECFG_VM_PROFILES" ;; esac
+        case $p in *[!a-z0-9_-]*|"") echo "Bail out! bad profile name '$p' in IDLECFG_VM_PROFILES"; exit 1 ;; esac
 done
 mkdir -p "$work" || skip_all "cannot create $work"
 # shellcheck disable=SC2086
@@ -191,6 +195,7 @@ mkdir -p "$work" || skip_all "cannot create $work"
 : >"$work/timings"
 tsuite=$(date +%s)
 nprof=$(echo $profiles | wc -w)
+cache_valid || check_can_build
 plan $((3 + 10 * nprof))
 
 if ! build_cache; then
