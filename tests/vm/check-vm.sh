@@ -179,6 +179,7 @@ boot() {
                         "$(tail -n 40 "$_d/console.log" 2>/dev/null)"
                 return 1
         fi
+        diag "$_name: the guest settled at $(cat "$_d/out/settled") s of uptime, powered off at $(cat "$_d/out/uptime") s"
         if [ "$(cat "$_d/out/cmdline")" != "$(cat "$_r/etc/kernel/cmdline")" ]; then
                 diag "$_name: booted with '$(cat "$_d/out/cmdline")', not /etc/kernel/cmdline"
                 return 1

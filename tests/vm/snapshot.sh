@@ -10,6 +10,10 @@ out=/dev/disk/by-id/ata-QEMU_HARDDISK_IDLECFG-OUT
 work=/run/idlecfg-vm
 mkdir -p "$work"
 cd "$work" || exit 1
+# the unit starts after udev-settle; settle again for the uevents of devices
+# that drivers add asynchronously (HDA codecs, usb-storage's SCSI disk)
+udevadm settle --timeout=120
+cut -d' ' -f1 /proc/uptime >settled
 
 # path<TAB>value, one read() each as idlecfg reads them (perl: one process, not
 # one cat per file, which costs a minute under TCG); a file that cannot be read
@@ -42,7 +46,7 @@ cut -d' ' -f1 /proc/modules | LC_ALL=C sort >modules
 systemctl --failed --no-legend --plain >failed-units 2>&1
 journalctl -b -o short-monotonic --no-pager >journal.txt 2>&1
 journalctl -b -p warning -o cat --no-pager >warnings.txt 2>&1
-files="snapshot.txt cmdline kernel modules failed-units journal.txt warnings.txt"
+files="settled snapshot.txt cmdline kernel modules failed-units journal.txt warnings.txt"
 if [ -e /etc/idlecfg-vm/record ]; then
         umockdev-record --all >vm.umockdev 2>record.err
         files="$files vm.umockdev record.err"
