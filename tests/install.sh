@@ -13,7 +13,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 41
+plan 43
 
 m=desktop-sata
 dir=$TESTS_DATA/machines/$m
@@ -52,6 +52,18 @@ check "manifest records files, checksums, backup and inputs" sh -c "
         grep -q '^file /etc/modprobe.d/idlecfg.conf [0-9a-f]\{64\} 0644 new\$' \"\$m\" && grep -q '^input fingerprint ' \"\$m\" &&
         grep -q '^kernel $KVER\$' \"\$m\" && grep -q '^profile balanced\$' \"\$m\" &&
         test -f '$root/var/lib/idlecfg/backup/'\$(sha256sum < '$tmp/orig/etc/kernel/cmdline' | cut -c1-64)"
+check "the installed rules are byte for byte what plan -f udev renders (checked by udevadm test in plan-tools.sh)" sh -c "
+        '$IDLECFG' --root '$root' --kernel $KVER --profile balanced plan -f udev | cmp - '$root/etc/udev/rules.d/70-idlecfg.rules' &&
+        ! grep -v '^#' '$root/etc/udev/rules.d/70-idlecfg.rules' | grep -E 'RUN|PROGRAM|IMPORT'"
+if command -v systemd-hwdb >/dev/null 2>&1 || [ -x /usr/bin/systemd-hwdb ]; then
+        check "systemd-hwdb --strict --root compiles the installed root's hwdb" sh -c "
+                cp -a '$root' '$tmp/hwdbroot' && mkdir -p '$tmp/hwdbroot/lib/udev' &&
+                cp -a '$root/usr/lib/udev/hwdb.d' '$tmp/hwdbroot/lib/udev/' &&
+                systemd-hwdb --strict --root '$tmp/hwdbroot' update 2>&1 | { ! grep .; } && test -s '$tmp/hwdbroot/etc/udev/hwdb.bin' -o -s '$tmp/hwdbroot/usr/lib/udev/hwdb.bin'"
+        rm -rf "$tmp/hwdbroot"
+else
+        skip "systemd-hwdb not installed"
+fi
 check "modprobe -C reads the installed modprobe.d" sh -c "
         modprobe -C '$root/etc/modprobe.d' --showconfig | grep -qx 'options snd_hda_intel power_save=10 power_save_controller=Y'"
 if command -v systemd-tmpfiles >/dev/null 2>&1; then
