@@ -1,0 +1,407 @@
+#!/bin/sh
+# tests/vm/check-vm.sh: idlecfg end to end, as an installer uses it, with a real
+# kernel and real udev (make check-vm). A Debian bookworm root (debootstrap,
+# cached) boots under QEMU (q35, TCG) with AHCI, NVMe, HDA audio and xHCI with a
+# keyboard, a mouse and a USB disk. The baseline boot writes the live power
+# settings and an umockdev recording of its /sys to an output disk; on the host,
+# idlecfg's package goes into the root (make install DESTDIR), `idlecfg install`
+# runs under the recording, then the steps it prints; the next boot must show
+# every planned setting in effect and nothing else changed.
+#
+# Environment: IDLECFG_VM_CACHE (the cached root, default ~/.cache/idlecfg-vm),
+# IDLECFG_VM_WORK (images, snapshots and logs, default tests/vm/work in the
+# build dir), IDLECFG_VM_PROFILES (default "powersave balanced"),
+# IDLECFG_VM_TIMEOUT (seconds per boot, default 900), IDLECFG_VM_MIRROR
+# (default: the Debian mirror of this machine's apt sources).
+. "$top_srcdir/tests/lib.sh"
+PATH=$PATH:/usr/sbin:/sbin
+export PATH
+
+vmdir=$top_srcdir/tests/vm
+suite=bookworm
+# zstd: initramfs-tools compresses with it by default (else it warns and uses gzip)
+include=systemd,systemd-sysv,udev,kmod,linux-image-amd64,umockdev,zstd
+cache=${IDLECFG_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/idlecfg-vm}
+work=${IDLECFG_VM_WORK:-$top_builddir/tests/vm/work}
+profiles=${IDLECFG_VM_PROFILES:-powersave balanced}
+boot_timeout=${IDLECFG_VM_TIMEOUT:-900}
+uuid=5f1d6a52-0c1e-4b7a-9d3e-1d1e5c0f6a01       # the root filesystem's, fixed
+base_cmdline="root=UUID=$uuid rw console=ttyS0"
+tarball=$cache/$suite-minbase.tar.zst
+# the cache is valid for exactly this debootstrap call
+cache_key="debootstrap --variant=minbase --include=$include $suite (check-vm 1)"
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (debootstrap, chroot, device nodes in the image)"
+need qemu-system-x86_64 mkfs.ext4 zstd tar umockdev-run python3 chroot timeout flock truncate
+mkfs.ext4 2>&1 | grep -q -- '-d ' || skip_all "mkfs.ext4 cannot populate an image from a directory (-d)"
+
+# the Debian mirror of this machine's apt sources: a bookworm entry first, else
+# any entry that serves Debian's layout
+mirror() {
+        if [ -n "${IDLECFG_VM_MIRROR:-}" ]; then
+                echo "$IDLECFG_VM_MIRROR"
+                return
+        fi
+        {
+                for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+                        [ -f "$f" ] || continue
+                        sed -e 's/\[[^]]*\]//' "$f" | awk '$1 == "deb" { print $2, $3 }'
+                done
+                for f in /etc/apt/sources.list.d/*.sources; do
+                        [ -f "$f" ] || continue
+                        awk 'BEGIN { RS = ""; FS = "\n" }
+                             { t = u = s = ""; enabled = 1
+                               for (i = 1; i <= NF; i++) {
+                                       if ($i ~ /^Types:/) t = $i
+                                       if ($i ~ /^URIs:/) { u = $i; sub(/^URIs:[ \t]*/, "", u); sub(/[ \t].*/, "", u) }
+                                       if ($i ~ /^Suites:/) { s = $i; sub(/^Suites:[ \t]*/, "", s) }
+                                       if ($i ~ /^Enabled:[ \t]*no/) enabled = 0
+                               }
+                               if (enabled && t ~ /[ \t]deb([ \t]|$)/ && u != "") { n = split(s, w, /[ \t]+/); for (j = 1; j <= n; j++) print u, w[j] } }' "$f"
+                done
+        } >"$tmp/sources"
+        awk -v s="$suite" '$2 == s { print $1; exit }' "$tmp/sources" | grep . ||
+                awk '$1 ~ /\/debian\/?$/ && $2 !~ /security/ { print $1; exit }' "$tmp/sources"
+}
+
+# ---- the root: debootstrap once, then a tarball in the cache ----
+cache_valid() {
+        [ -f "$tarball" ] && [ "$(cat "$cache/$suite-minbase.key" 2>/dev/null)" = "$cache_key" ]
+}
+
+# without a cached root: a mirror, debootstrap and the network, or a clean skip
+check_can_build() {
+        m=$(mirror)
+        [ -n "$m" ] || skip_all "no Debian mirror in /etc/apt and no cached root in $cache: set IDLECFG_VM_MIRROR"
+        command -v debootstrap >/dev/null || skip_all "debootstrap not installed (and no cached root in $cache)"
+        command -v wget >/dev/null || skip_all "wget not installed (debootstrap needs it; no cached root in $cache)"
+        wget -q -T 30 -t 1 -O /dev/null "$m/dists/$suite/Release" ||
+                skip_all "the mirror $m cannot be reached (no network?) and no cached root in $cache"
+}
+
+build_cache() {
+        mkdir -p "$cache" || return 1
+        exec 9>"$cache/lock"
+        flock 9
+        if cache_valid; then
+                exec 9>&-
+                root_source="from the cache $tarball"
+                return 0
+        fi
+        rm -rf "$cache"/build.*          # left by an interrupted run; we hold the lock
+        [ -n "${m:-}" ] || m=$(mirror)
+        b=$(mktemp -d "$cache/build.XXXXXX")
+        t0=$(date +%s)
+        if ! debootstrap --variant=minbase --include="$include" "$suite" "$b/root" "$m" >"$b/debootstrap.log" 2>&1; then
+                diag "debootstrap from $m failed:" "$(tail -n 20 "$b/debootstrap.log")"
+                cp "$b/debootstrap.log" "$work/" 2>/dev/null
+                rm -rf "$b"
+                exec 9>&-
+                return 1
+        fi
+        rm -f "$b"/root/var/cache/apt/archives/*.deb "$b"/root/var/lib/apt/lists/*_Packages
+        tar -C "$b/root" --numeric-owner -cf - . | zstd -q -T0 -3 -o "$b/root.tar.zst" || { rm -rf "$b"; exec 9>&-; return 1; }
+        mv "$b/root.tar.zst" "$tarball"
+        echo "$cache_key" >"$cache/$suite-minbase.key"
+        rm -rf "$b"
+        exec 9>&-
+        root_source="built with debootstrap from $m in $(($(date +%s) - t0)) s, cached in $tarball"
+        timing "debootstrap (cold, with the cache tarball)" "$(($(date +%s) - t0))"
+}
+
+timing() {
+        printf '%s\t%s s\n' "$1" "$2" >>"$work/timings"
+        diag "timing: $1: $2 s"
+}
+
+# a fresh root from the cache plus what the harness needs in the guest: the
+# snapshot unit, multi-user as default, an fstab and the kernel command line of
+# a systemd-boot setup (/etc/kernel/cmdline), which install then extends
+unpack_root() {
+        _r=$1
+        rm -rf "$_r"
+        mkdir -p "$_r"
+        zstd -dc "$tarball" | tar -C "$_r" --numeric-owner -xpf - || return 1
+        install -m 755 "$vmdir/snapshot.sh" "$_r/usr/local/sbin/idlecfg-vm-snapshot"
+        install -m 644 "$vmdir/idlecfg-vm-snapshot.service" "$_r/etc/systemd/system/"
+        ln -sf /etc/systemd/system/idlecfg-vm-snapshot.service "$_r/etc/systemd/system/multi-user.target.wants/"
+        ln -sf /lib/systemd/system/multi-user.target "$_r/etc/systemd/system/default.target"
+        echo "UUID=$uuid / ext4 rw 0 1" >"$_r/etc/fstab"
+        echo idlecfg-vm >"$_r/etc/hostname"
+        # no logins: a getty opening tty2..6 adds vcs devices whenever it gets
+        # there, a race with the snapshot, and nobody logs in anyway
+        for u in getty@.service serial-getty@.service getty-static.service; do
+                ln -sf /dev/null "$_r/etc/systemd/system/$u"
+        done
+        mkdir -p "$_r/etc/kernel"
+        echo "$base_cmdline" >"$_r/etc/kernel/cmdline"
+}
+
+# boot NAME ROOT: the root as an ext4 image, booted with its kernel, initrd and
+# /etc/kernel/cmdline; the output disk's tar goes to $work/NAME/out
+boot() {
+        _name=$1 _r=$2
+        _d=$work/$_name
+        mkdir -p "$_d"
+        _kver=$(ls "$_r/lib/modules")
+        rm -f "$_d/root.img" "$_d/out.img" "$_d/nvme.img" "$_d/usb.img"
+        mkfs.ext4 -q -F -L idlecfg-vm -U "$uuid" -d "$_r" "$_d/root.img" 3G >"$_d/mkfs.log" 2>&1 || {
+                diag "mkfs.ext4 -d failed:" "$(cat "$_d/mkfs.log")"
+                return 1
+        }
+        truncate -s 64M "$_d/out.img"
+        truncate -s 256M "$_d/nvme.img" "$_d/usb.img"
+        _t0=$(date +%s)
+        timeout -k 10 "$boot_timeout" qemu-system-x86_64 -machine q35,accel=tcg -cpu max -smp 2 -m 1024 \
+                -display none -vga none -monitor none -nic none -no-reboot \
+                -serial "file:$_d/console.log" \
+                -kernel "$_r/boot/vmlinuz-$_kver" -initrd "$_r/boot/initrd.img-$_kver" \
+                -append "$(cat "$_r/etc/kernel/cmdline")" \
+                -drive "if=none,id=root,file=$_d/root.img,format=raw" -device ide-hd,drive=root,bus=ide.0 \
+                -drive "if=none,id=out,file=$_d/out.img,format=raw" -device ide-hd,drive=out,bus=ide.1,serial=IDLECFG-OUT \
+                -device pcie-root-port,id=rp1,chassis=1,slot=1 \
+                -drive "if=none,id=nvme,file=$_d/nvme.img,format=raw" -device nvme,drive=nvme,serial=idlecfg0,bus=rp1 \
+                -audiodev none,id=snd0 -device intel-hda -device hda-duplex,audiodev=snd0 \
+                -device pcie-root-port,id=rp2,chassis=2,slot=2 -device qemu-xhci,id=xhci,bus=rp2 \
+                -device usb-kbd,bus=xhci.0 -device usb-mouse,bus=xhci.0 \
+                -drive "if=none,id=usbdisk,file=$_d/usb.img,format=raw" -device usb-storage,drive=usbdisk,bus=xhci.0 \
+                </dev/null >"$_d/qemu.log" 2>&1
+        _rc=$?
+        boot_secs=$(($(date +%s) - _t0))
+        timing "boot $_name under TCG (power on to power off)" "$boot_secs"
+        rm -rf "$_d/out"
+        mkdir -p "$_d/out"
+        tar -C "$_d/out" -xf "$_d/out.img" 2>/dev/null
+        rm -f "$_d/root.img" "$_d/out.img" "$_d/nvme.img" "$_d/usb.img"
+        if [ "$_rc" -ne 0 ] || [ ! -s "$_d/out/snapshot.txt" ]; then
+                [ "$_rc" -eq 124 ] && diag "$_name: no power-off within $boot_timeout s (IDLECFG_VM_TIMEOUT)"
+                diag "$_name: qemu exit $_rc; qemu:" "$(tail -n 5 "$_d/qemu.log")" "console:" \
+                        "$(tail -n 40 "$_d/console.log" 2>/dev/null)"
+                return 1
+        fi
+        diag "$_name: the guest settled at $(cat "$_d/out/settled") s of uptime, powered off at $(cat "$_d/out/uptime") s"
+        if [ "$(cat "$_d/out/cmdline")" != "$(cat "$_r/etc/kernel/cmdline")" ]; then
+                diag "$_name: booted with '$(cat "$_d/out/cmdline")', not /etc/kernel/cmdline"
+                return 1
+        fi
+}
+
+# ---- the flow ----
+for p in $profiles; do
+        case $p in *[!a-z0-9_-]*|"") echo "Bail out! bad profile name '$p' in IDLECFG_VM_PROFILES"; exit 1 ;; esac
+done
+mkdir -p "$work" || skip_all "cannot create $work"
+# shellcheck disable=SC2086
+(cd "$work" && rm -rf baseline machine pkg-build timings debootstrap.log $profiles)
+: >"$work/timings"
+tsuite=$(date +%s)
+nprof=$(echo $profiles | wc -w)
+cache_valid || check_can_build
+plan $((3 + 10 * nprof))
+
+if ! build_cache; then
+        not_ok "Debian $suite root (debootstrap --variant=minbase --include=$include)"
+        echo "Bail out! no root to boot"
+        exit 1
+fi
+ok "Debian $suite root $root_source"
+
+# (a) the untouched image, booted: its power settings and its /sys for the host
+t0=$(date +%s)
+baseroot=$work/baseline/root
+unpack_root "$baseroot" || { echo "Bail out! cannot unpack $tarball"; exit 1; }
+timing "unpack the cached root" "$(($(date +%s) - t0))"
+mkdir -p "$baseroot/etc/idlecfg-vm"
+touch "$baseroot/etc/idlecfg-vm/record"         # snapshot.sh: umockdev-record --all too
+kver=$(ls "$baseroot/lib/modules")
+if boot baseline "$baseroot" && [ -s "$work/baseline/out/vm.umockdev" ]; then
+        ok "baseline boot: powered off by itself after writing the snapshot and an umockdev recording ($boot_secs s)"
+else
+        not_ok "baseline boot: powered off by itself after writing the snapshot and an umockdev recording"
+        [ -s "$work/baseline/out/record.err" ] && diag "umockdev-record:" "$(cat "$work/baseline/out/record.err")"
+        echo "Bail out! no baseline"
+        exit 1
+fi
+rm -rf "$baseroot"
+base=$work/baseline/out
+# the machine for run-machine: the recording and the module parameters, which
+# umockdev cannot record
+mkdir -p "$work/machine"
+cp "$base/vm.umockdev" "$work/machine/machine.umockdev"
+awk -F'\t' '$1 ~ /^\/sys\/module\/[^\/]*\/parameters\// && $2 != "<unreadable>" {
+        split($1, p, "/"); print p[4] "/" p[6] "=" $2 }' "$base/snapshot.txt" >"$work/machine/modparams"
+missing=
+for drv in ahci nvme snd_hda_intel xhci_hcd usbhid usb-storage; do
+        grep -qx "E: DRIVER=$drv" "$base/vm.umockdev" || missing="$missing $drv"
+done
+[ "$(grep -cx 'E: DRIVER=usbhid' "$base/vm.umockdev")" -eq 2 ] || missing="$missing usbhid(keyboard+mouse)"
+check "the VM has its test devices bound (AHCI, NVMe, HDA, xHCI, USB keyboard and mouse, USB disk)${missing:+; missing:$missing}" \
+        test -z "$missing"
+
+# the package as a distribution builds it, installed into each root with DESTDIR
+pkg=$work/pkg-build
+mkdir -p "$pkg"
+t0=$(date +%s)
+( cd "$pkg" && "$top_srcdir/configure" -q --prefix=/usr --sysconfdir=/etc --localstatedir=/var \
+        --with-udevdir=/usr/lib/udev --with-bashcompletiondir=/usr/share/bash-completion/completions &&
+  make -s -j"$(nproc 2>/dev/null || echo 2)" ) >"$pkg/build.log" 2>&1
+pkg_rc=$?
+timing "configure and build the package (--prefix=/usr)" "$(($(date +%s) - t0))"
+
+# "N settings (mechanisms)" of a plan
+summary() {
+        python3 -c 'import json, sys
+s = [x for x in json.load(open(sys.argv[1]))["settings"] if not x["skipped"]]
+print("%d settings (%s)" % (len(s), ", ".join(sorted(set(x["mechanism"] for x in s)))))' "$1"
+}
+
+# the host-built idlecfg against the VM's recorded /sys and the given root
+ic() {
+        "$top_srcdir/tests/run-machine" "$work/machine" "$IDLECFG" "$@"
+}
+
+for p in $profiles; do
+        d=$work/$p
+        root=$d/root
+        left=10
+        pass() { left=$((left - 1)); ok "$p: $*"; }
+        fail() { left=$((left - 1)); not_ok "$p: $*"; }
+        run_profile() {
+                tp=$(date +%s)
+                mkdir -p "$d"
+                # (b) the package, then install under the recording, then what install says
+                if [ "$pkg_rc" -eq 0 ] && unpack_root "$root" &&
+                   make -s -C "$pkg" install DESTDIR="$root" >"$d/make-install.log" 2>&1 &&
+                   env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$root" systemd-hwdb --usr update >>"$d/make-install.log" 2>&1 &&
+                   [ -f "$root/usr/share/idlecfg/profiles/$p.profile" ] && [ -f "$root/usr/lib/udev/rules.d/60-idlecfg.rules" ]; then
+                        pass "package installed into the root (make install DESTDIR, systemd-hwdb --usr update as udev's trigger does)"
+                else
+                        fail "package installed into the root (make install DESTDIR, systemd-hwdb --usr update)"
+                        diag "$(tail -n 20 "$pkg/build.log" "$d/make-install.log" 2>/dev/null)"
+                        return 1
+                fi
+
+                if ic plan --json --root "$root" --kernel "$kver" --profile "$p" >"$d/plan.json" 2>"$d/plan.err" &&
+                   python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$d/plan.json" 2>>"$d/plan.err"; then
+                        pass "idlecfg plan --json under the VM's recording: $(summary "$d/plan.json")"
+                else
+                        fail "idlecfg plan --json under the VM's recording"
+                        diag "$(cat "$d/plan.err")"
+                        return 1
+                fi
+
+                ic install --root "$root" --kernel "$kver" --profile "$p" >"$d/install.out" 2>&1
+                rc=$?
+                if [ $rc -eq 0 ] && python3 - "$d/plan.json" "$root" "$base_cmdline" >"$d/files.err" 2>&1 <<'PY'
+import json, os, sys
+plan, root, before = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+s = [x for x in plan["settings"] if not x["skipped"]]
+files = {"udev": "etc/udev/rules.d/70-idlecfg.rules", "modprobe": "etc/modprobe.d/idlecfg.conf",
+         "tmpfiles": "etc/tmpfiles.d/idlecfg.conf"}
+bad = []
+for mech, f in files.items():
+    if any(x["mechanism"] == mech for x in s) != os.path.isfile(os.path.join(root, f)):
+        bad.append("%s: %s settings planned but %s %s" % (f, mech, "the file is" if os.path.isfile(os.path.join(root, f)) else "no file", "there"))
+words = open(os.path.join(root, "etc/kernel/cmdline")).read().split()
+if words[:len(before.split())] != before.split():
+    bad.append("/etc/kernel/cmdline lost its words: %s" % " ".join(words))
+for x in s:
+    if x["mechanism"] == "cmdline":
+        w = ("%s.%s=%s" % (x["module"], x["param"], x["value"])) if x["module"] else "%s=%s" % (x["param"], x["value"])
+        if w not in words:
+            bad.append("/etc/kernel/cmdline lacks %s" % w)
+if not os.listdir(os.path.join(root, "var/lib/idlecfg")):
+    bad.append("no manifest in /var/lib/idlecfg")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+                then
+                        pass "idlecfg install --root ROOT --kernel $kver --profile $p: rules, modprobe.d, tmpfiles.d, /etc/kernel/cmdline and manifest as planned"
+                else
+                        fail "idlecfg install --root ROOT --kernel $kver --profile $p (exit $rc)"
+                        diag "$(cat "$d/install.out" "$d/files.err")"
+                        return 1
+                fi
+
+                # the next steps install printed: "chroot ROOT CMD  (why)" lines run as
+                # printed; a step the harness does not know is a failure
+                : >"$d/steps"
+                : >"$d/steps.unknown"
+                in=0
+                while IFS= read -r line; do
+                        case $line in
+                        "Next steps"*) in=1; continue ;;
+                        esac
+                        [ $in = 1 ] || continue
+                        case $line in
+                        "  chroot $root "*) line=${line#"  chroot $root "}; printf '%s\n' "${line%%  (*}" >>"$d/steps" ;;
+                        *"nothing to run"*) ;;
+                        *) printf '%s\n' "$line" >>"$d/steps.unknown" ;;
+                        esac
+                done <"$d/install.out"
+                steps_ok=true
+                [ -s "$d/steps.unknown" ] && steps_ok=false
+                set -f
+                while IFS= read -r cmd; do
+                        t0=$(date +%s)
+                        # shellcheck disable=SC2086
+                        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 chroot "$root" $cmd >>"$d/steps.log" 2>&1 ||
+                                { steps_ok=false; echo "failed: $cmd" >>"$d/steps.log"; }
+                        timing "$p: chroot ROOT $cmd" "$(($(date +%s) - t0))"
+                done <"$d/steps"
+                set +f
+                if $steps_ok; then
+                        pass "the installer steps install printed ran in a chroot of the root: $(paste -sd';' "$d/steps" | sed 's/;/; /g')"
+                else
+                        fail "the installer steps install printed ran in a chroot of the root"
+                        diag "$(cat "$d/steps.unknown" "$d/steps.log")"
+                        return 1
+                fi
+
+                # (c) first boot with the installed configuration
+                if boot "$p" "$root"; then
+                        pass "boot with the installed configuration and '$(cat "$root/etc/kernel/cmdline")': powered off by itself ($boot_secs s)"
+                else
+                        fail "boot with the installed configuration"
+                        return 1
+                fi
+                timing "$p: host side (unpack, package, plan, install, steps)" "$(($(date +%s) - tp - boot_secs))"
+
+                # (d) every planned setting live, nothing else moved
+                python3 "$vmdir/compare.py" "$d/plan.json" "$base/snapshot.txt" "$d/out/snapshot.txt" \
+                        "$base/vm.umockdev" >"$d/compare.out" 2>&1
+                n=0
+                while IFS= read -r line; do
+                        case $line in
+                        "ok	"*) pass "${line#ok	}"; n=$((n + 1)) ;;
+                        "not ok	"*) fail "${line#not ok	}"; n=$((n + 1)) ;;
+                        "# "*) echo "$line" ;;
+                        *) diag "$line" ;;
+                        esac
+                done <"$d/compare.out"
+                [ $n -eq 4 ] || { fail "compare.py gave $n results, not 4"; return 1; }
+
+                # the boot went as well as the baseline's: no new failed unit, no
+                # warning about idlecfg's files or the command-line words it added
+                new_failed=$(grep -v -x -F -f "$base/failed-units" "$d/out/failed-units")
+                added=$(sed "s|^$base_cmdline||" "$root/etc/kernel/cmdline")
+                pat=idlecfg
+                for w in $added; do pat="$pat|$(printf '%s' "${w%%=*}" | sed 's/[.]/[.]/g')"; done
+                # (idlecfg-vm is the harness: host name and snapshot unit)
+                warn=$(grep -E "$pat" "$d/out/warnings.txt" | grep -v idlecfg-vm)
+                if [ -z "$new_failed" ] && [ -z "$warn" ]; then
+                        pass "no failed unit beyond the baseline's, no warning about idlecfg's files or command-line words"
+                else
+                        fail "no failed unit beyond the baseline's, no warning about idlecfg's files or command-line words"
+                        diag "failed units: $new_failed" "warnings: $warn"
+                fi
+        }
+        run_profile
+        while [ $left -gt 0 ]; do
+                fail "(not reached: an earlier step failed)"
+        done
+        rm -rf "$root"
+done
+rm -rf "$pkg"
+timing "make check-vm, all of it" "$(($(date +%s) - tsuite))"
+done_testing

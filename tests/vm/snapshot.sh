@@ -1,0 +1,57 @@
+#!/bin/sh
+# tests/vm/snapshot.sh: runs in the test VM (idlecfg-vm-snapshot.service) once the
+# boot has settled: writes the live power attributes, the module parameters and,
+# on the baseline boot, an umockdev recording of /sys as a tar onto the output
+# disk, then powers off. Only attributes that hold a setting are listed:
+# runtime_status, counters and timestamps change by themselves and have no place
+# in a before/after comparison.
+set -u
+out=/dev/disk/by-id/ata-QEMU_HARDDISK_IDLECFG-OUT
+work=/run/idlecfg-vm
+mkdir -p "$work"
+cd "$work" || exit 1
+# the unit starts after udev-settle; settle again for the uevents of devices
+# that drivers add asynchronously (HDA codecs, usb-storage's SCSI disk)
+udevadm settle --timeout=120
+cut -d' ' -f1 /proc/uptime >settled
+
+# path<TAB>value, one read() each as idlecfg reads them (perl: one process, not
+# one cat per file, which costs a minute under TCG); a file that cannot be read
+# says so, since that can change too
+{
+        find /sys/devices \( -path '*/power/control' -o -path '*/power/autosuspend_delay_ms' \
+                -o -path '*/power/wakeup' -o -path '*/power/persist' -o -path '*/power/usb*_hardware_lpm*' \
+                -o -name link_power_management_policy -o -name d3cold_allowed \
+                -o -path '*/link/*aspm' -o -path '*/link/clkpm' -o -path '*/link/*pcipm' \) -type f
+        find /sys/module/*/parameters -type f -perm -0444
+        printf '%s\n' /sys/power/mem_sleep /sys/power/resume /proc/sys/kernel/nmi_watchdog \
+                /proc/sys/vm/dirty_writeback_centisecs
+} | perl -e '
+        while (my $f = <STDIN>) {
+                chomp $f;
+                my ($h, $buf, $v);
+                if (open($h, "<", $f) && defined(sysread($h, $buf, 65536))) {
+                        $buf =~ s/\n\z//;
+                        $buf =~ s/\n/\\n/g;
+                        $v = $buf;
+                } else {
+                        $v = "<unreadable>";
+                }
+                print "$f\t$v\n";
+        }' | LC_ALL=C sort >snapshot.txt
+
+cat /proc/cmdline >cmdline
+uname -r >kernel
+cut -d' ' -f1 /proc/modules | LC_ALL=C sort >modules
+systemctl --failed --no-legend --plain >failed-units 2>&1
+journalctl -b -o short-monotonic --no-pager >journal.txt 2>&1
+journalctl -b -p warning -o cat --no-pager >warnings.txt 2>&1
+files="settled snapshot.txt cmdline kernel modules failed-units journal.txt warnings.txt"
+if [ -e /etc/idlecfg-vm/record ]; then
+        umockdev-record --all >vm.umockdev 2>record.err
+        files="$files vm.umockdev record.err"
+fi
+cut -d' ' -f1 /proc/uptime >uptime
+tar -cf "$out" $files uptime
+sync
+systemctl poweroff
