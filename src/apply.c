@@ -392,8 +392,9 @@ int apply_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerro
                 restored++;
         }
         if (left > 0)
-                return xerror_set(ret_error, -EBUSY, _("%zu values were left as they are; %s keeps them for a "
-                                                       "later rollback"), left, shown);
+                return xerror_set(ret_error, -EBUSY, P_("%zu value was left as it is; %s keeps it for a later rollback",
+                                                          "%zu values were left as they are; %s keeps them for a later rollback",
+                                                          left), left, shown);
         r = rootfs_unlink(rfs, JOURNAL_PATH);
         if (r < 0)
                 return xerror_set(ret_error, r, _("cannot remove %s: %s"), shown, strerror(-r));

@@ -826,8 +826,9 @@ int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xer
                         return r;
         }
         if (left > 0)
-                return xerror_set(ret_error, -EBUSY, _("%zu files were left alone; %s keeps them for a later "
-                                                       "rollback"), left, mshown);
+                return xerror_set(ret_error, -EBUSY, P_("%zu file was left alone; %s keeps it for a later rollback",
+                                                          "%zu files were left alone; %s keeps them for a later rollback",
+                                                          left), left, mshown);
         /* every file is as before: the directories install made, then the state */
         for (size_t i = m->n_dirs; i-- > 0;) {
                 if (startswith(m->dirs[i], STATE_DIR) || streq(m->dirs[i], "/var") || streq(m->dirs[i], "/var/lib"))
