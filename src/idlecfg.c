@@ -4,7 +4,10 @@
 #include <getopt.h>
 #include <sys/stat.h>
 
+#include "apply.h"
+#include "install.h"
 #include "inventory.h"
+#include "manifest.h"
 #include "planner.h"
 #include "util.h"
 
@@ -22,6 +25,10 @@ struct args {
         const char *profiles_dir;
         const char *format;
         bool json;
+        bool dry_run;
+        bool force;
+        bool keep_going;
+        unsigned wait_ms;
         int verbose;
 };
 
@@ -207,10 +214,265 @@ static int verb_explain(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
+
+/* the root every writing verb works in, and the lock of one instance */
+static int open_root_locked(const struct args *a, struct rootfs *rfs, int *ret_lock)
+{
+        struct xerror e = {};
+        int r = rootfs_open(a->root, rfs);
+
+        if (r < 0) {
+                fprintf(stderr, _("idlecfg: cannot open %s: %s\n"), a->root ? a->root : "/", strerror(-r));
+                return EXIT_FAILURE_;
+        }
+        r = rootfs_lock(rfs, a->wait_ms, &e);
+        if (r < 0) {
+                fprintf(stderr, "idlecfg: %s\n", e.message);
+                xerror_done(&e);
+                rootfs_close(rfs);
+                return EXIT_FAILURE_;
+        }
+        *ret_lock = r;
+        return EXIT_OK;
+}
+
+static int report(int r, struct xerror *e, const char *what)
+{
+        if (r >= 0)
+                return EXIT_OK;
+        fprintf(stderr, "idlecfg: %s%s%s\n", what ? what : "", what ? ": " : "", e->message ? e->message : strerror(-r));
+        xerror_done(e);
+        /* a malformed manifest, journal, profile or hwdb value is bad input */
+        return r == -EINVAL || r == -EBADMSG ? EXIT_USAGE : EXIT_FAILURE_;
+}
+
+static int do_install(const struct args *a, const struct rootfs *rfs, struct inventory *inv, struct plan *p)
+{
+        struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir };
+        struct xerror e = {};
+        int r;
+
+        if (!a->dry_run)
+                printf(_("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"), p->profile,
+                       p->profile_reason, rfs->path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));
+        r = install_run(rfs, p, inv, &o, stdout, &e);
+        if (r < 0) {
+                int code = report(r, &e, _("install failed"));
+                if (!a->dry_run)
+                        fprintf(stderr, _("idlecfg: what was written before the failure is in the manifest: "
+                                          "\"idlecfg rollback%s%s\" undoes it\n"),
+                                a->root ? " --root " : "", a->root ? a->root : "");
+                return code;
+        }
+        if (a->dry_run)
+                return r > 0 ? EXIT_CHANGES : EXIT_OK;
+        return EXIT_OK;
+}
+
+static int verb_install(const struct args *a, int argc, char **argv)
+{
+        struct rootfs rfs = { .fd = -1 };
+        struct inventory *inv = NULL;
+        struct plan *p = NULL;
+        _cleanup_close_ int lock = -1;
+        int r;
+
+        r = open_root_locked(a, &rfs, &lock);
+        if (r != EXIT_OK)
+                return r;
+        r = build_plan(a, &inv, &p);
+        if (r == EXIT_OK) {
+                r = do_install(a, &rfs, inv, p);
+                plan_free(p);
+                inventory_free(inv);
+        }
+        rootfs_close(&rfs);
+        return r;
+}
+
+static int verb_apply(const struct args *a, int argc, char **argv)
+{
+        struct apply_options o = { .keep_going = a->keep_going, .dry_run = a->dry_run };
+        struct rootfs rfs = { .fd = -1 };
+        struct inventory *inv = NULL;
+        struct plan *p = NULL;
+        struct xerror e = {};
+        _cleanup_close_ int lock = -1;
+        int r;
+
+        r = open_root_locked(a, &rfs, &lock);
+        if (r != EXIT_OK)
+                return r;
+        r = build_plan(a, &inv, &p);
+        if (r == EXIT_OK) {
+                printf(a->dry_run ? _("Would apply profile %s to the running system:\n")
+                                  : _("Applying profile %s to the running system:\n"), p->profile);
+                r = apply_run(&rfs, p, &o, stdout, &e);
+                r = r < 0 ? report(r, &e, _("apply failed")) : (a->dry_run && r > 0 ? EXIT_CHANGES : EXIT_OK);
+                plan_free(p);
+                inventory_free(inv);
+        }
+        rootfs_close(&rfs);
+        return r;
+}
+
+static int verb_rollback(const struct args *a, int argc, char **argv)
+{
+        const char *what = argc > 0 ? argv[0] : "all";
+        struct rootfs rfs = { .fd = -1 };
+        struct xerror e = {};
+        _cleanup_close_ int lock = -1;
+        bool any = false;
+        int r, code = EXIT_OK;
+
+        if (!streq(what, "all") && !streq(what, "apply") && !streq(what, "install")) {
+                fprintf(stderr, _("idlecfg: rollback takes apply, install or all, not '%s'\n"), what);
+                return EXIT_USAGE;
+        }
+        r = open_root_locked(a, &rfs, &lock);
+        if (r != EXIT_OK)
+                return r;
+        if (!streq(what, "install")) {
+                r = apply_rollback(&rfs, a->force, stdout, &e);
+                if (r == -EBUSY) {
+                        fprintf(stderr, "idlecfg: %s\n", e.message);
+                        xerror_done(&e);
+                        code = EXIT_CHANGES;
+                        any = true;
+                } else if (r < 0)
+                        code = report(r, &e, _("rollback of apply failed"));
+                else
+                        any = any || r == 0;
+        }
+        if (!streq(what, "apply") && code != EXIT_FAILURE_ && code != EXIT_USAGE) {
+                r = install_rollback(&rfs, a->force, stdout, &e);
+                if (r == -EBUSY) {
+                        fprintf(stderr, "idlecfg: %s\n", e.message);
+                        xerror_done(&e);
+                        code = EXIT_CHANGES;
+                        any = true;
+                } else if (r < 0)
+                        code = report(r, &e, _("rollback of install failed"));
+                else
+                        any = any || r == 0;
+        }
+        if (code == EXIT_OK && !any)
+                printf(_("Nothing to roll back: no journal of apply and no manifest of install in %s.\n"), rfs.path);
+        rootfs_close(&rfs);
+        return code;
+}
+
+static int verb_verify(const struct args *a, int argc, char **argv)
+{
+        struct rootfs rfs = { .fd = -1 };
+        struct inventory *inv = NULL;
+        struct plan *p = NULL;
+        struct xerror e = {};
+        int r;
+
+        r = rootfs_open(a->root, &rfs);
+        if (r < 0) {
+                fprintf(stderr, _("idlecfg: cannot open %s: %s\n"), a->root ? a->root : "/", strerror(-r));
+                return EXIT_FAILURE_;
+        }
+        r = build_plan(a, &inv, &p);
+        if (r == EXIT_OK) {
+                r = verify_run(&rfs, p, inv, a->json, stdout, &e);
+                r = r < 0 ? report(r, &e, NULL) : r > 0 ? EXIT_CHANGES : EXIT_OK;
+                plan_free(p);
+                inventory_free(inv);
+        }
+        rootfs_close(&rfs);
+        return r;
+}
+
+static int verb_refresh(const struct args *a, int argc, char **argv)
+{
+        struct detect_options d = { .root = a->root, .kernel = a->kernel };
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        _cleanup_free_ char *name = NULL, *why = NULL;
+        struct rootfs rfs = { .fd = -1 };
+        struct inventory *inv = NULL;
+        struct plan *p = NULL;
+        struct kvlist now = {};
+        struct xerror e = {};
+        struct profile_error pe = {};
+        struct args b = *a;
+        _cleanup_close_ int lock = -1;
+        size_t changed = 0;
+        int r;
+
+        r = open_root_locked(a, &rfs, &lock);
+        if (r != EXIT_OK)
+                return r;
+        r = manifest_load(&rfs, &m, &e);
+        if (r == -ENOENT) {
+                printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), rfs.path);
+                rootfs_close(&rfs);
+                return EXIT_OK;
+        }
+        if (r < 0) {
+                rootfs_close(&rfs);
+                return report(r, &e, NULL);
+        }
+        /* the profile install chose: --profile again if that is how it was chosen */
+        if (!b.profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
+                b.profile = m->profile;
+        r = inventory_detect(&d, &inv);
+        if (r < 0) {
+                fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
+                rootfs_close(&rfs);
+                return EXIT_FAILURE_;
+        }
+        r = profile_select(inv->root, b.profile, kv_get(&inv->platform, "chassis_type"), &name, &why, &pe);
+        if (r < 0) {
+                fprintf(stderr, "idlecfg: %s\n", pe.message ? pe.message : strerror(-r));
+                profile_error_done(&pe);
+                inventory_free(inv);
+                rootfs_close(&rfs);
+                return EXIT_USAGE;
+        }
+        install_inputs(&rfs, inv, name, a->profiles_dir, &now);
+        for (size_t i = 0; i < now.n; i++) {
+                const char *was = kv_get(&m->inputs, now.v[i].key);
+                if (streq_ptr(was, now.v[i].value))
+                        continue;
+                if (changed++ == 0)
+                        printf(_("Changed since the last install of %s:\n"), rfs.path);
+                if (streq(now.v[i].key, "hwdb") || streq(now.v[i].key, "profiles") || streq(now.v[i].key, "modules") ||
+                    streq(now.v[i].key, "boot"))
+                        printf(_("  %s: files changed\n"), now.v[i].key);
+                else
+                        printf("  %s: %s -> %s\n", now.v[i].key, was ? (*was ? was : "-") : "-",
+                               *now.v[i].value ? now.v[i].value : "-");
+        }
+        kv_free(&now);
+        inventory_free(inv);
+        if (changed == 0) {
+                if (a->verbose)
+                        printf(_("%s is up to date: nothing changed since the last install.\n"), rfs.path);
+                rootfs_close(&rfs);
+                return EXIT_OK;
+        }
+        r = build_plan(&b, &inv, &p);
+        if (r == EXIT_OK) {
+                r = do_install(&b, &rfs, inv, p);
+                plan_free(p);
+                inventory_free(inv);
+        }
+        rootfs_close(&rfs);
+        return r;
+}
+
 static const struct verb verbs[] = {
         { "detect", 0, 0, verb_detect, N_("Show the hardware, its power knobs and the fingerprint") },
         { "plan", 0, 0, verb_plan, N_("Show the settings for this machine and why") },
         { "explain", 1, 1, verb_explain, N_("Show every decision about one device and why") },
+        { "install", 0, 0, verb_install, N_("Write the configuration files into the root, with a manifest") },
+        { "apply", 0, 0, verb_apply, N_("Apply the settings to the running system now, journal first") },
+        { "rollback", 0, 1, verb_rollback, N_("Undo apply and/or install exactly: rollback [apply|install|all]") },
+        { "verify", 0, 0, verb_verify, N_("Compare the running system with the plan; list idle blockers") },
+        { "refresh", 0, 0, verb_refresh, N_("Re-install if hardware, kernel, hwdb or profile changed") },
 };
 
 static void usage(FILE *f)
@@ -227,6 +489,10 @@ static void usage(FILE *f)
         fputs(_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n"), f);
         fputs(_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n"), f);
         fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles or cmdline\n"), f);
+        fputs(_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n"), f);
+        fputs(_("      --force           install, rollback: overwrite files or values changed by others\n"), f);
+        fputs(_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n"), f);
+        fputs(_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n"), f);
         fputs(_("  -v, --verbose         say more\n"), f);
         fputs(_("  -h, --help            show this help\n"), f);
         fputs(_("  -V, --version         show the version\n"), f);
@@ -282,12 +548,16 @@ int main(int argc, char **argv)
                 { "profile", required_argument, NULL, 'p' },
                 { "profiles-dir", required_argument, NULL, 'P' },
                 { "format", required_argument, NULL, 'f' },
+                { "dry-run", no_argument, NULL, 'n' },
+                { "force", no_argument, NULL, 'F' },
+                { "keep-going", no_argument, NULL, 'K' },
+                { "wait", required_argument, NULL, 'W' },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
         };
-        struct args a = {};
+        struct args a = { .wait_ms = 10000 };
         const struct verb *v;
         int c, nargs;
 
@@ -304,7 +574,7 @@ int main(int argc, char **argv)
 #endif
         textdomain(PACKAGE);
 
-        while ((c = getopt_long(argc, argv, "r:k:jp:f:vhV", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "r:k:jp:f:nvhV", options, NULL)) >= 0) {
                 switch (c) {
                 case 'r':
                         if (!*optarg) {
@@ -336,6 +606,27 @@ int main(int argc, char **argv)
                 case 'f':
                         a.format = optarg;
                         break;
+                case 'n':
+                        a.dry_run = true;
+                        break;
+                case 'F':
+                        a.force = true;
+                        break;
+                case 'K':
+                        a.keep_going = true;
+                        break;
+                case 'W': {
+                        char *end;
+                        unsigned long sec;
+                        errno = 0;
+                        sec = strtoul(optarg, &end, 10);
+                        if (errno || *end || !*optarg || optarg[0] == '-' || sec > 3600) {
+                                fprintf(stderr, _("idlecfg: --wait takes seconds from 0 to 3600, not '%s'\n"), optarg);
+                                return EXIT_USAGE;
+                        }
+                        a.wait_ms = (unsigned) sec * 1000;
+                        break;
+                }
                 case 'v':
                         a.verbose++;
                         break;

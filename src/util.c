@@ -268,3 +268,96 @@ int strv_cmp(const void *a, const void *b)
 {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
+
+int xerror_set(struct xerror *e, int r, const char *fmt, ...)
+{
+        va_list ap;
+
+        if (!e || e->message)
+                return r;
+        va_start(ap, fmt);
+        if (vasprintf(&e->message, fmt, ap) < 0) {
+                e->message = NULL;
+                abort();
+        }
+        va_end(ap);
+        return r;
+}
+
+void xerror_done(struct xerror *e)
+{
+        free(e->message);
+        e->message = NULL;
+}
+
+char *field_escape(const char *s)
+{
+        struct strbuf sb = {};
+
+        if (!*s)
+                return xstrdup("\\-");
+        for (; *s; s++) {
+                unsigned char c = (unsigned char) *s;
+                if (c <= ' ' || c > '~' || c == '\\')
+                        sb_appendf(&sb, "\\x%02x", c);
+                else
+                        sb_putc(&sb, (char) c);
+        }
+        return sb_steal(&sb);
+}
+
+static int hexval(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        if (c >= 'a' && c <= 'f')
+                return c - 'a' + 10;
+        return -1;
+}
+
+int field_unescape(const char *s, char **ret)
+{
+        struct strbuf sb = {};
+
+        if (streq(s, "\\-")) {
+                *ret = xstrdup("");
+                return 0;
+        }
+        if (!*s)
+                return -EINVAL;
+        for (; *s; s++) {
+                if (*s != '\\') {
+                        if ((unsigned char) *s <= ' ' || (unsigned char) *s > '~') {
+                                sb_free(&sb);
+                                return -EINVAL;
+                        }
+                        sb_putc(&sb, *s);
+                        continue;
+                }
+                int hi, lo;
+                if (s[1] != 'x' || (hi = hexval(s[2])) < 0 || (lo = hexval(s[3])) < 0 || (hi == 0 && lo == 0)) {
+                        sb_free(&sb);
+                        return -EINVAL;
+                }
+                sb_putc(&sb, (char) (hi * 16 + lo));
+                s += 3;
+        }
+        *ret = sb_steal(&sb);
+        return 0;
+}
+
+size_t split_fields(char *line, char **fields, size_t max)
+{
+        size_t n = 0;
+
+        while (*line) {
+                if (n == max)
+                        return max + 1;         /* more than MAX: the caller refuses the line */
+                fields[n++] = line;
+                line += strcspn(line, " ");
+                if (!*line)
+                        break;
+                *line++ = '\0';
+        }
+        return n;
+}

@@ -87,3 +87,26 @@ char *root_path(const char *root, const char *path);
 bool root_is_host(const char *root);
 
 int strv_cmp(const void *a, const void *b);
+
+/* An error for the user: "FILE:LINE: message", "FILE: message" or "message",
+ * translated. Library code fills it and returns -errno; the CLI prints it. */
+struct xerror {
+        char *message;
+};
+/* set the message (if none is set yet) and return R */
+int xerror_set(struct xerror *e, int r, const char *fmt, ...) _printf_(3, 4);
+void xerror_done(struct xerror *e);
+
+/* one field of a line-based state file: bytes outside '!'..'~' and the
+ * backslash become \xHH, the empty string "\-" */
+char *field_escape(const char *s);
+/* the inverse; -EINVAL for a malformed escape */
+int field_unescape(const char *s, char **ret);
+/* split LINE in place at single spaces into at most MAX fields: the count,
+ * MAX + 1 when there are more; two spaces make an empty field */
+size_t split_fields(char *line, char **fields, size_t max);
+static inline bool endswith_str(const char *s, const char *suffix)
+{
+        size_t a = strlen(s), b = strlen(suffix);
+        return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}

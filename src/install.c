@@ -1,0 +1,1093 @@
+/* install.c: render a plan into a root with a manifest and backups, and undo it
+ *
+ * Order of every change, so that a crash at any point leaves a state that
+ * rollback restores exactly: the replaced file's content goes to the backup
+ * store first, then the manifest records the change, then the file is written
+ * (temp file, fsync, rename, fsync of the directory). A directory is recorded
+ * in the manifest before it is made. */
+#include "config.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "install.h"
+#include "journal.h"
+#include "manifest.h"
+#include "sha256.h"
+
+#define MAX_FILE (16u << 20)
+
+enum target_kind {
+        T_UDEV,
+        T_MODPROBE,
+        T_TMPFILES,
+        T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
+        T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
+        T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
+        T_OTHER,                /* a file of an earlier install that is no longer wanted */
+};
+
+enum action {
+        A_NONE,                 /* already as wanted */
+        A_WRITE,                /* write ours (recording what it replaces) */
+        A_RESTORE,              /* no longer wanted: put back what was there */
+        A_DROP,                 /* no longer wanted and already as before: forget it */
+        A_KEEP_THEIRS,          /* changed by the administrator: left alone */
+};
+
+struct target {
+        char *path;
+        char *content;          /* wanted; NULL: not ours any more */
+        enum target_kind kind;
+        size_t n_settings;
+        /* found before anything is written */
+        bool exists;
+        char *cur;
+        size_t cur_len;
+        char cur_sha[65];
+        struct stat st;
+        enum action action;
+        bool conflict;          /* ours goes beside it, to PATH.idlecfg-new */
+};
+
+struct targets {
+        struct target *v;
+        size_t n;
+};
+
+static void targets_free(struct targets *t)
+{
+        for (size_t i = 0; i < t->n; i++) {
+                free(t->v[i].path);
+                free(t->v[i].content);
+                free(t->v[i].cur);
+        }
+        free(t->v);
+}
+
+static struct target *target_add(struct targets *t, const char *path, char *content_take, enum target_kind kind)
+{
+        struct target *x;
+
+        for (size_t i = 0; i < t->n; i++)
+                if (streq(t->v[i].path, path)) {
+                        free(t->v[i].content);
+                        t->v[i].content = content_take;
+                        return &t->v[i];
+                }
+        t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
+        x = &t->v[t->n++];
+        *x = (struct target) { .path = xstrdup(path), .content = content_take, .kind = kind };
+        return x;
+}
+
+static void sha_of(const char *data, size_t len, char out[65])
+{
+        sha256_hex(data, len, 32, out);
+}
+
+int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error)
+{
+        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, MANIFEST_PATH);
+        size_t len;
+        int r;
+
+        r = rootfs_read(rfs, MANIFEST_PATH, MAX_FILE, &text, &len, NULL);
+        if (r == -ENOENT)
+                return r;
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        return manifest_parse(shown, text, len, ret, ret_error);
+}
+
+static int manifest_save(const struct rootfs *rfs, const struct manifest *m, struct xerror *ret_error)
+{
+        _cleanup_free_ char *text = manifest_format(m), *shown = rootfs_display(rfs, MANIFEST_PATH);
+        int r = rootfs_write_atomic(rfs, MANIFEST_PATH, text, strlen(text), 0644, (uid_t) -1, (gid_t) -1);
+
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
+        return 0;
+}
+
+static char *backup_path(const char *sha)
+{
+        return xasprintf(BACKUP_DIR "/%s", sha);
+}
+
+/* ---- what to write ---- */
+
+static size_t count_mech(const struct plan *p, enum mechanism m)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < p->n; i++)
+                n += p->v[i].mech == m && p->v[i].value;
+        return n;
+}
+
+static int render(const struct plan *p, enum emit_format fmt, char **ret, struct xerror *ret_error)
+{
+        struct emit_error ee = {};
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        int r;
+
+        if (!f)
+                return -ENOMEM;
+        r = emit_render(p, fmt, f, &ee);
+        fclose(f);
+        if (r < 0) {
+                xerror_set(ret_error, r, "%s", ee.message ? ee.message : strerror(-r));
+                emit_error_done(&ee);
+                free(buf);
+                return r;
+        }
+        *ret = buf;
+        return 0;
+}
+
+static bool root_uses_grub(const struct rootfs *rfs)
+{
+        static const char *const marks[] = {
+                "/etc/default/grub", "/etc/default/grub.d", "/usr/sbin/update-grub", "/usr/sbin/grub-mkconfig",
+                "/usr/sbin/grub2-mkconfig", "/boot/grub/grub.cfg", "/boot/grub2/grub.cfg",
+        };
+        struct stat st;
+
+        for (size_t i = 0; i < ELEMENTSOF(marks); i++)
+                if (rootfs_lstat(rfs, marks[i], &st) == 0)
+                        return true;
+        return false;
+}
+
+/* the text the kernel command line file gets; NULL when there is nothing to add */
+static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
+                          struct targets *t, struct xerror *ret_error)
+{
+        _cleanup_free_ char *words = NULL;
+        struct stat st;
+        size_t n = count_mech(p, MECH_CMDLINE);
+        int r;
+
+        r = render(p, EMIT_CMDLINE, &words, ret_error);
+        if (r < 0)
+                return r;
+        strstrip(words);
+        if (!*words)
+                return 0;
+
+        if (rootfs_lstat(rfs, KERNEL_CMDLINE_PATH, &st) == 0 && S_ISREG(st.st_mode)) {
+                /* kernel-install and systemd-boot: the words go onto the one line of
+                 * /etc/kernel/cmdline, after what was there before idlecfg */
+                const struct manifest_file *mf = m ? manifest_find(m, KERNEL_CMDLINE_PATH) : NULL;
+                _cleanup_free_ char *base = NULL, *bp = NULL;
+                size_t len = 0;
+                if (mf && mf->prev_exists) {
+                        bp = backup_path(mf->prev_sha);
+                        r = rootfs_read(rfs, bp, MAX_FILE, &base, &len, NULL);
+                } else if (mf)
+                        base = xstrdup(""), r = 0;
+                else
+                        r = rootfs_read(rfs, KERNEL_CMDLINE_PATH, MAX_FILE, &base, &len, NULL);
+                if (r < 0) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, bp ? bp : KERNEL_CMDLINE_PATH);
+                        return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+                }
+                if (memchr(base, '\0', len) || strchr(strstrip(base), '\n')) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
+                        return xerror_set(ret_error, -EINVAL, _("%s: expected one line of kernel parameters; "
+                                                                "not changing it"), shown);
+                }
+                target_add(t, KERNEL_CMDLINE_PATH, xasprintf("%s%s%s\n", base, *base ? " " : "", words),
+                           T_CMDLINE_KERNEL)->n_settings = n;
+        } else if (root_uses_grub(rfs))
+                target_add(t, GRUB_SNIPPET_PATH,
+                           xasprintf("# Generated by " PACKAGE_NAME " " PACKAGE_VERSION " for profile %s.\n"
+                                     "# Do not edit: \"" PACKAGE_NAME " install\" rewrites this file and \""
+                                     PACKAGE_NAME " rollback\" removes it.\n"
+                                     "GRUB_CMDLINE_LINUX_DEFAULT=\"${GRUB_CMDLINE_LINUX_DEFAULT} %s\"\n",
+                                     p->profile, words), T_CMDLINE_GRUB)->n_settings = n;
+        else
+                target_add(t, OWN_CMDLINE_PATH,
+                           xasprintf("# Generated by " PACKAGE_NAME " " PACKAGE_VERSION " for profile %s:\n"
+                                     "# kernel parameters for the boot loader's command line. " PACKAGE_NAME
+                                     " found no\n# /etc/kernel/cmdline and no GRUB in this root to put them in.\n%s\n",
+                                     p->profile, words), T_CMDLINE_OWN)->n_settings = n;
+        return 0;
+}
+
+static int collect_targets(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
+                           struct targets *t, struct xerror *ret_error)
+{
+        static const struct { const char *path; enum emit_format fmt; enum mechanism mech; enum target_kind kind; }
+        files[] = {
+                { UDEV_RULES_PATH, EMIT_UDEV, MECH_UDEV, T_UDEV },
+                { MODPROBE_PATH, EMIT_MODPROBE, MECH_MODPROBE, T_MODPROBE },
+                { TMPFILES_PATH, EMIT_TMPFILES, MECH_TMPFILES, T_TMPFILES },
+        };
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                char *text = NULL;
+                size_t n = count_mech(p, files[i].mech);
+                if (n > 0) {
+                        r = render(p, files[i].fmt, &text, ret_error);
+                        if (r < 0)
+                                return r;
+                }
+                target_add(t, files[i].path, text, files[i].kind)->n_settings = n;
+        }
+        r = cmdline_target(rfs, p, m, t, ret_error);
+        if (r < 0)
+                return r;
+        /* whatever an earlier install wrote that this one does not */
+        for (size_t i = 0; m && i < m->n_files; i++) {
+                bool found = false;
+                for (size_t k = 0; k < t->n && !found; k++)
+                        found = streq(t->v[k].path, m->files[i].path);
+                if (!found)
+                        target_add(t, m->files[i].path, NULL, T_OTHER);
+        }
+        return 0;
+}
+
+static int look(const struct rootfs *rfs, struct target *x, struct xerror *ret_error)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+        int r = rootfs_lstat(rfs, x->path, &x->st);
+
+        if (r == -ENOENT) {
+                x->exists = false;
+                return 0;
+        }
+        if (r == -ENOTDIR)
+                return xerror_set(ret_error, r, _("%s: a parent of it is not a directory"), shown);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot look at %s: %s"), shown, strerror(-r));
+        if (S_ISLNK(x->st.st_mode))
+                return xerror_set(ret_error, -ELOOP, _("%s is a symbolic link: idlecfg writes regular files "
+                                                       "only and never follows a link; remove it first"), shown);
+        if (!S_ISREG(x->st.st_mode))
+                return xerror_set(ret_error, -EINVAL, _("%s is not a regular file; remove it first"), shown);
+        r = rootfs_read(rfs, x->path, MAX_FILE, &x->cur, &x->cur_len, &x->st);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        x->exists = true;
+        sha_of(x->cur, x->cur_len, x->cur_sha);
+        return 0;
+}
+
+/* decide each target's action, before anything is written */
+static int preflight(const struct rootfs *rfs, const struct manifest *m, struct targets *t, bool force,
+                     struct xerror *ret_error)
+{
+        size_t n_primary = t->n;
+        int r;
+
+        for (size_t i = 0; i < n_primary; i++) {
+                struct target *x = &t->v[i];
+                const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
+                char want[65] = "";
+
+                r = look(rfs, x, ret_error);
+                if (r < 0)
+                        return r;
+                if (x->content)
+                        sha_of(x->content, strlen(x->content), want);
+                if (x->content) {
+                        if (mf && x->exists && streq(x->cur_sha, mf->sha))
+                                x->action = streq(x->cur_sha, want) ? A_NONE : A_WRITE;
+                        else if (mf && !force)
+                                /* deleted or edited by the administrator since we wrote it */
+                                x->action = x->exists && streq(x->cur_sha, want) ? A_NONE : A_KEEP_THEIRS;
+                        else
+                                x->action = A_WRITE;
+                        x->conflict = x->action == A_KEEP_THEIRS;
+                } else if (!mf)
+                        x->action = A_NONE;
+                else if (x->exists ? (mf->prev_exists && streq(x->cur_sha, mf->prev_sha)) : !mf->prev_exists)
+                        x->action = A_DROP;
+                else if (x->exists && streq(x->cur_sha, mf->sha))
+                        x->action = A_RESTORE;
+                else
+                        x->action = force ? A_RESTORE : A_KEEP_THEIRS;
+        }
+        /* ours beside a file the administrator changed, as dpkg does with conffiles */
+        for (size_t i = 0; i < n_primary; i++) {
+                struct target *x = &t->v[i];
+                _cleanup_free_ char *beside = NULL;
+                const struct manifest_file *mf;
+                if (endswith_str(x->path, NEW_SUFFIX))
+                        continue;
+                beside = xasprintf("%s%s", x->path, NEW_SUFFIX);
+                mf = m ? manifest_find(m, beside) : NULL;
+                if (x->conflict && x->content)
+                        target_add(t, beside, xstrdup(x->content), x->kind);
+                else if (mf)
+                        target_add(t, beside, NULL, T_OTHER);
+        }
+        for (size_t i = n_primary; i < t->n; i++) {
+                struct target *x = &t->v[i];
+                const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
+                char want[65] = "";
+                r = look(rfs, x, ret_error);
+                if (r < 0)
+                        return r;
+                if (x->content) {
+                        sha_of(x->content, strlen(x->content), want);
+                        x->action = mf && x->exists && streq(x->cur_sha, want) && streq(mf->sha, want) ? A_NONE
+                                                                                                      : A_WRITE;
+                } else if (!mf)
+                        x->action = A_NONE;
+                else if (!x->exists ? !mf->prev_exists : (mf->prev_exists && streq(x->cur_sha, mf->prev_sha)))
+                        x->action = A_DROP;
+                else
+                        x->action = A_RESTORE;  /* our earlier copy beside theirs: not needed now */
+        }
+        return 0;
+}
+
+/* ---- doing it ---- */
+
+struct ctx {
+        const struct rootfs *rfs;
+        struct manifest *m;
+        struct xerror *error;
+        FILE *out;
+};
+
+static int collect_dir(const char *path, void *userdata)
+{
+        if (streq(path, "/var") || streq(path, "/var/lib"))
+                manifest_add_dir(userdata, path);
+        return 0;
+}
+
+static int record_dir(const char *path, void *userdata)
+{
+        struct ctx *c = userdata;
+
+        manifest_add_dir(c->m, path);
+        return manifest_save(c->rfs, c->m, c->error);
+}
+
+static int make_parent(struct ctx *c, const char *path)
+{
+        _cleanup_free_ char *dir = xstrdup(path), *shown = NULL;
+        int r;
+
+        *strrchr(dir, '/') = '\0';
+        r = rootfs_mkdir_p(c->rfs, dir, record_dir, c);
+        if (r < 0 && !c->error->message) {
+                shown = rootfs_display(c->rfs, dir);
+                return xerror_set(c->error, r, _("cannot create the directory %s: %s"), shown, strerror(-r));
+        }
+        return r;
+}
+
+static int save_backup(struct ctx *c, const char *data, size_t len, const char *sha)
+{
+        _cleanup_free_ char *bp = backup_path(sha), *shown = rootfs_display(c->rfs, bp), *have = NULL;
+        char have_sha[65];
+        size_t have_len;
+        int r;
+
+        /* content-addressed: an intact copy is already there */
+        if (rootfs_read(c->rfs, bp, MAX_FILE, &have, &have_len, NULL) == 0) {
+                sha_of(have, have_len, have_sha);
+                if (streq(have_sha, sha))
+                        return 0;
+        }
+        r = rootfs_write_atomic(c->rfs, bp, data, len, 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                return xerror_set(c->error, r, _("cannot save a backup to %s: %s"), shown, strerror(-r));
+        return 0;
+}
+
+/* read a backup and check it is what the manifest says */
+static int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *ret_len, struct xerror *e)
+{
+        _cleanup_free_ char *bp = backup_path(sha), *shown = rootfs_display(rfs, bp), *data = NULL;
+        char got[65];
+        size_t len;
+        int r = rootfs_read(rfs, bp, MAX_FILE, &data, &len, NULL);
+
+        if (r < 0)
+                return xerror_set(e, r, _("the backup %s cannot be read: %s"), shown, strerror(-r));
+        sha_of(data, len, got);
+        if (!streq(got, sha))
+                return xerror_set(e, -EBADMSG, _("the backup %s is damaged (its checksum does not match)"), shown);
+        *ret = TAKE_PTR(data);
+        *ret_len = len;
+        return 0;
+}
+
+/* put PATH back as the manifest entry says it was before idlecfg */
+static int restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
+        int r;
+
+        if (mf->prev_exists) {
+                _cleanup_free_ char *data = NULL;
+                size_t len;
+                r = read_backup(rfs, mf->prev_sha, &data, &len, e);
+                if (r < 0)
+                        return r;
+                r = rootfs_write_atomic(rfs, mf->path, data, len, mf->prev_mode, mf->prev_uid, mf->prev_gid);
+        } else
+                r = rootfs_unlink(rfs, mf->path);
+        if (r < 0)
+                return xerror_set(e, r, _("cannot restore %s: %s"), shown, strerror(-r));
+        r = rootfs_remove_temps(rfs, mf->path);
+        if (r < 0)
+                return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));
+        return 0;
+}
+
+static const char *kind_name(enum target_kind k)
+{
+        switch (k) {
+        case T_UDEV: return _("udev rules");
+        case T_MODPROBE: return _("modprobe.d options");
+        case T_TMPFILES: return _("tmpfiles.d lines");
+        case T_CMDLINE_KERNEL:
+        case T_CMDLINE_GRUB:
+        case T_CMDLINE_OWN: return _("kernel command line");
+        case T_OTHER: break;
+        }
+        return _("file");
+}
+
+static int do_write(struct ctx *c, struct target *x)
+{
+        _cleanup_free_ char *shown = rootfs_display(c->rfs, x->path);
+        struct manifest_file *mf = manifest_find(c->m, x->path);
+        bool was_ours = mf && x->exists && streq(mf->sha, x->cur_sha), adopted = !mf && x->exists;
+        mode_t mode = 0644;
+        uid_t uid = (uid_t) -1;
+        gid_t gid = (gid_t) -1;
+        int r;
+
+        if (x->exists && !was_ours) {
+                /* what is there now is not ours: keep a copy (the first one is what
+                 * rollback restores; a forced overwrite of an edited file keeps the edit too) */
+                r = save_backup(c, x->cur, x->cur_len, x->cur_sha);
+                if (r < 0)
+                        return r;
+        }
+        if (!mf) {
+                mf = manifest_add_file(c->m, x->path);
+                mf->prev_exists = x->exists;
+                if (x->exists) {
+                        memcpy(mf->prev_sha, x->cur_sha, 65);
+                        mf->prev_mode = x->st.st_mode & 07777;
+                        mf->prev_uid = x->st.st_uid;
+                        mf->prev_gid = x->st.st_gid;
+                }
+        }
+        if (mf->prev_exists && !endswith_str(x->path, NEW_SUFFIX)) {
+                /* a file that was there before keeps its mode and owner */
+                mode = mf->prev_mode;
+                uid = mf->prev_uid;
+                gid = mf->prev_gid;
+        }
+        sha_of(x->content, strlen(x->content), mf->sha);
+        mf->mode = mode;
+        r = manifest_save(c->rfs, c->m, c->error);
+        if (r < 0)
+                return r;
+        r = make_parent(c, x->path);
+        if (r < 0)
+                return r;
+        r = rootfs_write_atomic(c->rfs, x->path, x->content, strlen(x->content), mode, uid, gid);
+        if (r < 0)
+                return xerror_set(c->error, r, _("cannot write %s: %s"), shown, strerror(-r));
+        if (!x->exists)
+                fprintf(c->out, _("  wrote %s (%s, %zu settings)\n"), shown, kind_name(x->kind), x->n_settings);
+        else if (adopted)
+                fprintf(c->out, _("  changed %s (%s, %zu settings; the old file is kept for rollback)\n"), shown,
+                        kind_name(x->kind), x->n_settings);
+        else if (was_ours)
+                fprintf(c->out, _("  updated %s (%s, %zu settings)\n"), shown, kind_name(x->kind), x->n_settings);
+        else
+                fprintf(c->out, _("  overwrote your changed %s (--force; your version is kept in %s)\n"), shown,
+                        BACKUP_DIR);
+        return 0;
+}
+
+static int do_restore(struct ctx *c, struct target *x)
+{
+        _cleanup_free_ char *shown = rootfs_display(c->rfs, x->path);
+        struct manifest_file *mf = manifest_find(c->m, x->path);
+        int r;
+
+        if (x->action == A_RESTORE) {
+                r = restore_file(c->rfs, mf, c->error);
+                if (r < 0)
+                        return r;
+                fprintf(c->out, mf->prev_exists ? _("  restored %s: nothing of ours is needed there now\n")
+                                                : _("  removed %s: nothing of ours is needed there now\n"), shown);
+        }
+        manifest_remove_file(c->m, x->path);
+        return manifest_save(c->rfs, c->m, c->error);
+}
+
+/* remove backups no manifest entry needs any more */
+static int gc_backups(const struct rootfs *rfs, const struct manifest *m)
+{
+        int dfd = rootfs_openat(rfs, BACKUP_DIR, O_RDONLY | O_DIRECTORY);
+        DIR *d;
+        struct dirent *de;
+
+        if (dfd < 0)
+                return dfd == -ENOENT ? 0 : dfd;
+        d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return -errno;
+        }
+        while ((de = readdir(d))) {
+                bool used = false;
+                if (de->d_name[0] == '.' && !startswith(de->d_name, ".#"))
+                        continue;
+                for (size_t i = 0; i < m->n_files && !used; i++)
+                        used = m->files[i].prev_exists && streq(m->files[i].prev_sha, de->d_name);
+                if (!used && fault_point("remove backup") == 0)
+                        (void) unlinkat(dirfd(d), de->d_name, 0);
+        }
+        closedir(d);
+        return 0;
+}
+
+static void next_steps(const struct rootfs *rfs, const struct plan *p, const struct targets *t, FILE *out)
+{
+        bool host = root_is_host(rfs->path), any = false;
+        const char *k = p->kernel ? p->kernel : "KERNEL";
+        _cleanup_free_ char *chroot = host ? xstrdup("") : xasprintf("chroot %s ", rfs->path);
+
+        for (size_t i = 0; i < t->n; i++) {
+                const struct target *x = &t->v[i];
+                if (x->action != A_WRITE && x->action != A_RESTORE)
+                        continue;
+                if (!any)
+                        fputs(host ? _("Next steps (idlecfg runs none of them):\n")
+                                   : _("Next steps for the installer (idlecfg runs nothing in the target):\n"), out);
+                any = true;
+                switch (x->kind) {
+                case T_UDEV:
+                        if (host)
+                                fputs(_("  udevadm control --reload && udevadm trigger --action=change  "
+                                        "(or reboot)\n"), out);
+                        else
+                                fputs(_("  udev rules: nothing to run, they apply when the target boots\n"), out);
+                        break;
+                case T_MODPROBE:
+                        if (host)
+                                fprintf(out, _("  update-initramfs -u -k %s  (or dracut -f): modules in the "
+                                               "initramfs read modprobe.d there\n"), k);
+                        else
+                                fprintf(out, _("  chroot %s update-initramfs -u -k %s  (or dracut -f): modules "
+                                               "in the initramfs read modprobe.d there\n"), rfs->path, k);
+                        break;
+                case T_TMPFILES:
+                        if (host)
+                                fputs(_("  systemd-tmpfiles --create " TMPFILES_PATH "  (or reboot)\n"), out);
+                        else
+                                fputs(_("  tmpfiles.d: nothing to run, it applies when the target boots\n"), out);
+                        break;
+                case T_CMDLINE_KERNEL:
+                        fprintf(out, _("  %skernel-install add %s /boot/vmlinuz-%s  (the boot entry takes "
+                                       "/etc/kernel/cmdline when it is made)\n"),
+                                chroot, k, k);
+                        break;
+                case T_CMDLINE_GRUB:
+                        fprintf(out, _("  %supdate-grub  (or grub-mkconfig -o /boot/grub/grub.cfg)\n"),
+                                chroot);
+                        break;
+                case T_CMDLINE_OWN:
+                        fprintf(out, _("  add the words of %s to the kernel command line of this system's "
+                                       "boot loader: idlecfg found neither /etc/kernel/cmdline nor GRUB\n"),
+                                OWN_CMDLINE_PATH);
+                        break;
+                case T_OTHER:
+                        break;
+                }
+        }
+}
+
+int install_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+                const struct install_options *o, FILE *out, struct xerror *ret_error)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        _cleanup_(targets_free) struct targets t = {};
+        struct ctx c = { .rfs = rfs, .error = ret_error, .out = out };
+        bool changes = false, conflicts = false;
+        int r;
+
+        r = manifest_load(rfs, &m, ret_error);
+        if (r < 0 && r != -ENOENT)
+                return r;
+        r = collect_targets(rfs, p, m, &t, ret_error);
+        if (r < 0)
+                return r;
+        r = preflight(rfs, m, &t, o->force, ret_error);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < t.n; i++) {
+                changes = changes || t.v[i].action == A_WRITE || t.v[i].action == A_RESTORE;
+                conflicts = conflicts || t.v[i].action == A_KEEP_THEIRS;
+        }
+
+        if (o->dry_run) {
+                for (size_t i = 0; i < t.n; i++) {
+                        const struct target *x = &t.v[i];
+                        _cleanup_free_ char *a = xasprintf("a%s", x->path), *b = xasprintf("b%s", x->path);
+                        _cleanup_free_ char *prev = NULL;
+                        const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
+                        size_t len;
+                        if (x->action == A_WRITE)
+                                print_diff(out, x->exists ? a : "/dev/null", x->exists ? x->cur : "", b, x->content);
+                        else if (x->action == A_RESTORE && mf->prev_exists &&
+                                 read_backup(rfs, mf->prev_sha, &prev, &len, ret_error) == 0)
+                                print_diff(out, a, x->cur, b, prev);
+                        else if (x->action == A_RESTORE)
+                                print_diff(out, a, x->exists ? x->cur : "", "/dev/null", "");
+                        else if (x->action == A_KEEP_THEIRS) {
+                                _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+                                fprintf(out, _("# %s was changed since idlecfg wrote it: it would be kept "
+                                               "(--force to overwrite)\n"), shown);
+                        }
+                }
+                if (ret_error->message)
+                        return -EBADMSG;
+                return changes;
+        }
+
+        if (!m) {
+                m = xcalloc(1, sizeof(*m));
+        }
+        c.m = m;
+        {
+                /* the state directory first; the parents it needs are recorded with the first manifest */
+                r = rootfs_mkdir_p(rfs, BACKUP_DIR, collect_dir, m);
+                if (r < 0) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, BACKUP_DIR);
+                        return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
+                }
+        }
+        free(m->version);
+        m->version = xstrdup(PACKAGE_VERSION);
+        if (!m->profile)
+                m->profile = xstrdup(p->profile);
+        if (!m->fingerprint)
+                m->fingerprint = xstrdup(p->fingerprint);
+
+        for (size_t i = 0; i < t.n; i++) {
+                struct target *x = &t.v[i];
+                if (x->action == A_WRITE)
+                        r = do_write(&c, x);
+                else if (x->action == A_RESTORE || x->action == A_DROP)
+                        r = do_restore(&c, x);
+                else
+                        r = 0;
+                if (r < 0)
+                        return r;
+                if (x->action == A_KEEP_THEIRS && x->content) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+                        fprintf(out, x->exists ? _("  kept %s: it was changed since idlecfg wrote it; ours is "
+                                                   "beside it as %s" NEW_SUFFIX " (--force to overwrite)\n")
+                                               : _("  did not recreate %s: it was deleted since idlecfg wrote "
+                                                   "it; ours is beside it as %s" NEW_SUFFIX " (--force to "
+                                                   "recreate)\n"), shown, shown);
+                } else if (x->action == A_KEEP_THEIRS) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+                        fprintf(out, _("  kept %s: it was changed since idlecfg wrote it and is no longer "
+                                       "needed (--force to restore the original)\n"), shown);
+                }
+        }
+
+        /* the whole record, now that the files are in place */
+        free(m->profile);
+        m->profile = xstrdup(p->profile);
+        free(m->fingerprint);
+        m->fingerprint = xstrdup(p->fingerprint);
+        free(m->kernel);
+        m->kernel = p->kernel ? xstrdup(p->kernel) : NULL;
+        free(m->cmdline_target);
+        m->cmdline_target = NULL;
+        for (size_t i = 0; i < t.n; i++)
+                if (t.v[i].kind >= T_CMDLINE_KERNEL && t.v[i].kind <= T_CMDLINE_OWN && t.v[i].content &&
+                    !endswith_str(t.v[i].path, NEW_SUFFIX))
+                        m->cmdline_target = xstrdup(t.v[i].path);
+        kv_free(&m->inputs);
+        install_inputs(rfs, inv, p->profile, o->profiles_dir, &m->inputs);
+        kv_add(&m->inputs, "profile-reason", p->profile_reason);
+        r = manifest_save(rfs, m, ret_error);
+        if (r < 0)
+                return r;
+        (void) gc_backups(rfs, m);
+
+        if (!changes && !conflicts)
+                fprintf(out, _("Nothing to change: every file is as the plan wants it.\n"));
+        next_steps(rfs, p, &t, out);
+        return changes;
+}
+
+/* ---- rollback ---- */
+
+/* idlecfg's state directory without a manifest or journal: remove what a crash left */
+static int state_cleanup(const struct rootfs *rfs)
+{
+        struct stat st;
+        int r;
+
+        if (rootfs_lstat(rfs, JOURNAL_PATH, &st) == 0)
+                return 0;       /* the journal of apply is still there: not ours to remove */
+        r = rootfs_remove_dir_files(rfs, BACKUP_DIR);
+        if (r < 0)
+                return r;
+        r = rootfs_remove_temps(rfs, MANIFEST_PATH);
+        if (r < 0)
+                return r;
+        r = rootfs_remove_temps(rfs, JOURNAL_PATH);
+        if (r < 0)
+                return r;
+        r = rootfs_rmdir(rfs, STATE_DIR);
+        return r == -ENOTEMPTY ? 0 : r;
+}
+
+int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        _cleanup_free_ char *mshown = rootfs_display(rfs, MANIFEST_PATH);
+        size_t left = 0;
+        int r;
+
+        r = manifest_load(rfs, &m, ret_error);
+        if (r == -ENOENT) {
+                r = state_cleanup(rfs);
+                if (r < 0)
+                        return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
+                return 1;
+        }
+        if (r < 0)
+                return r;
+        for (size_t i = m->n_files; i-- > 0;) {
+                struct manifest_file *mf = &m->files[i];
+                _cleanup_free_ char *shown = rootfs_display(rfs, mf->path), *cur = NULL;
+                struct stat st;
+                char sha[65] = "";
+                size_t len = 0;
+                bool exists;
+
+                r = rootfs_lstat(rfs, mf->path, &st);
+                if (r < 0 && r != -ENOENT)
+                        return xerror_set(ret_error, r, _("cannot look at %s: %s"), shown, strerror(-r));
+                exists = r == 0;
+                if (exists && !S_ISREG(st.st_mode)) {
+                        fprintf(out, _("  left %s alone: it is no longer a regular file\n"), shown);
+                        left++;
+                        continue;
+                }
+                if (exists) {
+                        r = rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL);
+                        if (r < 0)
+                                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+                        sha_of(cur, len, sha);
+                }
+                if (exists ? (mf->prev_exists && streq(sha, mf->prev_sha) && !streq(sha, mf->sha)) : !mf->prev_exists) {
+                        /* already as it was (a crash before our write, or an earlier rollback) */
+                        r = rootfs_remove_temps(rfs, mf->path);
+                        if (r < 0)
+                                return xerror_set(ret_error, r, _("cannot remove temporary files beside %s: %s"),
+                                                  shown, strerror(-r));
+                } else if ((exists && streq(sha, mf->sha)) || force) {
+                        r = restore_file(rfs, mf, ret_error);
+                        if (r < 0)
+                                return r;
+                        fprintf(out, mf->prev_exists ? _("  restored %s\n") : _("  removed %s\n"), shown);
+                } else {
+                        fprintf(out, exists ? _("  left %s alone: it was changed since idlecfg wrote it "
+                                                "(--force restores the original anyway)\n")
+                                            : _("  left %s alone: it was deleted since idlecfg wrote it "
+                                                "(--force restores the original anyway)\n"), shown);
+                        left++;
+                        continue;
+                }
+                manifest_remove_file(m, mf->path);
+                r = manifest_save(rfs, m, ret_error);
+                if (r < 0)
+                        return r;
+        }
+        if (left > 0)
+                return xerror_set(ret_error, -EBUSY, _("%zu files were left alone; %s keeps them for a later "
+                                                       "rollback"), left, mshown);
+        /* every file is as before: the directories install made, then the state */
+        for (size_t i = m->n_dirs; i-- > 0;) {
+                if (startswith(m->dirs[i], STATE_DIR) || streq(m->dirs[i], "/var") || streq(m->dirs[i], "/var/lib"))
+                        continue;
+                r = rootfs_rmdir(rfs, m->dirs[i]);
+                if (r < 0 && r != -ENOTEMPTY)
+                        return xerror_set(ret_error, r, _("cannot remove the directory %s: %s"), m->dirs[i],
+                                          strerror(-r));
+        }
+        r = rootfs_unlink(rfs, MANIFEST_PATH);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot remove %s: %s"), mshown, strerror(-r));
+        r = state_cleanup(rfs);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
+        for (size_t i = m->n_dirs; i-- > 0;)
+                if (streq(m->dirs[i], "/var") || streq(m->dirs[i], "/var/lib"))
+                        (void) rootfs_rmdir(rfs, m->dirs[i]);
+        fprintf(out, _("Every file idlecfg installed is as it was before.\n"));
+        return 0;
+}
+
+/* ---- what refresh compares ---- */
+
+static void digest_dir(const struct rootfs *rfs, const char *dir, const char *suffix, struct sha256 *s)
+{
+        int dfd = rootfs_openat(rfs, dir, O_RDONLY | O_DIRECTORY);
+        DIR *d;
+        struct dirent *de;
+        char **list = NULL;
+        size_t n = 0;
+
+        sha256_update(s, dir, strlen(dir) + 1);
+        if (dfd < 0)
+                return;
+        d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return;
+        }
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && (!suffix || endswith_str(de->d_name, suffix))) {
+                        list = xrealloc(list, (n + 1) * sizeof(char *));
+                        list[n++] = xstrdup(de->d_name);
+                }
+        if (n)
+                qsort(list, n, sizeof(char *), strv_cmp);
+        for (size_t i = 0; i < n; i++) {
+                struct stat st;
+                char buf[128];
+                if (fstatat(dirfd(d), list[i], &st, 0) == 0) {
+                        int len = snprintf(buf, sizeof(buf), "%llu %lld.%09ld %llu\n", (unsigned long long) st.st_size,
+                                           (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+                                           (unsigned long long) st.st_ino);
+                        sha256_update(s, list[i], strlen(list[i]) + 1);
+                        sha256_update(s, buf, (size_t) len);
+                }
+                free(list[i]);
+        }
+        free(list);
+        closedir(d);
+}
+
+static void digest_file(const struct rootfs *rfs, const char *path, struct sha256 *s)
+{
+        struct stat st;
+        char buf[128];
+
+        sha256_update(s, path, strlen(path) + 1);
+        if (rootfs_lstat(rfs, path, &st) == 0) {
+                int len = snprintf(buf, sizeof(buf), "%llu %lld.%09ld %llu\n", (unsigned long long) st.st_size,
+                                   (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long) st.st_ino);
+                sha256_update(s, buf, (size_t) len);
+        }
+}
+
+static char *digest_end(struct sha256 *s)
+{
+        static const char hex[] = "0123456789abcdef";
+        uint8_t d[32];
+        char out[33];
+
+        sha256_final(s, d);
+        for (size_t i = 0; i < 16; i++) {
+                out[2 * i] = hex[d[i] >> 4];
+                out[2 * i + 1] = hex[d[i] & 15];
+        }
+        out[32] = '\0';
+        return xstrdup(out);
+}
+
+void install_inputs(const struct rootfs *rfs, const struct inventory *inv, const char *profile,
+                    const char *profiles_dir, struct kvlist *ret)
+{
+        static const char *const hwdb_dirs[] = { "/etc/udev/hwdb.d", "/usr/lib/udev/hwdb.d", "/lib/udev/hwdb.d" };
+        static const char *const module_files[] = {
+                "modules.dep", "modules.alias", "modules.builtin", "modules.builtin.modinfo",
+        };
+        struct sha256 s;
+
+        kv_add(ret, "version", PACKAGE_VERSION);
+        kv_add(ret, "fingerprint", inv->fingerprint);
+        kv_add(ret, "kernel", inv->kernel ? inv->kernel : "");
+        kv_add(ret, "profile", strempty(profile));
+
+        /* files: name, size, modification time and inode, not their contents:
+         * a package upgrade replaces a file (new inode) even when it keeps its time */
+        sha256_init(&s);
+        for (size_t i = 0; i < ELEMENTSOF(hwdb_dirs); i++)
+                digest_dir(rfs, hwdb_dirs[i], ".hwdb", &s);
+        kv_add_take(ret, "hwdb", digest_end(&s));
+
+        sha256_init(&s);
+        digest_file(rfs, "/etc/idlecfg/idlecfg.conf", &s);
+        digest_dir(rfs, "/etc/idlecfg/profiles", ".profile", &s);
+        digest_dir(rfs, "/usr/share/idlecfg/profiles", ".profile", &s);
+        if (root_is_host(rfs->path)) {
+                struct rootfs host = { .fd = rfs->fd, .path = rfs->path };
+                digest_dir(&host, SYSCONFDIR "/idlecfg/profiles", ".profile", &s);
+                digest_dir(&host, PKGDATADIR "/profiles", ".profile", &s);
+                digest_file(&host, SYSCONFDIR "/idlecfg/idlecfg.conf", &s);
+        }
+        if (profiles_dir) {
+                struct rootfs extra = {};
+                if (rootfs_open(profiles_dir, &extra) == 0) {
+                        digest_dir(&extra, "/", ".profile", &s);
+                        rootfs_close(&extra);
+                }
+        }
+        kv_add_take(ret, "profiles", digest_end(&s));
+
+        sha256_init(&s);
+        if (inv->kernel)
+                for (size_t i = 0; i < ELEMENTSOF(module_files); i++) {
+                        _cleanup_free_ char *a = xasprintf("/lib/modules/%s/%s", inv->kernel, module_files[i]);
+                        _cleanup_free_ char *b = xasprintf("/usr/lib/modules/%s/%s", inv->kernel, module_files[i]);
+                        digest_file(rfs, a, &s);
+                        digest_file(rfs, b, &s);
+                }
+        kv_add_take(ret, "modules", digest_end(&s));
+
+        sha256_init(&s);
+        if (root_is_host(rfs->path)) {
+                _cleanup_free_ char *c = NULL;
+                if (read_file_full("/proc/cmdline", 65536, &c, NULL) == 0)
+                        sha256_update(&s, c, strlen(c));
+        } else {
+                digest_file(rfs, KERNEL_CMDLINE_PATH, &s);
+                digest_file(rfs, "/etc/default/grub", &s);
+        }
+        kv_add_take(ret, "boot", digest_end(&s));
+}
+
+/* ---- a unified diff for --dry-run ---- */
+
+struct lines {
+        const char **v;
+        size_t *len;
+        size_t n;
+};
+
+static void split_lines(const char *s, struct lines *l)
+{
+        while (*s) {
+                const char *nl = strchr(s, '\n');
+                size_t n = nl ? (size_t) (nl - s) + 1 : strlen(s);
+                l->v = xrealloc(l->v, (l->n + 1) * sizeof(char *));
+                l->len = xrealloc(l->len, (l->n + 1) * sizeof(size_t));
+                l->v[l->n] = s;
+                l->len[l->n++] = n;
+                s += n;
+        }
+}
+
+static bool line_eq(const struct lines *a, size_t i, const struct lines *b, size_t k)
+{
+        return a->len[i] == b->len[k] && memcmp(a->v[i], b->v[k], a->len[i]) == 0;
+}
+
+static void put_line(FILE *out, char tag, const char *s, size_t n)
+{
+        fputc(tag, out);
+        fwrite(s, 1, n, out);
+        if (n == 0 || s[n - 1] != '\n')
+                fputs("\n\\ No newline at end of file\n", out);
+}
+
+void print_diff(FILE *out, const char *name_a, const char *a, const char *name_b, const char *b)
+{
+        struct lines la = {}, lb = {};
+        char *ops;              /* ' ', '-', '+' in order */
+        size_t n_ops = 0, *ia, *ib;
+        unsigned *dp;
+
+        split_lines(a, &la);
+        split_lines(b, &lb);
+        /* longest common subsequence, from the ends (files here are small) */
+        if ((la.n + 1) * (lb.n + 1) > 16u << 20)
+                dp = NULL;      /* too big for the table: shown as a whole replacement */
+        else
+                dp = xcalloc((la.n + 1) * (lb.n + 1), sizeof(unsigned));
+#define DP(i, k) dp[(i) * (lb.n + 1) + (k)]
+        for (size_t i = la.n; dp && i-- > 0;)
+                for (size_t k = lb.n; k-- > 0;)
+                        DP(i, k) = line_eq(&la, i, &lb, k) ? DP(i + 1, k + 1) + 1
+                                   : DP(i + 1, k) > DP(i, k + 1) ? DP(i + 1, k) : DP(i, k + 1);
+        ops = xmalloc(la.n + lb.n + 1);
+        ia = xmalloc((la.n + lb.n + 1) * sizeof(size_t));
+        ib = xmalloc((la.n + lb.n + 1) * sizeof(size_t));
+        {
+                size_t i = 0, k = 0;
+                while (i < la.n || k < lb.n) {
+                        if (dp && i < la.n && k < lb.n && line_eq(&la, i, &lb, k))
+                                ops[n_ops] = ' ', ia[n_ops] = i++, ib[n_ops++] = k++;
+                        else if (i < la.n && (k >= lb.n || !dp || DP(i + 1, k) >= DP(i, k + 1)))
+                                ops[n_ops] = '-', ia[n_ops] = i++, ib[n_ops++] = k;
+                        else
+                                ops[n_ops] = '+', ia[n_ops] = i, ib[n_ops++] = k++;
+                }
+        }
+#undef DP
+        fprintf(out, "--- %s\n+++ %s\n", name_a, name_b);
+        /* hunks with three lines of context */
+        for (size_t s = 0; s < n_ops;) {
+                size_t start, end, ca = 0, cb = 0;
+                if (ops[s] == ' ') {
+                        s++;
+                        continue;
+                }
+                start = s >= 3 ? s - 3 : 0;
+                end = s;
+                for (;;) {
+                        size_t run = 0;
+                        while (end < n_ops && ops[end] != ' ')
+                                end++;
+                        while (end + run < n_ops && ops[end + run] == ' ')
+                                run++;
+                        if (end + run >= n_ops || run > 6) {
+                                end += run < 3 ? run : 3;
+                                break;
+                        }
+                        end += run;
+                }
+                for (size_t i = start; i < end; i++) {
+                        ca += ops[i] != '+';
+                        cb += ops[i] != '-';
+                }
+                fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ca ? ia[start] + 1 : ia[start], ca,
+                        cb ? ib[start] + 1 : ib[start], cb);
+                for (size_t i = start; i < end; i++) {
+                        if (ops[i] == '+')
+                                put_line(out, '+', lb.v[ib[i]], lb.len[ib[i]]);
+                        else
+                                put_line(out, ops[i], la.v[ia[i]], la.len[ia[i]]);
+                }
+                s = end;
+        }
+        free(ops);
+        free(ia);
+        free(ib);
+        free(dp);
+        free(la.v);
+        free(la.len);
+        free(lb.v);
+        free(lb.len);
+}

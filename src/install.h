@@ -1,0 +1,48 @@
+/* install.h: render a plan into a root, undo it, and tell when it is out of date */
+#pragma once
+
+#include <stdio.h>
+
+#include "inventory.h"
+#include "manifest.h"
+#include "plan.h"
+#include "rootfs.h"
+
+/* the files install owns */
+#define UDEV_RULES_PATH "/etc/udev/rules.d/70-idlecfg.rules"
+#define MODPROBE_PATH "/etc/modprobe.d/idlecfg.conf"
+#define TMPFILES_PATH "/etc/tmpfiles.d/idlecfg.conf"
+#define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
+#define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
+#define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
+#define NEW_SUFFIX ".idlecfg-new"
+
+struct install_options {
+        bool dry_run;
+        bool force;             /* overwrite files the administrator changed */
+        const char *profiles_dir;
+};
+
+/* Write the plan's files into the root: 1 when something changed, 0 when all
+ * was already in place, <0 on failure (ret_error says what; what was written
+ * before the failure is in the manifest, so rollback undoes it). With
+ * dry_run, print the diff of what would change and write nothing. Progress
+ * and the installer's next steps go to OUT. */
+int install_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+                const struct install_options *o, FILE *out, struct xerror *ret_error);
+
+/* Undo install: restore every file in the manifest as it was, remove the
+ * directories install made, then the manifest and backups. Files changed by
+ * someone else since install are reported and kept unless FORCE. 0 done,
+ * 1 nothing to undo, <0 failure (-EBUSY: some files were left alone). */
+int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error);
+
+/* The manifest of the root: 0 and *ret, -ENOENT when there is none. */
+int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error);
+
+/* What refresh compares: digests of everything a plan depends on. */
+void install_inputs(const struct rootfs *rfs, const struct inventory *inv, const char *profile,
+                    const char *profiles_dir, struct kvlist *ret);
+
+/* a unified diff of two texts, for --dry-run (whole files; names as given) */
+void print_diff(FILE *out, const char *name_a, const char *a, const char *name_b, const char *b);

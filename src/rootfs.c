@@ -1,0 +1,528 @@
+/* rootfs.c: files inside a target root, never outside it, written atomically */
+#include "config.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "rootfs.h"
+
+/* ---- fault injection ---- */
+
+static struct {
+        bool init;
+        enum { FAULT_NONE, FAULT_KILL, FAULT_FAIL } kind;
+        unsigned long at;
+        int error;
+        unsigned long count;
+        const char *count_file;
+} fault;
+
+static void fault_count_write(void)
+{
+        FILE *f = fopen(fault.count_file, "ae");
+        if (f) {
+                fprintf(f, "%lu\n", fault.count);
+                fclose(f);
+        }
+}
+
+static void fault_init(void)
+{
+        static const struct { const char *name; int error; } errors[] = {
+                { "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EINVAL", EINVAL }, { "EOPNOTSUPP", EOPNOTSUPP },
+                { "EBUSY", EBUSY }, { "EROFS", EROFS }, { "EACCES", EACCES },
+        };
+        const char *s = secure_getenv("IDLECFG_FAULT");
+        char *end;
+
+        fault.init = true;
+        fault.count_file = secure_getenv("IDLECFG_FAULT_COUNT");
+        if (fault.count_file && *fault.count_file)
+                atexit(fault_count_write);
+        if (!s || !*s)
+                return;
+        if (startswith(s, "kill:"))
+                fault.kind = FAULT_KILL, s += 5;
+        else if (startswith(s, "fail:"))
+                fault.kind = FAULT_FAIL, s += 5;
+        else
+                return;
+        fault.at = strtoul(s, &end, 10);
+        fault.error = EIO;
+        if (*end == ':')
+                for (size_t i = 0; i < ELEMENTSOF(errors); i++)
+                        if (streq(end + 1, errors[i].name))
+                                fault.error = errors[i].error;
+}
+
+int fault_point(const char *what)
+{
+        if (!fault.init)
+                fault_init();
+        fault.count++;
+        if (fault.kind == FAULT_NONE || fault.count != fault.at)
+                return 0;
+        if (fault.kind == FAULT_KILL) {
+                fprintf(stderr, "idlecfg: injected kill at fault point %lu (%s)\n", fault.count, what);
+                raise(SIGKILL);
+        }
+        fprintf(stderr, "idlecfg: injected %s at fault point %lu (%s)\n", strerror(fault.error), fault.count, what);
+        return -fault.error;
+}
+
+/* ---- resolution inside the root ---- */
+
+static const char *rel(const char *path)
+{
+        while (*path == '/')
+                path++;
+        return *path ? path : ".";
+}
+
+static bool have_openat2 = true;
+
+/* the O_NOFOLLOW walk: every component must be a directory or (last) the
+ * target; a symbolic link anywhere is refused, so nothing resolves outside */
+static int walk_open(int rootfd, const char *path, int flags)
+{
+        _cleanup_free_ char *copy = xstrdup(rel(path));
+        int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+        char *p = copy, *slash;
+
+        if (fd < 0)
+                return -errno;
+        if (streq(copy, "."))
+                return fd;
+        for (;;) {
+                int next;
+                slash = strchr(p, '/');
+                if (slash)
+                        *slash = '\0';
+                if (streq(p, "..") || !*p) {
+                        close(fd);
+                        return -EINVAL;
+                }
+                if (streq(p, ".")) {
+                        next = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+                } else
+                        next = openat(fd, p, slash ? (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                                                   : (flags | O_NOFOLLOW | O_CLOEXEC));
+                if (next < 0) {
+                        int r = -errno;
+                        close(fd);
+                        return r;
+                }
+                close(fd);
+                fd = next;
+                if (!slash)
+                        return fd;
+                p = slash + 1;
+                while (*p == '/')
+                        p++;
+                if (!*p)
+                        return fd;
+        }
+}
+
+static int resolve_open(int rootfd, const char *path, int flags)
+{
+        if (have_openat2) {
+                struct open_how how = {
+                        .flags = (unsigned long long) (flags | O_CLOEXEC),
+                        .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+                };
+                long fd;
+                do
+                        fd = syscall(SYS_openat2, rootfd, rel(path), &how, sizeof(how));
+                while (fd < 0 && (errno == EAGAIN || errno == EINTR));
+                if (fd >= 0)
+                        return (int) fd;
+                if (errno != ENOSYS)
+                        return -errno;
+                have_openat2 = false;
+        }
+        return walk_open(rootfd, path, flags);
+}
+
+int rootfs_open(const char *root, struct rootfs *ret)
+{
+        int fd = open(root && *root ? root : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        ret->fd = fd;
+        ret->path = xstrdup(root && *root ? root : "/");
+        return 0;
+}
+
+void rootfs_close(struct rootfs *r)
+{
+        if (r->fd >= 0)
+                close(r->fd);
+        r->fd = -1;
+        free(r->path);
+        r->path = NULL;
+}
+
+char *rootfs_display(const struct rootfs *r, const char *path)
+{
+        return root_path(r->path, path);
+}
+
+int rootfs_openat(const struct rootfs *r, const char *path, int flags)
+{
+        if (flags & O_CREAT)
+                return -EINVAL;
+        return resolve_open(r->fd, path, flags);
+}
+
+/* the directory of PATH, opened inside the root, and its last component */
+static int open_parent(const struct rootfs *r, const char *path, char **ret_name)
+{
+        _cleanup_free_ char *dir = xstrdup(path);
+        char *slash;
+        int fd;
+
+        while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
+                dir[strlen(dir) - 1] = '\0';
+        slash = strrchr(dir, '/');
+        if (!slash || !slash[1] || streq(slash + 1, "..") || streq(slash + 1, "."))
+                return -EINVAL;
+        *ret_name = xstrdup(slash + 1);
+        *slash = '\0';
+        fd = resolve_open(r->fd, *dir ? dir : "/", O_RDONLY | O_DIRECTORY);
+        if (fd < 0) {
+                free(*ret_name);
+                *ret_name = NULL;
+        }
+        return fd;
+}
+
+int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret)
+{
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = open_parent(r, path, &name);
+
+        if (dfd < 0)
+                return dfd;
+        if (fstatat(dfd, name, ret, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        return 0;
+}
+
+int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret, size_t *ret_len,
+                struct stat *ret_st)
+{
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = open_parent(r, path, &name), fd = -1;
+        struct strbuf sb = {};
+        struct stat st;
+        char buf[8192];
+
+        if (dfd < 0)
+                return dfd;
+        fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0) {
+                        int e = -errno;
+                        if (e == -EINTR)
+                                continue;
+                        sb_free(&sb);
+                        return e;
+                }
+                if (n == 0)
+                        break;
+                if (sb.len + (size_t) n > max) {
+                        sb_free(&sb);
+                        return -EFBIG;
+                }
+                sb_appendn(&sb, buf, (size_t) n);
+        }
+        if (ret_len)
+                *ret_len = sb.len;
+        if (ret_st)
+                *ret_st = st;
+        if (!sb.s)
+                sb_append(&sb, "");
+        *ret = sb_steal(&sb);
+        return 0;
+}
+
+int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
+                   int (*created)(const char *path, void *userdata), void *userdata)
+{
+        _cleanup_free_ char *copy = xstrdup(dirpath);
+        struct stat st;
+
+        for (char *p = copy + 1;; p++) {
+                if (*p != '/' && *p != '\0')
+                        continue;
+                char c = *p;
+                *p = '\0';
+                if (strlen(copy) > 1) {
+                        int e = rootfs_lstat(r, copy, &st);
+                        if (e == -ENOENT) {
+                                _cleanup_free_ char *name = NULL;
+                                _cleanup_close_ int dfd = -1;
+                                if (created && (e = created(copy, userdata)) != 0)
+                                        return e < 0 ? e : -ECANCELED;
+                                e = fault_point("mkdir");
+                                if (e < 0)
+                                        return e;
+                                dfd = open_parent(r, copy, &name);
+                                if (dfd < 0)
+                                        return dfd;
+                                if (mkdirat(dfd, name, 0755) < 0 && errno != EEXIST)
+                                        return -errno;
+                                (void) fsync(dfd);
+                        } else if (e < 0)
+                                return e;
+                        else if (S_ISLNK(st.st_mode)) {
+                                /* a link to a directory inside the root is followed by the
+                                 * resolution of later components; check it leads to one */
+                                _cleanup_close_ int fd = resolve_open(r->fd, copy, O_RDONLY | O_DIRECTORY);
+                                if (fd < 0)
+                                        return fd;
+                        } else if (!S_ISDIR(st.st_mode))
+                                return -ENOTDIR;
+                }
+                if (c == '\0')
+                        break;
+                *p = c;
+        }
+        return 0;
+}
+
+int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,
+                        uid_t uid, gid_t gid)
+{
+        _cleanup_free_ char *name = NULL, *tmpname = NULL;
+        _cleanup_close_ int dfd = open_parent(r, path, &name);
+        struct stat st;
+        int fd = -1, e;
+
+        if (dfd < 0)
+                return dfd;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+                if (S_ISLNK(st.st_mode))
+                        return -ELOOP;
+                if (S_ISDIR(st.st_mode))
+                        return -EISDIR;
+                if (!S_ISREG(st.st_mode))
+                        return -EINVAL;
+        } else if (errno != ENOENT)
+                return -errno;
+
+        e = fault_point("create temporary file");
+        if (e < 0)
+                return e;
+        for (unsigned i = 0;; i++) {
+                free(tmpname);
+                tmpname = xasprintf(".#%s.%x%x", name, (unsigned) getpid(), i);
+                fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+                if (fd >= 0)
+                        break;
+                if (errno != EEXIST || i > 100)
+                        return -errno;
+        }
+        for (size_t off = 0; off < len;) {
+                ssize_t n;
+                e = fault_point("write temporary file");
+                if (e < 0)
+                        goto fail;
+                n = write(fd, (const char *) data + off, len - off);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        e = -errno;
+                        goto fail;
+                }
+                off += (size_t) n;
+        }
+        if (fchmod(fd, mode) < 0 || ((uid != (uid_t) -1 || gid != (gid_t) -1) && fchown(fd, uid, gid) < 0)) {
+                e = -errno;
+                goto fail;
+        }
+        e = fault_point("fsync temporary file");
+        if (e < 0)
+                goto fail;
+        if (fsync(fd) < 0) {
+                e = -errno;
+                goto fail;
+        }
+        close(fd);
+        fd = -1;
+        e = fault_point("rename");
+        if (e < 0)
+                goto fail;
+        if (renameat(dfd, tmpname, dfd, name) < 0) {
+                e = -errno;
+                goto fail;
+        }
+        e = fault_point("fsync directory");
+        if (e < 0)
+                return e;       /* renamed: the new file is in place, only its durability is unknown */
+        if (fsync(dfd) < 0)
+                return -errno;
+        return 0;
+fail:
+        if (fd >= 0)
+                close(fd);
+        (void) unlinkat(dfd, tmpname, 0);
+        return e;
+}
+
+int rootfs_unlink(const struct rootfs *r, const char *path)
+{
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = open_parent(r, path, &name);
+        struct stat st;
+        int e;
+
+        if (dfd == -ENOENT)
+                return 0;
+        if (dfd < 0)
+                return dfd;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISREG(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        e = fault_point("unlink");
+        if (e < 0)
+                return e;
+        if (unlinkat(dfd, name, 0) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (fsync(dfd) < 0)
+                return -errno;
+        return 0;
+}
+
+int rootfs_rmdir(const struct rootfs *r, const char *path)
+{
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = open_parent(r, path, &name);
+        struct stat st;
+        int e;
+
+        if (dfd == -ENOENT)
+                return 0;
+        if (dfd < 0)
+                return dfd;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISDIR(st.st_mode))
+                return -ENOTDIR;
+        e = fault_point("rmdir");
+        if (e < 0)
+                return e;
+        if (unlinkat(dfd, name, AT_REMOVEDIR) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        (void) fsync(dfd);
+        return 0;
+}
+
+int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_error)
+{
+        _cleanup_free_ char *shown = rootfs_display(r, "/run/idlecfg.lock");
+        _cleanup_close_ int dfd = -1;
+        struct stat st;
+        int fd, e;
+
+        /* /run of a target root is normally an empty mount point; make it if missing */
+        if (rootfs_lstat(r, "/run", &st) == -ENOENT && (e = rootfs_mkdir_p(r, "/run", NULL, NULL)) < 0)
+                return xerror_set(ret_error, e, _("cannot create %s: %s"), shown, strerror(-e));
+        dfd = resolve_open(r->fd, "/run", O_RDONLY | O_DIRECTORY);
+        if (dfd < 0)
+                return xerror_set(ret_error, dfd, _("cannot open the directory of %s: %s"), shown, strerror(-dfd));
+        fd = openat(dfd, "idlecfg.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return xerror_set(ret_error, -errno, _("cannot open %s: %s"), shown, strerror(errno));
+        for (unsigned waited = 0;; waited += 50) {
+                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                        return fd;
+                if (errno != EWOULDBLOCK && errno != EINTR) {
+                        e = -errno;
+                        close(fd);
+                        return xerror_set(ret_error, e, _("cannot lock %s: %s"), shown, strerror(-e));
+                }
+                if (waited >= timeout_ms) {
+                        close(fd);
+                        return xerror_set(ret_error, -EBUSY,
+                                          _("another idlecfg is running (%s is locked); waited %u s, giving up"),
+                                          shown, timeout_ms / 1000);
+                }
+                nanosleep(&(struct timespec) { .tv_nsec = 50 * 1000 * 1000 }, NULL);
+        }
+}
+
+#include <dirent.h>
+
+int rootfs_remove_temps(const struct rootfs *r, const char *path)
+{
+        _cleanup_free_ char *name = NULL, *prefix = NULL;
+        int dfd = open_parent(r, path, &name), n = 0;
+        DIR *d;
+        struct dirent *de;
+
+        if (dfd == -ENOENT || dfd == -ENOTDIR)
+                return 0;
+        if (dfd < 0)
+                return dfd;
+        d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return -errno;
+        }
+        prefix = xasprintf(".#%s.", name);
+        while ((de = readdir(d)))
+                if (startswith(de->d_name, prefix) && de->d_type == DT_REG) {
+                        if (fault_point("unlink temporary file") < 0 || unlinkat(dirfd(d), de->d_name, 0) < 0) {
+                                closedir(d);
+                                return -EIO;
+                        }
+                        n++;
+                }
+        if (n)
+                (void) fsync(dirfd(d));
+        closedir(d);
+        return n;
+}
+
+int rootfs_remove_dir_files(const struct rootfs *r, const char *dirpath)
+{
+        int dfd = resolve_open(r->fd, dirpath, O_RDONLY | O_DIRECTORY | O_NOFOLLOW), e;
+        DIR *d;
+        struct dirent *de;
+
+        if (dfd == -ENOENT)
+                return 0;
+        if (dfd < 0)
+                return dfd;
+        d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return -errno;
+        }
+        while ((de = readdir(d)))
+                if (de->d_type == DT_REG) {
+                        if ((e = fault_point("unlink state file")) < 0 || (e = unlinkat(dirfd(d), de->d_name, 0) < 0 ? -errno : 0) < 0) {
+                                closedir(d);
+                                return e;
+                        }
+                }
+        (void) fsync(dirfd(d));
+        closedir(d);
+        e = rootfs_rmdir(r, dirpath);
+        return e == -ENOTEMPTY ? 0 : e;
+}

@@ -1,0 +1,71 @@
+/* rootfs.h: files inside a target root, never outside it, written atomically */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "util.h"
+
+/* A directory that every path is resolved in, as if it were "/": symbolic
+ * links, absolute or with "..", resolve inside it (openat2 RESOLVE_IN_ROOT;
+ * an O_NOFOLLOW walk that refuses every link where openat2 is missing). */
+struct rootfs {
+        int fd;
+        char *path;             /* as given, for messages ("/" for the host) */
+};
+
+int rootfs_open(const char *root, struct rootfs *ret);
+void rootfs_close(struct rootfs *r);
+
+/* "DIR/etc/x" for messages: the root's path joined with PATH */
+char *rootfs_display(const struct rootfs *r, const char *path);
+
+/* Open PATH (absolute, inside the root). FLAGS as for openat(); O_CREAT is
+ * refused: files are created by rootfs_write_atomic() only. */
+int rootfs_openat(const struct rootfs *r, const char *path, int flags);
+
+/* Read all of PATH (at most MAX bytes); -ENOENT when it does not exist. The
+ * last component is not followed if it is a symbolic link (-ELOOP). */
+int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret, size_t *ret_len,
+                struct stat *ret_st);
+
+/* lstat() of PATH: its directory resolved in the root, the last component not followed */
+int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret);
+
+/* Create the directories of DIRPATH that are missing, mode 0755. Before each
+ * one is made, CREATED (if not NULL) is called with its path: a nonzero return
+ * stops without making it (the manifest records a directory before it exists). */
+int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
+                   int (*created)(const char *path, void *userdata), void *userdata);
+
+/* Replace PATH with DATA: a temporary file in the same directory, write, fchmod,
+ * fchown (uid/gid -1: leave), fsync, renameat over PATH, fsync of the directory.
+ * A symbolic link or anything but a regular file at PATH is refused (-ELOOP,
+ * -EISDIR...). On failure PATH is untouched and the temporary file removed. */
+int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,
+                        uid_t uid, gid_t gid);
+
+/* unlink PATH (a regular file), fsync its directory; 0 if it did not exist */
+int rootfs_unlink(const struct rootfs *r, const char *path);
+/* rmdir PATH if it is an empty directory: 0 removed or absent, -ENOTEMPTY */
+int rootfs_rmdir(const struct rootfs *r, const char *path);
+
+/* Take the lock of one idlecfg instance: /run/idlecfg.lock, or DIR/run/idlecfg.lock
+ * for a target root. Waits up to TIMEOUT_MS, then -EBUSY. Returns the fd to keep. */
+int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_error);
+
+/* ---- fault injection for the tests ----
+ * IDLECFG_FAULT="kill:N" kills the process with SIGKILL at the N-th fault point,
+ * "fail:N" or "fail:N:ERRNO" (EIO, ENOSPC, EINVAL, EOPNOTSUPP, EBUSY, EROFS) makes the
+ * N-th fault point fail with that error (default EIO). Every step that changes
+ * a file or an attribute is a fault point. IDLECFG_FAULT_COUNT=FILE appends the
+ * number of fault points passed at exit (to find how many a run has). */
+int fault_point(const char *what);
+
+/* Remove the temporary files a killed rootfs_write_atomic() of PATH left
+ * (".#NAME.*" beside it); the number removed or -errno. */
+int rootfs_remove_temps(const struct rootfs *r, const char *path);
+/* Remove every regular file directly in DIRPATH, then the directory if it is
+ * empty (idlecfg's own state directories only). */
+int rootfs_remove_dir_files(const struct rootfs *r, const char *dirpath);
