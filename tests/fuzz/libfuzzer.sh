@@ -4,7 +4,8 @@
 #
 # From the Makefile, in the build directory: FUZZ_CC (clang), FUZZ_TARGETS, FUZZ_SOURCES (the
 # library's sources, relative to top_srcdir), FUZZ_CPPFLAGS and FUZZ_LIBS (as the Makefile has
-# them: evaluated by the shell, as make would), FUZZ_TIME, top_srcdir, top_builddir.
+# them: evaluated by the shell, as make would), FUZZ_TIME, top_srcdir, top_builddir; FUZZ_JOBS
+# targets run at once (default: the number of CPUs).
 # Found crashes stay in tests/fuzz/libfuzzer/artifacts/ of the build directory; what the runs
 # learnt stays in tests/fuzz/libfuzzer/corpus/ for the next run.
 set -u
@@ -70,8 +71,10 @@ else
         exit 1
 fi
 
-# ---- run: each target for FUZZ_TIME seconds on its corpus ----
-for t in "$@"; do
+# ---- run: each target for FUZZ_TIME seconds on its corpus, FUZZ_JOBS (default: the
+# number of CPUs) at a time; each writes its TAP line and diagnostics to $out/fuzz-$t.tap ----
+fuzz_one() {
+        t=$1
         corpus=$out/corpus/$t
         mkdir -p "$corpus"
         # new inputs go to the first directory (ours); the seeds in the source tree stay as they are
@@ -88,15 +91,32 @@ for t in "$@"; do
         rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
         cov=$(sed -n 's/.*\(DONE\|pulse\|NEW\|REDUCE\|INITED\) *cov: \([0-9]*\) .*/\2/p' "$log" | tail -n 1)
         if [ "$rc" -eq 0 ]; then
-                ok "fuzz-$t: ${runs:-?} runs in $FUZZ_TIME s (${rate:-?}/s), ${cov:-?} edges covered, no crash, leak or hang"
+                echo "ok fuzz-$t: ${runs:-?} runs in $FUZZ_TIME s (${rate:-?}/s), ${cov:-?} edges covered, no crash, leak or hang"
         else
-                not_ok "fuzz-$t: exit $rc after ${runs:-?} runs"
-                {
-                        grep -E '^(==[0-9]+==|SUMMARY|fuzz:|.*runtime error|    #[0-9]|artifact_prefix|Test unit written)' "$log" |
-                                grep -v -e 'in fuzzer::' -e '__libc_start' -e ' in _start ' -e ' in main ' | head -n 60
-                        echo "log: $log"
-                        echo "reproduce: $out/fuzz-$t FILE; keep it as tests/fuzz/regress/$t/NAME with the fix"
-                } | diag
+                echo "not ok fuzz-$t: exit $rc after ${runs:-?} runs"
+                grep -E '^(==[0-9]+==|SUMMARY|fuzz:|.*runtime error|    #[0-9]|artifact_prefix|Test unit written)' "$log" |
+                        grep -v -e 'in fuzzer::' -e '__libc_start' -e ' in _start ' -e ' in main ' | head -n 60
+                echo "log: $log"
+                echo "reproduce: $out/fuzz-$t FILE; keep it as tests/fuzz/regress/$t/NAME with the fix"
+        fi >"$out/fuzz-$t.tap"
+}
+running=0
+for t in "$@"; do
+        rm -f "$out/fuzz-$t.tap"
+        fuzz_one "$t" &
+        running=$((running + 1))
+        if [ "$running" -ge "${FUZZ_JOBS:-$jobs}" ]; then
+                wait
+                running=0
         fi
+done
+wait
+for t in "$@"; do
+        result=$(head -n 1 "$out/fuzz-$t.tap" 2>/dev/null)
+        case $result in
+        "ok "*) ok "${result#ok }" ;;
+        "not ok "*) not_ok "${result#not ok }"; tail -n +2 "$out/fuzz-$t.tap" | diag ;;
+        *) not_ok "fuzz-$t: no result" ;;
+        esac
 done
 [ "$failed" -eq 0 ]
