@@ -211,7 +211,7 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
         _cleanup_(journal_freep) struct journal *j = NULL;
         struct jfile jf = { .rfs = rfs, .fd = -1, .profile = p->profile };
         struct change *done = NULL;
-        size_t n_done = 0, n_failed = 0, n_later = 0, n_same = 0;
+        size_t n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
         int r;
 
         r = journal_load(rfs, &j, ret_error);
@@ -261,6 +261,7 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                         if (!o->keep_going) {
                                 xerror_set(ret_error, r, _("%s on %s: cannot read %s: %s"), s->knob, setting_where(s),
                                            path, strerror(-r));
+                                r = -EIO;
                                 goto fail;
                         }
                         continue;
@@ -273,7 +274,7 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                 if (o->dry_run) {
                         fprintf(out, _("  would set %s on %s: %s %s -> %s\n"), s->knob, setting_where(s), path, norm,
                                 s->value);
-                        n_done++;
+                        n_would++;
                         continue;
                 }
                 if (!jf.run_written) {
@@ -297,6 +298,7 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                         if (!o->keep_going) {
                                 xerror_set(ret_error, r, _("%s on %s: the kernel refused %s for %s: %s"), s->knob,
                                            setting_where(s), s->value, path, strerror(-r));
+                                r = -EIO;       /* a runtime failure, not bad input */
                                 goto fail;
                         }
                         continue;
@@ -315,11 +317,11 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
         free(done);
         fprintf(out, o->dry_run ? _("%zu settings would change, %zu already as planned, %zu take effect later or not at all now\n")
                                 : _("%zu settings changed, %zu already as planned, %zu take effect later or not at all now\n"),
-                n_done, n_same, n_later);
+                o->dry_run ? n_would : n_done, n_same, n_later);
         if (n_failed > 0)
                 return xerror_set(ret_error, -EIO, _("%zu settings were refused (--keep-going: the rest is applied; "
                                                      "\"idlecfg rollback\" undoes it)"), n_failed);
-        return n_done > 0;
+        return n_done + n_would > 0;
 
 fail:
         if (jf.fd >= 0)

@@ -324,7 +324,7 @@ static int preflight(const struct rootfs *rfs, const struct manifest *m, struct 
                 beside = xasprintf("%s%s", x->path, NEW_SUFFIX);
                 mf = m ? manifest_find(m, beside) : NULL;
                 if (x->conflict && x->content)
-                        target_add(t, beside, xstrdup(x->content), x->kind);
+                        target_add(t, beside, xstrdup(x->content), x->kind)->n_settings = x->n_settings;
                 else if (mf)
                         target_add(t, beside, NULL, T_OTHER);
         }
@@ -506,12 +506,15 @@ static int do_write(struct ctx *c, struct target *x)
         if (r < 0)
                 return xerror_set(c->error, r, _("cannot write %s: %s"), shown, strerror(-r));
         if (!x->exists)
-                fprintf(c->out, _("  wrote %s (%s, %zu settings)\n"), shown, kind_name(x->kind), x->n_settings);
+                fprintf(c->out, P_("  wrote %s (%s, %zu setting)\n", "  wrote %s (%s, %zu settings)\n", x->n_settings),
+                        shown, kind_name(x->kind), x->n_settings);
         else if (adopted)
-                fprintf(c->out, _("  changed %s (%s, %zu settings; the old file is kept for rollback)\n"), shown,
-                        kind_name(x->kind), x->n_settings);
+                fprintf(c->out, P_("  changed %s (%s, %zu setting; the old file is kept for rollback)\n",
+                                   "  changed %s (%s, %zu settings; the old file is kept for rollback)\n", x->n_settings),
+                        shown, kind_name(x->kind), x->n_settings);
         else if (was_ours)
-                fprintf(c->out, _("  updated %s (%s, %zu settings)\n"), shown, kind_name(x->kind), x->n_settings);
+                fprintf(c->out, P_("  updated %s (%s, %zu setting)\n", "  updated %s (%s, %zu settings)\n", x->n_settings),
+                        shown, kind_name(x->kind), x->n_settings);
         else
                 fprintf(c->out, _("  overwrote your changed %s (--force; your version is kept in %s)\n"), shown,
                         BACKUP_DIR);

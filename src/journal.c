@@ -69,7 +69,6 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
                                         free(v[k]);
                                 BAD(_("%s:%u: malformed field %zu"), name, lineno, i + 1);
                         }
-/* the message may quote the fields: format it before they are freed */
 #define LBAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); for (size_t k = 0; k < n; k++) free(v[k]); goto out; } while (0)
                 if (!header) {
                         if (n != 2 || !streq(v[0], "idlecfg-journal"))

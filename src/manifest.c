@@ -183,7 +183,6 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
                                 BAD(_("%s:%u: malformed field %zu"), name, lineno, i + 1);
                         }
 #define FREE_V() do { for (size_t k = 0; k < n; k++) free(v[k]); } while (0)
-/* the message may quote the fields: format it before they are freed */
 #define LBAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); FREE_V(); goto out; } while (0)
                 if (!header) {
                         if (n != 2 || !streq(v[0], "idlecfg-manifest"))

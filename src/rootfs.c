@@ -17,8 +17,9 @@ static struct {
         enum { FAULT_NONE, FAULT_KILL, FAULT_FAIL } kind;
         unsigned long at;
         int error;
-        unsigned long count;
+        unsigned long count, matched;
         const char *count_file;
+        char filter[64];        /* only fault points whose name starts with it count */
 } fault;
 
 static void fault_count_write(void)
@@ -53,10 +54,15 @@ static void fault_init(void)
                 return;
         fault.at = strtoul(s, &end, 10);
         fault.error = EIO;
-        if (*end == ':')
+        if (*end == ':') {
+                const char *name = end + 1, *colon = strchr(name, ':');
+                size_t n = colon ? (size_t) (colon - name) : strlen(name);
                 for (size_t i = 0; i < ELEMENTSOF(errors); i++)
-                        if (streq(end + 1, errors[i].name))
+                        if (strlen(errors[i].name) == n && strncmp(name, errors[i].name, n) == 0)
                                 fault.error = errors[i].error;
+                if (colon)
+                        snprintf(fault.filter, sizeof(fault.filter), "%s", colon + 1);
+        }
 }
 
 int fault_point(const char *what)
@@ -64,13 +70,15 @@ int fault_point(const char *what)
         if (!fault.init)
                 fault_init();
         fault.count++;
-        if (fault.kind == FAULT_NONE || fault.count != fault.at)
+        if (fault.kind == FAULT_NONE || !startswith(what, fault.filter))
+                return 0;
+        if (++fault.matched != fault.at)
                 return 0;
         if (fault.kind == FAULT_KILL) {
-                fprintf(stderr, "idlecfg: injected kill at fault point %lu (%s)\n", fault.count, what);
+                fprintf(stderr, "idlecfg: injected kill at fault point %lu (%s)\n", fault.matched, what);
                 raise(SIGKILL);
         }
-        fprintf(stderr, "idlecfg: injected %s at fault point %lu (%s)\n", strerror(fault.error), fault.count, what);
+        fprintf(stderr, "idlecfg: injected %s at fault point %lu (%s)\n", strerror(fault.error), fault.matched, what);
         return -fault.error;
 }
 

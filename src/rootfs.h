@@ -58,7 +58,8 @@ int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_
 /* ---- fault injection for the tests ----
  * IDLECFG_FAULT="kill:N" kills the process with SIGKILL at the N-th fault point,
  * "fail:N" or "fail:N:ERRNO" (EIO, ENOSPC, EINVAL, EOPNOTSUPP, EBUSY, EROFS) makes the
- * N-th fault point fail with that error (default EIO). Every step that changes
+ * N-th fault point fail with that error (default EIO); "fail:N:ERRNO:NAME" counts
+ * only the fault points whose name starts with NAME ("sysfs write"). Every step that changes
  * a file or an attribute is a fault point. IDLECFG_FAULT_COUNT=FILE appends the
  * number of fault points passed at exit (to find how many a run has). */
 int fault_point(const char *what);

@@ -8,7 +8,7 @@ COMPLETION=$top_srcdir/src/idlecfg.bash-completion
 BASH_COMPLETION=${BASH_COMPLETION_SCRIPT:-/usr/share/bash-completion/bash_completion}
 export COMPLETION BASH_COMPLETION
 
-N=15
+N=16
 plan $((2 * N))
 
 # a target root with profiles and module trees, an extra profiles dir and a
@@ -80,7 +80,8 @@ sane_devices() {
 # the long options are all offered
 all_options() {
         comp "$@" >"$tmp/comp.out" || return 1
-        for _o in --root --kernel --json --profile --profiles-dir --format --verbose --help --version; do
+        for _o in --root --kernel --json --profile --profiles-dir --format --dry-run --force --keep-going --wait \
+                --verbose --help --version; do
                 grep -qx -- "$_o" "$tmp/comp.out" || { echo "missing $_o"; cat "$tmp/comp.out"; return 1; }
         done
 }
@@ -101,9 +102,16 @@ udev'
 
 run_mode() {
         m=$1
-        check "$m: verbs after 'idlecfg '" expect 'detect
+        check "$m: verbs after 'idlecfg '" expect 'apply
+detect
 explain
-plan' "$m" 'idlecfg ' idlecfg ''
+install
+plan
+refresh
+rollback
+verify' "$m" 'idlecfg ' idlecfg ''
+        check "$m: rollback takes apply, install or all" expect 'all
+apply' "$m" 'idlecfg rollback a' idlecfg rollback a
         check "$m: options after 'idlecfg -'" all_options "$m" 'idlecfg -' idlecfg -
         check "$m: --format= values" expect "$FORMATS" "$m" 'idlecfg plan --format=' idlecfg plan --format =
         check "$m: --format VALUE values" expect "$FORMATS" "$m" 'idlecfg plan --format ' idlecfg plan --format ''

@@ -1,0 +1,56 @@
+#!/bin/sh
+# tests/bench/install-bench.sh [BUILDDIR]: wall time and peak RSS of install
+# (first and unchanged), refresh when nothing changed (what a package hook
+# pays on every upgrade), and rollback, into a temporary root, for this
+# machine's own devices (read from /sys; nothing is written outside the
+# temporary root) and for a recorded laptop inside one umockdev session.
+# Needs GNU time (Debian package "time"). Run: make bench
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$top/_build}
+idlecfg=$build/src/idlecfg
+runs=${RUNS:-9}
+[ -x /usr/bin/time ] || { echo "bench: needs GNU time (apt-get install time)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+root=$tmp/root
+mkdir -p "$root/etc/kernel" "$root/run" "$root/var/lib" "$root/usr/share/idlecfg/profiles" "$root/usr/lib/udev/hwdb.d"
+sh "$top/tests/mkmodroot.sh" "$top/tests/data/modroot.spec" "$root" 6.1.0-18-amd64 >/dev/null
+cp "$top"/profiles/*.profile "$root/usr/share/idlecfg/profiles/"
+cp "$top"/hwdb/*.hwdb "$root/usr/lib/udev/hwdb.d/"
+# the size of a real system's hwdb: this machine's, when it has one
+cp /usr/lib/udev/hwdb.d/*.hwdb "$root/usr/lib/udev/hwdb.d/" 2>/dev/null || true
+echo "root=/dev/sda1 ro" >"$root/etc/kernel/cmdline"
+
+# measure NAME CMD...: median wall time and max RSS over $runs runs
+measure() {
+        name=$1
+        shift
+        for i in $(seq "$runs"); do
+                s=$(date +%s%N)
+                /usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>&1 || true
+                e=$(date +%s%N)
+                echo "$(( (e - s) / 1000 )) $(cat "$tmp/rss")"
+        done | sort -n | awk -v name="$name" -v n="$runs" '
+                { t[NR] = $1; if ($2 > rss) rss = $2 }
+                END { printf "%-44s median %7.1f ms  max RSS %6.1f MiB  (%d runs)\n", name, t[int((NR + 1) / 2)] / 1000, rss / 1024, n }'
+}
+ic="$idlecfg --root $root --kernel 6.1.0-18-amd64 --profile balanced"
+hwdb_mb=$(du -sm "$root/usr/lib/udev/hwdb.d" | cut -f1)
+echo "this machine ($(ls /sys/bus/*/devices 2>/dev/null | wc -l) devices), hwdb ${hwdb_mb} MB:"
+measure "  install into an empty root, then rollback" sh -c "$ic install && $ic rollback"
+$ic install >/dev/null
+measure "  install, nothing to change" $ic install
+measure "  refresh, nothing changed" $ic refresh
+measure "  plan (for comparison)" $ic plan
+$ic rollback >/dev/null
+
+# the recorded laptop, timed inside one umockdev session
+m=$top/tests/data/machines/intel-laptop
+"$top/tests/run-machine" "$m" sh -c '
+        ic="$1 --root $2 --kernel 6.1.0-18-amd64 --profile balanced"; runs=$3
+        $ic install >/dev/null
+        for i in $(seq "$runs"); do s=$(date +%s%N); $ic refresh >/dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000 )); done |
+                sort -n | awk -v n="$runs" "{ t[NR] = \$1 } END { printf \"intel-laptop under umockdev: refresh, nothing changed  median %7.1f ms  (%d runs)\n\", t[int((NR + 1) / 2)] / 1000, n }"
+        $ic rollback >/dev/null' sh "$idlecfg" "$root" "$runs"
