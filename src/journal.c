@@ -53,7 +53,10 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
                 lineno++;
                 next = strchr(line, '\n');
                 if (!next) {
-                        /* cut short by a crash while it was appended: its write never began */
+                        /* cut short by a crash while it was appended: its write never
+                         * began; without a header yet, it must be the start of one */
+                        if (!header && !startswith("idlecfg-journal 1", line))
+                                BAD(_("%s:%u: not an idlecfg journal (no \"idlecfg-journal 1\" line)"), name, lineno);
                         j->torn = true;
                         break;
                 }

@@ -8,7 +8,7 @@
 need umockdev-run depmod "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
 machines="intel-laptop amd-laptop desktop-sata buildhost"
-plan 32
+plan 33
 
 # Inside the testbed: snapshots of the mock /sys. Every device attribute
 # compares byte for byte. Module parameters compare by value: the recorded
@@ -161,6 +161,10 @@ printf 'idlecfg-journal 1\nrun 1 0 p\nset /sys/devices/x/power/control on auto' 
 "$IDLECFG" --root "$root" rollback apply >"$tmp/mj3" 2>&1; rc=$?
 check "a journal whose last record was cut short by a crash: that record is dropped, rollback completes" sh -c "
         test $rc -eq 0 && test ! -e '$root/var/lib/idlecfg/apply.journal'"
+printf 'hello' >"$root/var/lib/idlecfg/apply.journal"
+"$IDLECFG" --root "$root" rollback apply >"$tmp/mj5" 2>&1; rc=$?
+check "a file that is no journal, not even a torn one: exit 2, nothing dropped silently" sh -c "
+        test $rc -eq 2 && grep -q 'apply.journal:1: not an idlecfg journal' '$tmp/mj5' && test -e '$root/var/lib/idlecfg/apply.journal'"
 printf 'idlecfg-journal 2\n' >"$root/var/lib/idlecfg/apply.journal"
 "$IDLECFG" --root "$root" rollback apply >"$tmp/mj4" 2>&1; rc=$?
 check "a journal of an unknown format: exit 2, said plainly" sh -c "test $rc -eq 2 && grep -q 'journal format 2 is not known' '$tmp/mj4'"
