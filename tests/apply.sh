@@ -8,7 +8,7 @@
 need umockdev-run depmod "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
 machines="intel-laptop amd-laptop desktop-sata buildhost"
-plan 33
+plan 34
 
 # Inside the testbed: snapshots of the mock /sys. Every device attribute
 # compares byte for byte. Module parameters compare by value: the recorded
@@ -74,6 +74,8 @@ check "verify lists idle blockers with their knob or the reason they stay" sh -c
         grep -q 'card0 (drm): GPU RC6 residency did not grow' '$tmp/v'"
 check "verify --json is valid JSON with settings, blockers and residency" sh -c "
         sed -n '/^{/,/^}/p' '$tmp/v' | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"settings\"] and d[\"blockers\"] and \"residency\" in d'"
+ROOT=$root PROFILE=powersave run_machine "$TESTS_DATA/machines/$m" sh -c '. "$LIBINNER"; ic explain i2c-0' >"$tmp/e" 2>&1
+check "explain of an I2C adapter shows the runtime PM planned on its controller" grep -q 'i2c.runtime_pm: power/control' "$tmp/e"
 d=desktop-sata
 ROOT=$tmp/$d-root PROFILE=balanced run_machine "$TESTS_DATA/machines/$d" sh -c '. "$LIBINNER"; ic verify' >"$tmp/v2" 2>&1
 check "verify names a SATA link at max_performance and an ASPM-disabled link" sh -c "
