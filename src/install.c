@@ -34,6 +34,7 @@ enum action {
         A_RESTORE,              /* no longer wanted: put back what was there */
         A_DROP,                 /* no longer wanted and already as before: forget it */
         A_KEEP_THEIRS,          /* changed by the administrator: left alone */
+        A_ADOPT,                /* already has our content, the manifest an older checksum */
 };
 
 struct target {
@@ -300,8 +301,9 @@ static int preflight(const struct rootfs *rfs, const struct manifest *m, struct 
                         if (mf && x->exists && streq(x->cur_sha, mf->sha))
                                 x->action = streq(x->cur_sha, want) ? A_NONE : A_WRITE;
                         else if (mf && !force)
-                                /* deleted or edited by the administrator since we wrote it */
-                                x->action = x->exists && streq(x->cur_sha, want) ? A_NONE : A_KEEP_THEIRS;
+                                /* deleted or edited by the administrator since we wrote it
+                                 * (unless the edit made it what we want now) */
+                                x->action = x->exists && streq(x->cur_sha, want) ? A_ADOPT : A_KEEP_THEIRS;
                         else
                                 x->action = A_WRITE;
                         x->conflict = x->action == A_KEEP_THEIRS;
@@ -694,6 +696,10 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
                         r = do_write(&c, x);
                 else if (x->action == A_RESTORE || x->action == A_DROP)
                         r = do_restore(&c, x);
+                else if (x->action == A_ADOPT) {
+                        memcpy(manifest_find(m, x->path)->sha, x->cur_sha, 65);
+                        r = manifest_save(rfs, m, ret_error);
+                }
                 else
                         r = 0;
                 if (r < 0)

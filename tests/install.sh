@@ -13,7 +13,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 44
+plan 45
 
 m=desktop-sata
 dir=$TESTS_DATA/machines/$m
@@ -104,11 +104,22 @@ cp "$root/etc/modprobe.d/idlecfg.conf" "$tmp/theirs"
 ic install --profile powersave >"$tmp/c1" 2>&1; rc=$?
 check "a changed file is kept, ours written beside it, and said" sh -c "test $rc -eq 0 &&
         cmp '$tmp/theirs' '$root/etc/modprobe.d/idlecfg.conf' && test -f '$root/etc/modprobe.d/idlecfg.conf.idlecfg-new' &&
-        grep -q 'kept .*idlecfg.conf: it was changed' '$tmp/c1'"
+        grep -q 'kept .*idlecfg.conf: it was changed' '$tmp/c1' || { echo rc=$rc; cat '$tmp/c1'; exit 1; }"
 ic install --profile powersave --force >"$tmp/c2" 2>&1; rc=$?
 check "--force overwrites it, and the .idlecfg-new copy goes" sh -c "test $rc -eq 0 &&
         ! cmp -s '$tmp/theirs' '$root/etc/modprobe.d/idlecfg.conf' && test ! -e '$root/etc/modprobe.d/idlecfg.conf.idlecfg-new' &&
         grep -q 'overwrote your changed' '$tmp/c2'"
+
+# the administrator takes our version (as after dpkg's conffile prompt): adopted
+echo "# mine" >>"$root/etc/modprobe.d/idlecfg.conf"
+ic install --profile balanced >/dev/null 2>&1
+cp "$root/etc/modprobe.d/idlecfg.conf.idlecfg-new" "$root/etc/modprobe.d/idlecfg.conf"
+ic install --profile balanced >"$tmp/c3" 2>&1; rc=$?
+ic install --profile powersave >"$tmp/c4" 2>&1
+check "a changed file made identical to ours is ours again: the copy beside it goes, the next install updates it" sh -c "
+        test $rc -eq 0 && test ! -e '$root/etc/modprobe.d/idlecfg.conf.idlecfg-new' &&
+        grep -q 'updated .*modprobe.d/idlecfg.conf' '$tmp/c4' && grep -q 'profile powersave' '$root/etc/modprobe.d/idlecfg.conf' ||
+        { cat '$tmp/c3' '$tmp/c4'; exit 1; }"
 
 # ---- refresh ----
 ic refresh >"$tmp/r1" 2>&1; rc=$?
