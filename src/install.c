@@ -325,9 +325,11 @@ static int preflight(const struct rootfs *rfs, const struct manifest *m, struct 
                         continue;
                 beside = xasprintf("%s%s", x->path, NEW_SUFFIX);
                 mf = m ? manifest_find(m, beside) : NULL;
-                if (x->conflict && x->content)
-                        target_add(t, beside, xstrdup(x->content), x->kind)->n_settings = x->n_settings;
-                else if (mf)
+                /* target_add() may move t->v: nothing of x after it */
+                if (x->conflict && x->content) {
+                        size_t n = x->n_settings;
+                        target_add(t, beside, xstrdup(x->content), x->kind)->n_settings = n;
+                } else if (mf)
                         target_add(t, beside, NULL, T_OTHER);
         }
         for (size_t i = n_primary; i < t->n; i++) {
