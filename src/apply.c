@@ -237,8 +237,7 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                 }
                 if (!path) {
                         n_later++;
-                        if (o->dry_run || out)
-                                fprintf(out, _("  later: %s %s=%s: %s\n"), s->knob, strempty(s->param), s->value, why);
+                        fprintf(out, _("  later: %s %s=%s: %s\n"), s->knob, strempty(s->param), s->value, why);
                         continue;
                 }
                 r = read_raw(path, &old);

@@ -336,27 +336,27 @@ static int verb_rollback(const struct args *a, int argc, char **argv)
         r = open_root_locked(a, &rfs, &lock);
         if (r != EXIT_OK)
                 return r;
-        if (!streq(what, "install")) {
-                r = apply_rollback(&rfs, a->force, stdout, &e);
+        static const struct {
+                const char *part;
+                int (*undo)(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error);
+                const char *failed;
+        } parts[] = {
+                /* the live values first, then the files */
+                { "apply", apply_rollback, N_("rollback of apply failed") },
+                { "install", install_rollback, N_("rollback of install failed") },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(parts) && (code == EXIT_OK || code == EXIT_CHANGES); i++) {
+                if (!streq(what, "all") && !streq(what, parts[i].part))
+                        continue;
+                r = parts[i].undo(&rfs, a->force, stdout, &e);
                 if (r == -EBUSY) {
+                        /* some values or files were left alone: said, not a failure */
                         fprintf(stderr, "idlecfg: %s\n", e.message);
                         xerror_done(&e);
                         code = EXIT_CHANGES;
                         any = true;
                 } else if (r < 0)
-                        code = report(r, &e, _("rollback of apply failed"));
-                else
-                        any = any || r == 0;
-        }
-        if (!streq(what, "apply") && code != EXIT_FAILURE_ && code != EXIT_USAGE) {
-                r = install_rollback(&rfs, a->force, stdout, &e);
-                if (r == -EBUSY) {
-                        fprintf(stderr, "idlecfg: %s\n", e.message);
-                        xerror_done(&e);
-                        code = EXIT_CHANGES;
-                        any = true;
-                } else if (r < 0)
-                        code = report(r, &e, _("rollback of install failed"));
+                        code = report(r, &e, _(parts[i].failed));
                 else
                         any = any || r == 0;
         }

@@ -227,9 +227,8 @@ int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret
 {
         _cleanup_free_ char *name = NULL;
         _cleanup_close_ int dfd = open_parent(r, path, &name), fd = -1;
-        struct strbuf sb = {};
         struct stat st;
-        char buf[8192];
+        int e;
 
         if (dfd < 0)
                 return dfd;
@@ -240,31 +239,10 @@ int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-        for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
-                if (n < 0) {
-                        int e = -errno;
-                        if (e == -EINTR)
-                                continue;
-                        sb_free(&sb);
-                        return e;
-                }
-                if (n == 0)
-                        break;
-                if (sb.len + (size_t) n > max) {
-                        sb_free(&sb);
-                        return -EFBIG;
-                }
-                sb_appendn(&sb, buf, (size_t) n);
-        }
-        if (ret_len)
-                *ret_len = sb.len;
-        if (ret_st)
+        e = read_fd_full(fd, max, ret, ret_len);
+        if (e >= 0 && ret_st)
                 *ret_st = st;
-        if (!sb.s)
-                sb_append(&sb, "");
-        *ret = sb_steal(&sb);
-        return 0;
+        return e;
 }
 
 int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,

@@ -205,14 +205,11 @@ int read_attr(const char *dir, const char *attr, char **ret)
         return read_attr_at(dfd, attr, ret);
 }
 
-int read_file_full(const char *path, size_t max, char **ret, size_t *ret_len)
+int read_fd_full(int fd, size_t max, char **ret, size_t *ret_len)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         struct strbuf sb = {};
         char buf[8192];
 
-        if (fd < 0)
-                return -errno;
         for (;;) {
                 ssize_t n = read(fd, buf, sizeof(buf));
                 if (n < 0) {
@@ -234,6 +231,15 @@ int read_file_full(const char *path, size_t max, char **ret, size_t *ret_len)
                 *ret_len = sb.len;
         *ret = sb_steal(&sb);
         return 0;
+}
+
+int read_file_full(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+        if (fd < 0)
+                return -errno;
+        return read_fd_full(fd, max, ret, ret_len);
 }
 
 /* "a [b] c" -> "b"; a value without brackets is returned whole */

@@ -79,6 +79,8 @@ void kv_free(struct kvlist *l);
 int read_attr_at(int dirfd, const char *attr, char **ret);
 int read_attr(const char *dir, const char *attr, char **ret);
 int read_file_full(const char *path, size_t max, char **ret, size_t *ret_len);
+/* all of FD (at most MAX bytes, -EFBIG beyond), NUL-terminated */
+int read_fd_full(int fd, size_t max, char **ret, size_t *ret_len);
 char *strstrip(char *s);
 int parse_selected(const char *list, char **ret);
 
