@@ -4,7 +4,6 @@
 # are in plan-tools.sh); conffile handling, --dry-run, refresh, kill at every
 # write, injected faults, hostile roots, the lock, malformed manifests.
 . "$top_srcdir/tests/lib.sh"
-[ -d "$FIXTURES/hwdb" ] || skip_all "no shared fixtures at $FIXTURES (systemd's autosuspend hwdb)"
 need umockdev-run depmod "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
 # the whole test in one umockdev session of the recorded machine: starting one
