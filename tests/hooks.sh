@@ -4,7 +4,7 @@
 # re-install for a new one) against a temporary root under umockdev.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
-plan 11
+plan 15
 h=$top_srcdir/src/hooks
 check "shell hooks parse" sh -c "sh -n '$h/kernel-postinst.sh' && sh -n '$h/dpkg.postinst'"
 check "dpkg triggers: only interest-noawait lines with absolute paths" sh -c "
@@ -13,8 +13,10 @@ check "pacman hook: [Trigger] and [Action] with Exec of idlecfg refresh" sh -c "
         grep -qx '\[Trigger\]' '$h/idlecfg.hook' && grep -qx '\[Action\]' '$h/idlecfg.hook' &&
         grep -qx 'Exec = /usr/bin/idlecfg refresh' '$h/idlecfg.hook' && grep -qx 'When = PostTransaction' '$h/idlecfg.hook' &&
         ! grep -v '^#' '$h/idlecfg.hook' | grep . | grep -vqE '^\[(Trigger|Action)\]\$|^[A-Za-z]+ = .+\$'"
-check "rpm file triggers call idlecfg refresh and never fail the transaction" sh -c "
-        grep -q '^%transfiletriggerin -- /usr/lib/modules' '$h/rpm-triggers.spec' && test \$(grep -c 'idlecfg refresh || :' '$h/rpm-triggers.spec') -eq 2"
+check "rpm file triggers call idlecfg refresh and never fail the transaction; one path per %transfiletriggerpostun (rpm#3048)" sh -c "
+        f='$h/rpm-triggers.spec'
+        grep -q '^%transfiletriggerin -- /usr/lib/modules' \"\$f\" && test \$(grep -c '^%transfiletriggerpostun -- /[^ ]*\$' \"\$f\") -eq 3 &&
+        test \$(grep -c '^%transfiletrigger' \"\$f\") -eq 4 && test \$(grep -c '^%{_sbindir}/idlecfg refresh || :\$' \"\$f\") -eq 4"
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -100,5 +102,129 @@ else
         skip "(same)"
         skip "(same)"
         skip "(same)"
+fi
+
+# ---- rpm and pacman: the file triggers and the hook fire for real ----
+# Both run scriptlets and hooks chrooted into the root, so the root gets a
+# static busybox as /bin/sh and, as idlecfg, a script that records how it was
+# called: what runs is the trigger or hook as shipped, up to the idlecfg
+# command (refresh itself is what the dpkg points above run for real).
+# fake_root DIR: that root; the idlecfg the packages carry is $tmp/fake-idlecfg
+fake_root() {
+        mkdir -p "$1/bin" "$1/var/log"
+        cp "$busybox" "$1/bin/busybox"
+        ln -s busybox "$1/bin/sh"
+}
+printf '#!/bin/sh\necho "idlecfg $*" >>/var/log/idlecfg-calls\n' >"$tmp/fake-idlecfg"
+chmod 0755 "$tmp/fake-idlecfg"
+calls() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg refresh$'; }
+busybox=$(command -v busybox 2>/dev/null)
+if [ -n "$busybox" ] && ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked'; then
+        busybox=
+fi
+nochroot=
+if [ "$(id -u)" != 0 ]; then
+        nochroot="not root: rpm and pacman run scriptlets and hooks chrooted"
+elif [ -z "$busybox" ]; then
+        nochroot="no static busybox (Debian: busybox-static) for the root's /bin/sh"
+fi
+
+if [ -z "$nochroot" ] && command -v rpm >/dev/null 2>&1 && command -v rpmbuild >/dev/null 2>&1; then
+        R=$tmp/rpmroot
+        fake_root "$R"
+        mkdir -p "$tmp/rpm"
+        cat >"$tmp/rpm/hook.spec" <<SPEC
+Name: idlecfg-hooktest
+Version: 1.0
+Release: 1
+Summary: idlecfg's rpm file triggers, for tests/hooks.sh
+License: GPL-2.0-or-later
+BuildArch: noarch
+%description
+idlecfg's rpm file triggers, for tests/hooks.sh.
+%install
+mkdir -p %{buildroot}/usr/sbin
+install -m 0755 $tmp/fake-idlecfg %{buildroot}/usr/sbin/idlecfg
+%files
+/usr/sbin/idlecfg
+%include $h/rpm-triggers.spec
+SPEC
+        cat >"$tmp/rpm/hwdb.spec" <<'SPEC'
+Name: idlecfg-hooktest-hwdb
+Version: 1.0
+Release: 1
+Summary: an hwdb file, for tests/hooks.sh
+License: GPL-2.0-or-later
+BuildArch: noarch
+%description
+An hwdb file that fires idlecfg's file triggers, for tests/hooks.sh.
+%install
+mkdir -p %{buildroot}/usr/lib/udev/hwdb.d
+echo '# tests/hooks.sh' >%{buildroot}/usr/lib/udev/hwdb.d/90-hooktest.hwdb
+%files
+/usr/lib/udev/hwdb.d/90-hooktest.hwdb
+SPEC
+        for s in hook hwdb; do
+                rpmbuild --define "_topdir $tmp/rpm/top" --define "_sbindir /usr/sbin" -bb "$tmp/rpm/$s.spec" >>"$tmp/rpm/build.log" 2>&1
+        done
+        # Debian's rpm keeps its database in ~/.rpmdb: a fixed one inside the root
+        # (--nodeps: nothing in the root's database provides /bin/sh)
+        rpm_r() { rpm --root "$R" --dbpath /var/lib/rpm --nodeps "$@"; }
+        rpm_r --initdb >"$tmp/rpm/r0" 2>&1
+        rpm_r -i "$tmp/rpm/top/RPMS/noarch/idlecfg-hooktest-1.0-1.noarch.rpm" >"$tmp/rpm/r1" 2>&1
+        n0=$(calls "$R")
+        rpm_r -i "$tmp/rpm/top/RPMS/noarch/idlecfg-hooktest-hwdb-1.0-1.noarch.rpm" >"$tmp/rpm/r2" 2>&1; rc=$?
+        n1=$(calls "$R")
+        check "rpm --root -i of a package with an hwdb file: %transfiletriggerin runs idlecfg refresh once" sh -c "
+                test $rc -eq 0 && test $n0 -eq 0 && test $n1 -eq 1 ||
+                { echo 'calls $n0 $n1'; cat '$tmp/rpm/build.log' '$tmp/rpm/r1' '$tmp/rpm/r2'; exit 1; }"
+        rpm_r -e idlecfg-hooktest-hwdb >"$tmp/rpm/r3" 2>&1; rc=$?
+        n2=$(calls "$R")
+        check "rpm --root -e of it: %transfiletriggerpostun runs idlecfg refresh once more" sh -c "
+                test $rc -eq 0 && test $n2 -eq 2 || { echo 'calls $n2'; cat '$tmp/rpm/r3'; exit 1; }"
+else
+        skip "rpm: %transfiletriggerin runs idlecfg refresh" "${nochroot:-rpm or rpmbuild not installed}"
+        skip "rpm: %transfiletriggerpostun runs idlecfg refresh" "${nochroot:-rpm or rpmbuild not installed}"
+fi
+
+if [ -z "$nochroot" ] && command -v pacman >/dev/null 2>&1; then
+        R=$tmp/pacroot
+        fake_root "$R"
+        mkdir -p "$R/var/lib/pacman" "$R/var/cache/pacman/pkg" "$R/etc/pacman.d/gnupg"
+        printf '[options]\nArchitecture = auto\nSigLevel = Never\nLocalFileSigLevel = Never\n' >"$tmp/pacman.conf"
+        # mkpkg DIR NAME: a package of DIR's usr/ with a .PKGINFO, as makepkg makes it
+        mkpkg() {
+                printf 'pkgname = %s\npkgbase = %s\npkgver = 1.0-1\npkgdesc = for tests/hooks.sh\narch = any\nsize = 1\n' "$2" "$2" >"$1/.PKGINFO"
+                (cd "$1" && tar --owner=0 --group=0 -cf "$tmp/$2-1.0-1-any.pkg.tar" .PKGINFO usr)
+        }
+        p=$tmp/pac-idlecfg
+        mkdir -p "$p/usr/bin" "$p/usr/share/libalpm/hooks"
+        cp "$tmp/fake-idlecfg" "$p/usr/bin/idlecfg"
+        cp "$h/idlecfg.hook" "$p/usr/share/libalpm/hooks/90-idlecfg.hook"
+        mkpkg "$p" idlecfg-hooktest
+        p=$tmp/pac-hwdb
+        mkdir -p "$p/usr/lib/udev/hwdb.d"
+        echo '# tests/hooks.sh' >"$p/usr/lib/udev/hwdb.d/90-hooktest.hwdb"
+        mkpkg "$p" idlecfg-hooktest-hwdb
+        # everything pacman reads or writes in the root; the hook from the root's
+        # /usr/share/libalpm/hooks, where the package put it
+        pac_r() {
+                pacman --root "$R" --dbpath "$R/var/lib/pacman" --config "$tmp/pacman.conf" --logfile "$R/var/log/pacman.log" \
+                        --cachedir "$R/var/cache/pacman/pkg" --gpgdir "$R/etc/pacman.d/gnupg" --noconfirm "$@"
+        }
+        pac_r -U "$tmp/idlecfg-hooktest-1.0-1-any.pkg.tar" >"$tmp/p1" 2>&1
+        n0=$(calls "$R")
+        pac_r -U "$tmp/idlecfg-hooktest-hwdb-1.0-1-any.pkg.tar" >"$tmp/p2" 2>&1; rc=$?
+        n1=$(calls "$R")
+        check "pacman --root -U of a package with an hwdb file: the hook runs idlecfg refresh once" sh -c "
+                test $rc -eq 0 && test $n0 -eq 0 && test $n1 -eq 1 && grep -q 'idlecfg refresh' '$tmp/p2' ||
+                { echo 'calls $n0 $n1'; cat '$tmp/p1' '$tmp/p2'; exit 1; }"
+        pac_r -R idlecfg-hooktest-hwdb >"$tmp/p3" 2>&1; rc=$?
+        n2=$(calls "$R")
+        check "pacman --root -R of it: the hook runs idlecfg refresh once more" sh -c "
+                test $rc -eq 0 && test $n2 -eq 2 || { echo 'calls $n2'; cat '$tmp/p3'; exit 1; }"
+else
+        skip "pacman: the hook runs idlecfg refresh on install" "${nochroot:-pacman not installed}"
+        skip "pacman: the hook runs idlecfg refresh on removal" "${nochroot:-pacman not installed}"
 fi
 done_testing
