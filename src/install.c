@@ -179,7 +179,17 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
         if (!*words)
                 return 0;
 
-        if (rootfs_lstat(rfs, KERNEL_CMDLINE_PATH, &st) == 0 && S_ISREG(st.st_mode)) {
+        r = rootfs_lstat(rfs, KERNEL_CMDLINE_PATH, &st);
+        if ((r < 0 && r != -ENOENT && r != -ENOTDIR) || (r == 0 && !S_ISREG(st.st_mode))) {
+                /* not a file idlecfg can add words to: said, and the next way is taken */
+                _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
+                rootfs_warn(rfs, _("%s: %s; idlecfg treats it as absent and puts the kernel parameters "
+                                   "in %s"), shown,
+                            r < 0 ? rootfs_strerror(r) : S_ISLNK(st.st_mode) ? _("a symbolic link, not written through")
+                                                                              : rootfs_strerror(S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD),
+                            root_uses_grub(rfs) ? GRUB_SNIPPET_PATH : OWN_CMDLINE_PATH);
+        }
+        if (r == 0 && S_ISREG(st.st_mode)) {
                 /* kernel-install and systemd-boot: the words go onto the one line of
                  * /etc/kernel/cmdline, after what was there before idlecfg */
                 const struct manifest_file *mf = m ? manifest_find(m, KERNEL_CMDLINE_PATH) : NULL;
