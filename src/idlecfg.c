@@ -552,6 +552,7 @@ int main(int argc, char **argv)
         }
 #endif
         textdomain(PACKAGE);
+        signals_setup();
 
         while ((c = getopt_long(argc, argv, "r:k:jp:f:nvhV", options, NULL)) >= 0) {
                 switch (c) {

@@ -17,7 +17,7 @@
 
 static struct {
         bool init;
-        enum { FAULT_NONE, FAULT_KILL, FAULT_FAIL } kind;
+        enum { FAULT_NONE, FAULT_KILL, FAULT_FAIL, FAULT_TERM } kind;
         unsigned long at;
         int error;
         unsigned long count, matched;
@@ -53,6 +53,8 @@ static void fault_init(void)
                 fault.kind = FAULT_KILL, s += 5;
         else if (startswith(s, "fail:"))
                 fault.kind = FAULT_FAIL, s += 5;
+        else if (startswith(s, "term:"))
+                fault.kind = FAULT_TERM, s += 5;
         else
                 return;
         fault.at = strtoul(s, &end, 10);
@@ -81,8 +83,88 @@ int fault_point(const char *what)
                 fprintf(stderr, "idlecfg: injected kill at fault point %lu (%s)\n", fault.matched, what);
                 raise(SIGKILL);
         }
+        if (fault.kind == FAULT_TERM) {
+                /* as if SIGTERM came now: the handler ends the run, or defers to the commit's end */
+                fprintf(stderr, "idlecfg: injected SIGTERM at fault point %lu (%s)\n", fault.matched, what);
+                raise(SIGTERM);
+                return 0;
+        }
         fprintf(stderr, "idlecfg: injected %s at fault point %lu (%s)\n", strerror(fault.error), fault.matched, what);
         return -fault.error;
+}
+
+/* ---- SIGTERM and SIGINT ----
+ * The handler ends the process at once, by the same signal (the parent sees
+ * it: a shell's $? is 143 or 130), after it has removed the temporary file
+ * of an atomic write in progress. Only the commit of a write defers it: the
+ * rename of an atomic write, the journal line and the sysfs write of apply.
+ * Everything before such a commit is as safe to stop as a SIGKILL is (the
+ * fault tests kill at every step); the deferral only keeps a commit whole. */
+
+static volatile sig_atomic_t defer_depth, pending_signal;
+static struct {
+        volatile sig_atomic_t set;
+        int dirfd;
+        char name[NAME_MAX + 1];
+} temp_file;
+
+static void die_by_signal(int sig)
+{
+        struct sigaction sa = { .sa_handler = SIG_DFL };
+        sigset_t set;
+
+        if (temp_file.set)
+                (void) unlinkat(temp_file.dirfd, temp_file.name, 0);
+        (void) sigaction(sig, &sa, NULL);
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
+        (void) raise(sig);
+        _exit(128 + sig);
+}
+
+static void on_signal(int sig)
+{
+        if (defer_depth > 0) {
+                pending_signal = sig;
+                return;
+        }
+        die_by_signal(sig);
+}
+
+void signals_setup(void)
+{
+        struct sigaction sa = { .sa_handler = on_signal };
+
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, SIGTERM);
+        sigaddset(&sa.sa_mask, SIGINT);
+        (void) sigaction(SIGTERM, &sa, NULL);
+        (void) sigaction(SIGINT, &sa, NULL);
+}
+
+void signals_defer(void)
+{
+        defer_depth++;
+}
+
+void signals_undefer(void)
+{
+        if (defer_depth > 0 && --defer_depth == 0 && pending_signal)
+                die_by_signal(pending_signal);
+}
+
+static void temp_register(int dirfd, const char *name)
+{
+        temp_file.set = 0;
+        temp_file.dirfd = dirfd;
+        snprintf(temp_file.name, sizeof(temp_file.name), "%s", name);
+        temp_file.set = 1;
+}
+
+static void temp_forget(void)
+{
+        temp_file.set = 0;
 }
 
 /* ---- resolution inside the root ---- */
@@ -415,11 +497,18 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
         for (unsigned i = 0;; i++) {
                 free(tmpname);
                 tmpname = xasprintf(".#%s.%x%x", name, (unsigned) getpid(), i);
+                /* created and known to the signal handler in one step */
+                signals_defer();
                 fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-                if (fd >= 0)
+                if (fd >= 0) {
+                        temp_register(dfd, tmpname);
+                        signals_undefer();
                         break;
-                if (errno != EEXIST || i > 100)
-                        return -errno;
+                }
+                e = -errno;
+                signals_undefer();
+                if (e != -EEXIST || i > 100)
+                        return e;
         }
         for (size_t off = 0; off < len;) {
                 ssize_t n;
@@ -451,20 +540,25 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
         e = fault_point("rename");
         if (e < 0)
                 goto fail;
+        /* the commit: a signal now waits until the new file is in place and durable */
+        signals_defer();
         if (renameat(dfd, tmpname, dfd, name) < 0) {
                 e = -errno;
+                signals_undefer();
                 goto fail;
         }
+        temp_forget();
         e = fault_point("fsync directory");
-        if (e < 0)
-                return e;       /* renamed: the new file is in place, only its durability is unknown */
-        if (fsync(dfd) < 0)
-                return -errno;
-        return 0;
+        if (e == 0 && fsync(dfd) < 0)
+                e = -errno;
+        signals_undefer();
+        /* e < 0: renamed, the new file is in place, only its durability is unknown */
+        return e;
 fail:
         if (fd >= 0)
                 close(fd);
         (void) unlinkat(dfd, tmpname, 0);
+        temp_forget();
         return e;
 }
 

@@ -79,8 +79,18 @@ int rootfs_rmdir(const struct rootfs *r, const char *path);
  * for a target root. Waits up to TIMEOUT_MS, then -EBUSY. Returns the fd to keep. */
 int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_error);
 
+/* ---- SIGTERM and SIGINT ----
+ * signals_setup(): both end the process at once, by that signal, after the
+ * temporary file of an atomic write in progress is removed. Between
+ * signals_defer() and signals_undefer() (nested) they wait: the commit of a
+ * write (rename, journal line + sysfs write) is never cut in half. */
+void signals_setup(void);
+void signals_defer(void);
+void signals_undefer(void);
+
 /* ---- fault injection for the tests ----
  * IDLECFG_FAULT="kill:N" kills the process with SIGKILL at the N-th fault point,
+ * "term:N" sends it SIGTERM there (deferred inside a commit, see above),
  * "fail:N" or "fail:N:ERRNO" (EIO, ENOSPC, EINVAL, EOPNOTSUPP, EBUSY, EROFS) makes the
  * N-th fault point fail with that error (default EIO); "fail:N:ERRNO:NAME" counts
  * only the fault points whose name starts with NAME ("sysfs write"). Every step that changes
