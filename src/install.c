@@ -998,7 +998,7 @@ void install_inputs(const struct rootfs *rfs, const struct inventory *inv, const
         sha256_init(&s);
         if (root_is_host(rfs->path)) {
                 _cleanup_free_ char *c = NULL;
-                if (read_file_full("/proc/cmdline", 65536, &c, NULL) == 0)
+                if (rootfs_read_file(rfs, "/proc/cmdline", 0, KERNEL_CMDLINE_MAX, &c, NULL, NULL) == 0)
                         sha256_update(&s, c, strlen(c));
         } else {
                 digest_file(rfs, KERNEL_CMDLINE_PATH, &s);

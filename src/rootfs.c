@@ -393,7 +393,7 @@ const char *rootfs_strerror(int e)
         case -EBADFD:
                 return _("not a regular file (a FIFO, socket or device node)");
         case -EISDIR:
-                return _("a directory, not a file");
+                return _("is a directory, not a file");
         case -EFBIG:
                 return _("larger than idlecfg reads for this file");
         case -ELOOP:
