@@ -317,8 +317,9 @@ static char *boot_cmdline(const struct rootfs *rfs)
                 /* procfs: a regular file of size 0 */
                 int r = rootfs_read_file(rfs, "/proc/cmdline", 0, CMDLINE_MAX, &c, NULL, NULL);
                 if (r < 0) {
+                        _cleanup_free_ char *why = rootfs_read_strerror(r, CMDLINE_MAX);
                         rootfs_warn(rfs, _("/proc/cmdline: %s; idlecfg assumes the kernel command line sets "
-                                           "nothing it plans"), rootfs_strerror(r));
+                                           "nothing it plans"), why);
                         return NULL;
                 }
                 strstrip(c);
@@ -330,8 +331,9 @@ static char *boot_cmdline(const struct rootfs *rfs)
                 if (r < 0) {
                         if (r != -ENOENT && r != -ENOTDIR) {
                                 _cleanup_free_ char *shown = rootfs_display(rfs, files[i].path);
+                                _cleanup_free_ char *why = rootfs_read_strerror(r, files[i].max);
                                 rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"),
-                                            shown, rootfs_strerror(r));
+                                            shown, why);
                         }
                         continue;
                 }

@@ -403,6 +403,16 @@ const char *rootfs_strerror(int e)
         }
 }
 
+char *rootfs_read_strerror(int e, size_t max)
+{
+        if (e == -EFBIG) {
+                bool mib = max >= (1u << 20) && max % (1u << 20) == 0;
+                return xasprintf(_("larger than %zu %s, idlecfg's limit for this file"),
+                                 mib ? max >> 20 : max >> 10, mib ? "MiB" : "KiB");
+        }
+        return xstrdup(rootfs_strerror(e));
+}
+
 void rootfs_warn(const struct rootfs *r, const char *fmt, ...)
 {
         struct rootfs_warnings *w = r->warnings;

@@ -46,6 +46,8 @@ int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, s
                      size_t *ret_len, struct stat *ret_st);
 /* Words for what rootfs_read_file() returned: "not a regular file (...)" */
 const char *rootfs_strerror(int e);
+/* The same, allocated, naming the limit MAX for -EFBIG: "larger than 1 MiB, ..." */
+char *rootfs_read_strerror(int e, size_t max);
 /* Record a warning about a file of the root (duplicates are dropped) */
 void rootfs_warn(const struct rootfs *r, const char *fmt, ...) _printf_(2, 3);
 

@@ -17,7 +17,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
 fi
 kinds="hwdb profile conf fstab grub cmdline"
 cases="fifo dev loop big outside"
-plan $((6 * 5 * 2 + 2 + 2 + 3))
+plan $((6 * 5 * 2 + 3 + 2 + 3))
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/desktop-sata" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -178,6 +178,36 @@ while [ $n -lt 300 ]; do
 done
 check "SIGTERM at each of rollback's $hit steps: exit 143; the next rollback restores the original" \
         test $bad -eq 0 -a $hit -gt 5
+
+# SIGTERM at every step of apply (journal lines and sysfs writes of the mock
+# /sys): exit 143; a journal line and its write are one commit, so the
+# journal always holds what was changed, and rollback restores /sys exactly
+snap() {
+        (cd "$UMOCKDEV_DIR/sys" &&
+         find . -type f ! -path '*/parameters/*' -exec sha256sum {} + | sort -k2 &&
+         find . -type f -path '*/parameters/*' | sort | while IFS= read -r f; do
+                v=$(cat "$f")
+                case $v in *\[*) v=$(printf '%s' "$v" | sed -n 's/.*\[\([^]]*\)\].*/\1/p') ;; esac
+                printf '%s value=%s\n' "$f" "$v"
+         done) >"$1"
+}
+reset_root
+snap "$tmp/sys.before"
+n=0 hit=0 bad=0 deferred=0
+while [ $n -lt 200 ]; do
+        n=$((n + 1))
+        IDLECFG_FAULT=term:$n ic --profile powersave apply >"$tmp/a.out" 2>&1; rc=$?
+        grep -q 'injected SIGTERM' "$tmp/a.out" || { ic rollback >/dev/null 2>&1; break; }
+        hit=$((hit + 1))
+        grep -q -e 'journal fsync' -e 'sysfs write' "$tmp/a.out" && deferred=$((deferred + 1))
+        [ $rc -eq 143 ] || { bad=$((bad + 1)); diag "apply term:$n: exit $rc"; }
+        ic rollback >"$tmp/a.rb" 2>&1 || { bad=$((bad + 1)); diag "apply term:$n: rollback failed: $(cat "$tmp/a.rb")"; }
+        snap "$tmp/sys.now"
+        cmp -s "$tmp/sys.before" "$tmp/sys.now" || { bad=$((bad + 1)); diag "apply term:$n: /sys differs"; }
+        [ -e "$root/var/lib/idlecfg/apply.journal" ] && { bad=$((bad + 1)); diag "apply term:$n: journal left"; }
+done
+check "SIGTERM at each of apply's $hit steps ($deferred inside a journal+write commit): exit 143; rollback restores /sys exactly" \
+        test $bad -eq 0 -a $hit -gt 10 -a $deferred -gt 0
 
 # a signal while install waits for another instance's lock: it ends at once
 if command -v flock >/dev/null 2>&1; then
