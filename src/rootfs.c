@@ -134,13 +134,18 @@ static void on_signal(int sig)
 
 void signals_setup(void)
 {
-        struct sigaction sa = { .sa_handler = on_signal };
+        static const int sigs[] = { SIGTERM, SIGINT };
+        struct sigaction sa = { .sa_handler = on_signal }, old;
 
         sigemptyset(&sa.sa_mask);
         sigaddset(&sa.sa_mask, SIGTERM);
         sigaddset(&sa.sa_mask, SIGINT);
-        (void) sigaction(SIGTERM, &sa, NULL);
-        (void) sigaction(SIGINT, &sa, NULL);
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++) {
+                /* ignored when we started (a background job of a script): stays ignored */
+                if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+                        continue;
+                (void) sigaction(sigs[i], &sa, NULL);
+        }
 }
 
 void signals_defer(void)
