@@ -261,7 +261,7 @@ section "$HWDB7" PROPERTIES | awk '
 same_list "idlecfg-hwdb(7) PROPERTIES documents every IDLECFG_*/ID_* property the code and rules read, and no other" \
         "$tmp/props.code" "$tmp/props.doc" code page
 # the companions the planner builds ("%s_REASON") and the ones documented
-grep -o '"%s_[A-Z]*"' "$top_srcdir/src/planner.c" | sed 's/"%s\(_[A-Z]*\)"/\1/' | sort -u >"$tmp/comp.code"
+grep -o '"%s_[A-Z]*"' "$top_srcdir/src/knobs/knob.c" | sed 's/"%s\(_[A-Z]*\)"/\1/' | sort -u >"$tmp/comp.code"
 plain "$HWDB7" | awk '
         /^\.SS Companions/ { on = 1; next }
         /^\.S[SH]/ { on = 0 }

@@ -123,8 +123,8 @@ static void test_format(void)
         check_bad("long-199", 2, "line too long (199 bytes, limit 198)");
         check_bad("long-section", 1, "section name too long (50 characters, limit 49)");
         check_bad("section-49", 1,
-                  "unknown section [sssssssssssssssssssssssssssssssssssssssssssssssss]; valid: profile, pcie_aspm, pci, "
-                  "sata, nvme, usb, audio, gpu, i2c, wifi, network, suspend, kernel");
+                  "unknown section [sssssssssssssssssssssssssssssssssssssssssssssssss]; valid: profile, pci, pcie_aspm, "
+                  "sata, usb, audio, gpu, i2c, nvme, suspend, wifi, network, kernel");
         check_bad("long-key", 2, "key name too long (50 characters, limit 49)");
         check_bad("inline-semicolon", 3,
                   "';' inside a line: inline comments are not supported; put the comment on a line of its own");
@@ -137,8 +137,8 @@ static void test_format(void)
                   "';' inside a line: inline comments are not supported; put the comment on a line of its own");
         check_bad("section-unterminated", 1, "missing ']' in section header");
         check_bad("unknown-section", 4,
-                  "unknown section [usbb]; valid: profile, pcie_aspm, pci, sata, nvme, usb, audio, gpu, i2c, wifi, "
-                  "network, suspend, kernel");
+                  "unknown section [usbb]; valid: profile, pci, pcie_aspm, sata, usb, audio, gpu, i2c, nvme, suspend, wifi, "
+                  "network, kernel");
         check_bad("key-before-section", 3, "key 'autosuspend' before the first [section]");
         check_bad("continuation", 3,
                   "indented line: continuation lines are not supported; start sections and keys at the beginning of the line");
