@@ -3,31 +3,6 @@
 
 #include "knob.h"
 
-/* Keys accepted by the loader but read by no family (issue #14): kept for
- * this one commit so that the move to the registry changes nothing. */
-static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
-static const char *const ch_on_off_keep[] = { "on", "off", "keep", NULL };
-static const char *const ch_off_keep[] = { "off", "keep", NULL };
-static const char *const ch_01_keep[] = { "0", "1", "keep", NULL };
-static const struct profile_key unread_keys[] = {
-        { "sata", "runtime_pm", PROFILE_CHOICE, ch_runtime_pm, 0, 0 },
-        { "gpu", "runtime_pm", PROFILE_CHOICE, ch_runtime_pm, 0, 0 },
-        { "wifi", "power_save", PROFILE_CHOICE, ch_on_off_keep, 0, 0 },
-        { "network", "wake_on_lan", PROFILE_CHOICE, ch_off_keep, 0, 0 },
-        { "kernel", "nmi_watchdog", PROFILE_CHOICE, ch_01_keep, 0, 0 },
-        { "kernel", "dirty_writeback_centisecs", PROFILE_INT_OR_KEEP, NULL, 100, 6000 },
-};
-static const struct knob_rule unread_rules[] = {
-        RULE_WORDS("kernel.nmi_watchdog", "0|1", NULL, "nmi_watchdog"),
-        /* a sysctl: apply may write it, no emitter renders it */
-        RULE_RANGE("kernel.dirty_writeback_centisecs", 100, 6000, NULL, NULL),
-};
-static const struct knob_family knob_family_unread = {
-        .name = "unread",
-        KNOB_LIST(keys, unread_keys),
-        KNOB_LIST(rules, unread_rules),
-};
-
 /* the order in which the planner runs them: the order of the plan */
 static const struct knob_family *const families[] = {
         &knob_family_pci,
@@ -39,7 +14,6 @@ static const struct knob_family *const families[] = {
         &knob_family_i2c,
         &knob_family_nvme,
         &knob_family_suspend,
-        &knob_family_unread,
 };
 
 const struct knob_family *const *knob_registry(size_t *ret_n)
