@@ -82,28 +82,51 @@ def family(path):
     return "other attributes"
 
 
-def plan_reason(plan, path):
-    if plan is None:
-        return "no plan"
+def find_setting(plan, path):
+    """the plan's setting for the attribute's device (or module parameter); for
+    a device without one, the nearest ancestor's setting of the same kind (an
+    I2C adapter's runtime PM is planned on its controller)"""
     dev = device_of(path)
+    if path.startswith("/sys/module/"):
+        mod, param = path.split("/")[3], path.split("/")[-1]
+        for s in plan["settings"]:
+            if s.get("module") and s["module"].replace("-", "_") == mod and s.get("param") == param:
+                return s, None
+        return None, None
     best = None
     for s in plan["settings"]:
         if s.get("devpath") and "/sys" + s["devpath"] == dev:
             if s.get("attr") and "/sys%s/%s" % (s["devpath"], s["attr"]) == path:
-                best = s
-                break
+                return s, None
             best = best or s
-        elif path.startswith("/sys/module/") and s.get("module"):
-            if s["module"].replace("-", "_") == path.split("/")[3] and s.get("param") == path.split("/")[-1]:
-                best = s
-                break
+    if best:
+        return best, None
+    up = dev
+    while up.count("/") > 3:
+        up = up.rsplit("/", 1)[0]
+        for s in plan["settings"]:
+            kind = s["knob"].split(".")[0]
+            if s.get("devpath") and "/sys" + s["devpath"] == up and kind in dev[len(up):]:
+                return s, up
+    # a knob the profile keeps for every device of its kind (no device named)
+    for s in plan["settings"]:
+        if not s.get("devpath") and not s.get("module") and "/%s-" % s["knob"].split(".")[0] in dev:
+            return s, None
+    return None, None
+
+
+def plan_reason(plan, path):
+    if plan is None:
+        return "no plan"
+    best, via = find_setting(plan, path)
     if best is None:
         if path.startswith("/proc/sys/"):
             return "no idlecfg knob reads this yet ([kernel] keys accepted, not read: issue #11)"
         return "idlecfg has no setting for this device"
+    on = " (on %s)" % via.rsplit("/", 1)[1] if via else ""
     if best["skipped"]:
-        return "%s skipped: %s" % (best["knob"], best["reason"].replace("skipped: ", ""))
-    return "%s planned %s (%s)" % (best["knob"], best["value"], best["reason"])
+        return "%s%s skipped: %s" % (best["knob"], on, best["reason"].replace("skipped: ", ""))
+    return "%s%s planned %s (%s)" % (best["knob"], on, best["value"], best["reason"])
 
 
 def header(machine_dir):
@@ -153,13 +176,15 @@ def main():
         if skipped:
             print("  writes powertop makes that idlecfg %s does not (%d):" % (profiles[0], len(skipped)))
             for p, b, a in skipped:
-                print("    [%s] %s: %s -> %s; %s" % (family(p), p, b, a, plan_reason(plan, p)))
+                print("    [%s] %s: %s -> %s; %s" % (family(p), p, b or "absent", a or "absent", plan_reason(plan, p)))
         extra = sorted(p for p in ref if p not in ch["powertop"])
         if extra:
             print("  changed by idlecfg %s, not by powertop (%d): %s" % (profiles[0], len(extra), ", ".join(
                 "%s=%s" % (p, ref[p][1]) for p in extra)))
     print()
     print("all machines: " + ", ".join("%s %d" % (c, totals[c]) for c in cols))
+    print("(not seen here: powertop's Wake-on-LAN, Wi-Fi and Bluetooth tunables act through ioctls and")
+    print(" netlink on live interfaces, which the sandbox's empty network namespace does not have)")
     return 0
 
 
