@@ -110,6 +110,14 @@ def plan_reason(plan, path):
                 best = s
                 break
     if best is None:
+        # a knob the profile keeps for every device of its kind (no device named)
+        for s in plan["settings"]:
+            if not s.get("devpath") and not s.get("module") and "/%s-" % s["knob"].split(".")[0] in dev:
+                best = s
+                break
+    if best is None:
+        if path.startswith("/proc/sys/"):
+            return "no idlecfg knob reads this yet ([kernel] keys are accepted, not read: issue #11)"
         return "idlecfg has no setting for this device or parameter"
     if best["skipped"]:
         return "%s: %s" % (best["knob"], best["reason"])
@@ -136,6 +144,8 @@ def main():
     ap.add_argument("--baseline", required=True)
     ap.add_argument("--profile", nargs=3, required=True, metavar=("NAME", "DIR", "PLAN"))
     ap.add_argument("--powertop")
+    ap.add_argument("--measure", action="store_true",
+                    help="the baseline and profile boots ran idlecfg measure --json (measure.json)")
     a = ap.parse_args()
     name, pdir, plan_path = a.profile
     who = "idlecfg %s" % name
@@ -161,6 +171,9 @@ def main():
                    ["no idle sample from %s" % missing])
         rep.result("not ok", "%s makes no unsafe write (HID and USB audio runtime PM as at baseline)" % who,
                    ["no idle sample from %s" % missing])
+        if a.measure:
+            rep.result("not ok", "idlecfg measure --json in the guest agrees with the kernel's runtime_status",
+                       ["no idle sample from %s" % missing])
         return 1
 
     counts = "nothing installed %d, %s %d" % (len(suspended(base_idle)), who, len(suspended(prof_idle)))
@@ -233,7 +246,57 @@ def main():
     rep.result("ok" if not bad else "not ok",
                "%s makes no unsafe write: the %d HID and USB audio devices keep their runtime PM and state" % (who, len(checked)),
                bad if bad else ["checked: " + ", ".join(describe(d, prof_idle) for d in checked)] if checked else [])
+
+    # 3. idlecfg measure in the guest against the kernel's runtime_status
+    if a.measure:
+        problems, n = [], 0
+        for label, d, idle in (("before install", a.baseline, base_idle), ("after install (%s)" % name, pdir, prof_idle)):
+            p, k = check_measure(d, idle)
+            problems += ["%s: %s" % (label, x) for x in p]
+            n += k
+        rep.result("ok" if not problems and n else "not ok",
+                   "idlecfg measure --json in the guest, before and after install, shows each device's runtime "
+                   "suspended state as the kernel's runtime_status right after (%d devices compared)" % n,
+                   problems)
     return 0
+
+
+def check_measure(d, idle):
+    """problems and the number of devices compared between measure.json and
+    the kernel's runtime_status sampled right after it"""
+    try:
+        with open(os.path.join(d, "measure.rc")) as f:
+            rc = f.read().strip()
+        with open(os.path.join(d, "measure.json")) as f:
+            m = json.load(f)
+    except (OSError, ValueError) as e:
+        err = ""
+        try:
+            with open(os.path.join(d, "measure.err"), errors="replace") as f:
+                err = f.read().strip()[:500]
+        except OSError:
+            pass
+        return ["no measure result (%s) %s" % (e, err)], 0
+    problems, n, seen = [], 0, set()
+    if rc not in ("0", "1"):
+        problems.append("idlecfg measure exited %s" % rc)
+    for dev in m.get("devices", []):
+        if not dev.get("devpath"):
+            continue
+        key = stable("/sys" + dev["devpath"])
+        seen.add(key)
+        k = idle.get(key)
+        if k is None:
+            continue
+        n += 1
+        if dev.get("runtime_status") != k[0]:
+            problems.append("%s: measure says runtime_status %s, the kernel %s" % (key, dev.get("runtime_status"), k[0]))
+        elif k[0] == "suspended" and (dev.get("awake") or not dev.get("suspended_percent")):
+            problems.append("%s: the kernel holds it suspended, measure says awake (%s%% suspended)" %
+                            (key, dev.get("suspended_percent")))
+    for key in sorted(suspended(idle) - seen):
+        problems.append("%s: runtime-suspended, not in measure's devices" % describe(key, idle))
+    return problems, n
 
 
 if __name__ == "__main__":
