@@ -20,7 +20,9 @@
 # that differ and the writes powertop makes that idlecfg skips (with the plan's
 # reason), and asserts, per profile: idlecfg holds at least as many devices
 # runtime-suspended as powertop, and makes no unsafe write (HID or USB audio
-# runtime PM).
+# runtime PM). Where idlecfg has the measure verb, the baseline and profile
+# boots run `idlecfg measure --json` over the last 10 s of the idle time and
+# its per-device runtime_status must be the kernel's, sampled right after.
 #
 # Environment: IDLECFG_VM_CACHE (the cached root and powertop's packages,
 # default ~/.cache/idlecfg-vm), IDLECFG_VM_WORK (images, snapshots and logs,
@@ -324,6 +326,32 @@ powertop_root() {
         [ -x "$_r/usr/sbin/powertop" ]
 }
 
+# measure_setup ROOT baseline|installed: /etc/idlecfg-vm/measure, which
+# snapshot.sh runs over the last $measure_secs s of the idle time: before
+# install the staged binary with the staged profiles, after install the
+# installed one. The minbase root lacks inih's library (the package would
+# depend on libinih1): the host's goes beside it.
+measure_setup() {
+        $has_measure || return 0
+        _r=$1
+        _lib=$_r/usr/local/lib/idlecfg-vm
+        mkdir -p "$_lib"
+        _inih=$(ldd "$pkg/src/idlecfg" 2>/dev/null | awk '$1 ~ /^libinih\.so/ { print $3 }')
+        [ -n "$_inih" ] && cp -L "$_inih" "$_lib/"
+        _bin=$(cd "$stage" && find . -path '*bin/idlecfg' -type f | head -n 1 | sed 's/^\.//')
+        if [ "$2" = baseline ]; then
+                cp "$stage$_bin" "$_lib/idlecfg"
+                cp -R "$stage/usr/share/idlecfg/profiles" "$_lib/profiles"
+                _cmd="/usr/local/lib/idlecfg-vm/idlecfg --profiles-dir /usr/local/lib/idlecfg-vm/profiles"
+        else
+                _cmd=$_bin
+        fi
+        printf '#!/bin/sh\nLD_LIBRARY_PATH=/usr/local/lib/idlecfg-vm exec %s measure --json --seconds %s\n' \
+                "$_cmd" "$measure_secs" >"$_r/etc/idlecfg-vm/measure"
+        chmod 755 "$_r/etc/idlecfg-vm/measure"
+        echo "$measure_secs" >"$_r/etc/idlecfg-vm/measure-seconds"
+}
+
 # "N settings (mechanisms)" of a plan
 summary() {
         python3 -c 'import json, sys
@@ -353,9 +381,16 @@ tsuite=$(date +%s)
 nprof=$(echo $profiles | wc -w)
 nmach=$(echo $machines | wc -w)
 cache_valid || check_can_build
+# idlecfg measure, where this idlecfg has it: run in the guest before and
+# after install, checked against the kernel's runtime_status (idle.py)
+has_measure=false
+"$IDLECFG" --help 2>&1 | grep -q '^  measure ' && has_measure=true
+measure_secs=10
+nidle=2
+$has_measure && nidle=3
 # per machine: baseline boot, its devices, the powertop root and boot, then per
-# profile 10 install/boot checks and 2 idle checks
-plan $((1 + nmach * (4 + 12 * nprof)))
+# profile 10 install/boot checks and 2 idle checks (3 with measure)
+plan $((1 + nmach * (4 + (10 + nidle) * nprof)))
 
 if ! build_cache; then
         not_ok "Debian $suite root (debootstrap --variant=minbase --include=$include)"
@@ -375,11 +410,18 @@ t0=$(date +%s)
   make -s -j"$(nproc 2>/dev/null || echo 2)" ) >"$pkg/build.log" 2>&1
 pkg_rc=$?
 timing "configure and build the package (--prefix=/usr)" "$(($(date +%s) - t0))"
+# for measure before install: the package staged, its binary and profiles
+# copied into the baseline root outside the paths idlecfg installs to
+stage=$work/stage
+rm -rf "$stage"
+if $has_measure && [ "$pkg_rc" -eq 0 ]; then
+        make -s -C "$pkg" install DESTDIR="$stage" >"$work/stage.log" 2>&1 || has_measure=false
+fi
 
 for machine in $machines; do
         mw=$work/$machine
         mkdir -p "$mw"
-        left=$((4 + 12 * nprof))
+        left=$((4 + (10 + nidle) * nprof))
         pass() { left=$((left - 1)); ok "$machine: $*"; }
         fail() { left=$((left - 1)); not_ok "$machine: $*"; }
         diag "== machine $(machine_desc "$machine") =="
@@ -392,6 +434,7 @@ for machine in $machines; do
                 unpack_root "$baseroot" || { fail "unpack $tarball"; return 1; }
                 timing "unpack the cached root" "$(($(date +%s) - t0))"
                 touch "$baseroot/etc/idlecfg-vm/record"         # snapshot.sh: umockdev-record --all too
+                measure_setup "$baseroot" baseline
                 kver=$(ls "$baseroot/lib/modules")
                 if boot baseline "$baseroot" && [ -s "$mw/baseline/out/vm.umockdev" ]; then
                         pass "baseline boot: powered off by itself after writing the snapshot and an umockdev recording ($boot_secs s)"
@@ -554,6 +597,7 @@ PY
                 fi
 
                 # (d) first boot with the installed configuration
+                measure_setup "$root" installed
                 if boot "$p" "$root"; then
                         ppass "boot with the installed configuration and '$(cat "$root/etc/kernel/cmdline")': powered off by itself ($boot_secs s)"
                 else
@@ -592,11 +636,12 @@ PY
                 fi
         }
 
-        # the idle comparison of profile $1 (tests/vm/idle.py): two results
+        # the idle comparison of profile $1 (tests/vm/idle.py): $nidle results
         idle_compare() {
                 _p=$1
                 set -- --machine "$machine" --idle "$idle" --baseline "$base" --profile "$_p" "$mw/$_p/out" "$mw/$_p/plan.json"
                 [ -s "$mw/powertop/out/idle.txt" ] && set -- "$@" --powertop "$mw/powertop/out"
+                $has_measure && set -- "$@" --measure
                 python3 "$vmdir/idle.py" "$@" >"$mw/$_p/idle.out" 2>&1
                 n=0
                 while IFS= read -r line; do
@@ -609,7 +654,7 @@ PY
                         *) diag "$line" ;;
                         esac
                 done <"$mw/$_p/idle.out"
-                while [ $n -lt 2 ]; do
+                while [ $n -lt "$nidle" ]; do
                         fail "$_p: idle comparison (idle.py gave no result; see $mw/$_p/idle.out)"
                         n=$((n + 1))
                 done
@@ -621,7 +666,7 @@ PY
                 fail "(not reached: an earlier step failed)"
         done
 done
-rm -rf "$pkg"
+rm -rf "$pkg" "$stage"
 timing "make check-vm, all of it" "$(($(date +%s) - tsuite))"
 if [ -s "$work/idle-summary" ]; then
         diag "" "Runtime-suspended devices after $idle s of idle (power/runtime_status under /sys/devices):"
