@@ -108,7 +108,7 @@ char *machine_key(struct planctx *c, const char *key)
 
         if (!dmi || !key)
                 return NULL;
-        return xasprintf("%s|%s", dmi, key);
+        return xasprintf("idlecfg-on:%s|%s", dmi, key);
 }
 
 const struct device *pci_parent(struct planctx *c, const struct device *d)

@@ -61,13 +61,13 @@ BEGIN {
         # a machine: its DMI modalias, fields in the kernel order, globs between
         dmi = "dmi:\\*:?[a-z]+[^|]*:\\*"
         dmikey = "^" dmi "$"
-        # a device on a machine, a drive behind a controller: OUTER|KEY
+        # a device on a machine, a drive behind a controller: idlecfg-on:OUTER|KEY
         pciinner = substr(pcikey, 2, length(pcikey) - 2)
         atainner = substr(atakey, 2, length(atakey) - 2)
-        key["IDLECFG_PCI_RUNTIME_PM"] = "(" pcikey ")|(^" dmi "\\|" pciinner "$)"
+        key["IDLECFG_PCI_RUNTIME_PM"] = "(" pcikey ")|(^idlecfg-on:" dmi "\\|" pciinner "$)"
         key["IDLECFG_ASPM_DENY"] = key["IDLECFG_ASPM_ALLOW"] = pcikey
-        key["IDLECFG_SATA_ALPM"] = "(" atakey ")|(^" pciinner "\\|" atainner "$)|(" dmikey ")|(" pcikey ")"
-        key["IDLECFG_NVME_APST"] = "(" nvmekey ")|(" pcikey ")|(^" dmi "\\|" pciinner "$)|(" dmikey ")"
+        key["IDLECFG_SATA_ALPM"] = "(" atakey ")|(^idlecfg-on:" pciinner "\\|" atainner "$)|(" dmikey ")|(" pcikey ")"
+        key["IDLECFG_NVME_APST"] = "(" nvmekey ")|(" pcikey ")|(^idlecfg-on:" dmi "\\|" pciinner "$)|(" dmikey ")"
         key["IDLECFG_USB_AUTOSUSPEND"] = key["IDLECFG_USB_LPM"] = key["IDLECFG_USB_PERSIST"] = usbkey
         key["IDLECFG_AUDIO_POWER_SAVE"] = "^pci:v\\*d\\*sv0000" H4 "sd0000" H4 "bc04sc0[13]\\*$"
         key["IDLECFG_I2C_RUNTIME_PM"] = i2ckey

@@ -55,7 +55,7 @@ void knob_sata(struct planctx *c)
                 for (size_t k = 0; k < h->n_children && !nolpm; k++) {
                         const struct device *disk = &h->children[k];
                         _cleanup_free_ char *key = ata_key(disk);
-                        _cleanup_free_ char *hkey = ctrl_alias ? xasprintf("%s|%s", ctrl_alias, key) : NULL;
+                        _cleanup_free_ char *hkey = ctrl_alias ? xasprintf("idlecfg-on:%s|%s", ctrl_alias, key) : NULL;
                         struct hwdb_fact f;
 
                         disks++;
