@@ -778,16 +778,26 @@ int measure_diff(const struct measure_sample *a, const struct measure_sample *b,
                         continue;
                 /* follow awake children down to the leaf that holds the chain */
                 for (unsigned depth = 0; depth < 64; depth++) {
-                        size_t next = SIZE_MAX;
+                        size_t next = SIZE_MAX, busy = SIZE_MAX;
+                        /* an awake child with a reason of its own explains more than a busy one */
                         for (size_t k = 0; k < r->n_devs && next == SIZE_MAX; k++)
                                 if (k != cur && r->devs[k].awake && status_awake(r->devs[k].d->status) &&
-                                    parent_of(r, k) == cur)
-                                        next = k;
+                                    parent_of(r, k) == cur) {
+                                        if (r->devs[k].why == WHY_BUSY || r->devs[k].why == WHY_CHILD)
+                                                busy = busy == SIZE_MAX ? k : busy;
+                                        else
+                                                next = k;
+                                }
+                        if (next == SIZE_MAX)
+                                next = busy;
                         if (next == SIZE_MAX)
                                 break;
                         m->chain = xrealloc(m->chain, (m->n_chain + 1) * sizeof(*m->chain));
                         m->chain[m->n_chain++] = next;
                         cur = next;
+                        /* a device awake for its own reason ends the chain: it is the leaf */
+                        if (r->devs[next].why != WHY_BUSY && r->devs[next].why != WHY_CHILD)
+                                break;
                 }
                 if (m->n_chain > 0)
                         m->why = WHY_CHILD;

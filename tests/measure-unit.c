@@ -112,6 +112,7 @@ static void write_first_sample(void)
         dev(XHCI, "pci", "auto", "active", 1000, 0, -1);
         dev(HUB, "usb", "auto", "active", 1000, 0, 2000);
         dev(MOUSE, "usb", "on", "active", 1000, 0, 2000);
+        dev(MOUSE "/1-4:1.0", "usb", "auto", "active", 1000, 0, -1);
         dev(NVME, "pci", "auto", "suspended", 0, 1000, 100);
         dev(MEI, "pci", "on", "unsupported", 0, 0, -1);
         dev(AUDIO, "pci", "on", "active", 1000, 0, -1);
@@ -166,6 +167,7 @@ static void write_second_sample(void)
         dev(XHCI, "pci", "auto", "active", 21000, 0, -1);
         dev(HUB, "usb", "auto", "active", 21000, 0, 2000);
         dev(MOUSE, "usb", "on", "active", 21000, 0, 2000);
+        dev(MOUSE "/1-4:1.0", "usb", "auto", "active", 21000, 0, -1);
         dev(NVME, "pci", "auto", "active", 5000, 16000, 100);
         dev(MEI, "pci", "on", "unsupported", 0, 0, -1);
         dev(AUDIO, "pci", "on", "active", 21000, 0, -1);
@@ -253,7 +255,7 @@ static void test_sample_and_diff(void)
         ok(measure_sample(&env, &clk, &b) == 0, "second sample");
         ok(measure_diff(a, b, p, NULL, &r) == 0 && r->interval_us == 20000000, "interval from the clock: 20 s");
 
-        ok(a->n_devs == 7, "seven devices with power/runtime_status found by the walk (got %zu)", a->n_devs);
+        ok(a->n_devs == 8, "eight devices with power/runtime_status found by the walk (got %zu)", a->n_devs);
         ok(!rdev(r, "serial8250"), "a device without runtime PM and without a plan is not listed");
         m = rdev(r, "0000:00:1d.0");
         ok(m && !m->awake && m->have_times && m->suspended_ms == 15000 && m->active_ms == 5000,
@@ -267,7 +269,10 @@ static void test_sample_and_diff(void)
         m = rdev(r, "0000:00:14.0");
         ok(m && m->awake && m->why == WHY_CHILD && m->n_chain == 2 &&
            streq(r->devs[m->chain[m->n_chain - 1]].d->name, "1-4"),
-           "the controller is kept awake by the chain usb1 > 1-4: the leaf is 1-4");
+           "the controller is kept awake by the chain usb1 > 1-4: the leaf is 1-4, awake for its own "
+           "reason, not its busy interface below");
+        m = rdev(r, "1-4:1.0");
+        ok(m && m->awake && m->why == WHY_BUSY && m->n_chain == 0, "the interface is busy: no awake child");
         m = rdev(r, "0000:00:1f.3");
         ok(m && m->awake && m->why == WHY_KNOB_OFF && m->s && streq(m->s->value, "auto") &&
            streq(m->knob, "pci.runtime_pm"), "a knob that is off, with the planned value");
@@ -321,12 +326,13 @@ static void test_sample_and_diff(void)
                 dev(XHCI, "pci", "auto", "suspended", 22000, 19000, -1);
                 dev(HUB, "usb", "auto", "suspended", 22000, 19000, 2000);
                 dev(MOUSE, "usb", "auto", "suspended", 23000, 18000, 2000);
+                dev(MOUSE "/1-4:1.0", "usb", "auto", "suspended", 23000, 18000, -1);
                 dev(NVME, "pci", "auto", "suspended", 6000, 35000, 100);
                 fake_us += 20000000;
                 measure_sample(&env, &clk, &d);
                 measure_diff(c, d, p, NULL, &r2);
                 measure_compare(r1, r2, p, &ch, &nch);
-                ok(nch == 3, "three devices changed (got %zu)", nch);
+                ok(nch == 4, "four devices changed (got %zu)", nch);
                 for (size_t i = 0; i < nch; i++) {
                         if (streq(ch[i].after->d->name, "usb1"))
                                 hub = &ch[i];
