@@ -743,7 +743,9 @@ int measure_diff(const struct measure_sample *a, const struct measure_sample *b,
                 const struct setting *s = runtime_setting(p, d->devpath);
                 struct measure_dev *m;
 
-                if (streq(d->status, "unsupported") && !class && !s)
+                /* without runtime PM: only a bound device idlecfg plans (class devices such
+                 * as connectors or sound cards never have it, and say nothing) */
+                if (streq(d->status, "unsupported") && !s && !(class && d->driver))
                         continue;
                 r->devs = xrealloc(r->devs, (r->n_devs + 1) * sizeof(*r->devs));
                 m = &r->devs[r->n_devs++];

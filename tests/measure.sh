@@ -72,8 +72,9 @@ check "... the HID mouse is on on purpose, with the plan's reason" j "$tmp/m.jso
 check "... a chain: the USB controller is kept awake by usb1, whose leaf has a reason of its own" j "$tmp/m.json" \
         "$(dev 0000:00:14.0)['why'] == 'child' and $(dev 0000:00:14.0)['chain'][0] == 'usb1' and
          [x for x in d['devices'] if x['device'] == $(dev 0000:00:14.0)['leaf']][0]['why'] in ('on-purpose', 'knob-off', 'no-runtime-pm')"
-check "... a device whose driver has no runtime PM (runtime_status unsupported)" j "$tmp/m.json" \
-        "$(dev nvme0)['why'] == 'no-runtime-pm' and $(dev nvme0)['runtime_status'] == 'unsupported'"
+check "... a device whose driver has no runtime PM (runtime_status unsupported); class devices without a driver left out" j "$tmp/m.json" \
+        "$(dev i2c-PIXA3854:00)['why'] == 'no-runtime-pm' and $(dev i2c-PIXA3854:00)['runtime_status'] == 'unsupported' and
+         $(dev i2c-PIXA3854:00)['driver'] == 'i2c_hid_acpi' and not [x for x in d['devices'] if x['device'] == 'nvme0']"
 check "... cpuidle: per-CPU, per-state residency and usage" j "$tmp/m.json" \
         "d['cpuidle']['driver'] == 'intel_idle' and len(d['cpuidle']['cpus']) == 4 and
          d['cpuidle']['cpus'][0]['states'][2]['name'] == 'C10' and d['cpuidle']['cpus'][0]['states'][2]['usage'] == 200 and
