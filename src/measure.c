@@ -914,8 +914,10 @@ unsigned long long measure_settle_ms(const struct measure_sample *s, const struc
         for (size_t i = s->n_devs; i-- > 0;) {
                 const struct m_dev *d = &s->devs[i];
                 size_t len = strlen(d->devpath);
-                if (streq_ptr(d->control, "on") || streq(d->status, "unsupported")) {
-                        total[i] = 0;   /* it does not suspend: it holds no chain */
+                if (streq_ptr(d->control, "on") || streq(d->status, "unsupported") ||
+                    streq(d->status, "suspended")) {
+                        /* it will not suspend, or it already is: nothing to wait for */
+                        total[i] = 0;
                         continue;
                 }
                 if (d->delay_ms > 0)

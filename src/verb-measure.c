@@ -674,17 +674,51 @@ static void json_change(struct json *j, const struct measure_change *c)
         json_end_object(j);
 }
 
+/* everything one before/after run holds, freed in one place */
+struct around {
+        struct measure_sample *a0, *a1, *mid, *b0, *b1;
+        struct measure_result *before, *after;
+        struct measure_change *ch;
+        size_t *chain;
+        char *log;
+};
+
+static void around_done(struct around *x)
+{
+        free(x->ch);
+        free(x->chain);
+        free(x->log);
+        measure_result_free(x->before);
+        measure_result_free(x->after);
+        measure_sample_free(x->a0);
+        measure_sample_free(x->a1);
+        measure_sample_free(x->mid);
+        measure_sample_free(x->b0);
+        measure_sample_free(x->b1);
+}
+
+/* apply's or rollback's own lines, one string each */
+static void json_log(struct json *j, const char *log)
+{
+        json_key(j, "log");
+        json_begin_array(j);
+        while (log && *log) {
+                const char *nl = strchr(log, '\n');
+                _cleanup_free_ char *l = nl ? xstrndup(log, (size_t) (nl - log)) : xstrdup(log);
+                json_string(j, l);
+                log = nl ? nl + 1 : log + strlen(log);
+        }
+        json_end_array(j);
+}
+
 int measure_around(const struct measure_request *q, const char *what, const struct plan *p,
                    const struct inventory *inv, int (*change)(void *userdata, FILE *out), void *userdata)
 {
         struct session ss;
-        struct measure_sample *a0 = NULL, *a1 = NULL, *mid = NULL, *b0 = NULL, *b1 = NULL;
-        struct measure_result *before = NULL, *after = NULL;
-        struct measure_change *ch = NULL;
-        size_t n_ch = 0, *chain = NULL, n_chain = 0;
+        _cleanup_(around_done) struct around x = {};
+        struct measure_sample *mid;
+        size_t n_ch = 0, n_chain = 0, log_len = 0;
         unsigned long long settle, audio;
-        char *log = NULL;
-        size_t log_len = 0;
         FILE *out = stdout;
         int code, r;
 
@@ -692,10 +726,10 @@ int measure_around(const struct measure_request *q, const char *what, const stru
         if (!q->json)
                 printf(_("Measuring for %u s before %s...\n"), q->seconds, what);
         fflush(stdout);
-        if (measure_once(&ss, q->seconds, &a0, &a1) < 0)
+        if (measure_once(&ss, q->seconds, &x.a0, &x.a1) < 0)
                 return EXIT_FAIL;
         if (q->json) {
-                out = open_memstream(&log, &log_len);
+                out = open_memstream(&x.log, &log_len);
                 if (!out)
                         return EXIT_FAIL;
         }
@@ -704,22 +738,29 @@ int measure_around(const struct measure_request *q, const char *what, const stru
                 fclose(out);
         if (code != 0 && code != 1) {
                 /* the change failed (and apply undid itself): nothing to compare */
-                if (q->json)
-                        fputs(log, stdout);
-                free(log);
-                measure_sample_free(a0);
-                measure_sample_free(a1);
+                if (q->json) {
+                        struct json j;
+                        json_init(&j, stdout);
+                        json_begin_object(&j);
+                        json_kv_int(&j, "schema", 1);
+                        json_kv_string(&j, "change", what);
+                        json_kv_int(&j, "exit", code);
+                        json_kv_string(&j, "profile", p ? p->profile : NULL);
+                        json_log(&j, x.log);
+                        json_end_object(&j);
+                        json_finish(&j);
+                }
                 return code;
         }
         /* how long the new settings need: a device suspends only after its
          * autosuspend delay, and a parent only after its children */
-        r = measure_sample(&ss.env, &ss.clock, &mid);
+        r = measure_sample(&ss.env, &ss.clock, &x.mid);
         if (r < 0) {
                 fprintf(stderr, _("idlecfg: measuring failed: %s\n"), strerror(-r));
-                free(log);
                 return EXIT_FAIL;
         }
-        settle = measure_settle_ms(mid, p, &chain, &n_chain, &audio) + SETTLE_MARGIN_MS;
+        mid = x.mid;
+        settle = measure_settle_ms(mid, p, &x.chain, &n_chain, &audio) + SETTLE_MARGIN_MS;
         if (settle > SETTLE_MAX_MS)
                 settle = SETTLE_MAX_MS;
         if (!q->json) {
@@ -727,8 +768,8 @@ int measure_around(const struct measure_request *q, const char *what, const stru
                 if (n_chain > 0) {
                         printf(_("the longest chain of autosuspend delays is "));
                         for (size_t k = 0; k < n_chain; k++)
-                                printf("%s%s (%lld ms)", k ? " > " : "", mid->devs[chain[k]].name,
-                                       mid->devs[chain[k]].delay_ms > 0 ? mid->devs[chain[k]].delay_ms : 0);
+                                printf("%s%s (%lld ms)", k ? " > " : "", mid->devs[x.chain[k]].name,
+                                       mid->devs[x.chain[k]].delay_ms > 0 ? mid->devs[x.chain[k]].delay_ms : 0);
                         printf(_(" (a parent suspends only after its children, then waits its own delay)"));
                 } else
                         printf(_("no device has an autosuspend delay"));
@@ -739,85 +780,67 @@ int measure_around(const struct measure_request *q, const char *what, const stru
         }
         fflush(stdout);
         r = measure_wait(&ss.clock, (unsigned) settle);
-        if (r < 0 || measure_once(&ss, q->seconds, &b0, &b1) < 0) {
-                free(log);
-                free(chain);
+        if (r < 0) {
+                fprintf(stderr, _("idlecfg: measuring failed: %s\n"), strerror(-r));
                 return EXIT_FAIL;
         }
-        measure_diff(a0, a1, p, inv, &before);
-        measure_diff(b0, b1, p, inv, &after);
-        measure_compare(before, after, p, &ch, &n_ch);
+        if (measure_once(&ss, q->seconds, &x.b0, &x.b1) < 0)
+                return EXIT_FAIL;
+        measure_diff(x.a0, x.a1, p, inv, &x.before);
+        measure_diff(x.b0, x.b1, p, inv, &x.after);
+        measure_compare(x.before, x.after, p, &x.ch, &n_ch);
         if (q->json) {
                 struct json j;
-                const char *line = log;
                 json_init(&j, stdout);
                 json_begin_object(&j);
                 json_kv_int(&j, "schema", 1);
                 json_kv_string(&j, "change", what);
                 json_kv_int(&j, "exit", code);
                 json_kv_string(&j, "profile", p ? p->profile : NULL);
-                json_key(&j, "log");
-                json_begin_array(&j);
-                while (line && *line) {
-                        const char *nl = strchr(line, '\n');
-                        _cleanup_free_ char *l = nl ? xstrndup(line, (size_t) (nl - line)) : xstrdup(line);
-                        json_string(&j, l);
-                        line = nl ? nl + 1 : line + strlen(line);
-                }
-                json_end_array(&j);
+                json_log(&j, x.log);
                 json_kv_int(&j, "settle_ms", (long long) settle);
                 json_key(&j, "settle_chain");
                 json_begin_array(&j);
                 for (size_t k = 0; k < n_chain; k++)
-                        json_string(&j, mid->devs[chain[k]].name);
+                        json_string(&j, mid->devs[x.chain[k]].name);
                 json_end_array(&j);
                 json_key(&j, "changes");
                 json_begin_array(&j);
                 for (size_t i = 0; i < n_ch; i++)
-                        json_change(&j, &ch[i]);
+                        json_change(&j, &x.ch[i]);
                 json_end_array(&j);
                 json_key(&j, "before");
                 json_begin_object(&j);
-                print_json_body(&j, before);
+                print_json_body(&j, x.before);
                 json_end_object(&j);
                 json_key(&j, "after");
                 json_begin_object(&j);
-                print_json_body(&j, after);
+                print_json_body(&j, x.after);
                 json_end_object(&j);
                 json_end_object(&j);
                 json_finish(&j);
         } else {
                 size_t ns = 0, na = 0;
-                printf(_("\nBefore and after %s (%.1f s and %.1f s):\n"), what, (double) before->interval_us / 1e6,
-                       (double) after->interval_us / 1e6);
-                print_table(before, after, stdout);
+                printf(_("\nBefore and after %s (%.1f s and %.1f s):\n"), what, (double) x.before->interval_us / 1e6,
+                       (double) x.after->interval_us / 1e6);
+                print_table(x.before, x.after, stdout);
                 for (size_t i = 0; i < n_ch; i++)
-                        ns += ch[i].now_suspends, na += !ch[i].now_suspends;
+                        ns += x.ch[i].now_suspends, na += !x.ch[i].now_suspends;
                 printf(ns ? _("Newly suspended (%zu):\n") : _("Newly suspended: none\n"), ns);
                 for (size_t i = 0; i < n_ch; i++)
-                        if (ch[i].now_suspends)
-                                print_change(&ch[i], stdout);
+                        if (x.ch[i].now_suspends)
+                                print_change(&x.ch[i], stdout);
                 if (na) {
                         printf(_("Now awake the whole time (%zu):\n"), na);
                         for (size_t i = 0; i < n_ch; i++)
-                                if (!ch[i].now_suspends)
-                                        print_change(&ch[i], stdout);
+                                if (!x.ch[i].now_suspends)
+                                        print_change(&x.ch[i], stdout);
                 }
                 if (q->verbose) {
                         printf(_("\nAfter %s:\n"), what);
-                        print_text(after, q->verbose, stdout);
+                        print_text(x.after, q->verbose, stdout);
                 }
         }
-        free(ch);
-        free(chain);
-        free(log);
-        measure_result_free(before);
-        measure_result_free(after);
-        measure_sample_free(a0);
-        measure_sample_free(a1);
-        measure_sample_free(mid);
-        measure_sample_free(b0);
-        measure_sample_free(b1);
         if (fflush(stdout) != 0 || ferror(stdout)) {
                 fprintf(stderr, _("idlecfg: cannot write output: %s\n"), strerror(errno));
                 return EXIT_FAIL;

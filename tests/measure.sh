@@ -8,7 +8,7 @@
 [ -d "$FIXTURES/hwdb" ] || skip_all "no shared fixtures at $FIXTURES (systemd's autosuspend hwdb)"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 33
+plan 34
 
 m=intel-laptop
 root=$tmp/root
@@ -174,6 +174,12 @@ check "... the after measurement shows fewer awake devices than the before one" 
         "sum(x['awake'] for x in d['after']['devices']) < sum(x['awake'] for x in d['before']['devices'])"
 check "rollback --measure --json: valid JSON, changes back to awake" j "$tmp/aj.rb.json" \
         "d['change'] == 'rollback' and any(c['change'] == 'awake' and c['device'] == '0000:00:00.0' for c in d['changes'])"
+
+# ---- a refused write: apply undoes itself, nothing to compare ----
+run "$tmp/f" 'IDLECFG_FAULT=fail:1:EINVAL:sysfs ic apply --measure 5 --json >"$OUT.json" 2>"$OUT.err" & drive $! keep; echo $? >"$OUT.rc"'
+check "apply --measure --json with a write the kernel refuses: exit 3, JSON with apply's lines and no after" sh -c "
+        test \$(cat '$tmp/f.rc') = 3 && test \$(wc -l <'$tmp/f.waits') = 1 && grep -q 'the kernel refused' '$tmp/f.err' &&
+        python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); assert d['exit'] == 3 and 'after' not in d and any('FAILED' in l for l in d['log'])\" '$tmp/f.json'"
 
 # ---- options ----
 "$IDLECFG" measure --seconds 0 >"$tmp/o1" 2>&1; rc1=$?
