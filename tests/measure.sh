@@ -8,7 +8,7 @@
 [ -d "$FIXTURES/hwdb" ] || skip_all "no shared fixtures at $FIXTURES (systemd's autosuspend hwdb)"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 34
+plan 35
 
 m=intel-laptop
 root=$tmp/root
@@ -180,6 +180,20 @@ run "$tmp/f" 'IDLECFG_FAULT=fail:1:EINVAL:sysfs ic apply --measure 5 --json >"$O
 check "apply --measure --json with a write the kernel refuses: exit 3, JSON with apply's lines and no after" sh -c "
         test \$(cat '$tmp/f.rc') = 3 && test \$(wc -l <'$tmp/f.waits') = 1 && grep -q 'the kernel refused' '$tmp/f.err' &&
         python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); assert d['exit'] == 3 and 'after' not in d and any('FAILED' in l for l in d['log'])\" '$tmp/f.json'"
+
+# ---- memory: measure and apply --measure under valgrind ----
+if command -v valgrind >/dev/null 2>&1 && ! grep -q __asan_init "$IDLECFG" 2>/dev/null; then
+        run "$tmp/vg" 'vg() { valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
+                        --log-file="$OUT.$1.valgrind" "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile powersave "$@"; }
+                vg measure --seconds 2 --json >/dev/null 2>&1 & drive $! keep; echo $? >"$OUT.measure.rc"
+                vg apply --measure 2 --json >/dev/null 2>&1 & drive $! keep kernel kernel; echo $? >"$OUT.apply.rc"
+                ic rollback >/dev/null 2>&1'
+        check "measure and apply --measure under valgrind: exit 0, no error, no definite leak" sh -c "
+                test \$(cat '$tmp/vg.measure.rc') = 0 && test \$(cat '$tmp/vg.apply.rc') = 0 &&
+                grep -q 'ERROR SUMMARY: 0 errors' '$tmp/vg.measure.valgrind' && grep -q 'ERROR SUMMARY: 0 errors' '$tmp/vg.apply.valgrind'"
+else
+        skip "measure under valgrind: valgrind not installed, or an ASan build"
+fi
 
 # ---- options ----
 "$IDLECFG" measure --seconds 0 >"$tmp/o1" 2>&1; rc1=$?
