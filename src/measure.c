@@ -664,17 +664,23 @@ static bool status_awake(const char *status)
         return streq(status, "active") || streq(status, "resuming") || streq(status, "suspending");
 }
 
-/* the nearest ancestor of device I in R->devs that is in the list, or SIZE_MAX */
+static int mdev_cmp(const void *key, const void *elem)
+{
+        return strcmp(key, ((const struct measure_dev *) elem)->d->devpath);
+}
+
+/* the nearest ancestor of device I in R->devs (sorted by devpath) that is in the list, or SIZE_MAX */
 static size_t parent_of(const struct measure_result *r, size_t i)
 {
         _cleanup_free_ char *p = xstrdup(r->devs[i].d->devpath);
         char *slash;
 
         while ((slash = strrchr(p, '/')) && slash != p) {
+                const struct measure_dev *m;
                 *slash = '\0';
-                for (size_t k = 0; k < r->n_devs; k++)
-                        if (streq(r->devs[k].d->devpath, p))
-                                return k;
+                m = bsearch(p, r->devs, r->n_devs, sizeof(*r->devs), mdev_cmp);
+                if (m)
+                        return (size_t) (m - r->devs);
         }
         return SIZE_MAX;
 }
@@ -731,6 +737,7 @@ int measure_diff(const struct measure_sample *a, const struct measure_sample *b,
                  const struct inventory *inv, struct measure_result **ret)
 {
         struct measure_result *r = xcalloc(1, sizeof(*r));
+        size_t *parent;
 
         r->a = a;
         r->b = b;
@@ -773,6 +780,9 @@ int measure_diff(const struct measure_sample *a, const struct measure_sample *b,
                 else
                         m->why = WHY_BUSY;
         }
+        parent = xcalloc(r->n_devs + 1, sizeof(*parent));
+        for (size_t i = 0; i < r->n_devs; i++)
+                parent[i] = parent_of(r, i);
         for (size_t i = 0; i < r->n_devs; i++) {
                 struct measure_dev *m = &r->devs[i];
                 size_t cur = i;
@@ -783,8 +793,8 @@ int measure_diff(const struct measure_sample *a, const struct measure_sample *b,
                         size_t next = SIZE_MAX, busy = SIZE_MAX;
                         /* an awake child with a reason of its own explains more than a busy one */
                         for (size_t k = 0; k < r->n_devs && next == SIZE_MAX; k++)
-                                if (k != cur && r->devs[k].awake && status_awake(r->devs[k].d->status) &&
-                                    parent_of(r, k) == cur) {
+                                if (k != cur && parent[k] == cur && r->devs[k].awake &&
+                                    status_awake(r->devs[k].d->status)) {
                                         if (r->devs[k].why == WHY_BUSY || r->devs[k].why == WHY_CHILD)
                                                 busy = busy == SIZE_MAX ? k : busy;
                                         else
@@ -804,6 +814,7 @@ int measure_diff(const struct measure_sample *a, const struct measure_sample *b,
                 if (m->n_chain > 0)
                         m->why = WHY_CHILD;
         }
+        free(parent);
 
         /* cpuidle */
         for (size_t i = 0; i < b->n_cpus; i++) {
