@@ -416,8 +416,6 @@ static char *collapse_spaces(const char *s)
         return sb_steal(&sb);
 }
 
-/* /proc/interrupts: a header of CPU columns, then "LABEL: n n ... description" */
-int measure_parse_interrupts(const char *text, struct m_count **ret, size_t *ret_n);
 int measure_parse_interrupts(const char *text, struct m_count **ret, size_t *ret_n)
 {
         const char *line = text, *nl;

@@ -102,6 +102,10 @@ struct measure_sample {
         size_t n_wakeups;
 };
 
+/* /proc/interrupts: a header of CPU columns, then "LABEL: n n ... description";
+ * the counts of each line summed, the description with single spaces */
+int measure_parse_interrupts(const char *text, struct m_count **ret, size_t *ret_n);
+
 int measure_sample(const struct measure_env *env, const struct measure_clock *c, struct measure_sample **ret);
 void measure_sample_free(struct measure_sample *s);
 

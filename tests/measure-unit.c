@@ -361,6 +361,37 @@ static void test_sample_and_diff(void)
         plan_free(p);
 }
 
+static void test_interrupts(void)
+{
+        struct m_count *v = NULL;
+        size_t nv = 0;
+        const char *text =
+                "            CPU0       CPU1       CPU2\n"
+                "   9:          0         12          0  IR-IO-APIC    9-fasteoi   acpi\n"
+                " NMI:          1          2          3   Non-maskable interrupts\n"
+                " ERR:          0\n"
+                " MIS:          5\n"
+                " 120:          7          0          0  PCI-MSIX-0000:00:14.0   0-edge      2-xhci\n";
+
+        ok(measure_parse_interrupts(text, &v, &nv) == 0 && nv == 5, "interrupts: five lines (got %zu)", nv);
+        if (nv == 5) {
+                ok(streq(v[0].key, "9") && v[0].count == 12 && streq(v[0].desc, "IR-IO-APIC 9-fasteoi acpi"),
+                   "a numbered line: counts summed, the description's number kept");
+                ok(streq(v[1].key, "NMI") && v[1].count == 6 && streq(v[1].desc, "Non-maskable interrupts"),
+                   "a named line");
+                ok(streq(v[2].key, "ERR") && v[2].count == 0 && streq(v[3].key, "MIS") && v[3].count == 5 &&
+                   streq(v[3].desc, ""), "ERR and MIS: one count, no description");
+                ok(streq(v[4].desc, "PCI-MSIX-0000:00:14.0 0-edge 2-xhci") && v[4].count == 7,
+                   "a description that starts with digits after the CPU columns");
+        }
+        for (size_t i = 0; i < nv; i++) {
+                free(v[i].key);
+                free(v[i].desc);
+        }
+        free(v);
+        ok(measure_parse_interrupts("no header", &v, &nv) == -EBADMSG, "no CPU header: -EBADMSG");
+}
+
 static void test_missing(void)
 {
         _cleanup_free_ char *sys = xasprintf("%s/bare/sys", base), *proc = xasprintf("%s/bare/proc", base);
@@ -410,6 +441,7 @@ int main(void)
         }
         test_energy_delta();
         test_sample_and_diff();
+        test_interrupts();
         test_missing();
         {
                 _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", base);
