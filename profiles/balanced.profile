@@ -57,8 +57,8 @@ links = yes
 # runtime_pm = auto | on | keep
 # power/control of PCI devices: auto lets idle devices go to D3; on keeps them powered.
 # auto: most devices default to on and sit in D0 forever. hwdb quirks keep the known-bad ones
-# on (xHCI controllers that lose USB devices, TLP #587 and #436; mei_me; discrete GPUs,
-# which [gpu] runtime_pm decides).
+# on (xHCI controllers that lose USB devices, TLP #587 and #436; mei_me; GPUs, whose
+# drivers manage their own runtime PM).
 runtime_pm = auto
 
 [sata]
@@ -70,11 +70,6 @@ runtime_pm = auto
 # (TLP #84). Ports that do not support LPM refuse the write (EOPNOTSUPP), and the kernel keeps
 # external and hot-plug ports at the firmware's setting.
 alpm = med_power_with_dipm
-# runtime_pm = auto | on | keep
-# power/control of the AHCI ports and SATA disks (AHCI runtime PM).
-# keep: suspected in resume freezes, which made TLP turn it off before suspend (TLP 1.6.0,
-# #593 #606 #698); the gain over ALPM is small.
-runtime_pm = keep
 
 [nvme]
 # apst = quirks | keep
@@ -124,10 +119,6 @@ power_save_controller = yes
 i915_fbc = keep
 i915_psr = keep
 amdgpu_abm = platform
-# runtime_pm = auto | on | keep
-# power/control of discrete GPUs. keep: amdgpu and nouveau manage it themselves
-# (amdgpu.runpm, nouveau.runpm); TLP excludes dGPUs for the same reason.
-runtime_pm = keep
 
 [i2c]
 # runtime_pm = auto | on | keep
@@ -135,19 +126,6 @@ runtime_pm = keep
 # keep: touchpads have died on battery with it (pop-os/pop #4053) and systemd forces cyapa
 # on; the adapters that gain most (DesignWare) enable runtime PM in their driver.
 runtime_pm = keep
-
-[wifi]
-# power_save = on | off | keep
-# 802.11 power save (NetworkManager wifi.powersave, iw set power_save).
-# keep: NetworkManager and the driver already choose; on has caused disconnect loops on
-# BE200/BE211 (omarchy #6361 #6368).
-power_save = keep
-
-[network]
-# wake_on_lan = off | keep
-# off disables Wake-on-LAN (a .link file with WakeOnLan=off), which keeps the NIC powered
-# in suspend and when off. keep: turning it off removes a feature; powersave does it.
-wake_on_lan = keep
 
 [suspend]
 # mem_sleep = s2idle | shallow | deep | keep
@@ -158,14 +136,3 @@ mem_sleep = keep
 # yes: plan resume= for the swap device found in the root, if there is one.
 # no: leave hibernation alone.
 hibernate = no
-
-[kernel]
-# nmi_watchdog = 0 | 1 | keep
-# kernel.nmi_watchdog. 0 frees a perf counter and stops its periodic interrupts; the cost
-# is hard-lockup detection. 0: TLP, powertop and tuned all set it on laptops.
-nmi_watchdog = 0
-# dirty_writeback_centisecs = keep | 100..6000
-# vm.dirty_writeback_centisecs: how often dirty pages are written back (kernel: 500).
-# 1500: tuned, Clear Linux and powertop's value; the disk idles longer, and a crash loses
-# up to 15 s of writes instead of 5 s.
-dirty_writeback_centisecs = 1500

@@ -14,7 +14,6 @@ runtime_pm = keep
 
 [sata]
 alpm = keep
-runtime_pm = keep
 
 [nvme]
 apst = keep
@@ -31,21 +30,10 @@ power_save_controller = keep
 i915_fbc = keep
 i915_psr = keep
 amdgpu_abm = keep
-runtime_pm = keep
 
 [i2c]
 runtime_pm = keep
 
-[wifi]
-power_save = keep
-
-[network]
-wake_on_lan = keep
-
 [suspend]
 mem_sleep = keep
 hibernate = no
-
-[kernel]
-nmi_watchdog = keep
-dirty_writeback_centisecs = keep

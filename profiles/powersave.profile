@@ -15,8 +15,6 @@ policy = powersupersave
 # Display features only where the hwdb opts the platform in: they flicker elsewhere.
 i915_fbc = platform
 i915_psr = platform
-# Discrete GPUs to D3 when idle. hwdb quirks keep the ones that fail to wake powered.
-runtime_pm = auto
 
 [i2c]
 # Touchpads and sensors sleep when idle; hwdb quirks keep the ones that die on battery
@@ -26,11 +24,3 @@ runtime_pm = auto
 [audio]
 # Codec off after 1 s, as TLP and powertop do; may pop on some codecs (TLP #152).
 power_save = 1
-
-[wifi]
-# Power save on; hwdb quirks exclude cards with disconnect loops (omarchy #6361).
-power_save = on
-
-[network]
-# No Wake-on-LAN: the NIC powers down in suspend and when off.
-wake_on_lan = off

@@ -4,12 +4,12 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ini.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
+#include "knobs/knob.h"
 #include "profile.h"
+#include "rootfs.h"
 #include "util.h"
 
 #ifndef SYSCONFDIR
@@ -28,53 +28,14 @@
 
 /* ---- schema ---- */
 
-static const char *const ch_aspm_policy[] = { "default", "performance", "powersave", "powersupersave", "keep", NULL };
-static const char *const ch_yes_no[] = { "yes", "no", NULL };
-static const char *const ch_yes_no_keep[] = { "yes", "no", "keep", NULL };
-static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
-static const char *const ch_alpm[] = {
-        "max_performance", "medium_power", "med_power_with_dipm", "min_power_with_partial", "min_power", "keep", NULL
-};
-static const char *const ch_apst[] = { "quirks", "keep", NULL };
-static const char *const ch_usb[] = { "allowlist", "off", "keep", NULL };
-static const char *const ch_display[] = { "platform", "off", "keep", NULL };
-static const char *const ch_mem_sleep[] = { "s2idle", "shallow", "deep", "keep", NULL };
-static const char *const ch_01_keep[] = { "0", "1", "keep", NULL };
-static const char *const ch_on_off_keep[] = { "on", "off", "keep", NULL };
-static const char *const ch_off_keep[] = { "off", "keep", NULL };
-
-#define CHOICE(s, k, c) { s, k, PROFILE_CHOICE, c, 0, 0 }
-#define NUMBER(s, k, lo, hi) { s, k, PROFILE_INT_OR_KEEP, NULL, lo, hi }
-
-/* grouped by section: the list of valid sections is read off this table */
-static const struct profile_key profile_keys[] = {
+/* [profile] describes the profile itself; the knob keys after it are the
+ * knob families' (src/knobs/X.c), in registry order, grouped by section: the
+ * list of valid sections is read off this table */
+static const struct profile_key meta_keys[] = {
         { "profile", "inherit", PROFILE_NAME, NULL, 0, 0 },
         { "profile", "description", PROFILE_TEXT, NULL, 0, 0 },
-#define N_META 2
-        CHOICE("pcie_aspm", "policy", ch_aspm_policy),
-        CHOICE("pcie_aspm", "links", ch_yes_no),
-        CHOICE("pci", "runtime_pm", ch_runtime_pm),
-        CHOICE("sata", "alpm", ch_alpm),
-        CHOICE("sata", "runtime_pm", ch_runtime_pm),
-        CHOICE("nvme", "apst", ch_apst),
-        CHOICE("usb", "autosuspend", ch_usb),
-        NUMBER("usb", "delay_ms", 0, 600000),
-        NUMBER("audio", "power_save", 0, 3600),
-        CHOICE("audio", "power_save_controller", ch_yes_no_keep),
-        CHOICE("gpu", "i915_fbc", ch_display),
-        CHOICE("gpu", "i915_psr", ch_display),
-        CHOICE("gpu", "amdgpu_abm", ch_display),
-        CHOICE("gpu", "runtime_pm", ch_runtime_pm),
-        CHOICE("i2c", "runtime_pm", ch_runtime_pm),
-        CHOICE("wifi", "power_save", ch_on_off_keep),
-        CHOICE("network", "wake_on_lan", ch_off_keep),
-        CHOICE("suspend", "mem_sleep", ch_mem_sleep),
-        CHOICE("suspend", "hibernate", ch_yes_no),
-        CHOICE("kernel", "nmi_watchdog", ch_01_keep),
-        /* 1 s .. 60 s: below, the disk never idles; above, a crash loses
-         * more than a minute of writes */
-        NUMBER("kernel", "dirty_writeback_centisecs", 100, 6000),
 };
+#define N_META ELEMENTSOF(meta_keys)
 
 static const struct profile_key conf_keys[] = {
         { "main", "profile", PROFILE_NAME, NULL, 0, 0 },
@@ -84,15 +45,51 @@ struct schema {
         const struct profile_key *keys;
         size_t n;
         bool allow_empty;       /* idlecfg.conf may be all comments */
+        bool profile;           /* a profile: refuse retired keys with a word on why */
 };
 
-static const struct schema profile_file_schema = { profile_keys, ELEMENTSOF(profile_keys), false };
-static const struct schema conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true };
+/* Keys earlier releases accepted although no knob family read them (#14):
+ * refused like any unknown key, with the reason. A key a family declares
+ * again is found in the schema first and never gets here. */
+static const struct { const char *section, *key; } retired_keys[] = {
+        { "sata", "runtime_pm" }, { "gpu", "runtime_pm" }, { "wifi", "power_save" },
+        { "network", "wake_on_lan" }, { "kernel", "nmi_watchdog" }, { "kernel", "dirty_writeback_centisecs" },
+};
+
+/* KEY NULL: is SECTION only made of retired keys? */
+static bool retired(const struct schema *s, const char *section, const char *key)
+{
+        for (size_t i = 0; s->profile && i < ELEMENTSOF(retired_keys); i++)
+                if (streq(retired_keys[i].section, section) && (!key || streq(retired_keys[i].key, key)))
+                        return true;
+        return false;
+}
+
+static const struct schema conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true, false };
+
+/* meta_keys, then the registry's keys; built once, kept for the program's life */
+static const struct schema *profile_file_schema(void)
+{
+        static struct schema s;
+
+        if (!s.keys) {
+                size_t n;
+                const struct profile_key *knob = knob_profile_keys(&n);
+                struct profile_key *keys = xcalloc(N_META + n, sizeof(*keys));
+
+                memcpy(keys, meta_keys, sizeof(meta_keys));
+                memcpy(keys + N_META, knob, n * sizeof(*keys));
+                s = (struct schema) { keys, N_META + n, false, true };
+        }
+        return &s;
+}
 
 const struct profile_key *profile_schema(size_t *ret_n)
 {
-        *ret_n = ELEMENTSOF(profile_keys) - N_META;
-        return profile_keys + N_META;
+        const struct schema *s = profile_file_schema();
+
+        *ret_n = s->n - N_META;
+        return s->keys + N_META;
 }
 
 static bool schema_has_section(const struct schema *s, const char *section)
@@ -423,7 +420,12 @@ static int prescan(const char *buf, size_t len, const char *file, const struct s
                         }
                         if (!schema_has_section(s, rest + 1)) {
                                 valid = schema_sections(s);
-                                set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
+                                if (retired(s, rest + 1, NULL))
+                                        set_error(err, file, line,
+                                                  _("section [%s] is not supported: no knob family plans its keys; "
+                                                    "remove it; valid: %s"), rest + 1, valid);
+                                else
+                                        set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
                                 return -EINVAL;
                         }
                         in_section = true;
@@ -516,7 +518,13 @@ static int handler(void *user, const char *section, const char *name, const char
         k = schema_find(st->schema, section, name);
         if (!k) {
                 _cleanup_free_ char *valid = schema_keys_of(st->schema, section);
-                set_error(&st->err, st->file, st->rd->line, _("unknown key '%s' in [%s]; valid: %s"), name, section, valid);
+                if (retired(st->schema, section, name))
+                        set_error(&st->err, st->file, st->rd->line,
+                                  _("key '%s' in [%s] is not supported: no knob family plans it; remove it; valid: %s"),
+                                  name, section, valid);
+                else
+                        set_error(&st->err, st->file, st->rd->line, _("unknown key '%s' in [%s]; valid: %s"),
+                                  name, section, valid);
                 st->failed = true;
                 return 0;
         }
@@ -596,93 +604,6 @@ static int parse_buffer(const char *buf, size_t len, const char *file, const str
 
 /* ---- files inside a root ---- */
 
-/* RESOLVE_IN_ROOT by hand: each symlink is expanded against the root and
- * ".." stops there. For kernels before 5.6 and for valgrind, which lack
- * openat2. Reading a root being changed under us may race; that only
- * yields a wrong file, which the parser then judges. */
-static int open_in_root_walk(int rfd, const char *path, int flags)
-{
-        _cleanup_free_ char *todo = xstrdup(path);
-        struct strbuf done = {};
-        unsigned links = 0;
-        char *rest = todo;
-        int fd;
-
-        while (*rest) {
-                size_t n = strcspn(rest, "/");
-                _cleanup_free_ char *comp = xstrndup(rest, n), *cand = NULL;
-                struct stat st;
-
-                rest += n + strspn(rest + n, "/");
-                if (!comp[0] || streq(comp, "."))
-                        continue;
-                if (streq(comp, "..")) {
-                        char *slash = strrchr(sb_str(&done), '/');
-                        done.len = slash ? (size_t) (slash - done.s) : 0;
-                        if (done.s)
-                                done.s[done.len] = '\0';
-                        continue;
-                }
-                cand = done.len ? xasprintf("%s/%s", done.s, comp) : xstrdup(comp);
-                if (fstatat(rfd, cand, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                        int r = -errno;
-                        sb_free(&done);
-                        return r;
-                }
-                if (S_ISLNK(st.st_mode)) {
-                        char target[4096];
-                        ssize_t l = readlinkat(rfd, cand, target, sizeof(target) - 1);
-                        char *next;
-
-                        if (l < 0 || ++links > 40) {
-                                int r = l < 0 ? -errno : -ELOOP;
-                                sb_free(&done);
-                                return r;
-                        }
-                        target[l] = '\0';
-                        if (target[0] == '/')
-                                sb_free(&done);
-                        next = xasprintf("%s/%s", target, rest);
-                        free(todo);
-                        todo = next;
-                        rest = todo;
-                        continue;
-                }
-                sb_free(&done);
-                sb_append(&done, cand);
-        }
-        fd = openat(rfd, done.len ? done.s : ".", flags | O_NOFOLLOW);
-        sb_free(&done);
-        return fd < 0 ? -errno : fd;
-}
-
-/* Open PATH as the target root sees it: an absolute symlink in the root
- * points into the root, not into the host. */
-static int open_in_root(const char *root, const char *path, int flags)
-{
-        _cleanup_close_ int rfd = -1;
-        struct open_how how = {
-                .flags = (unsigned) flags,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        int fd;
-
-        if (root_is_host(root)) {
-                fd = open(path, flags);
-                return fd < 0 ? -errno : fd;
-        }
-        rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rfd < 0)
-                return -errno;
-        fd = (int) syscall(SYS_openat2, rfd, path, &how, sizeof(how));
-        if (fd >= 0)
-                return fd;
-        /* seccomp filters that predate openat2 may say EPERM instead */
-        if (errno != ENOSYS && errno != EPERM)
-                return -errno;
-        return open_in_root_walk(rfd, path, flags);
-}
-
 /* FD was opened O_NONBLOCK so that a FIFO cannot hang us; only regular
  * files are read. */
 static int read_fd(int fd, const char *file, char **ret, size_t *ret_len, struct profile_error *err)
@@ -699,6 +620,11 @@ static int read_fd(int fd, const char *file, char **ret, size_t *ret_len, struct
         if (!S_ISREG(st.st_mode)) {
                 set_error(err, file, 0, S_ISDIR(st.st_mode) ? _("is a directory, not a file") : _("not a regular file"));
                 return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        }
+        /* a sparse file of gigabytes is refused before anything is read */
+        if (st.st_size > FILE_MAX_SIZE) {
+                set_error(err, file, 0, _("file too large (more than %d bytes)"), FILE_MAX_SIZE);
+                return -EFBIG;
         }
         for (;;) {
                 ssize_t n = read(fd, buf, sizeof(buf));
@@ -779,13 +705,16 @@ static char *dirs_string(const struct search_dir *dirs, size_t from, size_t n)
         return sb_steal(&sb);
 }
 
-static int open_file(const char *root, const char *path, bool in_root)
+/* A file of the root through rootfs.h's resolver (links resolve inside the
+ * root); on the host every search directory is in the root "/". Only
+ * --profiles-dir with --root is a host path outside the root. */
+static int open_file(const struct rootfs *rfs, const char *path, bool in_root)
 {
         int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
         int fd;
 
-        if (in_root)
-                return open_in_root(root, path, flags);
+        if (in_root || root_is_host(rfs->path))
+                return rfs->fd < 0 ? -ENOENT : rootfs_openat(rfs, path, flags);
         fd = open(path, flags);
         return fd < 0 ? -errno : fd;
 }
@@ -793,14 +722,14 @@ static int open_file(const char *root, const char *path, bool in_root)
 /* First NAME.profile at or after dirs[from]; -ENOENT when there is none.
  * A file that exists but cannot be opened is an error, not a miss: skipping
  * it would silently drop an admin's override. */
-static int find_profile(const char *root, const struct search_dir *dirs, size_t n_dirs, size_t from,
+static int find_profile(const struct rootfs *rfs, const struct search_dir *dirs, size_t n_dirs, size_t from,
                         const char *name, char **ret_display, size_t *ret_index, char **ret_buf,
                         size_t *ret_len, struct profile_error *err)
 {
         for (size_t i = from; i < n_dirs; i++) {
                 _cleanup_free_ char *path = xasprintf("%s/%s" PROFILE_SUFFIX, dirs[i].path, name);
                 _cleanup_free_ char *display = xasprintf("%s/%s" PROFILE_SUFFIX, dirs[i].display, name);
-                _cleanup_close_ int fd = open_file(root, path, dirs[i].in_root);
+                _cleanup_close_ int fd = open_file(rfs, path, dirs[i].in_root);
                 int r;
 
                 if (fd == -ENOENT || fd == -ENOTDIR)
@@ -828,15 +757,16 @@ void profile_names_free(char **names, size_t n)
         free(names);
 }
 
-int profile_list(const char *root, const char *extra_dir, char ***ret_names, size_t *ret_n)
+int profile_list_rootfs(const struct rootfs *rfs, const char *extra_dir, char ***ret_names, size_t *ret_n)
 {
+        const char *root = rfs->path;
         struct search_dir dirs[3];
         size_t n_dirs = search_dirs(root, extra_dir, dirs);
         char **names = NULL;
         size_t n = 0, j = 0;
 
         for (size_t i = 0; i < n_dirs; i++) {
-                int fd = open_file(root, dirs[i].path, dirs[i].in_root);
+                int fd = open_file(rfs, dirs[i].path, dirs[i].in_root);
                 struct dirent *de;
                 DIR *d;
 
@@ -921,9 +851,11 @@ void profile_free(struct profile *p)
  * value keeps the file and line where it was last set. */
 static struct profile *merge(struct loaded *chain, size_t n)
 {
+        const struct schema *schema = profile_file_schema();
+        const struct profile_key *profile_keys = schema->keys;
         struct profile *p = xcalloc(1, sizeof(*p));
-        const struct entry *slot[ELEMENTSOF(profile_keys)] = {};
-        const struct loaded *owner[ELEMENTSOF(profile_keys)] = {};
+        _cleanup_free_ const struct entry **slot = xcalloc(schema->n, sizeof(*slot));
+        _cleanup_free_ const struct loaded **owner = xcalloc(schema->n, sizeof(*owner));
         const struct profile_key *desc;
 
         for (size_t i = n; i-- > 0;)
@@ -940,12 +872,12 @@ static struct profile *merge(struct loaded *chain, size_t n)
                 p->chain[i] = (struct profile_link) { xstrdup(chain[i].name), xstrdup(chain[i].path) };
         p->n_chain = n;
         p->path = xstrdup(chain[0].path);
-        desc = schema_find(&profile_file_schema, "profile", "description");
+        desc = schema_find(schema, "profile", "description");
         if (slot[desc - profile_keys])
                 p->description = xstrdup(slot[desc - profile_keys]->value);
 
-        p->settings = xcalloc(ELEMENTSOF(profile_keys), sizeof(*p->settings));
-        for (size_t idx = N_META; idx < ELEMENTSOF(profile_keys); idx++) {
+        p->settings = xcalloc(schema->n, sizeof(*p->settings));
+        for (size_t idx = N_META; idx < schema->n; idx++) {
                 if (!slot[idx])
                         continue;
                 p->settings[p->n_settings++] = (struct profile_setting) {
@@ -971,7 +903,7 @@ static void chain_free(struct loaded *chain, size_t n)
         }
 }
 
-static int not_found(const char *root, const char *extra_dir, const struct search_dir *dirs, size_t n_dirs,
+static int not_found(const struct rootfs *rfs, const char *extra_dir, const struct search_dir *dirs, size_t n_dirs,
                      const char *name, struct profile_error *err)
 {
         _cleanup_free_ char *searched = dirs_string(dirs, 0, n_dirs);
@@ -979,7 +911,7 @@ static int not_found(const char *root, const char *extra_dir, const struct searc
         char **names = NULL;
         size_t n = 0;
 
-        profile_list(root, extra_dir, &names, &n);
+        profile_list_rootfs(rfs, extra_dir, &names, &n);
         if (n > 0) {
                 char **v = xcalloc(n + 1, sizeof(*v));
                 memcpy(v, names, n * sizeof(*v));
@@ -992,9 +924,10 @@ static int not_found(const char *root, const char *extra_dir, const struct searc
         return -ENOENT;
 }
 
-int profile_load(const char *root, const char *extra_dir, const char *name,
-                 struct profile **ret, struct profile_error *ret_error)
+int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const char *name,
+                        struct profile **ret, struct profile_error *ret_error)
 {
+        const char *root = rfs->path;
         struct search_dir dirs[3];
         size_t n_dirs, n = 0, from = 0;
         struct loaded chain[PROFILE_MAX_DEPTH] = {};
@@ -1016,9 +949,9 @@ int profile_load(const char *root, const char *extra_dir, const char *name,
                 const struct entry *inh;
                 size_t len = 0, idx = 0;
 
-                r = find_profile(root, dirs, n_dirs, from, want, &path, &idx, &buf, &len, &err);
+                r = find_profile(rfs, dirs, n_dirs, from, want, &path, &idx, &buf, &len, &err);
                 if (r == -ENOENT && n == 0) {
-                        r = not_found(root, extra_dir, dirs, n_dirs, want, ret_error);
+                        r = not_found(rfs, extra_dir, dirs, n_dirs, want, ret_error);
                         break;
                 }
                 if (r == -ENOENT) {
@@ -1051,7 +984,7 @@ int profile_load(const char *root, const char *extra_dir, const char *name,
                                 r = -ELOOP;
                                 break;
                         }
-                        r = parse_buffer(buf, len, path, &profile_file_schema, &chain[n].parsed, &err);
+                        r = parse_buffer(buf, len, path, profile_file_schema(), &chain[n].parsed, &err);
                 }
                 if (r < 0) {
                         /* an error in an inherited file: say how we got there */
@@ -1138,10 +1071,11 @@ static char *conf_path(const char *root, bool display)
 }
 
 /* [main] profile= of idlecfg.conf; *ret_name stays NULL without one */
-static int conf_profile(const char *root, char **ret_name, char **ret_reason, struct profile_error *err)
+static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_reason, struct profile_error *err)
 {
+        const char *root = rfs->path;
         _cleanup_free_ char *path = conf_path(root, false), *display = conf_path(root, true);
-        _cleanup_close_ int fd = open_file(root, path, !root_is_host(root));
+        _cleanup_close_ int fd = open_file(rfs, path, true);
         _cleanup_free_ char *buf = NULL;
         struct parsed parsed = {};
         const struct entry *e;
@@ -1169,8 +1103,8 @@ static int conf_profile(const char *root, char **ret_name, char **ret_reason, st
         return 0;
 }
 
-int profile_select(const char *root, const char *cli_name, const char *chassis_type,
-                   char **ret_name, char **ret_reason, struct profile_error *ret_error)
+int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
+                          char **ret_name, char **ret_reason, struct profile_error *ret_error)
 {
         _cleanup_free_ char *name = NULL, *reason = NULL;
         long t = 0;
@@ -1188,7 +1122,7 @@ int profile_select(const char *root, const char *cli_name, const char *chassis_t
                 return 0;
         }
 
-        r = conf_profile(root, &name, &reason, ret_error);
+        r = conf_profile(rfs, &name, &reason, ret_error);
         if (r < 0)
                 return r;
         if (name) {
@@ -1213,4 +1147,59 @@ int profile_select(const char *root, const char *cli_name, const char *chassis_t
         *ret_name = xstrdup(chassis_profile(t) ? chassis_profile(t) : PROFILE_DEFAULT);
         *ret_reason = TAKE_PTR(reason);
         return 0;
+}
+
+/* ---- the same for a root given by its path (tests, tools) ---- */
+
+/* a root that does not exist has no profiles in it (--profiles-dir may have) */
+static int open_root(const char *root, struct rootfs *rfs, struct profile_error *err)
+{
+        int r = rootfs_open(root_is_host(root) ? "/" : root, rfs);
+
+        if (r == -ENOENT) {
+                *rfs = (struct rootfs) { .fd = -1, .path = xstrdup(root) };
+                return 0;
+        }
+        if (r < 0)
+                set_error(err, root, 0, _("cannot open: %s"), strerror(-r));
+        return r;
+}
+
+int profile_load(const char *root, const char *extra_dir, const char *name,
+                 struct profile **ret, struct profile_error *ret_error)
+{
+        struct rootfs rfs = { .fd = -1 };
+        int r = open_root(root, &rfs, ret_error);
+
+        if (r >= 0)
+                r = profile_load_rootfs(&rfs, extra_dir, name, ret, ret_error);
+        rootfs_close(&rfs);
+        return r;
+}
+
+int profile_list(const char *root, const char *extra_dir, char ***ret_names, size_t *ret_n)
+{
+        struct rootfs rfs = { .fd = -1 };
+        int r = open_root(root, &rfs, NULL);
+
+        if (r < 0) {
+                *ret_names = NULL;
+                *ret_n = 0;
+                return r;
+        }
+        r = profile_list_rootfs(&rfs, extra_dir, ret_names, ret_n);
+        rootfs_close(&rfs);
+        return r;
+}
+
+int profile_select(const char *root, const char *cli_name, const char *chassis_type,
+                   char **ret_name, char **ret_reason, struct profile_error *ret_error)
+{
+        struct rootfs rfs = { .fd = -1 };
+        int r = open_root(root, &rfs, ret_error);
+
+        if (r >= 0)
+                r = profile_select_rootfs(&rfs, cli_name, chassis_type, ret_name, ret_reason, ret_error);
+        rootfs_close(&rfs);
+        return r;
 }

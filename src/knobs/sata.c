@@ -1,7 +1,7 @@
 /* knobs/sata.c: SATA link power management per AHCI host, never for NOLPM disks */
 #include "config.h"
 
-#include "planner.h"
+#include "knob.h"
 
 /* our own hwdb key for ATA disks: they have no modalias */
 static char *ata_key(const struct device *disk)
@@ -74,3 +74,45 @@ void knob_sata(struct planctx *c)
                 }
         }
 }
+
+static const char *const ch_alpm[] = {
+        "max_performance", "medium_power", "med_power_with_dipm", "min_power_with_partial", "min_power", "keep", NULL
+};
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("alpm", ch_alpm),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_WORDS("sata.alpm", "max_performance|medium_power|med_power_with_dipm|min_power_with_partial|min_power",
+                   "link_power_management_policy", NULL),
+        RULE_WORDS("sata.runtime_pm", "auto|on", "power/control", NULL),
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_SATA_ALPM", "deny", "link power management is broken on this drive"),
+};
+
+static const struct knob_attr attrs[] = {
+        { "sata", "link_power_management_policy" }, { "sata", "link_power_management_supported" },
+        { "disk", "power/control" }, { "disk", "power/autosuspend_delay_ms" }, { "disk", "power/runtime_status" },
+};
+
+/* the SATA defaults at boot, shown by detect */
+static const char *const modules_shown[] = { "ahci", "libata", NULL };
+
+static const struct knob_runtime_pm runtime_pm[] = {
+        { "disk", "sata.runtime_pm" }, { "sata", "sata.runtime_pm" },
+};
+
+const struct knob_family knob_family_sata = {
+        .name = "sata",
+        .section = "sata",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        KNOB_LIST(attrs, attrs),
+        .modules_shown = modules_shown,
+        KNOB_LIST(runtime_pm, runtime_pm),
+        .plan = knob_sata,
+};

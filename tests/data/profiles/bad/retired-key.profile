@@ -1,0 +1,6 @@
+[usb]
+autosuspend = allowlist
+
+[gpu]
+i915_fbc = keep
+runtime_pm = auto
