@@ -818,7 +818,8 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         detect_storage(inv, udev);
 
         udev_unref(udev);
-        modctx_free(mc);
+        /* kept for the planner: the indexes are loaded once per run */
+        inv->mc = mc;
         inventory_fingerprint(inv);
         *ret = inv;
         return 0;

@@ -6,6 +6,8 @@
 
 #include "util.h"
 
+struct modctx;
+
 /* how a module is present in the target kernel */
 enum mod_state {
         MOD_UNKNOWN,    /* no module directory to ask */
@@ -75,6 +77,7 @@ struct inventory {
         char *kernel_source;    /* how it was chosen: "running", "--kernel", "newest in root" */
         char *moddir;           /* DIR/lib/modules/VERSION if it exists */
         char *moddir_note;      /* plain words when there is none */
+        struct modctx *mc;      /* the target kernel's module indexes, loaded once per run; NULL: none */
         struct kvlist platform; /* dmi and cpu */
         struct kvlist modparams; /* module.parameter -> value */
         struct power_tool *tools;

@@ -339,6 +339,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         struct profile_error pe = {};
         struct hwdb_error he = {};
         struct hwdb *hwdb = NULL;
+        struct modctx *own_mc = NULL;
         struct profile *profile = NULL;
         struct plan *p;
         size_t n_warn;
@@ -371,8 +372,10 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 plan_add_warning(p, "%s", w);
         }
         cmdline = boot_cmdline(inv->root);
-        if (inv->kernel)
-                c.mc = modctx_new(inv->root, inv->kernel, &moddir, &note);
+        /* detect loaded the target's module indexes; a hand-made inventory has none */
+        c.mc = inv->mc;
+        if (!c.mc && inv->kernel && !inv->moddir_note)
+                c.mc = own_mc = modctx_new(inv->root, inv->kernel, &moddir, &note);
         c.hwdb = hwdb;
         c.profile = profile;
         c.plan = p;
@@ -389,7 +392,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         knob_suspend(&c);
         warn_tools(&c);
 
-        modctx_free(c.mc);
+        modctx_free(own_mc);
         hwdb_free(hwdb);
         profile_free(profile);
         *ret = p;
