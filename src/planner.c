@@ -69,20 +69,30 @@ static bool kernel_in_range(const char *kernel, const char *range)
         return true;
 }
 
+/* The hwdb keys the knob families read: IDLECFG_* and the systemd
+ * properties idlecfg honours, each with its _KERNEL and _REASON. Files and
+ * records that set none of them are not even parsed (hwdb_load_keys()):
+ * systemd's 9 MB of vendor and model names hold not one. tests/hwdb-keys.sh
+ * checks that every property src/knobs asks for starts with one of these. */
+const char *const planner_hwdb_keys[] = { "IDLECFG_", "ID_AUTOSUSPEND", "ID_PERSIST", NULL };
+
 bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret)
 {
-        struct hwdb_property p, r;
-        _cleanup_free_ char *rkey = NULL, *kkey = NULL;
+        _cleanup_free_ char *kkey = NULL, *rkey = NULL;
+        struct hwdb_property p[3];
 
-        if (!c->hwdb || !key || hwdb_get(c->hwdb, key, property, &p) < 0)
+        if (!c->hwdb || !key)
                 return false;
         kkey = xasprintf("%s_KERNEL", property);
-        if (hwdb_get(c->hwdb, key, kkey, &r) == 0 && !kernel_in_range(c->inv->kernel, r.value))
-                return false;
         rkey = xasprintf("%s_REASON", property);
+        /* the property, its kernel range and its reason from one query */
+        if (hwdb_get_keys(c->hwdb, key, (const char *const[]) { property, kkey, rkey }, 3, p) <= 0 || !p[0].key)
+                return false;
+        if (p[1].key && !kernel_in_range(c->inv->kernel, p[1].value))
+                return false;
         *ret = (struct hwdb_fact) {
-                .value = p.value, .file = p.file, .line = p.line,
-                .reason = hwdb_get(c->hwdb, key, rkey, &r) == 0 ? r.value : NULL,
+                .value = p[0].value, .file = p[0].file, .line = p[0].line,
+                .reason = p[2].key ? p[2].value : NULL,
         };
         return true;
 }
@@ -354,7 +364,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 profile_error_done(&pe);
                 return r;
         }
-        r = hwdb_load(inv->root, 0, &hwdb, &he);
+        r = hwdb_load_keys(inv->root, 0, planner_hwdb_keys, &hwdb, &he);
         if (r < 0) {
                 plan_error_set(ret_error, hwdb_error_format(&he));
                 hwdb_error_done(&he);

@@ -24,6 +24,9 @@ struct hwdb_fact {
         const char *reason;             /* P_REASON, NULL if the entry has none */
 };
 
+/* the key prefixes hwdb_fact() may be asked for; the hwdb is loaded with only these */
+extern const char *const planner_hwdb_keys[];
+
 /* Look up PROPERTY for KEY (a modalias or one of our own keys). False when no
  * entry sets it, or when its P_KERNEL range excludes the target kernel. */
 bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret);
