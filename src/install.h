@@ -40,9 +40,5 @@ int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xer
 /* The manifest of the root: 0 and *ret, -ENOENT when there is none. */
 int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error);
 
-/* What refresh compares: digests of everything a plan depends on. */
-void install_inputs(const struct rootfs *rfs, const struct inventory *inv, const char *profile,
-                    const char *profiles_dir, struct kvlist *ret);
-
 /* a unified diff of two texts, for --dry-run (whole files; names as given) */
 void print_diff(FILE *out, const char *name_a, const char *a, const char *name_b, const char *b);

@@ -111,6 +111,8 @@ struct detect_options {
 int inventory_detect(const struct detect_options *o, struct inventory **ret);
 void inventory_free(struct inventory *inv);
 void inventory_fingerprint(struct inventory *inv);
+/* cpu_arch, cpu_vendor, cpu_family, cpu_model from cpu0's modalias */
+void platform_add_cpu(struct kvlist *platform, const char *modalias);
 void inventory_print_text(const struct inventory *inv, FILE *f);
 void inventory_print_json(const struct inventory *inv, FILE *f);
 
