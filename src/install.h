@@ -13,6 +13,8 @@
 #define MODPROBE_PATH "/etc/modprobe.d/idlecfg.conf"
 #define TMPFILES_PATH "/etc/tmpfiles.d/idlecfg.conf"
 #define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
+/* /etc/kernel/cmdline (and /proc/cmdline): one line of kernel parameters */
+#define KERNEL_CMDLINE_MAX (64u << 10)
 #define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
 #define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
 #define NEW_SUFFIX ".idlecfg-new"

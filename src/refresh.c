@@ -35,7 +35,8 @@ static void digest_content(const struct rootfs *rfs, const char *path, struct sh
         char buf[32];
         int n;
 
-        if (rootfs_read(rfs, path, INPUT_MAX, &data, &len, NULL) < 0) {
+        /* through the root's one reader; a link is followed inside the root, as the planner reads it */
+        if (rootfs_read_file(rfs, path, 0, INPUT_MAX, &data, &len, NULL) < 0) {
                 sha256_update(s, "-\n", 2);
                 return;
         }
@@ -166,7 +167,7 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
         case G_BOOT:
                 if (root_is_host(rfs->path)) {
                         _cleanup_free_ char *c = NULL;
-                        if (read_file_full("/proc/cmdline", 65536, &c, NULL) == 0)
+                        if (rootfs_read_file(rfs, "/proc/cmdline", 0, KERNEL_CMDLINE_MAX, &c, NULL, NULL) == 0)
                                 sha256_update(&s, c, strlen(c));
                 } else {
                         digest_file(rfs, KERNEL_CMDLINE_PATH, mode, &s);
