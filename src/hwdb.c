@@ -466,8 +466,8 @@ static int read_fd(int fd, size_t budget, char **ret, size_t *ret_size)
 
 /* Does the regular file FD mention any of the wanted keys anywhere (a cheap
  * superset of "sets one of them")? Read in fixed chunks, so that skipping a
- * file costs neither its size in memory nor a parse. Errors: yes, and the
- * full read reports them. */
+ * file costs neither its size in memory nor a parse. Errors, and files
+ * the full read refuses: yes, and the full read reports them. */
 static bool fd_mentions_keys(const struct hwdb *h, int fd)
 {
         char buf[65536 + 1];
@@ -475,7 +475,8 @@ static bool fd_mentions_keys(const struct hwdb *h, int fd)
         off_t off = 0;
         struct stat st;
 
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+        /* not a regular file, or over the size limit: the full read says so */
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t) st.st_size > HWDB_TOTAL_MAX - h->bytes)
                 return true;
         for (;;) {
                 ssize_t n = pread(fd, buf + keep, sizeof(buf) - 1 - keep, off);

@@ -247,7 +247,8 @@ same_list "idlecfg-profile(5) SHIPPED PROFILES names what each shipped profile i
 readers=$(cd "$top_srcdir" && grep -l -e 'hwdb_fact *(' -e 'hwdb_get *(' -e 'hwdb_query *(' src/*.c src/knobs/*.c | grep -v '^src/hwdb\.c$')
 {
         for f in $readers; do
-                grep -o '"\(IDLECFG\|ID\)_[A-Z0-9_]*"' "$top_srcdir/$f" | tr -d '"'
+                # (not "IDLECFG_": planner_hwdb_keys holds key prefixes)
+                grep -o '"\(IDLECFG\|ID\)_[A-Z0-9_]*"' "$top_srcdir/$f" | tr -d '"' | grep -v '_$'
         done
         grep -o 'ENV{\(IDLECFG\|ID\)_[A-Z0-9_]*}' "$top_srcdir"/rules/*.rules | sed 's/.*ENV{//; s/}$//' |
                 grep -v -e '_KERNEL$' -e '_REASON$'
