@@ -553,32 +553,38 @@ static void detect_dmi(struct inventory *inv)
 }
 
 /* x86: "cpu:type:x86,ven0000fam0006mod008C:feature:..." (vendor numbers as in the kernel) */
-static void detect_cpu(struct inventory *inv, struct udev *udev)
+void platform_add_cpu(struct kvlist *platform, const char *m)
 {
         static const char *const x86_vendors[] = {
                 "Intel", "Cyrix", "AMD", "UMC", "Centaur", "Transmeta", "NSC", "Vortex", "Hygon", "Zhaoxin",
         };
+        unsigned ven, fam, mod;
+
+        if (sscanf(m, "cpu:type:x86,ven%4xfam%4xmod%4x", &ven, &fam, &mod) == 3) {
+                kv_add(platform, "cpu_arch", "x86");
+                /* kernel numbering: 0 Intel, 1 Cyrix, 2 AMD, ... 9 Hygon, 10 Zhaoxin */
+                kv_add_take(platform, "cpu_vendor",
+                            ven == 9 ? xstrdup("Hygon") : ven == 10 ? xstrdup("Zhaoxin") :
+                            ven < 8 ? xstrdup(x86_vendors[ven]) : xasprintf("%u", ven));
+                kv_add_take(platform, "cpu_family", xasprintf("%u", fam));
+                kv_add_take(platform, "cpu_model", xasprintf("%u", mod));
+        } else if (startswith(m, "cpu:type:")) {
+                const char *a = m + strlen("cpu:type:");
+                kv_add_take(platform, "cpu_arch", xstrndup(a, strcspn(a, ":,")));
+        }
+}
+
+static void detect_cpu(struct inventory *inv, struct udev *udev)
+{
         struct udev_device *u = udev_device_new_from_subsystem_sysname(udev, "cpu", "cpu0");
         const char *m = u ? udev_device_get_property_value(u, "MODALIAS") : NULL;
-        unsigned ven, fam, mod;
 
         if (!m) {
                 inventory_add_note(inv, _("no CPU modalias in /sys/devices/system/cpu/cpu0"));
                 udev_device_unref(u);
                 return;
         }
-        if (sscanf(m, "cpu:type:x86,ven%4xfam%4xmod%4x", &ven, &fam, &mod) == 3) {
-                kv_add(&inv->platform, "cpu_arch", "x86");
-                /* kernel numbering: 0 Intel, 1 Cyrix, 2 AMD, ... 9 Hygon, 10 Zhaoxin */
-                kv_add_take(&inv->platform, "cpu_vendor",
-                            ven == 9 ? xstrdup("Hygon") : ven == 10 ? xstrdup("Zhaoxin") :
-                            ven < 8 ? xstrdup(x86_vendors[ven]) : xasprintf("%u", ven));
-                kv_add_take(&inv->platform, "cpu_family", xasprintf("%u", fam));
-                kv_add_take(&inv->platform, "cpu_model", xasprintf("%u", mod));
-        } else if (startswith(m, "cpu:type:")) {
-                const char *a = m + strlen("cpu:type:");
-                kv_add_take(&inv->platform, "cpu_arch", xstrndup(a, strcspn(a, ":,")));
-        }
+        platform_add_cpu(&inv->platform, m);
         udev_device_unref(u);
 }
 
@@ -803,7 +809,8 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         detect_storage(inv, udev);
 
         udev_unref(udev);
-        modctx_free(mc);
+        /* kept for the planner: the indexes are loaded once per run */
+        inv->mc = mc;
         inventory_fingerprint(inv);
         *ret = inv;
         return 0;

@@ -71,6 +71,11 @@ struct hwdb {
         size_t n_warnings, cap_warnings;
 
         locale_t c_locale;
+
+        /* hwdb_load_keys(): the key prefixes a caller reads; NULL keeps all */
+        const char *const *keys;
+        size_t max_key;
+        size_t skipped_files, skipped_bytes;
 };
 
 #define GROW(array, n, cap)                                                             \
@@ -210,14 +215,31 @@ static int eol_kind(char c)
         }
 }
 
+static bool key_wanted(const struct hwdb *h, const char *key)
+{
+        if (!h->keys)
+                return true;
+        for (const char *const *k = h->keys; *k; k++)
+                if (startswith(key, *k))
+                        return true;
+        return false;
+}
+
 /* A record's matches become visible only once it has a property: until then
- * they sit at the end of matches[] and may be dropped. */
+ * they sit at the end of matches[] and may be dropped. A record that sets no
+ * key the caller reads is dropped as well: it cannot answer any of its
+ * lookups, and the records kept keep their file and line, so which of them
+ * wins a key is what it was. */
 static void record_end(struct hwdb *h, size_t first_match, size_t first_prop)
 {
         uint32_t n = (uint32_t) (h->n_props - first_prop);
+        bool wanted = !h->keys;
 
-        if (n == 0) {
+        for (size_t i = first_prop; i < h->n_props && !wanted; i++)
+                wanted = key_wanted(h, h->props[i].key);
+        if (n == 0 || !wanted) {
                 h->n_matches = first_match;
+                h->n_props = first_prop;
                 return;
         }
         for (size_t i = first_match; i < h->n_matches; i++) {
@@ -442,8 +464,41 @@ static int read_fd(int fd, size_t budget, char **ret, size_t *ret_size)
         return 0;
 }
 
-/* Add one file; fd < 0 stands for a masked (empty) one. A file that cannot
- * be read is a warning, as systemd goes on without it. */
+/* Does the regular file FD mention any of the wanted keys anywhere (a cheap
+ * superset of "sets one of them")? Read in fixed chunks, so that skipping a
+ * file costs neither its size in memory nor a parse. Errors, and files
+ * the full read refuses: yes, and the full read reports them. */
+static bool fd_mentions_keys(const struct hwdb *h, int fd)
+{
+        char buf[65536 + 1];
+        size_t keep = 0;
+        off_t off = 0;
+        struct stat st;
+
+        /* not a regular file, or over the size limit: the full read says so */
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t) st.st_size > HWDB_TOTAL_MAX - h->bytes)
+                return true;
+        for (;;) {
+                ssize_t n = pread(fd, buf + keep, sizeof(buf) - 1 - keep, off);
+
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return true;
+                }
+                if (n == 0)
+                        return false;
+                off += n;
+                n += (ssize_t) keep;
+                for (const char *const *k = h->keys; *k; k++)
+                        if (memmem(buf, (size_t) n, *k, strlen(*k)))
+                                return true;
+                /* a key cut by the chunk's end is found in the next one */
+                keep = (size_t) n < h->max_key - 1 ? (size_t) n : h->max_key - 1;
+                memmove(buf, buf + n - keep, keep);
+        }
+}
+
 /* A file that cannot be read: systemd skips it with a warning; with
  * HWDB_FILES_REQUIRED it is the error (its deny entries must not go missing). */
 static int unreadable(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error, const char *path, int r)
@@ -458,12 +513,23 @@ static int unreadable(struct hwdb *h, unsigned flags, struct hwdb_error *ret_err
         return warn_at(h, flags, ret_error, path, 0, _("Cannot read, ignoring: %s"), strerror(-r));
 }
 
+/* Add one file; fd < 0 stands for a masked (empty) one. */
 static int add_file(struct hwdb *h, const char *path, int fd, unsigned flags, struct hwdb_error *ret_error)
 {
         uint32_t file = (uint32_t) h->n_files;
         char *data = NULL;
         size_t size = 0;
         int r;
+
+        if (fd >= 0 && h->keys && !fd_mentions_keys(h, fd)) {
+                struct stat st;
+
+                /* not one wanted key in it: nothing it holds can answer */
+                h->skipped_files++;
+                if (fstat(fd, &st) == 0)
+                        h->skipped_bytes += (size_t) st.st_size;
+                return 0;
+        }
 
         if (h->n_files >= UINT16_MAX) {
                 /* systemd counts file priorities in 16 bits */
@@ -668,6 +734,12 @@ static int conf_list_dir(struct conf_list *l, const struct rootfs *rfs, size_t d
 
 int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
 {
+        return hwdb_load_rootfs_keys(rfs, flags, NULL, ret, ret_error);
+}
+
+int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *const *keys, struct hwdb **ret,
+                          struct hwdb_error *ret_error)
+{
         _cleanup_(hwdb_freep) struct hwdb *h = NULL;
         _cleanup_(conf_list_done) struct conf_list l = {};
         int r = 0;
@@ -686,6 +758,12 @@ int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret
         h = hwdb_new_or_error(ret_error, &r);
         if (!h)
                 return r;
+        h->keys = keys;
+        for (const char *const *k = keys; k && *k; k++)
+                if (strlen(*k) > h->max_key)
+                        h->max_key = strlen(*k);
+        if (keys && h->max_key == 0)
+                h->keys = NULL;         /* an empty prefix wants everything */
         for (size_t i = 0; i < l.n; i++) {
                 const struct conf_name *c = &l.v[i];
                 _cleanup_free_ char *path = NULL;
@@ -717,6 +795,12 @@ int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret
 
 int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
 {
+        return hwdb_load_keys(root, flags, NULL, ret, ret_error);
+}
+
+int hwdb_load_keys(const char *root, unsigned flags, const char *const *keys, struct hwdb **ret,
+                   struct hwdb_error *ret_error)
+{
         const char *rootdir = root_is_host(root) ? "/" : root;
         struct rootfs rfs = { .fd = -1 };
         int r;
@@ -726,7 +810,7 @@ int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_e
                 set_error(ret_error, rootdir, 0, _("Cannot open the root directory: %s"), strerror(-r));
                 return r;
         }
-        r = hwdb_load_rootfs(&rfs, flags, ret, ret_error);
+        r = hwdb_load_rootfs_keys(&rfs, flags, keys, ret, ret_error);
         rootfs_close(&rfs);
         return r;
 }
@@ -750,6 +834,8 @@ void hwdb_stats(const struct hwdb *h, struct hwdb_stats *ret)
                 .matches = h->n_matches,
                 .properties = h->n_props,
                 .bytes = h->bytes,
+                .skipped_files = h->skipped_files,
+                .skipped_bytes = h->skipped_bytes,
         };
 }
 
@@ -904,6 +990,28 @@ int hwdb_query(const struct hwdb *h, const char *modalias, struct hwdb_property 
         *ret = props;
         *ret_n = n_out;
         return 0;
+}
+
+int hwdb_get_keys(const struct hwdb *h, const char *modalias, const char *const *keys, size_t n_keys,
+                  struct hwdb_property *ret)
+{
+        _cleanup_free_ struct hwdb_property *props = NULL;
+        size_t n;
+        int r, found = 0;
+
+        r = hwdb_query(h, modalias, &props, &n);
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < n_keys; k++) {
+                ret[k] = (struct hwdb_property) {};
+                for (size_t i = 0; keys[k] && i < n; i++)
+                        if (streq(props[i].key, keys[k])) {
+                                ret[k] = props[i];
+                                found++;
+                                break;
+                        }
+        }
+        return found;
 }
 
 int hwdb_get(const struct hwdb *h, const char *modalias, const char *key, struct hwdb_property *ret)

@@ -54,6 +54,7 @@ struct hwdb_property {
 
 struct hwdb_stats {
         size_t files, matches, properties, bytes;
+        size_t skipped_files, skipped_bytes;    /* hwdb_load_keys(): files that mention no wanted key */
 };
 
 /* Read the hwdb files of ROOT (NULL or "/" for this system). Missing
@@ -64,6 +65,15 @@ int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_e
 /* The same for a root already open: every file through rootfs.h's resolver. */
 struct rootfs;
 int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error);
+/* The same, for a caller that reads only keys starting with one of KEYS
+ * (NULL-terminated; the array must outlive the hwdb): a file that does not
+ * contain any of them is skipped unread and unparsed (so it gives no
+ * warnings), a record that sets none of them is dropped. Every answer for
+ * such a key is the one hwdb_load() gives. KEYS NULL: hwdb_load(). */
+int hwdb_load_keys(const char *root, unsigned flags, const char *const *keys, struct hwdb **ret,
+                   struct hwdb_error *ret_error);
+int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *const *keys, struct hwdb **ret,
+                          struct hwdb_error *ret_error);
 /* Read exactly PATHS (NULL-terminated), later ones winning, as if sorted. */
 int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret,
                     struct hwdb_error *ret_error);
@@ -79,5 +89,9 @@ void hwdb_stats(const struct hwdb *h, struct hwdb_stats *ret);
 /* All properties for MODALIAS in systemd-hwdb's order, *ret allocated (free()
  * it, not the strings); 0 properties is not an error. */
 int hwdb_query(const struct hwdb *h, const char *modalias, struct hwdb_property **ret, size_t *ret_n);
+/* N_KEYS keys from one query: ret[i] is KEYS[i]'s answer, or all zero (key
+ * NULL) when no entry sets it. Returns how many were found, or -errno. */
+int hwdb_get_keys(const struct hwdb *h, const char *modalias, const char *const *keys, size_t n_keys,
+                  struct hwdb_property *ret);
 /* one key: 0, or -ENOENT when no entry for MODALIAS sets it */
 int hwdb_get(const struct hwdb *h, const char *modalias, const char *key, struct hwdb_property *ret);

@@ -9,6 +9,7 @@
 #include "inventory.h"
 #include "manifest.h"
 #include "planner.h"
+#include "refresh.h"
 #include "util.h"
 #include "verb-measure.h"
 
@@ -464,6 +465,31 @@ static int verb_refresh(const struct args *a, int argc, char **argv)
         /* the profile install chose: --profile again if that is how it was chosen */
         if (!b.profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
                 b.profile = m->profile;
+
+        /* The cheap look, what a package hook pays on every upgrade: the
+         * fingerprint straight from /sys, the kernel, the profile's name and
+         * the stat (then content) digests of the files. Unchanged: done. */
+        {
+                _cleanup_free_ char *kernel = NULL, *ksource = NULL, *chassis = NULL;
+                char fp[17];
+
+                if (kernel_choose(a->rfs, a->kernel, &kernel, &ksource) < 0)
+                        kernel = NULL;
+                refresh_fingerprint(fp, &chassis);
+                r = profile_select_rootfs(a->rfs, b.profile, chassis, &name, &why, &pe);
+                if (r >= 0 && refresh_compare(a->rfs, &m->inputs, fp, kernel, name, a->profiles_dir, &now) == 0) {
+                        if (a->verbose)
+                                printf(_("%s is up to date: nothing changed since the last install.\n"), a->rfs->path);
+                        return EXIT_OK;
+                }
+                profile_error_done(&pe);
+                kv_free(&now);
+                free(name);
+                free(why);
+                name = why = NULL;
+        }
+
+        /* something differs: the full inventory decides, and is what gets installed */
         r = inventory_detect(&d, &inv);
         if (r < 0) {
                 fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
@@ -476,22 +502,18 @@ static int verb_refresh(const struct args *a, int argc, char **argv)
                 inventory_free(inv);
                 return EXIT_USAGE;
         }
-        install_inputs(a->rfs, inv, name, a->profiles_dir, &now);
+        changed = refresh_compare(a->rfs, &m->inputs, inv->fingerprint, inv->kernel, name, a->profiles_dir, &now);
         for (size_t i = 0; i < now.n; i++) {
-                const char *was = kv_get(&m->inputs, now.v[i].key);
-                if (streq_ptr(was, now.v[i].value))
-                        continue;
-                if (changed++ == 0)
+                if (i == 0)
                         printf(_("Changed since the last install of %s:\n"), a->rfs->path);
-                if (streq(now.v[i].key, "hwdb") || streq(now.v[i].key, "profiles") || streq(now.v[i].key, "modules") ||
-                    streq(now.v[i].key, "boot"))
+                if (!now.v[i].value)
                         printf(_("  %s: files changed\n"), now.v[i].key);
                 else
-                        printf("  %s: %s -> %s\n", now.v[i].key, was ? (*was ? was : "-") : "-",
-                               *now.v[i].value ? now.v[i].value : "-");
+                        printf("  %s: %s\n", now.v[i].key, now.v[i].value);
         }
         kv_free(&now);
         inventory_free(inv);
+        inv = NULL;
         if (changed == 0) {
                 if (a->verbose)
                         printf(_("%s is up to date: nothing changed since the last install.\n"), a->rfs->path);

@@ -15,11 +15,10 @@
 #include "journal.h"
 #include "json.h"
 #include "manifest.h"
+#include "refresh.h"
 #include "sha256.h"
 
 #define MAX_FILE (16u << 20)
-/* /etc/kernel/cmdline: one line of kernel parameters */
-#define KERNEL_CMDLINE_MAX (64u << 10)
 
 enum target_kind {
         T_UDEV,
@@ -885,7 +884,7 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
                     !endswith_str(t->v[i].path, NEW_SUFFIX))
                         m->cmdline_target = xstrdup(t->v[i].path);
         kv_free(&m->inputs);
-        install_inputs(rfs, inv, p->profile, o->profiles_dir, &m->inputs);
+        refresh_inputs(rfs, inv->fingerprint, inv->kernel, p->profile, o->profiles_dir, REFRESH_CONTENT, &m->inputs);
         kv_add(&m->inputs, "profile-reason", p->profile_reason);
         r = manifest_save(rfs, m, ret_error);
         if (r < 0)
@@ -1035,137 +1034,6 @@ int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xer
                         (void) rootfs_rmdir(rfs, m->dirs[i]);
         fprintf(out, _("Every file idlecfg installed is as it was before.\n"));
         return 0;
-}
-
-/* ---- what refresh compares ---- */
-
-static void digest_dir(const struct rootfs *rfs, const char *dir, const char *suffix, struct sha256 *s)
-{
-        int dfd = rootfs_openat(rfs, dir, O_RDONLY | O_DIRECTORY);
-        DIR *d;
-        struct dirent *de;
-        char **list = NULL;
-        size_t n = 0;
-
-        sha256_update(s, dir, strlen(dir) + 1);
-        if (dfd < 0)
-                return;
-        d = fdopendir(dfd);
-        if (!d) {
-                close(dfd);
-                return;
-        }
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.' && (!suffix || endswith_str(de->d_name, suffix))) {
-                        list = xrealloc(list, (n + 1) * sizeof(char *));
-                        list[n++] = xstrdup(de->d_name);
-                }
-        if (n)
-                qsort(list, n, sizeof(char *), strv_cmp);
-        for (size_t i = 0; i < n; i++) {
-                struct stat st;
-                char buf[128];
-                if (fstatat(dirfd(d), list[i], &st, 0) == 0) {
-                        int len = snprintf(buf, sizeof(buf), "%llu %lld.%09ld %llu\n", (unsigned long long) st.st_size,
-                                           (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-                                           (unsigned long long) st.st_ino);
-                        sha256_update(s, list[i], strlen(list[i]) + 1);
-                        sha256_update(s, buf, (size_t) len);
-                }
-                free(list[i]);
-        }
-        free(list);
-        closedir(d);
-}
-
-static void digest_file(const struct rootfs *rfs, const char *path, struct sha256 *s)
-{
-        struct stat st;
-        char buf[128];
-
-        sha256_update(s, path, strlen(path) + 1);
-        if (rootfs_lstat(rfs, path, &st) == 0) {
-                int len = snprintf(buf, sizeof(buf), "%llu %lld.%09ld %llu\n", (unsigned long long) st.st_size,
-                                   (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long) st.st_ino);
-                sha256_update(s, buf, (size_t) len);
-        }
-}
-
-static char *digest_end(struct sha256 *s)
-{
-        static const char hex[] = "0123456789abcdef";
-        uint8_t d[32];
-        char out[33];
-
-        sha256_final(s, d);
-        for (size_t i = 0; i < 16; i++) {
-                out[2 * i] = hex[d[i] >> 4];
-                out[2 * i + 1] = hex[d[i] & 15];
-        }
-        out[32] = '\0';
-        return xstrdup(out);
-}
-
-void install_inputs(const struct rootfs *rfs, const struct inventory *inv, const char *profile,
-                    const char *profiles_dir, struct kvlist *ret)
-{
-        static const char *const hwdb_dirs[] = { "/etc/udev/hwdb.d", "/usr/lib/udev/hwdb.d", "/lib/udev/hwdb.d" };
-        static const char *const module_files[] = {
-                "modules.dep", "modules.alias", "modules.builtin", "modules.builtin.modinfo",
-        };
-        struct sha256 s;
-
-        kv_add(ret, "version", PACKAGE_VERSION);
-        kv_add(ret, "fingerprint", inv->fingerprint);
-        kv_add(ret, "kernel", inv->kernel ? inv->kernel : "");
-        kv_add(ret, "profile", strempty(profile));
-
-        /* files: name, size, modification time and inode, not their contents:
-         * a package upgrade replaces a file (new inode) even when it keeps its time */
-        sha256_init(&s);
-        for (size_t i = 0; i < ELEMENTSOF(hwdb_dirs); i++)
-                digest_dir(rfs, hwdb_dirs[i], ".hwdb", &s);
-        kv_add_take(ret, "hwdb", digest_end(&s));
-
-        sha256_init(&s);
-        digest_file(rfs, "/etc/idlecfg/idlecfg.conf", &s);
-        digest_dir(rfs, "/etc/idlecfg/profiles", ".profile", &s);
-        digest_dir(rfs, "/usr/share/idlecfg/profiles", ".profile", &s);
-        if (root_is_host(rfs->path)) {
-                struct rootfs host = { .fd = rfs->fd, .path = rfs->path };
-                digest_dir(&host, SYSCONFDIR "/idlecfg/profiles", ".profile", &s);
-                digest_dir(&host, PKGDATADIR "/profiles", ".profile", &s);
-                digest_file(&host, SYSCONFDIR "/idlecfg/idlecfg.conf", &s);
-        }
-        if (profiles_dir) {
-                struct rootfs extra = {};
-                if (rootfs_open(profiles_dir, &extra) == 0) {
-                        digest_dir(&extra, "/", ".profile", &s);
-                        rootfs_close(&extra);
-                }
-        }
-        kv_add_take(ret, "profiles", digest_end(&s));
-
-        sha256_init(&s);
-        if (inv->kernel)
-                for (size_t i = 0; i < ELEMENTSOF(module_files); i++) {
-                        _cleanup_free_ char *a = xasprintf("/lib/modules/%s/%s", inv->kernel, module_files[i]);
-                        _cleanup_free_ char *b = xasprintf("/usr/lib/modules/%s/%s", inv->kernel, module_files[i]);
-                        digest_file(rfs, a, &s);
-                        digest_file(rfs, b, &s);
-                }
-        kv_add_take(ret, "modules", digest_end(&s));
-
-        sha256_init(&s);
-        if (root_is_host(rfs->path)) {
-                _cleanup_free_ char *c = NULL;
-                if (rootfs_read_file(rfs, "/proc/cmdline", 0, KERNEL_CMDLINE_MAX, &c, NULL, NULL) == 0)
-                        sha256_update(&s, c, strlen(c));
-        } else {
-                digest_file(rfs, KERNEL_CMDLINE_PATH, &s);
-                digest_file(rfs, "/etc/default/grub", &s);
-        }
-        kv_add_take(ret, "boot", digest_end(&s));
 }
 
 /* ---- a unified diff for --dry-run ---- */

@@ -13,6 +13,8 @@
 #define MODPROBE_PATH "/etc/modprobe.d/idlecfg.conf"
 #define TMPFILES_PATH "/etc/tmpfiles.d/idlecfg.conf"
 #define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
+/* /etc/kernel/cmdline (and /proc/cmdline): one line of kernel parameters */
+#define KERNEL_CMDLINE_MAX (64u << 10)
 #define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
 #define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
 #define NEW_SUFFIX ".idlecfg-new"
@@ -40,10 +42,6 @@ int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xer
 
 /* The manifest of the root: 0 and *ret, -ENOENT when there is none. */
 int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error);
-
-/* What refresh compares: digests of everything a plan depends on. */
-void install_inputs(const struct rootfs *rfs, const struct inventory *inv, const char *profile,
-                    const char *profiles_dir, struct kvlist *ret);
 
 /* a unified diff of two texts, for --dry-run (whole files; names as given) */
 void print_diff(FILE *out, const char *name_a, const char *a, const char *name_b, const char *b);

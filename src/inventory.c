@@ -5,6 +5,7 @@
 
 #include "inventory.h"
 #include "json.h"
+#include "modules.h"
 #include "sha256.h"
 
 const char *const class_names[_CL_MAX] = {
@@ -96,6 +97,7 @@ void inventory_free(struct inventory *inv)
         free(inv->kernel_source);
         free(inv->moddir);
         free(inv->moddir_note);
+        modctx_free(inv->mc);
         kv_free(&inv->platform);
         kv_free(&inv->modparams);
         for (size_t i = 0; i < inv->n_tools; i++)

@@ -6,6 +6,8 @@
 
 #include "util.h"
 
+struct modctx;
+
 /* how a module is present in the target kernel */
 enum mod_state {
         MOD_UNKNOWN,    /* no module directory to ask */
@@ -78,6 +80,7 @@ struct inventory {
         char *kernel_source;    /* how it was chosen: "running", "--kernel", "newest in root" */
         char *moddir;           /* DIR/lib/modules/VERSION if it exists */
         char *moddir_note;      /* plain words when there is none */
+        struct modctx *mc;      /* the target kernel's module indexes, loaded once per run; NULL: none */
         struct kvlist platform; /* dmi and cpu */
         struct kvlist modparams; /* module.parameter -> value */
         struct power_tool *tools;
@@ -111,6 +114,8 @@ struct detect_options {
 int inventory_detect(const struct detect_options *o, struct inventory **ret);
 void inventory_free(struct inventory *inv);
 void inventory_fingerprint(struct inventory *inv);
+/* cpu_arch, cpu_vendor, cpu_family, cpu_model from cpu0's modalias */
+void platform_add_cpu(struct kvlist *platform, const char *modalias);
 void inventory_print_text(const struct inventory *inv, FILE *f);
 void inventory_print_json(const struct inventory *inv, FILE *f);
 

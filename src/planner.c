@@ -102,6 +102,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         struct profile_error pe = {};
         struct hwdb_error he = {};
         struct hwdb *hwdb = NULL;
+        struct modctx *own_mc = NULL;
         struct profile *profile = NULL;
         struct plan *p;
         size_t n_warn;
@@ -118,7 +119,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 profile_error_done(&pe);
                 return r;
         }
-        r = hwdb_load_rootfs(inv->rfs, HWDB_FILES_REQUIRED, &hwdb, &he);
+        r = hwdb_load_rootfs_keys(inv->rfs, HWDB_FILES_REQUIRED, planner_hwdb_keys, &hwdb, &he);
         if (r < 0) {
                 plan_error_set(ret_error, hwdb_error_format(&he));
                 hwdb_error_done(&he);
@@ -136,8 +137,10 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 plan_add_warning(p, "%s", w);
         }
         cmdline = boot_cmdline(inv->rfs);
-        if (inv->kernel)
-                c.mc = modctx_new(inv->rfs, inv->kernel, &moddir, &note);
+        /* detect loaded the target's module indexes; a hand-made inventory has none */
+        c.mc = inv->mc;
+        if (!c.mc && inv->kernel && !inv->moddir_note)
+                c.mc = own_mc = modctx_new(inv->rfs, inv->kernel, &moddir, &note);
         c.hwdb = hwdb;
         c.profile = profile;
         c.plan = p;
@@ -149,7 +152,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                         fam[i]->plan(&c);
         warn_tools(&c);
 
-        modctx_free(c.mc);
+        modctx_free(own_mc);
         hwdb_free(hwdb);
         profile_free(profile);
         *ret = p;

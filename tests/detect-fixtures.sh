@@ -13,7 +13,7 @@ valid_json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); a
 if [ ! -d "$FIXTURES/recordings" ]; then
         why="no shared fixtures at $FIXTURES: the recordings are not part of the project"
         goldens=$(cd "$expected" && ls *.json | LC_ALL=C sort)
-        plan $(($(echo "$goldens" | wc -l) * 2 + 3))
+        plan $(($(echo "$goldens" | wc -l) * 2 + 4))
         for g in $goldens; do
                 check "$g: the golden file is detect JSON" valid_json "$expected/$g"
                 skip "detect on the recording of $g" "$why"
@@ -21,12 +21,15 @@ if [ ! -d "$FIXTURES/recordings" ]; then
         skip "T60p: four AHCI hosts, one medium_power and three max_performance" "$why"
         skip "T60p: old USB PM API read, optical drive found" "$why"
         skip "every golden file has its recording" "$why"
+        skip "refresh's fingerprint from /sys is detect's on every recording" "$why"
         done_testing
 fi
 
 recs=$(cd "$FIXTURES/recordings" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
 count=$(echo "$recs" | wc -l)
-plan $((count * 2 + 3))
+plan $((count * 2 + 4))
+REFRESH_FP=${REFRESH_FP:-$top_builddir/tests/refresh-fp}
+fp_bad=
 
 mkdir -p "$tmp/root/etc"
 mkmodroot "$tmp/root" || { echo "Bail out! cannot build the module tree"; exit 1; }
@@ -34,13 +37,19 @@ mkmodroot "$tmp/root" || { echo "Bail out! cannot build the module tree"; exit 1
 for r in $recs; do
         name=$(echo "$r" | sed 's|/|__|g; s|\.umockdev$||')
         echo "$name.json" >>"$tmp/names"
-        run_machine "$FIXTURES/recordings/$r" "$IDLECFG" detect --json --root "$tmp/root" --kernel "$KVER" \
-                >"$tmp/out.json" 2>"$tmp/err"
+        # in the same session: the fingerprint refresh reads from /sys (tests/refresh.sh)
+        run_machine "$FIXTURES/recordings/$r" sh -c 'fp=$1; shift; "$@" >"$0.json" 2>"$0.err"; rc=$?; "$fp" >"$0.fp" 2>&1; exit $rc' \
+                "$tmp/out" "$REFRESH_FP" "$IDLECFG" detect --json --root "$tmp/root" --kernel "$KVER"
         rc=$?
+        fp=$(sed -n 's/^  "fingerprint": "\(.*\)",$/\1/p' "$tmp/out.json")
+        [ -n "$fp" ] && [ "$fp" = "$(cut -d' ' -f1 "$tmp/out.fp")" ] || fp_bad="$fp_bad $r (detect ${fp:-?}, refresh $(cat "$tmp/out.fp"));"
         check "$r: exit 0, valid JSON" sh -c "test $rc -eq 0 && python3 -m json.tool '$tmp/out.json' >/dev/null"
         normalize "$tmp/root" <"$tmp/out.json" >"$tmp/norm.json"
         golden "$r: JSON matches" "$expected/$name.json" "$tmp/norm.json"
 done
+
+if [ -z "$fp_bad" ]; then ok "refresh's fingerprint from /sys is detect's on all $count recordings"; else
+        not_ok "refresh's fingerprint from /sys is detect's on all $count recordings"; diag "$fp_bad"; fi
 
 # facts of the ThinkPad T60p recording (kernel 2.6.2x: no power/control)
 t60=$FIXTURES/recordings/systemd-sys-script/thinkpad-t60p-sys-script.umockdev

@@ -8,10 +8,24 @@
 
 static void usage(FILE *f)
 {
-        fputs("Usage: hwdb-query [--strict] [--sources] [--warnings] [-f FILE] ROOT [MODALIAS...]\n"
+        fputs("Usage: hwdb-query [--strict] [--sources] [--warnings] [--keys P,P...] [-f FILE] ROOT [MODALIAS...]\n"
               "Print KEY=VALUE for each MODALIAS in systemd-hwdb's order. With more than one\n"
               "modalias, each answer starts with a line \"# MODALIAS\". -f reads modaliases,\n"
-              "one a line, from FILE. --sources adds \"<TAB>FILE:LINE<TAB>MATCH\" to each line.\n", f);
+              "one a line, from FILE. --sources adds \"<TAB>FILE:LINE<TAB>MATCH\" to each line.\n"
+              "--keys loads with hwdb_load_keys() for keys starting with one of the prefixes\n"
+              "(comma-separated) and prints only those keys.\n", f);
+}
+
+static char **keys;
+
+static bool wanted(const char *key)
+{
+        if (!keys)
+                return true;
+        for (char **k = keys; *k; k++)
+                if (startswith(key, *k))
+                        return true;
+        return false;
 }
 
 static void answer(const struct hwdb *h, const char *modalias, bool header, bool sources)
@@ -28,6 +42,8 @@ static void answer(const struct hwdb *h, const char *modalias, bool header, bool
                 exit(EXIT_FAILURE);
         }
         for (size_t i = 0; i < n; i++) {
+                if (!wanted(props[i].key))
+                        continue;
                 if (sources)
                         printf("%s=%s\t%s:%u\t%s\n", props[i].key, props[i].value, props[i].file,
                                props[i].line, props[i].match);
@@ -43,6 +59,7 @@ int main(int argc, char **argv)
                 { "sources", no_argument, NULL, 's' },
                 { "warnings", no_argument, NULL, 'w' },
                 { "file", required_argument, NULL, 'f' },
+                { "keys", required_argument, NULL, 'k' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -54,12 +71,24 @@ int main(int argc, char **argv)
         size_t n_list = 0;
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "f:hSsw", options, NULL)) >= 0)
+        _cleanup_free_ char *key_text = NULL;
+        size_t n_keys = 0;
+
+        while ((c = getopt_long(argc, argv, "f:hk:Ssw", options, NULL)) >= 0)
                 switch (c) {
                 case 'S': flags |= HWDB_STRICT; break;
                 case 's': sources = true; break;
                 case 'w': warnings = true; break;
                 case 'f': list = optarg; break;
+                case 'k':
+                        free(key_text);
+                        key_text = xstrdup(optarg);
+                        for (char *t = strtok(key_text, ","); t; t = strtok(NULL, ",")) {
+                                keys = xrealloc(keys, (n_keys + 2) * sizeof(*keys));
+                                keys[n_keys++] = t;
+                                keys[n_keys] = NULL;
+                        }
+                        break;
                 case 'h': usage(stdout); return EXIT_SUCCESS;
                 default: usage(stderr); return 2;
                 }
@@ -68,7 +97,7 @@ int main(int argc, char **argv)
                 return 2;
         }
 
-        r = hwdb_load(argv[optind], flags, &h, &err);
+        r = hwdb_load_keys(argv[optind], flags, (const char *const *) keys, &h, &err);
         if (r < 0) {
                 _cleanup_free_ char *msg = hwdb_error_format(&err);
                 fprintf(stderr, "hwdb-query: %s\n", msg);

@@ -7,7 +7,7 @@ HWDB_QUERY=${HWDB_QUERY:-$top_builddir/tests/hwdb-query}
 [ -x "$HWDB_QUERY" ] || skip_all "$HWDB_QUERY not built"
 DATA=$TESTS_DATA/hwdb
 SYSTEM_HWDB=${IDLECFG_SYSTEM_HWDB:-/usr/lib/udev/hwdb.d}
-plan 10
+plan 14
 
 # A merged-/usr root (lib -> usr/lib): Debian's systemd 252 reads
 # ROOT/lib/udev/hwdb.d and ROOT/etc/udev/hwdb.d, we read /usr/lib too.
@@ -89,6 +89,51 @@ agree() {
         fi
 }
 
+# The planner loads the hwdb with only the keys it reads (planner_hwdb_keys in
+# src/knobs/knob.c): files that mention none are skipped unparsed, records that
+# set none are dropped. For those keys the answers must be exactly the full
+# load's, with file, line and match (fnmatch precedence among what is kept).
+KEYS=$(sed -n '/planner_hwdb_keys\[\] = {/{s/.*{ *//; s/, *NULL.*//; s/"//g; s/, */,/g; p}' \
+        "$top_srcdir/src/knobs/knob.c")
+# filtered DESC ROOT LIST: one test point
+filtered() {
+        _desc=$1 _root=$2 _list=$3
+        "$HWDB_QUERY" --sources -f "$_list" "$_root" | awk -v keys="$KEYS" '
+                BEGIN { n = split(keys, k, ",") }
+                /^# / { print; next }
+                { for (i = 1; i <= n; i++) if (index($0, k[i]) == 1) { print; next } }' >"$tmp/full.keys"
+        if ! "$HWDB_QUERY" --sources --keys "$KEYS" -f "$_list" "$_root" >"$tmp/filtered" 2>"$tmp/filtered.err"; then
+                not_ok "$_desc (hwdb-query --keys failed)"
+                diag "$(cat "$tmp/filtered.err")"
+        elif [ -z "$KEYS" ] || ! grep -qv '^# ' "$tmp/full.keys"; then
+                not_ok "$_desc (no keys ($KEYS) or no answer for them: the comparison would prove nothing)"
+        elif diff -u "$tmp/full.keys" "$tmp/filtered" >"$tmp/filtered.diff"; then
+                ok "$_desc: $(grep -vc '^# ' "$tmp/filtered") answers for $KEYS"
+        else
+                not_ok "$_desc"
+                diag "$(head -n 40 "$tmp/filtered.diff")"
+        fi
+}
+
+# every hwdb property src/knobs asks for starts with one of the keys
+unread=$(grep -ho '"\(IDLECFG\|ID\)_[A-Z0-9_]*"' "$top_srcdir"/src/knobs/*.c | tr -d '"' | sort -u |
+        awk -v keys="$KEYS" 'BEGIN { n = split(keys, k, ",") }
+                { for (i = 1; i <= n; i++) if (index($0, k[i]) == 1) next; print }')
+if [ -n "$KEYS" ] && [ -z "$unread" ]; then
+        ok "every hwdb property in src/knobs starts with one of the planner's keys ($KEYS)"
+else
+        not_ok "every hwdb property in src/knobs starts with one of the planner's keys ($KEYS)"
+        diag "not covered: $unread"
+fi
+
+# a key cut by the 64 KiB chunks of the skip scan is still found
+cut=$tmp/cut
+mkhwroot "$cut"
+awk 'BEGIN { x = "#"; while (length(x) < 65525) x = x "x"; printf "%s\nkey:a\n IDLECFG_X=1\n", x }' \
+        >"$cut/usr/lib/udev/hwdb.d/10-cut.hwdb"
+check "a key across the 64 KiB boundary of the skip scan is read" \
+        sh -c '[ "$("$1" --keys IDLECFG_ "$2" key:a)" = IDLECFG_X=1 ]' sh "$HWDB_QUERY" "$cut"
+
 # the modaliases to ask: the hand-written list and every recorded machine
 list=$tmp/modaliases
 {
@@ -130,6 +175,7 @@ else
         what="test data and hwdb/ (no fixture hwdb files in $FIXTURES/hwdb, no systemd autosuspend lists on this system)"
 fi
 agree "same answers as systemd-hwdb: $what" "$good" "$list"
+filtered "the planner's keys only: the same answers ($what)" "$good" "$list"
 
 # 4-6: malformed files: the same warnings as systemd (ours has one more kind,
 # a key after a tab, which systemd drops silently), the same answers, and a
@@ -210,7 +256,20 @@ if ls "$SYSTEM_HWDB"/*.hwdb >/dev/null 2>&1; then
         done | awk '!seen[$0]++' >"$tmp/system.list"
         cat "$list" >>"$tmp/system.list"
         agree "same answers as systemd-hwdb on a copy of $SYSTEM_HWDB" "$sys" "$tmp/system.list"
+        # the same root with idlecfg's database and the test data, asked for
+        # every match line of the files that mention a key (precedence among
+        # the kept records across systemd's files and ours)
+        cp "$top_srcdir"/hwdb/*.hwdb "$DATA"/*.hwdb "$sys/usr/lib/udev/hwdb.d/"
+        grep -l -e "$(printf '%s' "$KEYS" | sed 's/,/\\|/g')" "$sys"/usr/lib/udev/hwdb.d/*.hwdb | xargs cat |
+                grep -a '^[^ #]' | sed 's/[[:space:]]*#.*//' | while IFS= read -r p; do
+                for star in "" X; do
+                        printf '%s\n' "$p" | sed -e "s/\\*/$star/g" -e 's/?/0/g' -e 's/\[!*\(.\)[^]]*\]/\1/g'
+                done
+        done | awk '!seen[$0]++' >>"$tmp/system.list"
+        filtered "the planner's keys only: the same answers on $SYSTEM_HWDB, hwdb/ and the test data" \
+                "$sys" "$tmp/system.list"
 else
         skip "no $SYSTEM_HWDB on this system"
+        skip "the planner's keys only on $SYSTEM_HWDB: no $SYSTEM_HWDB"
 fi
 done_testing

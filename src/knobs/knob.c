@@ -107,23 +107,34 @@ const struct device *pci_parent(struct planctx *c, const struct device *d)
         return best;
 }
 
+/* The hwdb keys the knob families read: IDLECFG_* and the systemd
+ * properties idlecfg honours, each with its companions. Files and records
+ * that set none of them are not even parsed (hwdb_load_keys()): systemd's
+ * 9 MB of vendor and model names hold not one. tests/hwdb.sh checks that
+ * every property src/knobs asks for starts with one of these. */
+const char *const planner_hwdb_keys[] = { "IDLECFG_", "ID_AUTOSUSPEND", "ID_PERSIST", NULL };
+
 bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret)
 {
-        struct hwdb_property p, r;
-        _cleanup_free_ char *rkey = NULL, *kkey = NULL, *bkey = NULL;
+        _cleanup_free_ char *kkey = NULL, *bkey = NULL, *rkey = NULL;
+        struct hwdb_property p[4];
 
-        if (!c->hwdb || !key || hwdb_get(c->hwdb, key, property, &p) < 0)
+        if (!c->hwdb || !key)
                 return false;
         kkey = xasprintf("%s_KERNEL", property);
-        if (hwdb_get(c->hwdb, key, kkey, &r) == 0 && !kernel_in_range(c->inv->kernel, r.value))
-                return false;
         bkey = xasprintf("%s_BIOS_DATE", property);
-        if (hwdb_get(c->hwdb, key, bkey, &r) == 0 && !bios_in_range(c->inv, r.value))
-                return false;
         rkey = xasprintf("%s_REASON", property);
+        /* the property, its kernel range, BIOS date range and reason from one query */
+        if (hwdb_get_keys(c->hwdb, key, (const char *const[]) { property, kkey, bkey, rkey }, 4, p) <= 0 ||
+            !p[0].key)
+                return false;
+        if (p[1].key && !kernel_in_range(c->inv->kernel, p[1].value))
+                return false;
+        if (p[2].key && !bios_in_range(c->inv, p[2].value))
+                return false;
         *ret = (struct hwdb_fact) {
-                .value = p.value, .file = p.file, .line = p.line,
-                .reason = hwdb_get(c->hwdb, key, rkey, &r) == 0 ? r.value : NULL,
+                .value = p[0].value, .file = p[0].file, .line = p[0].line,
+                .reason = p[3].key ? p[3].value : NULL,
         };
         return true;
 }

@@ -24,8 +24,11 @@ struct hwdb_fact {
         const char *reason;             /* P_REASON, NULL if the entry has none */
 };
 
+/* the key prefixes hwdb_fact() may be asked for; the hwdb is loaded with only these */
+extern const char *const planner_hwdb_keys[];
+
 /* Look up PROPERTY for KEY (a modalias or one of our own keys). False when no
- * entry sets it, or when its P_KERNEL range excludes the target kernel. */
+ * entry sets it, or when its P_KERNEL or P_BIOS_DATE range excludes the target. */
 bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret);
 /* "idlecfg-on:DMI-MODALIAS|KEY": the key of a device on this machine (hwdb keys
  * that need both; the prefix keeps the globs of plain dmi: and pci: entries off

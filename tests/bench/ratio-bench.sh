@@ -1,0 +1,94 @@
+#!/bin/sh
+# tests/bench/ratio-bench.sh [BUILDDIR]: idlecfg against a bare libudev reader
+# (tests/bench/bare-reader: the same subsystems and attributes as detect, and
+# nothing else), timed interleaved in one umockdev session per machine, on the
+# recorded machines and on generated ones of 250, 1000, 2000 and 4000 devices.
+# Prints per machine the bare reader's median and the medians of detect, plan
+# (with this system's whole hwdb.d in the root) and refresh (nothing changed)
+# as ratios to it, and the peak RSS of plan; then the goals of issue #13:
+# plan <= 2x, refresh <= 0.5x, plan's RSS < 8 MiB. Run: make bench
+# Environment: RUNS (default 7), GEN_RUNS (runs on generated machines, default
+# RUNS), SIZES (default "250 1000 2000 4000").
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${1:-$top/_build}
+idlecfg=$build/src/idlecfg
+bare=$build/tests/bench/bare-reader
+timeit=$build/tests/bench/timeit
+runs=${RUNS:-7}
+gen_runs=${GEN_RUNS:-$runs}
+sizes=${SIZES:-250 1000 2000 4000}
+for p in "$idlecfg" "$bare" "$timeit"; do
+        [ -x "$p" ] || { echo "bench: $p is missing (make bench builds it)" >&2; exit 1; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+root=$tmp/root
+mkdir -p "$root/etc/kernel" "$root/run" "$root/var/lib" "$root/usr/share/idlecfg/profiles" "$root/usr/lib/udev/hwdb.d"
+sh "$top/tests/mkmodroot.sh" "$top/tests/data/modroot.spec" "$root" 6.1.0-18-amd64 >/dev/null
+cp "$top"/profiles/*.profile "$root/usr/share/idlecfg/profiles/"
+cp /usr/lib/udev/hwdb.d/*.hwdb "$root/usr/lib/udev/hwdb.d/" 2>/dev/null || true
+cp "$top"/hwdb/*.hwdb "$root/usr/lib/udev/hwdb.d/"
+echo "root=/dev/sda1 ro" >"$root/etc/kernel/cmdline"
+hwdb_kb=$(du -sk "$root/usr/lib/udev/hwdb.d" | cut -f1)
+
+# one session: install once (refresh needs a manifest), then RUNS rounds of
+# bare / detect / plan / refresh, one after the other, then rollback
+session() {
+        "$top/tests/run-machine" "$1" sh -c '
+                timeit=$1 bare=$2 out=$3 runs=$4; shift 4
+                # not /dev/null: umockdev emulates it as a terminal, which blocks when full
+                export TIMEIT_OUT=$out.out
+                "$@" install >"$out.out" 2>&1
+                for i in $(seq "$runs"); do
+                        "$timeit" "$bare" >>"$out.bare"
+                        "$timeit" "$@" detect --json >>"$out.detect"
+                        "$timeit" "$@" plan >>"$out.plan"
+                        "$timeit" "$@" refresh >>"$out.refresh"
+                done
+                "$@" rollback >"$out.out" 2>&1' sh "$timeit" "$bare" "$tmp/t" "$2" \
+                "$idlecfg" --root "$root" --kernel 6.1.0-18-amd64 --profile balanced \
+                </dev/null >"$tmp/session.log" 2>&1 || { cat "$tmp/session.log" >&2; exit 1; }
+}
+
+# median FILE COLUMN: column 1 is wall time, 4 CPU time (user + system)
+median() { awk -v c="$2" '{ print $c }' "$1" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+maxrss() { awk '$2 > m { m = $2 } END { print m }' "$1"; }
+failed() { awk '$3 != 0 { n++ } END { print n + 0 }' "$1"; }
+
+printf '%-16s %6s %10s %8s %8s %8s %10s   %9s %8s %8s %8s\n' machine devices "bare ms" detect plan refresh "plan RSS" \
+        "bare cpu" detect plan refresh
+: >"$tmp/summary"
+run() {
+        name=$1 rec=$2 n=$3
+        rm -f "$tmp"/t.*
+        session "$rec" "$n"
+        for v in detect plan refresh; do
+                [ "$(failed "$tmp/t.$v")" -eq 0 ] || { echo "bench: $v failed on $name" >&2; exit 1; }
+        done
+        b=$(median "$tmp/t.bare" 1)
+        bc=$(median "$tmp/t.bare" 4)
+        awk -v name="$name" -v dev="$(grep -c '^P:' "$rec")" -v b="$b" -v d="$(median "$tmp/t.detect" 1)" \
+            -v p="$(median "$tmp/t.plan" 1)" -v r="$(median "$tmp/t.refresh" 1)" -v rss="$(maxrss "$tmp/t.plan")" \
+            -v bc="$bc" -v dc="$(median "$tmp/t.detect" 4)" -v pc="$(median "$tmp/t.plan" 4)" -v rc="$(median "$tmp/t.refresh" 4)" '
+                BEGIN { if (bc < 1) bc = 1
+                        printf "%-16s %6d %10.1f %7.2fx %7.2fx %7.2fx %6.1f MiB   %7.1f ms %7.2fx %7.2fx %7.2fx\n",
+                               name, dev, b / 1000, d / b, p / b, r / b, rss / 1024, bc / 1000, dc / bc, pc / bc, rc / bc }' |
+                tee -a "$tmp/summary"
+}
+for m in "$top"/tests/data/machines/*/machine.umockdev; do
+        grep -v '^#' "$m" >"$tmp/rec.umockdev"
+        run "$(basename "$(dirname "$m")")" "$tmp/rec.umockdev" "$runs"
+done
+for n in $sizes; do
+        sh "$top/tests/bench/gen-machine.sh" "$n" >"$tmp/gen.umockdev"
+        run "generated-$n" "$tmp/gen.umockdev" "$gen_runs"
+done
+echo "(medians of $runs interleaved runs under umockdev ($gen_runs on generated machines); ratios to the bare libudev reader, of wall time"
+echo " and of CPU time (user + system, which a loaded machine does not inflate);"
+echo " plan and refresh with $((hwdb_kb / 1024)) MB of hwdb files in the root; load average $(cut -d' ' -f1 /proc/loadavg))"
+awk '{ p = $5 + 0; r = $6 + 0; s = $7 + 0; pc = $12 + 0; rc = $13 + 0
+       if (p > pm) pm = p; if (r > rm) rm = r; if (s > sm) sm = s; if (pc > pcm) pcm = pc; if (rc > rcm) rcm = rc }
+     END { printf "worst: plan %.2fx wall, %.2fx CPU (goal <= 2); refresh %.2fx wall, %.2fx CPU (goal <= 0.5); plan RSS %.1f MiB (goal < 8)\n",
+                  pm, pcm, rm, rcm, sm }' "$tmp/summary"

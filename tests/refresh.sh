@@ -1,0 +1,93 @@
+#!/bin/sh
+# tests/refresh.sh: refresh's cheap look (src/refresh.c). The fingerprint read
+# straight from /sys must be detect's on every recording; a changed device set
+# re-installs and an unchanged one does not; a touched input (same bytes)
+# re-installs nothing, changed bytes do; a manifest written before the
+# content digests still refreshes correctly.
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run depmod "${CC:-cc}"
+REFRESH_FP=${REFRESH_FP:-$top_builddir/tests/refresh-fp}
+plan 13
+
+# 1-2: the same fingerprint as detect: recorded machines and a generated one
+fp_same() {
+        run_machine "$1" sh -c '
+                a=$("$1" detect --json 2>/dev/null | sed -n "s/^  \"fingerprint\": \"\(.*\)\",$/\1/p")
+                b=$("$2" | cut -d" " -f1)
+                [ -n "$a" ] && [ "$a" = "$b" ] || echo "detect ${a:-?}, refresh $b"' sh "$IDLECFG" "$REFRESH_FP"
+}
+bad=
+n=0
+for m in "$TESTS_DATA"/machines/*/; do
+        out=$(fp_same "$m" 2>&1) || out="failed: $out"
+        [ -z "$out" ] || bad="$bad $(basename "$m"): $out;"
+        n=$((n + 1))
+done
+check_msg() { if [ -z "$2" ]; then ok "$1"; else not_ok "$1"; diag "$2"; fi; }
+check_msg "refresh's fingerprint from /sys is detect's on the $n recorded machines" "$bad"
+sh "$top_srcdir/tests/bench/gen-machine.sh" 600 >"$tmp/gen.umockdev"
+out=$(fp_same "$tmp/gen.umockdev" 2>&1) || out="failed: $out"
+check_msg "refresh's fingerprint is detect's on a generated machine of 600 devices" "$out"
+# (every shared fixture recording: tests/detect-fixtures.sh, in its detect sessions)
+
+root=$tmp/root
+mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$root/var/lib" "$root/run" "$root/etc/kernel" "$root/etc/idlecfg"
+printf 'root=/dev/nvme0n1p2 ro\n' >"$root/etc/kernel/cmdline"
+manifest=$root/var/lib/idlecfg/manifest
+
+# one session on the laptop: each step's output in $out.N, the manifest after it in $out.N.m
+cat >"$tmp/steps.sh" <<'SH'
+ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
+step() { _n=$1; shift; "$@" >"$out.$_n" 2>&1; echo "rc=$?" >>"$out.$_n"; cp "$manifest" "$out.$_n.m"; }
+step 1 ic install --profile balanced
+step 2 ic refresh
+# a touch of every kind of input: same bytes, new times
+sleep 1
+touch "$root"/usr/lib/udev/hwdb.d/*.hwdb "$root"/usr/share/idlecfg/profiles/*.profile "$root/etc/kernel/cmdline" \
+        "$root/lib/modules/$KVER/modules.alias"
+step 3 ic refresh
+# the same bytes in a new file (a package upgrade): a new inode
+f=$(ls "$root"/usr/lib/udev/hwdb.d/*.hwdb | head -n 1)
+cp -p "$f" "$f.tmp" && mv "$f.tmp" "$f"
+step 4 ic refresh
+# changed bytes
+printf '# local\nusb:v1234p5678*\n IDLECFG_USB_AUTOSUSPEND=deny\n' >"$root/usr/lib/udev/hwdb.d/90-local.hwdb"
+step 5 ic refresh
+step 6 ic refresh
+# a manifest as written before the content digests: no *-content inputs
+grep -v '^input [a-z]*-content ' "$manifest" >"$manifest.old" && mv "$manifest.old" "$manifest"
+cp "$manifest" "$out.old-format"
+step 7 ic refresh
+touch "$root/usr/lib/udev/hwdb.d/90-local.hwdb"
+step 8 ic refresh
+step 9 ic refresh
+SH
+out=$tmp/out
+run_machine "$TESTS_DATA/machines/intel-laptop" env IDLECFG="$IDLECFG" root="$root" KVER="$KVER" \
+        manifest="$manifest" out="$out" sh "$tmp/steps.sh" >"$tmp/session.log" 2>&1
+quiet() { [ "$(cat "$out.$1")" = "rc=0" ] && cmp -s "$out.$(($1 - 1)).m" "$out.$1.m"; }
+
+check "install writes the stat and the content digests of each input group" sh -c "
+        for g in hwdb profiles modules boot; do grep -q \"^input \$g [0-9a-f]\\{32\\}\$\" '$out.1.m' &&
+                grep -q \"^input \$g-content [0-9a-f]\\{32\\}\$\" '$out.1.m' || exit 1; done"
+check "refresh, the same machine and nothing changed: exit 0, no output, manifest untouched" quiet 2
+check "refresh after a touch of hwdb, profile, boot and module files: nothing re-installed" quiet 3
+check "refresh after a file was replaced by the same bytes (new inode): nothing re-installed" quiet 4
+check "refresh after an hwdb file changed: re-installs and says why" sh -c "
+        grep -q 'hwdb: files changed' '$out.5' && grep -q '^rc=0' '$out.5' && ! cmp -s '$out.4.m' '$out.5.m'"
+check "and the next refresh is quiet again" quiet 6
+check "a manifest without content digests (older idlecfg): unchanged inputs, nothing re-installed" sh -c "
+        test \"\$(cat '$out.7')\" = rc=0 && cmp -s '$out.old-format' '$out.7.m'"
+check "with that manifest a touch re-installs as before, and the new manifest has content digests" sh -c "
+        grep -q 'hwdb: files changed' '$out.8' && grep -q '^input hwdb-content ' '$out.8.m' &&
+        ! grep -q '^input hwdb-content ' '$out.old-format'"
+check "(then quiet)" quiet 9
+
+# 12-13: another device set re-installs; the first again re-installs back
+run_machine "$TESTS_DATA/machines/amd-laptop" "$IDLECFG" --root "$root" --kernel "$KVER" refresh >"$out.10" 2>&1; rc=$?
+check "refresh on another machine (the device set changed): re-installs, names the fingerprint" sh -c "
+        test $rc -eq 0 && grep -q '^  fingerprint: ' '$out.10' && grep -q '^Installing profile' '$out.10'"
+run_machine "$TESTS_DATA/machines/amd-laptop" "$IDLECFG" --root "$root" --kernel "$KVER" refresh >"$out.11" 2>&1; rc=$?
+check "then on the same machine again: nothing to do" sh -c "test $rc -eq 0 && test ! -s '$out.11'"
+done_testing
