@@ -15,6 +15,7 @@ runtime_pm = keep
 [sata]
 alpm = keep
 runtime_pm = keep
+mask_port_ext = no
 
 [nvme]
 apst = keep

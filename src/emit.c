@@ -139,7 +139,11 @@ static const struct knob_rule knob_table[] = {
               NULL),
         WORDS("sata.alpm", "max_performance|medium_power|med_power_with_dipm|min_power_with_partial|min_power",
               "link_power_management_policy", NULL),
-        WORDS("sata.runtime_pm", "auto|on", "power/control", NULL),
+        /* power/control of a zero-power optical drive; device/power/control of an
+         * ATA port, reached through its ata_port class device */
+        WORDS("sata.runtime_pm", "auto|on", "power/control|device/power/control", NULL),
+        /* PCI_NAME=0xMASK[,...]: the ports whose external bit the kernel ignores (6.17) */
+        { "sata.mask_port_ext", KNOB_PORTMASK, NULL, 0, 0, NULL, "ahci.mask_port_ext" },
         WORDS("usb.autosuspend", "auto|on", "power/control", NULL),
         /* ten minutes: a longer delay is "on" in all but name */
         RANGE("usb.autosuspend_delay_ms", 0, 600000, "power/autosuspend_delay_ms", NULL),
@@ -233,10 +237,42 @@ static bool resume_ok(const char *v)
         return false;
 }
 
+static size_t hex_run(const char *p)
+{
+        return strspn(p, "0123456789abcdef");
+}
+
+/* "0000:00:17.0=0x5[,0000:03:00.0=0x1]": PCI device names (domain of 4 to 8 hex
+ * digits, VMD has 5) and masks of 1 to 8 hex digits, as ahci_get_port_map_mask() parses */
+static bool portmask_ok(const char *v)
+{
+        for (const char *p = v;;) {
+                size_t n = hex_run(p);
+                if (n < 4 || n > 8 || p[n] != ':')
+                        return false;
+                p += n + 1;
+                if (hex_run(p) != 2 || p[2] != ':' || hex_run(p + 3) != 2 || p[5] != '.' ||
+                    !strchr("01234567", p[6]) || !p[6] || p[7] != '=' || p[8] != '0' || p[9] != 'x')
+                        return false;
+                p += 10;
+                n = hex_run(p);
+                if (n < 1 || n > 8)
+                        return false;
+                p += n;
+                if (!*p)
+                        return true;
+                if (*p != ',')
+                        return false;
+                p++;
+        }
+}
+
 bool knob_value_ok(const struct knob_rule *r, const char *value)
 {
         long v;
 
+        if (r && r->kind == KNOB_PORTMASK)
+                return value && strlen(value) <= VALUE_MAX && portmask_ok(value);
         if (!r || !value || !*value || strlen(value) > VALUE_MAX || !only(value, VALUE_CHARS))
                 return false;
         switch (r->kind) {
@@ -246,6 +282,8 @@ bool knob_value_ok(const struct knob_rule *r, const char *value)
                 return parse_int(value, &v) && v >= r->min && v <= r->max;
         case KNOB_RESUME:
                 return resume_ok(value);
+        case KNOB_PORTMASK:
+                break;
         }
         return false;
 }
@@ -398,6 +436,8 @@ static char *expected(const struct knob_rule *r)
                 return xasprintf(_("an integer from %ld to %ld"), r->min, r->max);
         case KNOB_RESUME:
                 return xstrdup(_("UUID=<hex digits and dashes> or /dev/<name>"));
+        case KNOB_PORTMASK:
+                return xstrdup(_("PCI device=0x mask pairs, comma-separated"));
         }
         return xstrdup("?");
 }

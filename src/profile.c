@@ -32,11 +32,12 @@ static const char *const ch_aspm_policy[] = { "default", "performance", "powersa
 static const char *const ch_yes_no[] = { "yes", "no", NULL };
 static const char *const ch_yes_no_keep[] = { "yes", "no", "keep", NULL };
 static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
+static const char *const ch_i2c_runtime_pm[] = { "platform", "auto", "on", "keep", NULL };
 static const char *const ch_alpm[] = {
         "max_performance", "medium_power", "med_power_with_dipm", "min_power_with_partial", "min_power", "keep", NULL
 };
 static const char *const ch_apst[] = { "quirks", "keep", NULL };
-static const char *const ch_usb[] = { "allowlist", "off", "keep", NULL };
+static const char *const ch_usb[] = { "allowlist", "classes", "off", "keep", NULL };
 static const char *const ch_display[] = { "platform", "off", "keep", NULL };
 static const char *const ch_mem_sleep[] = { "s2idle", "shallow", "deep", "keep", NULL };
 static const char *const ch_01_keep[] = { "0", "1", "keep", NULL };
@@ -56,6 +57,7 @@ static const struct profile_key profile_keys[] = {
         CHOICE("pci", "runtime_pm", ch_runtime_pm),
         CHOICE("sata", "alpm", ch_alpm),
         CHOICE("sata", "runtime_pm", ch_runtime_pm),
+        CHOICE("sata", "mask_port_ext", ch_yes_no),
         CHOICE("nvme", "apst", ch_apst),
         CHOICE("usb", "autosuspend", ch_usb),
         NUMBER("usb", "delay_ms", 0, 600000),
@@ -65,7 +67,7 @@ static const struct profile_key profile_keys[] = {
         CHOICE("gpu", "i915_psr", ch_display),
         CHOICE("gpu", "amdgpu_abm", ch_display),
         CHOICE("gpu", "runtime_pm", ch_runtime_pm),
-        CHOICE("i2c", "runtime_pm", ch_runtime_pm),
+        CHOICE("i2c", "runtime_pm", ch_i2c_runtime_pm),
         CHOICE("wifi", "power_save", ch_on_off_keep),
         CHOICE("network", "wake_on_lan", ch_off_keep),
         CHOICE("suspend", "mem_sleep", ch_mem_sleep),
