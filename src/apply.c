@@ -291,13 +291,18 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                                 goto fail;
                         jf.run_written = true;
                 }
+                /* the journal line and the write it announces: a signal waits for both */
+                signals_defer();
                 {
                         _cleanup_free_ char *line = journal_set_line(path, old, s->value);
                         r = jfile_append(&jf, line, ret_error);
-                        if (r < 0)
+                        if (r < 0) {
+                                signals_undefer();
                                 goto fail;
+                        }
                 }
                 r = write_attr(path, s->value);
+                signals_undefer();
                 if (r < 0) {
                         fprintf(out, _("  FAILED %s on %s: the kernel refused %s for %s: %s\n"), s->knob,
                                 setting_where(s), s->value, path, strerror(-r));

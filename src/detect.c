@@ -9,6 +9,7 @@
 #include <stdarg.h>
 
 #include "inventory.h"
+#include "rootfs.h"
 #include "modules.h"
 #include "profile.h"
 
@@ -710,15 +711,15 @@ static void detect_tools(struct inventory *inv)
                 bool enabled = false;
 
                 for (size_t p = 0; p < 4 && tools[i].paths[p] && !found; p++) {
-                        _cleanup_free_ char *full = root_path(inv->root, tools[i].paths[p]);
-                        if (access(full, F_OK) == 0)
+                        /* exists, links followed inside the root */
+                        _cleanup_close_ int fd = rootfs_openat(inv->rfs, tools[i].paths[p], O_PATH);
+                        if (fd >= 0)
                                 found = xstrdup(tools[i].paths[p]);
                 }
                 for (size_t w = 0; w < ELEMENTSOF(wants) && !enabled; w++) {
                         _cleanup_free_ char *rel = xasprintf("%s/%s", wants[w], tools[i].unit);
-                        _cleanup_free_ char *full = root_path(inv->root, rel);
                         struct stat st;
-                        enabled = lstat(full, &st) == 0;
+                        enabled = rootfs_lstat(inv->rfs, rel, &st) == 0;
                 }
                 if (!found && !enabled)
                         continue;
@@ -828,13 +829,14 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         struct modctx *mc = NULL;
         int r;
 
-        inv->root = xstrdup(o->root ? o->root : "/");
-        r = kernel_choose(inv->root, o->kernel, &inv->kernel, &inv->kernel_source);
+        inv->root = xstrdup(o->rfs->path);
+        inv->rfs = o->rfs;
+        r = kernel_choose(inv->rfs, o->kernel, &inv->kernel, &inv->kernel_source);
         if (r < 0)
                 inv->moddir_note = xasprintf(_("no kernel found in %s/lib/modules: %s"),
                                              root_is_host(inv->root) ? "" : inv->root, strerror(-r));
         else
-                mc = modctx_new(inv->root, inv->kernel, &inv->moddir, &inv->moddir_note);
+                mc = modctx_new(inv->rfs, inv->kernel, &inv->moddir, &inv->moddir_note);
 
         udev = udev_new();
         if (!udev) {

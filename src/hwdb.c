@@ -5,14 +5,13 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include "hwdb.h"
+#include "rootfs.h"
 #include "util.h"
 
 /* systemd's LONG_LINE_MAX: a line this long ends the file, what came before stays */
@@ -445,6 +444,20 @@ static int read_fd(int fd, size_t budget, char **ret, size_t *ret_size)
 
 /* Add one file; fd < 0 stands for a masked (empty) one. A file that cannot
  * be read is a warning, as systemd goes on without it. */
+/* A file that cannot be read: systemd skips it with a warning; with
+ * HWDB_FILES_REQUIRED it is the error (its deny entries must not go missing). */
+static int unreadable(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error, const char *path, int r)
+{
+        if (flags & HWDB_FILES_REQUIRED) {
+                set_error(ret_error, path, 0, _("cannot read this hwdb file: %s; its entries would be missing"),
+                          rootfs_strerror(r));
+                return r;
+        }
+        if (r == -EBADFD || r == -EISDIR)
+                return warn_at(h, flags, ret_error, path, 0, _("Not a regular file, ignoring."));
+        return warn_at(h, flags, ret_error, path, 0, _("Cannot read, ignoring: %s"), strerror(-r));
+}
+
 static int add_file(struct hwdb *h, const char *path, int fd, unsigned flags, struct hwdb_error *ret_error)
 {
         uint32_t file = (uint32_t) h->n_files;
@@ -459,10 +472,8 @@ static int add_file(struct hwdb *h, const char *path, int fd, unsigned flags, st
         }
         if (fd >= 0) {
                 r = read_fd(fd, HWDB_TOTAL_MAX - h->bytes, &data, &size);
-                if (r == -EBADFD)
-                        return warn_at(h, flags, ret_error, path, 0, _("Not a regular file, ignoring."));
                 if (r < 0)
-                        return warn_at(h, flags, ret_error, path, 0, _("Cannot read, ignoring: %s"), strerror(-r));
+                        return unreadable(h, flags, ret_error, path, r);
         } else
                 data = xstrdup("");
 
@@ -550,8 +561,7 @@ int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret,
                 _cleanup_close_ int fd = open(paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
                 if (fd < 0) {
-                        r = warn_at(h, flags, ret_error, paths[i], 0,
-                                    _("Cannot read, ignoring: %s"), strerror(errno));
+                        r = unreadable(h, flags, ret_error, paths[i], -errno);
                         if (r < 0)
                                 return r;
                         continue;
@@ -563,89 +573,6 @@ int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret,
         build_index(h);
         *ret = TAKE_PTR(h);
         return 0;
-}
-
-/* openat2() stand-in for kernels before 5.6 (and valgrind): walk PATH a
- * component at a time without following anything, and resolve symlinks
- * ourselves, restarting at the root for absolute ones; ".." stops there. */
-static int open_walk(int rootfd, const char *path, int flags)
-{
-        _cleanup_free_ char *rest = xstrdup(path);
-        _cleanup_close_ int dirfd = -1;
-        unsigned links = 0, depth = 0;
-        char *p = rest;
-
-        dirfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-        if (dirfd < 0)
-                return -errno;
-        for (;;) {
-                char target[PATH_MAX], *comp, *next;
-                ssize_t n;
-                int fd;
-
-                p += strspn(p, "/");
-                comp = p;
-                p += strcspn(p, "/");
-                next = p + strspn(p, "/");
-                if (*p)
-                        *p++ = '\0';
-                /* ".." at the root stays there, as in RESOLVE_IN_ROOT */
-                if (comp[0] == '\0' || streq(comp, ".") || (streq(comp, "..") && depth == 0)) {
-                        if (*next)
-                                continue;
-                        /* the path names a directory we are in */
-                        fd = openat(dirfd, ".", flags | O_CLOEXEC | O_NOCTTY);
-                        return fd < 0 ? -errno : fd;
-                }
-                n = streq(comp, "..") ? -1 : readlinkat(dirfd, comp, target, sizeof(target) - 1);
-                if (n >= 0) {
-                        char *joined;
-
-                        if (++links > 40)
-                                return -ELOOP;
-                        target[n] = '\0';
-                        joined = xasprintf("%s/%s", target, next);
-                        free(rest);
-                        rest = p = joined;
-                        if (target[0] == '/') {
-                                close(dirfd);
-                                dirfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-                                if (dirfd < 0)
-                                        return -errno;
-                                depth = 0;
-                        }
-                        continue;
-                }
-                if (!*next) {
-                        fd = openat(dirfd, comp, flags | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-                        return fd < 0 ? -errno : fd;
-                }
-                fd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd < 0)
-                        return -errno;
-                close(dirfd);
-                dirfd = fd;
-                depth = streq(comp, "..") ? depth - 1 : depth + 1;
-                p = next;
-        }
-}
-
-/* Open PATH (absolute, inside the root) with symlinks resolved inside the root */
-static int open_in_root(int rootfd, const char *path, int flags)
-{
-        struct open_how how = {
-                .flags = (uint64_t) (flags | O_CLOEXEC | O_NOCTTY),
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        int fd;
-
-        fd = (int) syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-        if (fd >= 0)
-                return fd;
-        /* ENOSYS: kernel before 5.6; EPERM: a seccomp filter that does not know it */
-        if (errno != ENOSYS && errno != EPERM)
-                return -errno;
-        return open_walk(rootfd, path, flags);
 }
 
 struct conf_name {
@@ -699,13 +626,13 @@ static void conf_list_done(struct conf_list *l)
                         close(l->dirfd[i]);
 }
 
-static int conf_list_dir(struct conf_list *l, int rootfd, size_t d, struct hwdb_error *ret_error)
+static int conf_list_dir(struct conf_list *l, const struct rootfs *rfs, size_t d, struct hwdb_error *ret_error)
 {
         DIR *dir;
         struct dirent *de;
         int fd, r = 0;
 
-        fd = open_in_root(rootfd, hwdb_dirs[d], O_RDONLY | O_DIRECTORY);
+        fd = rootfs_openat(rfs, hwdb_dirs[d], O_RDONLY | O_DIRECTORY);
         if (fd == -ENOENT || fd == -ENOTDIR)
                 return 0;
         if (fd < 0) {
@@ -739,25 +666,17 @@ static int conf_list_dir(struct conf_list *l, int rootfd, size_t d, struct hwdb_
         return r;
 }
 
-int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
+int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
 {
         _cleanup_(hwdb_freep) struct hwdb *h = NULL;
         _cleanup_(conf_list_done) struct conf_list l = {};
-        _cleanup_close_ int rootfd = -1;
-        const char *rootdir = root_is_host(root) ? "/" : root;
         int r = 0;
 
         for (size_t d = 0; d < ELEMENTSOF(l.dirfd); d++)
                 l.dirfd[d] = -1;
 
-        rootfd = open(rootdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (rootfd < 0) {
-                r = -errno;
-                set_error(ret_error, rootdir, 0, _("Cannot open the root directory: %s"), strerror(-r));
-                return r;
-        }
         for (size_t d = 0; d < ELEMENTSOF(hwdb_dirs); d++) {
-                r = conf_list_dir(&l, rootfd, d, ret_error);
+                r = conf_list_dir(&l, rfs, d, ret_error);
                 if (r < 0)
                         return r;
         }
@@ -777,11 +696,11 @@ int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_e
                         continue;
                 path = xasprintf("%s/%s", hwdb_dirs[c->dir], c->name);
                 if (!is_masked(l.dirfd[c->dir], c->name)) {
-                        fd = open_in_root(rootfd, path, O_RDONLY | O_NONBLOCK);
+                        /* O_NONBLOCK: a FIFO must not hang the load; it is refused as not regular */
+                        fd = rootfs_openat(rfs, path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
                         if (fd < 0) {
                                 /* a dangling symlink, say: systemd skips it */
-                                r = warn_at(h, flags, ret_error, path, 0,
-                                            _("Cannot read, ignoring: %s"), strerror(-fd));
+                                r = unreadable(h, flags, ret_error, path, fd);
                                 if (r < 0)
                                         return r;
                                 continue;
@@ -794,6 +713,22 @@ int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_e
         build_index(h);
         *ret = TAKE_PTR(h);
         return 0;
+}
+
+int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
+{
+        const char *rootdir = root_is_host(root) ? "/" : root;
+        struct rootfs rfs = { .fd = -1 };
+        int r;
+
+        r = rootfs_open(rootdir, &rfs);
+        if (r < 0) {
+                set_error(ret_error, rootdir, 0, _("Cannot open the root directory: %s"), strerror(-r));
+                return r;
+        }
+        r = hwdb_load_rootfs(&rfs, flags, ret, ret_error);
+        rootfs_close(&rfs);
+        return r;
 }
 
 const struct hwdb_error *hwdb_warnings(const struct hwdb *h, size_t *ret_n)

@@ -39,6 +39,8 @@ char *hwdb_error_format(const struct hwdb_error *e);
 
 enum {
         HWDB_STRICT = 1 << 0,   /* the first warning fails the load */
+        HWDB_FILES_REQUIRED = 1 << 1, /* a file that cannot be read fails the load (idlecfg's policy:
+                                       * its deny entries must not silently go missing) */
 };
 
 /* One property of an answer. The strings belong to the hwdb. */
@@ -59,6 +61,9 @@ struct hwdb_stats {
  * error, a file that cannot be read a warning (systemd skips it too).
  * Returns 0 or -errno; ret_error (may be NULL) says where on failure. */
 int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error);
+/* The same for a root already open: every file through rootfs.h's resolver. */
+struct rootfs;
+int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error);
 /* Read exactly PATHS (NULL-terminated), later ones winning, as if sorted. */
 int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret,
                     struct hwdb_error *ret_error);

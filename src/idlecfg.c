@@ -20,6 +20,7 @@ enum {
 
 struct args {
         const char *root;
+        const struct rootfs *rfs;       /* the root, opened once in main() */
         const char *kernel;
         const char *profile;
         const char *profiles_dir;
@@ -41,7 +42,7 @@ struct verb {
 
 static int verb_detect(const struct args *a, int argc, char **argv)
 {
-        struct detect_options o = { .root = a->root, .kernel = a->kernel };
+        struct detect_options o = { .rfs = a->rfs, .kernel = a->kernel };
         struct inventory *inv = NULL;
         int r;
 
@@ -64,7 +65,7 @@ static int verb_detect(const struct args *a, int argc, char **argv)
 
 static int build_plan(const struct args *a, struct inventory **ret_inv, struct plan **ret_plan)
 {
-        struct detect_options o = { .root = a->root, .kernel = a->kernel };
+        struct detect_options o = { .rfs = a->rfs, .kernel = a->kernel };
         struct plan_options po = { .root = a->root, .profile = a->profile, .profiles_dir = a->profiles_dir };
         struct plan_error pe = {};
         int r;
@@ -219,21 +220,15 @@ static int verb_explain(const struct args *a, int argc, char **argv)
 }
 
 
-/* the root every writing verb works in, and the lock of one instance */
-static int open_root_locked(const struct args *a, struct rootfs *rfs, int *ret_lock)
+/* the lock of one instance, for every writing verb */
+static int lock_root(const struct args *a, int *ret_lock)
 {
         struct xerror e = {};
-        int r = rootfs_open(a->root, rfs);
+        int r = rootfs_lock(a->rfs, a->wait_ms, &e);
 
-        if (r < 0) {
-                fprintf(stderr, _("idlecfg: cannot open %s: %s\n"), a->root ? a->root : "/", strerror(-r));
-                return EXIT_FAILURE_;
-        }
-        r = rootfs_lock(rfs, a->wait_ms, &e);
         if (r < 0) {
                 fprintf(stderr, "idlecfg: %s\n", e.message);
                 xerror_done(&e);
-                rootfs_close(rfs);
                 return EXIT_FAILURE_;
         }
         *ret_lock = r;
@@ -275,55 +270,50 @@ static int do_install(const struct args *a, const struct rootfs *rfs, struct inv
 
 static int verb_install(const struct args *a, int argc, char **argv)
 {
-        struct rootfs rfs = { .fd = -1 };
         struct inventory *inv = NULL;
         struct plan *p = NULL;
         _cleanup_close_ int lock = -1;
         int r;
 
-        r = open_root_locked(a, &rfs, &lock);
+        r = lock_root(a, &lock);
         if (r != EXIT_OK)
                 return r;
         r = build_plan(a, &inv, &p);
         if (r == EXIT_OK) {
-                r = do_install(a, &rfs, inv, p);
+                r = do_install(a, a->rfs, inv, p);
                 plan_free(p);
                 inventory_free(inv);
         }
-        rootfs_close(&rfs);
         return r;
 }
 
 static int verb_apply(const struct args *a, int argc, char **argv)
 {
         struct apply_options o = { .keep_going = a->keep_going, .dry_run = a->dry_run };
-        struct rootfs rfs = { .fd = -1 };
         struct inventory *inv = NULL;
         struct plan *p = NULL;
         struct xerror e = {};
         _cleanup_close_ int lock = -1;
         int r;
 
-        r = open_root_locked(a, &rfs, &lock);
+        r = lock_root(a, &lock);
         if (r != EXIT_OK)
                 return r;
         r = build_plan(a, &inv, &p);
         if (r == EXIT_OK) {
                 printf(a->dry_run ? _("Would apply profile %s to the running system:\n")
                                   : _("Applying profile %s to the running system:\n"), p->profile);
-                r = apply_run(&rfs, p, &o, stdout, &e);
+                r = apply_run(a->rfs, p, &o, stdout, &e);
                 r = r < 0 ? report(r, &e, _("apply failed")) : (a->dry_run && r > 0 ? EXIT_CHANGES : EXIT_OK);
                 plan_free(p);
                 inventory_free(inv);
         }
-        rootfs_close(&rfs);
         return r;
 }
 
 static int verb_rollback(const struct args *a, int argc, char **argv)
 {
         const char *what = argc > 0 ? argv[0] : "all";
-        struct rootfs rfs = { .fd = -1 };
         struct xerror e = {};
         _cleanup_close_ int lock = -1;
         bool any = false;
@@ -333,7 +323,7 @@ static int verb_rollback(const struct args *a, int argc, char **argv)
                 fprintf(stderr, _("idlecfg: rollback takes apply, install or all, not '%s'\n"), what);
                 return EXIT_USAGE;
         }
-        r = open_root_locked(a, &rfs, &lock);
+        r = lock_root(a, &lock);
         if (r != EXIT_OK)
                 return r;
         static const struct {
@@ -348,7 +338,7 @@ static int verb_rollback(const struct args *a, int argc, char **argv)
         for (size_t i = 0; i < ELEMENTSOF(parts) && (code == EXIT_OK || code == EXIT_CHANGES); i++) {
                 if (!streq(what, "all") && !streq(what, parts[i].part))
                         continue;
-                r = parts[i].undo(&rfs, a->force, stdout, &e);
+                r = parts[i].undo(a->rfs, a->force, stdout, &e);
                 if (r == -EBUSY) {
                         /* some values or files were left alone: said, not a failure */
                         fprintf(stderr, "idlecfg: %s\n", e.message);
@@ -361,41 +351,32 @@ static int verb_rollback(const struct args *a, int argc, char **argv)
                         any = any || r == 0;
         }
         if (code == EXIT_OK && !any)
-                printf(_("Nothing to roll back: no journal of apply and no manifest of install in %s.\n"), rfs.path);
-        rootfs_close(&rfs);
+                printf(_("Nothing to roll back: no journal of apply and no manifest of install in %s.\n"), a->rfs->path);
         return code;
 }
 
 static int verb_verify(const struct args *a, int argc, char **argv)
 {
-        struct rootfs rfs = { .fd = -1 };
         struct inventory *inv = NULL;
         struct plan *p = NULL;
         struct xerror e = {};
         int r;
 
-        r = rootfs_open(a->root, &rfs);
-        if (r < 0) {
-                fprintf(stderr, _("idlecfg: cannot open %s: %s\n"), a->root ? a->root : "/", strerror(-r));
-                return EXIT_FAILURE_;
-        }
         r = build_plan(a, &inv, &p);
         if (r == EXIT_OK) {
-                r = verify_run(&rfs, p, inv, a->json, stdout, &e);
+                r = verify_run(a->rfs, p, inv, a->json, stdout, &e);
                 r = r < 0 ? report(r, &e, NULL) : r > 0 ? EXIT_CHANGES : EXIT_OK;
                 plan_free(p);
                 inventory_free(inv);
         }
-        rootfs_close(&rfs);
         return r;
 }
 
 static int verb_refresh(const struct args *a, int argc, char **argv)
 {
-        struct detect_options d = { .root = a->root, .kernel = a->kernel };
+        struct detect_options d = { .rfs = a->rfs, .kernel = a->kernel };
         _cleanup_(manifest_freep) struct manifest *m = NULL;
         _cleanup_free_ char *name = NULL, *why = NULL;
-        struct rootfs rfs = { .fd = -1 };
         struct inventory *inv = NULL;
         struct plan *p = NULL;
         struct kvlist now = {};
@@ -406,17 +387,15 @@ static int verb_refresh(const struct args *a, int argc, char **argv)
         size_t changed = 0;
         int r;
 
-        r = open_root_locked(a, &rfs, &lock);
+        r = lock_root(a, &lock);
         if (r != EXIT_OK)
                 return r;
-        r = manifest_load(&rfs, &m, &e);
+        r = manifest_load(a->rfs, &m, &e);
         if (r == -ENOENT) {
-                printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), rfs.path);
-                rootfs_close(&rfs);
+                printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), a->rfs->path);
                 return EXIT_OK;
         }
         if (r < 0) {
-                rootfs_close(&rfs);
                 return report(r, &e, NULL);
         }
         /* the profile install chose: --profile again if that is how it was chosen */
@@ -425,24 +404,22 @@ static int verb_refresh(const struct args *a, int argc, char **argv)
         r = inventory_detect(&d, &inv);
         if (r < 0) {
                 fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
-                rootfs_close(&rfs);
                 return EXIT_FAILURE_;
         }
-        r = profile_select(inv->root, b.profile, kv_get(&inv->platform, "chassis_type"), &name, &why, &pe);
+        r = profile_select_rootfs(a->rfs, b.profile, kv_get(&inv->platform, "chassis_type"), &name, &why, &pe);
         if (r < 0) {
                 fprintf(stderr, "idlecfg: %s\n", pe.message ? pe.message : strerror(-r));
                 profile_error_done(&pe);
                 inventory_free(inv);
-                rootfs_close(&rfs);
                 return EXIT_USAGE;
         }
-        install_inputs(&rfs, inv, name, a->profiles_dir, &now);
+        install_inputs(a->rfs, inv, name, a->profiles_dir, &now);
         for (size_t i = 0; i < now.n; i++) {
                 const char *was = kv_get(&m->inputs, now.v[i].key);
                 if (streq_ptr(was, now.v[i].value))
                         continue;
                 if (changed++ == 0)
-                        printf(_("Changed since the last install of %s:\n"), rfs.path);
+                        printf(_("Changed since the last install of %s:\n"), a->rfs->path);
                 if (streq(now.v[i].key, "hwdb") || streq(now.v[i].key, "profiles") || streq(now.v[i].key, "modules") ||
                     streq(now.v[i].key, "boot"))
                         printf(_("  %s: files changed\n"), now.v[i].key);
@@ -454,17 +431,15 @@ static int verb_refresh(const struct args *a, int argc, char **argv)
         inventory_free(inv);
         if (changed == 0) {
                 if (a->verbose)
-                        printf(_("%s is up to date: nothing changed since the last install.\n"), rfs.path);
-                rootfs_close(&rfs);
+                        printf(_("%s is up to date: nothing changed since the last install.\n"), a->rfs->path);
                 return EXIT_OK;
         }
         r = build_plan(&b, &inv, &p);
         if (r == EXIT_OK) {
-                r = do_install(&b, &rfs, inv, p);
+                r = do_install(&b, a->rfs, inv, p);
                 plan_free(p);
                 inventory_free(inv);
         }
-        rootfs_close(&rfs);
         return r;
 }
 
@@ -577,6 +552,7 @@ int main(int argc, char **argv)
         }
 #endif
         textdomain(PACKAGE);
+        signals_setup();
 
         while ((c = getopt_long(argc, argv, "r:k:jp:f:nvhV", options, NULL)) >= 0) {
                 switch (c) {
@@ -672,5 +648,20 @@ int main(int argc, char **argv)
                         return EXIT_USAGE;
                 }
         }
-        return v->run(&a, nargs, argv + optind + 1);
+        {
+                struct rootfs rfs = { .fd = -1 };
+                int r = rootfs_open(a.root, &rfs);
+
+                if (r < 0) {
+                        fprintf(stderr, _("idlecfg: cannot open %s: %s\n"), a.root ? a.root : "/", strerror(-r));
+                        return EXIT_FAILURE_;
+                }
+                a.rfs = &rfs;
+                r = v->run(&a, nargs, argv + optind + 1);
+                /* what the optional files of the root made idlecfg assume */
+                for (size_t i = 0; i < rfs.warnings->n; i++)
+                        fprintf(stderr, _("idlecfg: warning: %s\n"), rfs.warnings->v[i]);
+                rootfs_close(&rfs);
+                return r;
+        }
 }

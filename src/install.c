@@ -17,6 +17,8 @@
 #include "sha256.h"
 
 #define MAX_FILE (16u << 20)
+/* /etc/kernel/cmdline: one line of kernel parameters */
+#define KERNEL_CMDLINE_MAX (64u << 10)
 
 enum target_kind {
         T_UDEV,
@@ -179,9 +181,25 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
         if (!*words)
                 return 0;
 
-        if (rootfs_lstat(rfs, KERNEL_CMDLINE_PATH, &st) == 0 && S_ISREG(st.st_mode)) {
-                /* kernel-install and systemd-boot: the words go onto the one line of
-                 * /etc/kernel/cmdline, after what was there before idlecfg */
+        /* kernel-install and systemd-boot: the words go onto the one line of
+         * /etc/kernel/cmdline, after what was there before idlecfg. A file
+         * there that is no such line (a FIFO, a device node, a link, a loop,
+         * too large) is said and treated as absent: the next way is taken. */
+        r = rootfs_lstat(rfs, KERNEL_CMDLINE_PATH, &st);
+        if (r == 0 && !S_ISREG(st.st_mode))
+                r = S_ISLNK(st.st_mode) ? -ELOOP : S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
+        if (r == 0 && !(m && manifest_find(m, KERNEL_CMDLINE_PATH))) {
+                _cleanup_free_ char *probe = NULL;
+                r = rootfs_read_file(rfs, KERNEL_CMDLINE_PATH, ROOTFS_NOFOLLOW, KERNEL_CMDLINE_MAX, &probe, NULL,
+                                     NULL);
+        }
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+                _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
+                _cleanup_free_ char *why = rootfs_read_strerror(r, KERNEL_CMDLINE_MAX);
+                rootfs_warn(rfs, _("%s: %s; idlecfg treats it as absent and puts the kernel parameters in %s"),
+                            shown, why, root_uses_grub(rfs) ? GRUB_SNIPPET_PATH : OWN_CMDLINE_PATH);
+        }
+        if (r == 0) {
                 const struct manifest_file *mf = m ? manifest_find(m, KERNEL_CMDLINE_PATH) : NULL;
                 _cleanup_free_ char *base = NULL, *bp = NULL;
                 size_t len = 0;
@@ -981,7 +999,7 @@ void install_inputs(const struct rootfs *rfs, const struct inventory *inv, const
         sha256_init(&s);
         if (root_is_host(rfs->path)) {
                 _cleanup_free_ char *c = NULL;
-                if (read_file_full("/proc/cmdline", 65536, &c, NULL) == 0)
+                if (rootfs_read_file(rfs, "/proc/cmdline", 0, KERNEL_CMDLINE_MAX, &c, NULL, NULL) == 0)
                         sha256_update(&s, c, strlen(c));
         } else {
                 digest_file(rfs, KERNEL_CMDLINE_PATH, &s);

@@ -72,8 +72,11 @@ struct power_tool {
         bool enabled;           /* a systemd unit of it is enabled in the root */
 };
 
+struct rootfs;
+
 struct inventory {
-        char *root;
+        char *root;             /* the root's path, for messages and output */
+        const struct rootfs *rfs; /* the root itself (borrowed): every read of it goes through this */
         char *kernel;           /* target kernel release */
         char *kernel_source;    /* how it was chosen: "running", "--kernel", "newest in root" */
         char *moddir;           /* DIR/lib/modules/VERSION if it exists */
@@ -104,7 +107,7 @@ extern const char *const class_names[_CL_MAX];
 extern const char *const class_titles[_CL_MAX];
 
 struct detect_options {
-        const char *root;
+        const struct rootfs *rfs;       /* the root, opened by the caller */
         const char *kernel;
 };
 

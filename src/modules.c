@@ -2,14 +2,17 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <libkmod.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "modules.h"
+#include "rootfs.h"
 
 struct modctx {
         struct kmod_ctx *ctx;
+        int dirfd;              /* the module directory libkmod reads through /proc/self/fd */
 };
 
 const char *mod_state_to_string(enum mod_state s)
@@ -22,42 +25,43 @@ const char *mod_state_to_string(enum mod_state s)
         }
 }
 
-static bool is_dir(const char *p)
+int kernel_choose(const struct rootfs *rfs, const char *kernel, char **ret_kver, char **ret_source)
 {
-        struct stat st;
-        return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-int kernel_choose(const char *root, const char *kernel, char **ret_kver, char **ret_source)
-{
-        _cleanup_free_ char *dir = NULL;
         _cleanup_free_ char *best = NULL;
         struct utsname u;
         DIR *d;
         struct dirent *de;
+        int fd;
 
         if (kernel) {
                 *ret_kver = xstrdup(kernel);
                 *ret_source = xstrdup("--kernel");
                 return 0;
         }
-        if (root_is_host(root)) {
+        if (root_is_host(rfs->path)) {
                 if (uname(&u) < 0)
                         return -errno;
                 *ret_kver = xstrdup(u.release);
                 *ret_source = xstrdup("running");
                 return 0;
         }
-        dir = root_path(root, "/lib/modules");
-        d = opendir(dir);
-        if (!d)
+        fd = rootfs_openat(rfs, "/lib/modules", O_RDONLY | O_DIRECTORY);
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
                 return -errno;
+        }
         while ((de = readdir(d))) {
                 _cleanup_free_ char *p = NULL;
+                _cleanup_close_ int dfd = -1;
                 if (de->d_name[0] == '.')
                         continue;
-                p = xasprintf("%s/%s", dir, de->d_name);
-                if (!is_dir(p))
+                /* a directory, or a link to one inside the root */
+                p = xasprintf("/lib/modules/%s", de->d_name);
+                dfd = rootfs_openat(rfs, p, O_PATH | O_DIRECTORY);
+                if (dfd < 0)
                         continue;
                 if (!best || strverscmp(de->d_name, best) > 0) {
                         free(best);
@@ -72,18 +76,21 @@ int kernel_choose(const char *root, const char *kernel, char **ret_kver, char **
         return 0;
 }
 
-struct modctx *modctx_new(const char *root, const char *kver, char **ret_moddir, char **ret_note)
+struct modctx *modctx_new(const struct rootfs *rfs, const char *kver, char **ret_moddir, char **ret_note)
 {
         _cleanup_free_ char *rel = xasprintf("/lib/modules/%s", kver);
-        _cleanup_free_ char *dir = root_path(root, rel);
-        _cleanup_free_ char *dep = NULL;
+        _cleanup_free_ char *dir = rootfs_display(rfs, rel);
+        _cleanup_free_ char *dep = NULL, *kdir = NULL;
+        _cleanup_close_ int fd = -1, depfd = -1;
         struct kmod_ctx *ctx;
         struct modctx *m;
+        struct stat st;
 
         *ret_moddir = NULL;
         *ret_note = NULL;
-        if (!is_dir(dir)) {
-                if (root_is_host(root))
+        fd = rootfs_openat(rfs, rel, O_PATH | O_DIRECTORY);
+        if (fd < 0) {
+                if (root_is_host(rfs->path))
                         *ret_note = xasprintf(_("no module directory %s: this kernel has no loadable modules "
                                                 "installed; module resolution and parameter checks are skipped"),
                                               dir);
@@ -92,14 +99,23 @@ struct modctx *modctx_new(const char *root, const char *kver, char **ret_moddir,
                                                 "and parameter checks are skipped"), dir);
                 return NULL;
         }
-        dep = xasprintf("%s/modules.dep.bin", dir);
-        if (access(dep, R_OK) < 0) {
+        dep = xasprintf("%s/modules.dep.bin", rel);
+        depfd = rootfs_openat(rfs, dep, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+        if (depfd < 0 || fstat(depfd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 *ret_note = xasprintf(_("%s has no modules.dep.bin (run depmod for %s); module resolution "
                                         "is skipped"), dir, kver);
                 return NULL;
         }
+        /* libkmod takes a directory name: give it the directory resolved in the
+         * root, /proc/self/fd/N, so that it does not resolve the path again
+         * (the joined string only where /proc is missing) */
+        kdir = xasprintf("/proc/self/fd/%d", fd);
+        if (access(kdir, X_OK) < 0) {
+                free(kdir);
+                kdir = xstrdup(dir);
+        }
         /* no configuration: the running system's aliases are not the target's */
-        ctx = kmod_new(dir, (const char *const[]) { NULL });
+        ctx = kmod_new(kdir, (const char *const[]) { NULL });
         if (!ctx) {
                 *ret_note = xasprintf(_("cannot open module directory %s"), dir);
                 return NULL;
@@ -112,6 +128,7 @@ struct modctx *modctx_new(const char *root, const char *kver, char **ret_moddir,
         }
         m = xcalloc(1, sizeof(*m));
         m->ctx = ctx;
+        m->dirfd = TAKE_FD(fd);
         *ret_moddir = TAKE_PTR(dir);
         return m;
 }
@@ -121,6 +138,8 @@ void modctx_free(struct modctx *m)
         if (!m)
                 return;
         kmod_unref(m->ctx);
+        if (m->dirfd >= 0)
+                close(m->dirfd);
         free(m);
 }
 

@@ -7,10 +7,11 @@ struct modctx;
 
 /* Pick the target kernel: --kernel, else the running one for the host root,
  * else the newest DIR/lib/modules/VERSION. ret_note explains a missing dir. */
-int kernel_choose(const char *root, const char *kernel, char **ret_kver, char **ret_source);
+struct rootfs;
+int kernel_choose(const struct rootfs *rfs, const char *kernel, char **ret_kver, char **ret_source);
 
 /* NULL (and a note) when the target has no module directory */
-struct modctx *modctx_new(const char *root, const char *kver, char **ret_moddir, char **ret_note);
+struct modctx *modctx_new(const struct rootfs *rfs, const char *kver, char **ret_moddir, char **ret_note);
 void modctx_free(struct modctx *m);
 
 /* modules a modalias resolves to, each with its state */

@@ -6,6 +6,7 @@
 
 #include "json.h"
 #include "planner.h"
+#include "rootfs.h"
 
 void plan_error_done(struct plan_error *e)
 {
@@ -312,24 +313,43 @@ static void warn_tools(struct planctx *c)
 
 /* The kernel command line the target boots with: /proc/cmdline for this
  * system; for a root, what its boot setup passes (/etc/kernel/cmdline and the
- * GRUB_CMDLINE_LINUX* lines of /etc/default/grub and grub.d), as one line of
- * words, quotes dropped. Only used to respect what the administrator set. */
-static char *boot_cmdline(const char *root)
+ * GRUB_CMDLINE_LINUX* lines of /etc/default/grub), as one line of words,
+ * quotes dropped. Only used to respect what the administrator set: a file
+ * that cannot be used is a warning, and idlecfg assumes it sets nothing. */
+#define CMDLINE_MAX (64u * 1024u)       /* /proc/cmdline, /etc/kernel/cmdline */
+#define GRUB_MAX (1024u * 1024u)        /* /etc/default/grub */
+static char *boot_cmdline(const struct rootfs *rfs)
 {
-        static const char *const files[] = { "/etc/kernel/cmdline", "/etc/default/grub" };
+        static const struct { const char *path; size_t max; } files[] = {
+                { "/etc/kernel/cmdline", CMDLINE_MAX }, { "/etc/default/grub", GRUB_MAX },
+        };
         struct strbuf sb = {};
 
-        if (root_is_host(root)) {
+        if (root_is_host(rfs->path)) {
                 char *c = NULL;
-                if (read_file_full("/proc/cmdline", 65536, &c, NULL) < 0)
+                /* procfs: a regular file of size 0 */
+                int r = rootfs_read_file(rfs, "/proc/cmdline", 0, CMDLINE_MAX, &c, NULL, NULL);
+                if (r < 0) {
+                        _cleanup_free_ char *why = rootfs_read_strerror(r, CMDLINE_MAX);
+                        rootfs_warn(rfs, _("/proc/cmdline: %s; idlecfg assumes the kernel command line sets "
+                                           "nothing it plans"), why);
                         return NULL;
+                }
                 strstrip(c);
                 return c;
         }
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                _cleanup_free_ char *path = root_path(root, files[i]), *text = NULL;
-                if (read_file_full(path, 1 << 20, &text, NULL) < 0)
+                _cleanup_free_ char *text = NULL;
+                int r = rootfs_read_file(rfs, files[i].path, 0, files[i].max, &text, NULL, NULL);
+                if (r < 0) {
+                        if (r != -ENOENT && r != -ENOTDIR) {
+                                _cleanup_free_ char *shown = rootfs_display(rfs, files[i].path);
+                                _cleanup_free_ char *why = rootfs_read_strerror(r, files[i].max);
+                                rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"),
+                                            shown, why);
+                        }
                         continue;
+                }
                 for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
                         if (i == 1 && !startswith(strstrip(line), "GRUB_CMDLINE_LINUX"))
                                 continue;
@@ -358,15 +378,15 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         const struct hwdb_error *warn;
         int r;
 
-        r = profile_select(inv->root, o->profile, kv_get(&inv->platform, "chassis_type"), &name, &why, &pe);
+        r = profile_select_rootfs(inv->rfs, o->profile, kv_get(&inv->platform, "chassis_type"), &name, &why, &pe);
         if (r >= 0)
-                r = profile_load(inv->root, o->profiles_dir, name, &profile, &pe);
+                r = profile_load_rootfs(inv->rfs, o->profiles_dir, name, &profile, &pe);
         if (r < 0) {
                 plan_error_set(ret_error, profile_error_format(&pe));
                 profile_error_done(&pe);
                 return r;
         }
-        r = hwdb_load(inv->root, 0, &hwdb, &he);
+        r = hwdb_load_rootfs(inv->rfs, HWDB_FILES_REQUIRED, &hwdb, &he);
         if (r < 0) {
                 plan_error_set(ret_error, hwdb_error_format(&he));
                 hwdb_error_done(&he);
@@ -383,9 +403,9 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 _cleanup_free_ char *w = hwdb_error_format(&warn[i]);
                 plan_add_warning(p, "%s", w);
         }
-        cmdline = boot_cmdline(inv->root);
+        cmdline = boot_cmdline(inv->rfs);
         if (inv->kernel)
-                c.mc = modctx_new(inv->root, inv->kernel, &moddir, &note);
+                c.mc = modctx_new(inv->rfs, inv->kernel, &moddir, &note);
         c.hwdb = hwdb;
         c.profile = profile;
         c.plan = p;

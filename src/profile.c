@@ -4,12 +4,11 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ini.h>
-#include <linux/openat2.h>
 #include <stdarg.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 
 #include "profile.h"
+#include "rootfs.h"
 #include "util.h"
 
 #ifndef SYSCONFDIR
@@ -598,93 +597,6 @@ static int parse_buffer(const char *buf, size_t len, const char *file, const str
 
 /* ---- files inside a root ---- */
 
-/* RESOLVE_IN_ROOT by hand: each symlink is expanded against the root and
- * ".." stops there. For kernels before 5.6 and for valgrind, which lack
- * openat2. Reading a root being changed under us may race; that only
- * yields a wrong file, which the parser then judges. */
-static int open_in_root_walk(int rfd, const char *path, int flags)
-{
-        _cleanup_free_ char *todo = xstrdup(path);
-        struct strbuf done = {};
-        unsigned links = 0;
-        char *rest = todo;
-        int fd;
-
-        while (*rest) {
-                size_t n = strcspn(rest, "/");
-                _cleanup_free_ char *comp = xstrndup(rest, n), *cand = NULL;
-                struct stat st;
-
-                rest += n + strspn(rest + n, "/");
-                if (!comp[0] || streq(comp, "."))
-                        continue;
-                if (streq(comp, "..")) {
-                        char *slash = strrchr(sb_str(&done), '/');
-                        done.len = slash ? (size_t) (slash - done.s) : 0;
-                        if (done.s)
-                                done.s[done.len] = '\0';
-                        continue;
-                }
-                cand = done.len ? xasprintf("%s/%s", done.s, comp) : xstrdup(comp);
-                if (fstatat(rfd, cand, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                        int r = -errno;
-                        sb_free(&done);
-                        return r;
-                }
-                if (S_ISLNK(st.st_mode)) {
-                        char target[4096];
-                        ssize_t l = readlinkat(rfd, cand, target, sizeof(target) - 1);
-                        char *next;
-
-                        if (l < 0 || ++links > 40) {
-                                int r = l < 0 ? -errno : -ELOOP;
-                                sb_free(&done);
-                                return r;
-                        }
-                        target[l] = '\0';
-                        if (target[0] == '/')
-                                sb_free(&done);
-                        next = xasprintf("%s/%s", target, rest);
-                        free(todo);
-                        todo = next;
-                        rest = todo;
-                        continue;
-                }
-                sb_free(&done);
-                sb_append(&done, cand);
-        }
-        fd = openat(rfd, done.len ? done.s : ".", flags | O_NOFOLLOW);
-        sb_free(&done);
-        return fd < 0 ? -errno : fd;
-}
-
-/* Open PATH as the target root sees it: an absolute symlink in the root
- * points into the root, not into the host. */
-static int open_in_root(const char *root, const char *path, int flags)
-{
-        _cleanup_close_ int rfd = -1;
-        struct open_how how = {
-                .flags = (unsigned) flags,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        int fd;
-
-        if (root_is_host(root)) {
-                fd = open(path, flags);
-                return fd < 0 ? -errno : fd;
-        }
-        rfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (rfd < 0)
-                return -errno;
-        fd = (int) syscall(SYS_openat2, rfd, path, &how, sizeof(how));
-        if (fd >= 0)
-                return fd;
-        /* seccomp filters that predate openat2 may say EPERM instead */
-        if (errno != ENOSYS && errno != EPERM)
-                return -errno;
-        return open_in_root_walk(rfd, path, flags);
-}
-
 /* FD was opened O_NONBLOCK so that a FIFO cannot hang us; only regular
  * files are read. */
 static int read_fd(int fd, const char *file, char **ret, size_t *ret_len, struct profile_error *err)
@@ -701,6 +613,11 @@ static int read_fd(int fd, const char *file, char **ret, size_t *ret_len, struct
         if (!S_ISREG(st.st_mode)) {
                 set_error(err, file, 0, S_ISDIR(st.st_mode) ? _("is a directory, not a file") : _("not a regular file"));
                 return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+        }
+        /* a sparse file of gigabytes is refused before anything is read */
+        if (st.st_size > FILE_MAX_SIZE) {
+                set_error(err, file, 0, _("file too large (more than %d bytes)"), FILE_MAX_SIZE);
+                return -EFBIG;
         }
         for (;;) {
                 ssize_t n = read(fd, buf, sizeof(buf));
@@ -781,13 +698,16 @@ static char *dirs_string(const struct search_dir *dirs, size_t from, size_t n)
         return sb_steal(&sb);
 }
 
-static int open_file(const char *root, const char *path, bool in_root)
+/* A file of the root through rootfs.h's resolver (links resolve inside the
+ * root); on the host every search directory is in the root "/". Only
+ * --profiles-dir with --root is a host path outside the root. */
+static int open_file(const struct rootfs *rfs, const char *path, bool in_root)
 {
         int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
         int fd;
 
-        if (in_root)
-                return open_in_root(root, path, flags);
+        if (in_root || root_is_host(rfs->path))
+                return rfs->fd < 0 ? -ENOENT : rootfs_openat(rfs, path, flags);
         fd = open(path, flags);
         return fd < 0 ? -errno : fd;
 }
@@ -795,14 +715,14 @@ static int open_file(const char *root, const char *path, bool in_root)
 /* First NAME.profile at or after dirs[from]; -ENOENT when there is none.
  * A file that exists but cannot be opened is an error, not a miss: skipping
  * it would silently drop an admin's override. */
-static int find_profile(const char *root, const struct search_dir *dirs, size_t n_dirs, size_t from,
+static int find_profile(const struct rootfs *rfs, const struct search_dir *dirs, size_t n_dirs, size_t from,
                         const char *name, char **ret_display, size_t *ret_index, char **ret_buf,
                         size_t *ret_len, struct profile_error *err)
 {
         for (size_t i = from; i < n_dirs; i++) {
                 _cleanup_free_ char *path = xasprintf("%s/%s" PROFILE_SUFFIX, dirs[i].path, name);
                 _cleanup_free_ char *display = xasprintf("%s/%s" PROFILE_SUFFIX, dirs[i].display, name);
-                _cleanup_close_ int fd = open_file(root, path, dirs[i].in_root);
+                _cleanup_close_ int fd = open_file(rfs, path, dirs[i].in_root);
                 int r;
 
                 if (fd == -ENOENT || fd == -ENOTDIR)
@@ -830,15 +750,16 @@ void profile_names_free(char **names, size_t n)
         free(names);
 }
 
-int profile_list(const char *root, const char *extra_dir, char ***ret_names, size_t *ret_n)
+int profile_list_rootfs(const struct rootfs *rfs, const char *extra_dir, char ***ret_names, size_t *ret_n)
 {
+        const char *root = rfs->path;
         struct search_dir dirs[3];
         size_t n_dirs = search_dirs(root, extra_dir, dirs);
         char **names = NULL;
         size_t n = 0, j = 0;
 
         for (size_t i = 0; i < n_dirs; i++) {
-                int fd = open_file(root, dirs[i].path, dirs[i].in_root);
+                int fd = open_file(rfs, dirs[i].path, dirs[i].in_root);
                 struct dirent *de;
                 DIR *d;
 
@@ -973,7 +894,7 @@ static void chain_free(struct loaded *chain, size_t n)
         }
 }
 
-static int not_found(const char *root, const char *extra_dir, const struct search_dir *dirs, size_t n_dirs,
+static int not_found(const struct rootfs *rfs, const char *extra_dir, const struct search_dir *dirs, size_t n_dirs,
                      const char *name, struct profile_error *err)
 {
         _cleanup_free_ char *searched = dirs_string(dirs, 0, n_dirs);
@@ -981,7 +902,7 @@ static int not_found(const char *root, const char *extra_dir, const struct searc
         char **names = NULL;
         size_t n = 0;
 
-        profile_list(root, extra_dir, &names, &n);
+        profile_list_rootfs(rfs, extra_dir, &names, &n);
         if (n > 0) {
                 char **v = xcalloc(n + 1, sizeof(*v));
                 memcpy(v, names, n * sizeof(*v));
@@ -994,9 +915,10 @@ static int not_found(const char *root, const char *extra_dir, const struct searc
         return -ENOENT;
 }
 
-int profile_load(const char *root, const char *extra_dir, const char *name,
-                 struct profile **ret, struct profile_error *ret_error)
+int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const char *name,
+                        struct profile **ret, struct profile_error *ret_error)
 {
+        const char *root = rfs->path;
         struct search_dir dirs[3];
         size_t n_dirs, n = 0, from = 0;
         struct loaded chain[PROFILE_MAX_DEPTH] = {};
@@ -1018,9 +940,9 @@ int profile_load(const char *root, const char *extra_dir, const char *name,
                 const struct entry *inh;
                 size_t len = 0, idx = 0;
 
-                r = find_profile(root, dirs, n_dirs, from, want, &path, &idx, &buf, &len, &err);
+                r = find_profile(rfs, dirs, n_dirs, from, want, &path, &idx, &buf, &len, &err);
                 if (r == -ENOENT && n == 0) {
-                        r = not_found(root, extra_dir, dirs, n_dirs, want, ret_error);
+                        r = not_found(rfs, extra_dir, dirs, n_dirs, want, ret_error);
                         break;
                 }
                 if (r == -ENOENT) {
@@ -1140,10 +1062,11 @@ static char *conf_path(const char *root, bool display)
 }
 
 /* [main] profile= of idlecfg.conf; *ret_name stays NULL without one */
-static int conf_profile(const char *root, char **ret_name, char **ret_reason, struct profile_error *err)
+static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_reason, struct profile_error *err)
 {
+        const char *root = rfs->path;
         _cleanup_free_ char *path = conf_path(root, false), *display = conf_path(root, true);
-        _cleanup_close_ int fd = open_file(root, path, !root_is_host(root));
+        _cleanup_close_ int fd = open_file(rfs, path, true);
         _cleanup_free_ char *buf = NULL;
         struct parsed parsed = {};
         const struct entry *e;
@@ -1171,8 +1094,8 @@ static int conf_profile(const char *root, char **ret_name, char **ret_reason, st
         return 0;
 }
 
-int profile_select(const char *root, const char *cli_name, const char *chassis_type,
-                   char **ret_name, char **ret_reason, struct profile_error *ret_error)
+int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
+                          char **ret_name, char **ret_reason, struct profile_error *ret_error)
 {
         _cleanup_free_ char *name = NULL, *reason = NULL;
         long t = 0;
@@ -1190,7 +1113,7 @@ int profile_select(const char *root, const char *cli_name, const char *chassis_t
                 return 0;
         }
 
-        r = conf_profile(root, &name, &reason, ret_error);
+        r = conf_profile(rfs, &name, &reason, ret_error);
         if (r < 0)
                 return r;
         if (name) {
@@ -1215,4 +1138,59 @@ int profile_select(const char *root, const char *cli_name, const char *chassis_t
         *ret_name = xstrdup(chassis_profile(t) ? chassis_profile(t) : PROFILE_DEFAULT);
         *ret_reason = TAKE_PTR(reason);
         return 0;
+}
+
+/* ---- the same for a root given by its path (tests, tools) ---- */
+
+/* a root that does not exist has no profiles in it (--profiles-dir may have) */
+static int open_root(const char *root, struct rootfs *rfs, struct profile_error *err)
+{
+        int r = rootfs_open(root_is_host(root) ? "/" : root, rfs);
+
+        if (r == -ENOENT) {
+                *rfs = (struct rootfs) { .fd = -1, .path = xstrdup(root) };
+                return 0;
+        }
+        if (r < 0)
+                set_error(err, root, 0, _("cannot open: %s"), strerror(-r));
+        return r;
+}
+
+int profile_load(const char *root, const char *extra_dir, const char *name,
+                 struct profile **ret, struct profile_error *ret_error)
+{
+        struct rootfs rfs = { .fd = -1 };
+        int r = open_root(root, &rfs, ret_error);
+
+        if (r >= 0)
+                r = profile_load_rootfs(&rfs, extra_dir, name, ret, ret_error);
+        rootfs_close(&rfs);
+        return r;
+}
+
+int profile_list(const char *root, const char *extra_dir, char ***ret_names, size_t *ret_n)
+{
+        struct rootfs rfs = { .fd = -1 };
+        int r = open_root(root, &rfs, NULL);
+
+        if (r < 0) {
+                *ret_names = NULL;
+                *ret_n = 0;
+                return r;
+        }
+        r = profile_list_rootfs(&rfs, extra_dir, ret_names, ret_n);
+        rootfs_close(&rfs);
+        return r;
+}
+
+int profile_select(const char *root, const char *cli_name, const char *chassis_type,
+                   char **ret_name, char **ret_reason, struct profile_error *ret_error)
+{
+        struct rootfs rfs = { .fd = -1 };
+        int r = open_root(root, &rfs, ret_error);
+
+        if (r >= 0)
+                r = profile_select_rootfs(&rfs, cli_name, chassis_type, ret_name, ret_reason, ret_error);
+        rootfs_close(&rfs);
+        return r;
 }

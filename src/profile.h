@@ -91,5 +91,14 @@ bool profile_name_valid(const char *name);
 int profile_select(const char *root, const char *cli_name, const char *chassis_type,
                    char **ret_name, char **ret_reason, struct profile_error *ret_error);
 
+/* The same three for a root already open (rootfs.h): what idlecfg runs with,
+ * the root opened once; the functions above open ROOT for their call. */
+struct rootfs;
+int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const char *name,
+                        struct profile **ret, struct profile_error *ret_error);
+int profile_list_rootfs(const struct rootfs *rfs, const char *extra_dir, char ***ret_names, size_t *ret_n);
+int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
+                          char **ret_name, char **ret_reason, struct profile_error *ret_error);
+
 /* SMBIOS name of DMI chassis type T, NULL if unknown */
 const char *chassis_name(long t);

@@ -6,6 +6,9 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <time.h>
 
 #include "rootfs.h"
@@ -14,7 +17,7 @@
 
 static struct {
         bool init;
-        enum { FAULT_NONE, FAULT_KILL, FAULT_FAIL } kind;
+        enum { FAULT_NONE, FAULT_KILL, FAULT_FAIL, FAULT_TERM } kind;
         unsigned long at;
         int error;
         unsigned long count, matched;
@@ -50,6 +53,8 @@ static void fault_init(void)
                 fault.kind = FAULT_KILL, s += 5;
         else if (startswith(s, "fail:"))
                 fault.kind = FAULT_FAIL, s += 5;
+        else if (startswith(s, "term:"))
+                fault.kind = FAULT_TERM, s += 5;
         else
                 return;
         fault.at = strtoul(s, &end, 10);
@@ -78,8 +83,93 @@ int fault_point(const char *what)
                 fprintf(stderr, "idlecfg: injected kill at fault point %lu (%s)\n", fault.matched, what);
                 raise(SIGKILL);
         }
+        if (fault.kind == FAULT_TERM) {
+                /* as if SIGTERM came now: the handler ends the run, or defers to the commit's end */
+                fprintf(stderr, "idlecfg: injected SIGTERM at fault point %lu (%s)\n", fault.matched, what);
+                raise(SIGTERM);
+                return 0;
+        }
         fprintf(stderr, "idlecfg: injected %s at fault point %lu (%s)\n", strerror(fault.error), fault.matched, what);
         return -fault.error;
+}
+
+/* ---- SIGTERM and SIGINT ----
+ * The handler ends the process at once, by the same signal (the parent sees
+ * it: a shell's $? is 143 or 130), after it has removed the temporary file
+ * of an atomic write in progress. Only the commit of a write defers it: the
+ * rename of an atomic write, the journal line and the sysfs write of apply.
+ * Everything before such a commit is as safe to stop as a SIGKILL is (the
+ * fault tests kill at every step); the deferral only keeps a commit whole. */
+
+static volatile sig_atomic_t defer_depth, pending_signal;
+static struct {
+        volatile sig_atomic_t set;
+        int dirfd;
+        char name[NAME_MAX + 1];
+} temp_file;
+
+static void die_by_signal(int sig)
+{
+        struct sigaction sa = { .sa_handler = SIG_DFL };
+        sigset_t set;
+
+        if (temp_file.set)
+                (void) unlinkat(temp_file.dirfd, temp_file.name, 0);
+        (void) sigaction(sig, &sa, NULL);
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
+        (void) raise(sig);
+        _exit(128 + sig);
+}
+
+static void on_signal(int sig)
+{
+        if (defer_depth > 0) {
+                pending_signal = sig;
+                return;
+        }
+        die_by_signal(sig);
+}
+
+void signals_setup(void)
+{
+        static const int sigs[] = { SIGTERM, SIGINT };
+        struct sigaction sa = { .sa_handler = on_signal }, old;
+
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, SIGTERM);
+        sigaddset(&sa.sa_mask, SIGINT);
+        for (size_t i = 0; i < ELEMENTSOF(sigs); i++) {
+                /* ignored when we started (a background job of a script): stays ignored */
+                if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+                        continue;
+                (void) sigaction(sigs[i], &sa, NULL);
+        }
+}
+
+void signals_defer(void)
+{
+        defer_depth++;
+}
+
+void signals_undefer(void)
+{
+        if (defer_depth > 0 && --defer_depth == 0 && pending_signal)
+                die_by_signal(pending_signal);
+}
+
+static void temp_register(int dirfd, const char *name)
+{
+        temp_file.set = 0;
+        temp_file.dirfd = dirfd;
+        snprintf(temp_file.name, sizeof(temp_file.name), "%s", name);
+        temp_file.set = 1;
+}
+
+static void temp_forget(void)
+{
+        temp_file.set = 0;
 }
 
 /* ---- resolution inside the root ---- */
@@ -91,54 +181,89 @@ static const char *rel(const char *path)
         return *path ? path : ".";
 }
 
-static bool have_openat2 = true;
+static int openat2_state;      /* 0 unknown, 1 works, -1 missing: the walk below */
 
-/* the O_NOFOLLOW walk: every component must be a directory or (last) the
- * target; a symbolic link anywhere is refused, so nothing resolves outside */
+/* The fallback for kernels before 5.6, seccomp filters that refuse openat2
+ * and valgrind: RESOLVE_IN_ROOT by hand. PATH is walked a component at a time
+ * without following anything; each symbolic link is read and expanded against
+ * the root (an absolute one restarts there), ".." stops at the root, 40 links
+ * at most (-ELOOP). O_NOFOLLOW in FLAGS: the last component is not followed.
+ * The same answers as openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS). */
 static int walk_open(int rootfd, const char *path, int flags)
 {
-        _cleanup_free_ char *copy = xstrdup(rel(path));
-        int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
-        char *p = copy, *slash;
+        _cleanup_free_ char *rest = xstrdup(path);
+        _cleanup_close_ int dirfd = -1;
+        unsigned links = 0, depth = 0;
+        char *p = rest;
 
-        if (fd < 0)
+        dirfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+        if (dirfd < 0)
                 return -errno;
-        if (streq(copy, "."))
-                return fd;
         for (;;) {
-                int next;
-                slash = strchr(p, '/');
-                if (slash)
-                        *slash = '\0';
-                if (streq(p, "..") || !*p) {
-                        close(fd);
-                        return -EINVAL;
+                char target[PATH_MAX], *comp, *next;
+                ssize_t n = -1;
+                int fd;
+
+                p += strspn(p, "/");
+                comp = p;
+                p += strcspn(p, "/");
+                next = p + strspn(p, "/");
+                if (*p)
+                        *p++ = '\0';
+                /* ".." at the root stays there, as in RESOLVE_IN_ROOT */
+                if (comp[0] == '\0' || streq(comp, ".") || (streq(comp, "..") && depth == 0)) {
+                        if (*next) {
+                                p = next;
+                                continue;
+                        }
+                        /* the path names the directory we are in */
+                        fd = openat(dirfd, ".", (flags & ~O_NOFOLLOW) | O_CLOEXEC);
+                        return fd < 0 ? -errno : fd;
                 }
-                if (streq(p, ".")) {
-                        next = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-                } else
-                        next = openat(fd, p, slash ? (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                                                   : (flags | O_NOFOLLOW | O_CLOEXEC));
-                if (next < 0) {
-                        int r = -errno;
-                        close(fd);
-                        return r;
+                if (!streq(comp, "..") && (*next || !(flags & O_NOFOLLOW)))
+                        n = readlinkat(dirfd, comp, target, sizeof(target) - 1);
+                if (n >= 0) {
+                        char *joined;
+
+                        if (++links > 40)
+                                return -ELOOP;
+                        target[n] = '\0';
+                        joined = xasprintf("%s/%s", target, next);
+                        free(rest);
+                        rest = p = joined;
+                        if (target[0] == '/') {
+                                close(dirfd);
+                                dirfd = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
+                                if (dirfd < 0)
+                                        return -errno;
+                                depth = 0;
+                        }
+                        continue;
                 }
-                close(fd);
-                fd = next;
-                if (!slash)
-                        return fd;
-                p = slash + 1;
-                while (*p == '/')
-                        p++;
-                if (!*p)
-                        return fd;
+                if (!*next) {
+                        fd = openat(dirfd, comp, flags | O_NOFOLLOW | O_CLOEXEC);
+                        return fd < 0 ? -errno : fd;
+                }
+                fd = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd < 0)
+                        return -errno;
+                close(dirfd);
+                dirfd = fd;
+                depth = streq(comp, "..") ? depth - 1 : depth + 1;
+                p = next;
         }
 }
 
+/* The one resolver: every path of a root is opened here, links resolved
+ * inside the root, magic links (/proc/self/fd/N) refused. */
 static int resolve_open(int rootfd, const char *path, int flags)
 {
-        if (have_openat2) {
+        if (openat2_state == 0) {
+                /* IDLECFG_NO_OPENAT2=1: the tests run the fallback on new kernels too */
+                const char *e = secure_getenv("IDLECFG_NO_OPENAT2");
+                openat2_state = e && streq(e, "1") ? -1 : 1;
+        }
+        if (openat2_state > 0) {
                 struct open_how how = {
                         .flags = (unsigned long long) (flags | O_CLOEXEC),
                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
@@ -149,9 +274,10 @@ static int resolve_open(int rootfd, const char *path, int flags)
                 while (fd < 0 && (errno == EAGAIN || errno == EINTR));
                 if (fd >= 0)
                         return (int) fd;
-                if (errno != ENOSYS)
+                /* ENOSYS: a kernel before 5.6; EPERM: a seccomp filter that does not know it */
+                if (errno != ENOSYS && errno != EPERM)
                         return -errno;
-                have_openat2 = false;
+                openat2_state = -1;
         }
         return walk_open(rootfd, path, flags);
 }
@@ -162,8 +288,11 @@ int rootfs_open(const char *root, struct rootfs *ret)
 
         if (fd < 0)
                 return -errno;
-        ret->fd = fd;
-        ret->path = xstrdup(root && *root ? root : "/");
+        *ret = (struct rootfs) {
+                .fd = fd,
+                .path = xstrdup(root && *root ? root : "/"),
+                .warnings = xcalloc(1, sizeof(struct rootfs_warnings)),
+        };
         return 0;
 }
 
@@ -174,6 +303,13 @@ void rootfs_close(struct rootfs *r)
         r->fd = -1;
         free(r->path);
         r->path = NULL;
+        if (r->warnings) {
+                for (size_t i = 0; i < r->warnings->n; i++)
+                        free(r->warnings->v[i]);
+                free(r->warnings->v);
+                free(r->warnings);
+                r->warnings = NULL;
+        }
 }
 
 char *rootfs_display(const struct rootfs *r, const char *path)
@@ -222,27 +358,87 @@ int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret)
         return 0;
 }
 
-int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret, size_t *ret_len,
-                struct stat *ret_st)
+int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, char **ret,
+                     size_t *ret_len, struct stat *ret_st)
 {
-        _cleanup_free_ char *name = NULL;
-        _cleanup_close_ int dfd = open_parent(r, path, &name), fd = -1;
+        _cleanup_close_ int fd = -1;
         struct stat st;
         int e;
 
-        if (dfd < 0)
-                return dfd;
-        fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        /* O_NONBLOCK: a FIFO opens at once (and is then refused) instead of waiting
+         * for a writer; O_NOCTTY: a terminal device node does not become ours */
+        fd = resolve_open(r->fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+                                       (flags & ROOTFS_NOFOLLOW ? O_NOFOLLOW : 0));
         if (fd < 0)
-                return -errno;
+                return fd;
         if (fstat(fd, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
-                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
+        /* the size first: a sparse file of gigabytes is refused without reading it */
+        if ((uint64_t) st.st_size > max)
+                return -EFBIG;
         e = read_fd_full(fd, max, ret, ret_len);
         if (e >= 0 && ret_st)
                 *ret_st = st;
         return e;
+}
+
+int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret, size_t *ret_len,
+                struct stat *ret_st)
+{
+        int e = rootfs_read_file(r, path, ROOTFS_NOFOLLOW, max, ret, ret_len, ret_st);
+
+        return e == -EBADFD ? -EINVAL : e;
+}
+
+const char *rootfs_strerror(int e)
+{
+        switch (e) {
+        case -EBADFD:
+                return _("not a regular file (a FIFO, socket or device node)");
+        case -EISDIR:
+                return _("is a directory, not a file");
+        case -EFBIG:
+                return _("larger than idlecfg reads for this file");
+        case -ELOOP:
+                return _("a symbolic link loop, or a link where none is allowed");
+        default:
+                return strerror(e < 0 ? -e : e);
+        }
+}
+
+char *rootfs_read_strerror(int e, size_t max)
+{
+        if (e == -EFBIG) {
+                bool mib = max >= (1u << 20) && max % (1u << 20) == 0;
+                return xasprintf(_("larger than %zu %s, idlecfg's limit for this file"),
+                                 mib ? max >> 20 : max >> 10, mib ? "MiB" : "KiB");
+        }
+        return xstrdup(rootfs_strerror(e));
+}
+
+void rootfs_warn(const struct rootfs *r, const char *fmt, ...)
+{
+        struct rootfs_warnings *w = r->warnings;
+        va_list ap;
+        char *s;
+
+        if (!w)
+                return;
+        va_start(ap, fmt);
+        if (vasprintf(&s, fmt, ap) < 0)
+                s = NULL;
+        va_end(ap);
+        if (!s)
+                return;
+        for (size_t i = 0; i < w->n; i++)
+                if (streq(w->v[i], s)) {
+                        free(s);
+                        return;
+                }
+        w->v = xrealloc(w->v, (w->n + 1) * sizeof(*w->v));
+        w->v[w->n++] = s;
 }
 
 int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
@@ -316,11 +512,18 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
         for (unsigned i = 0;; i++) {
                 free(tmpname);
                 tmpname = xasprintf(".#%s.%x%x", name, (unsigned) getpid(), i);
+                /* created and known to the signal handler in one step */
+                signals_defer();
                 fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-                if (fd >= 0)
+                if (fd >= 0) {
+                        temp_register(dfd, tmpname);
+                        signals_undefer();
                         break;
-                if (errno != EEXIST || i > 100)
-                        return -errno;
+                }
+                e = -errno;
+                signals_undefer();
+                if (e != -EEXIST || i > 100)
+                        return e;
         }
         for (size_t off = 0; off < len;) {
                 ssize_t n;
@@ -352,20 +555,25 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
         e = fault_point("rename");
         if (e < 0)
                 goto fail;
+        /* the commit: a signal now waits until the new file is in place and durable */
+        signals_defer();
         if (renameat(dfd, tmpname, dfd, name) < 0) {
                 e = -errno;
+                signals_undefer();
                 goto fail;
         }
+        temp_forget();
         e = fault_point("fsync directory");
-        if (e < 0)
-                return e;       /* renamed: the new file is in place, only its durability is unknown */
-        if (fsync(dfd) < 0)
-                return -errno;
-        return 0;
+        if (e == 0 && fsync(dfd) < 0)
+                e = -errno;
+        signals_undefer();
+        /* e < 0: renamed, the new file is in place, only its durability is unknown */
+        return e;
 fail:
         if (fd >= 0)
                 close(fd);
         (void) unlinkat(dfd, tmpname, 0);
+        temp_forget();
         return e;
 }
 

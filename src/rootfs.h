@@ -10,9 +10,17 @@
 /* A directory that every path is resolved in, as if it were "/": symbolic
  * links, absolute or with "..", resolve inside it (openat2 RESOLVE_IN_ROOT;
  * an O_NOFOLLOW walk that refuses every link where openat2 is missing). */
+struct rootfs_warnings {
+        char **v;
+        size_t n;
+};
+
 struct rootfs {
         int fd;
         char *path;             /* as given, for messages ("/" for the host) */
+        /* what the readers of optional files (fstab, GRUB, the kernel command
+         * line) could not use and assumed instead; the verb layer prints them */
+        struct rootfs_warnings *warnings;
 };
 
 int rootfs_open(const char *root, struct rootfs *ret);
@@ -25,8 +33,26 @@ char *rootfs_display(const struct rootfs *r, const char *path);
  * refused: files are created by rootfs_write_atomic() only. */
 int rootfs_openat(const struct rootfs *r, const char *path, int flags);
 
-/* Read all of PATH (at most MAX bytes); -ENOENT when it does not exist. The
- * last component is not followed if it is a symbolic link (-ELOOP). */
+/* The one reader of files in a root. PATH is resolved in the root (links
+ * followed inside it; with ROOTFS_NOFOLLOW the last component must not be a
+ * link: -ELOOP), opened O_NONBLOCK so that a FIFO cannot block, and must be a
+ * regular file (-EISDIR, -EBADFD for a FIFO, socket or device node) of at most
+ * MAX bytes, checked by fstat() before anything is read (-EFBIG). The limits
+ * per kind of file are in idlecfg(8), FILES. */
+enum {
+        ROOTFS_NOFOLLOW = 1 << 0,
+};
+int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, char **ret,
+                     size_t *ret_len, struct stat *ret_st);
+/* Words for what rootfs_read_file() returned: "not a regular file (...)" */
+const char *rootfs_strerror(int e);
+/* The same, allocated, naming the limit MAX for -EFBIG: "larger than 1 MiB, ..." */
+char *rootfs_read_strerror(int e, size_t max);
+/* Record a warning about a file of the root (duplicates are dropped) */
+void rootfs_warn(const struct rootfs *r, const char *fmt, ...) _printf_(2, 3);
+
+/* idlecfg's own files (state, targets): rootfs_read_file() with ROOTFS_NOFOLLOW,
+ * and anything but a regular file -EINVAL. */
 int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret, size_t *ret_len,
                 struct stat *ret_st);
 
@@ -55,8 +81,18 @@ int rootfs_rmdir(const struct rootfs *r, const char *path);
  * for a target root. Waits up to TIMEOUT_MS, then -EBUSY. Returns the fd to keep. */
 int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_error);
 
+/* ---- SIGTERM and SIGINT ----
+ * signals_setup(): both end the process at once, by that signal, after the
+ * temporary file of an atomic write in progress is removed. Between
+ * signals_defer() and signals_undefer() (nested) they wait: the commit of a
+ * write (rename, journal line + sysfs write) is never cut in half. */
+void signals_setup(void);
+void signals_defer(void);
+void signals_undefer(void);
+
 /* ---- fault injection for the tests ----
  * IDLECFG_FAULT="kill:N" kills the process with SIGKILL at the N-th fault point,
+ * "term:N" sends it SIGTERM there (deferred inside a commit, see above),
  * "fail:N" or "fail:N:ERRNO" (EIO, ENOSPC, EINVAL, EOPNOTSUPP, EBUSY, EROFS) makes the
  * N-th fault point fail with that error (default EIO); "fail:N:ERRNO:NAME" counts
  * only the fault points whose name starts with NAME ("sysfs write"). Every step that changes

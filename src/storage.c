@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 
 #include "inventory.h"
+#include "rootfs.h"
 
 int detect_storage(struct inventory *inv, struct udev *udev);
 
@@ -194,18 +195,32 @@ static void describe_root(struct storage *s, struct udev *udev, struct udev_devi
         }
 }
 
+#define FSTAB_MAX (1024u * 1024u)
+
 static void read_fstab(struct inventory *inv, struct udev *udev)
 {
-        _cleanup_free_ char *path = root_path(inv->root, "/etc/fstab");
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        _cleanup_free_ char *path = rootfs_display(inv->rfs, "/etc/fstab"), *text = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
         char line[4096];
         unsigned lineno = 0;
+        size_t len = 0;
+        int r;
 
-        if (!f) {
-                if (errno != ENOENT)
-                        inventory_add_note(inv, "%s: %s", path, strerror(errno));
+        r = rootfs_read_file(inv->rfs, "/etc/fstab", 0, FSTAB_MAX, &text, &len, NULL);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return;
+        if (r < 0) {
+                /* the root filesystem is then the one the root directory is on */
+                _cleanup_free_ char *why = rootfs_read_strerror(r, FSTAB_MAX);
+                rootfs_warn(inv->rfs, _("%s: %s; idlecfg assumes no fstab: the root filesystem is the one "
+                                        "%s is on, and no swap from it"), path, why, inv->root);
                 return;
         }
+        if (len == 0)
+                return;
+        f = fmemopen(text, len, "r");
+        if (!f)
+                return;
         while (fgets(line, sizeof(line), f)) {
                 char *spec, *file, *type;
 
@@ -280,7 +295,7 @@ static void find_root(struct inventory *inv, struct udev *udev)
                         return;
                 }
         }
-        if (stat(inv->root, &st) < 0) {
+        if (fstat(inv->rfs->fd, &st) < 0) {
                 s->root_note = xasprintf("%s: %s", inv->root, strerror(errno));
                 return;
         }

@@ -25,6 +25,7 @@ static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
 
 /* hand ownership on: returns the pointer and clears the variable */
 #define TAKE_PTR(p) ({ __typeof__(p) _p = (p); (p) = NULL; _p; })
+#define TAKE_FD(fd) ({ int _fd = (fd); (fd) = -1; _fd; })
 
 static inline bool streq(const char *a, const char *b) { return strcmp(a, b) == 0; }
 static inline bool streq_ptr(const char *a, const char *b)

@@ -482,6 +482,11 @@ static void test_misc(void)
                         hwdb_free(h);
                 } else
                         ok(false, "root with a FIFO loads");
+                /* idlecfg's policy: a file that cannot be read fails the load, naming it */
+                r = hwdb_load(root, HWDB_FILES_REQUIRED, &h, &err);
+                ok(r == -EBADFD && streq_ptr(err.file, "/usr/lib/udev/hwdb.d/20-fifo.hwdb") && err.line == 0,
+                   "HWDB_FILES_REQUIRED: the FIFO is the error, naming it (r=%d)", r);
+                hwdb_error_done(&err);
         }
 
         {
