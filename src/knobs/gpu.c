@@ -52,7 +52,7 @@ static void feature(struct planctx *c, const struct device *gpu, const char *key
  * where the GPU has a runtime D3 (BOCO/BACO, Optimus _PR3), so power/control =
  * auto is their answer; a GPU they left on has none and stays untouched: writing
  * auto there gains nothing (amdgpu refuses with -EBUSY) and risks a hung wakeup. */
-static void runtime_pm(struct planctx *c)
+static void gpu_runtime_pm(struct planctx *c)
 {
         static const char *const runpm_drivers[] = { "amdgpu", "radeon", "nouveau" };
         const struct device_list *l = &c->inv->classes[CL_PCI];
@@ -129,5 +129,5 @@ void knob_gpu(struct planctx *c)
         if ((g = has_driver(c, "amdgpu")))
                 feature(c, NULL, "amdgpu_abm", "gpu.amdgpu_abm", "amdgpu", "abmlevel", "IDLECFG_AMDGPU_ABM", "1",
                         "amdgpu leaves ABM to the compositor or its abmlevel default");
-        runtime_pm(c);
+        gpu_runtime_pm(c);
 }

@@ -177,7 +177,7 @@ static void plan_port(struct planctx *c, const struct device *h, const char *wan
 }
 
 /* [sata] runtime_pm: the ports nobody can plug a disk into, and zero-power optical drives */
-static void runtime_pm(struct planctx *c)
+static void ports_runtime_pm(struct planctx *c)
 {
         const struct device_list *l = &c->inv->classes[CL_SATA];
         const char *want = profile_value(c, "sata", "runtime_pm");
@@ -244,7 +244,7 @@ static void runtime_pm(struct planctx *c)
                 }
                 if (disks) {
                         plan_skip(c, h, "sata.runtime_pm",
-                                  xstrdup("skipped: a disk on this port: AHCI runtime PM is suspected in resume freezes "
+                                  xstrdup("skipped: a disk or drive on this port: AHCI runtime PM is suspected in resume freezes "
                                             "(TLP 1.6.0: https://github.com/linrunner/TLP/issues/593 #606 #698)"));
                         continue;
                 }
@@ -357,6 +357,6 @@ static void mask_port_ext(struct planctx *c)
 void knob_sata(struct planctx *c)
 {
         alpm(c);
-        runtime_pm(c);
+        ports_runtime_pm(c);
         mask_port_ext(c);
 }
