@@ -245,13 +245,15 @@ static int report(int r, struct xerror *e, const char *what)
         return r == -EINVAL || r == -EBADMSG ? EXIT_USAGE : EXIT_FAILURE_;
 }
 
-static int do_install(const struct args *a, const struct rootfs *rfs, struct inventory *inv, struct plan *p)
+/* JSON: install --json (refresh prints text) */
+static int do_install(const struct args *a, const struct rootfs *rfs, struct inventory *inv, struct plan *p, bool json)
 {
-        struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir };
+        struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir,
+                                     .json = json };
         struct xerror e = {};
         int r;
 
-        if (!a->dry_run)
+        if (!a->dry_run && !json)
                 printf(_("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"), p->profile,
                        p->profile_reason, rfs->path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));
         r = install_run(rfs, p, inv, &o, stdout, &e);
@@ -280,7 +282,7 @@ static int verb_install(const struct args *a, int argc, char **argv)
                 return r;
         r = build_plan(a, &inv, &p);
         if (r == EXIT_OK) {
-                r = do_install(a, a->rfs, inv, p);
+                r = do_install(a, a->rfs, inv, p, a->json);
                 plan_free(p);
                 inventory_free(inv);
         }
@@ -436,7 +438,7 @@ static int verb_refresh(const struct args *a, int argc, char **argv)
         }
         r = build_plan(&b, &inv, &p);
         if (r == EXIT_OK) {
-                r = do_install(&b, a->rfs, inv, p);
+                r = do_install(&b, a->rfs, inv, p, false);
                 plan_free(p);
                 inventory_free(inv);
         }

@@ -21,6 +21,7 @@ struct install_options {
         bool dry_run;
         bool force;             /* overwrite files the administrator changed */
         const char *profiles_dir;
+        bool json;              /* print install's JSON (schema in idlecfg(8)) to OUT instead of text */
 };
 
 /* Write the plan's files into the root: 1 when something changed, 0 when all

@@ -123,8 +123,11 @@ cp "$top_srcdir"/hwdb/*.hwdb "$good/usr/lib/udev/hwdb.d/"
 if [ -d "$FIXTURES/hwdb" ]; then
         cp "$FIXTURES"/hwdb/*.hwdb "$good/usr/lib/udev/hwdb.d/"
         what="test data, hwdb/ and $(ls "$FIXTURES"/hwdb/*.hwdb | wc -l) fixture hwdb files"
+elif [ -n "$AUTOSUSPEND_HWDB" ]; then
+        cp "$AUTOSUSPEND_HWDB"/60-autosuspend*.hwdb "$good/usr/lib/udev/hwdb.d/"
+        what="test data, hwdb/ and systemd's autosuspend lists from $AUTOSUSPEND_HWDB (no fixture hwdb files in $FIXTURES/hwdb)"
 else
-        what="test data and hwdb/ (no fixture hwdb files in $FIXTURES/hwdb)"
+        what="test data and hwdb/ (no fixture hwdb files in $FIXTURES/hwdb, no systemd autosuspend lists on this system)"
 fi
 agree "same answers as systemd-hwdb: $what" "$good" "$list"
 

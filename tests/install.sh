@@ -4,7 +4,6 @@
 # are in plan-tools.sh); conffile handling, --dry-run, refresh, kill at every
 # write, injected faults, hostile roots, the lock, malformed manifests.
 . "$top_srcdir/tests/lib.sh"
-[ -d "$FIXTURES/hwdb" ] || skip_all "no shared fixtures at $FIXTURES (systemd's autosuspend hwdb)"
 need umockdev-run depmod "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
 # the whole test in one umockdev session of the recorded machine: starting one
@@ -13,7 +12,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 45
+plan 49
 
 m=desktop-sata
 dir=$TESTS_DATA/machines/$m
@@ -246,8 +245,26 @@ reset_root
 # ---- no GRUB, no /etc/kernel/cmdline: /etc/idlecfg/cmdline and a clear message ----
 rm "$root/etc/kernel/cmdline"
 ic install --profile balanced >"$tmp/g1" 2>&1
-check "no boot setup found: words in /etc/idlecfg/cmdline and the installer is told" sh -c "
-        grep -qx 'pcie_aspm.policy=default' '$root/etc/idlecfg/cmdline' && grep -q 'found neither /etc/kernel/cmdline nor GRUB' '$tmp/g1'"
+check "no boot setup found: the installer is told the words themselves, and where they are" sh -c "
+        grep -qx '  add these words to the kernel command line of this system.s boot loader: pcie_aspm.policy=default' '$tmp/g1' &&
+        grep -q 'found neither /etc/kernel/cmdline nor GRUB; /etc/idlecfg/cmdline holds the same words' '$tmp/g1'"
+# a script that does "$(cat /etc/idlecfg/cmdline)" gives the kernel exactly the words
+check "/etc/idlecfg/cmdline holds only the words, on one line: no comment for a script to pass on" sh -c "
+        test \$(wc -l < '$root/etc/idlecfg/cmdline') -eq 1 && ! grep -q '#' '$root/etc/idlecfg/cmdline' &&
+        set -- \$(cat '$root/etc/idlecfg/cmdline') && test \$# -eq 1 && test \"\$1\" = pcie_aspm.policy=default"
+check "the manifest records it as the command line's place" grep -qx 'cmdline /etc/idlecfg/cmdline' "$root/var/lib/idlecfg/manifest"
+ic install --profile powersave --json >"$tmp/g1.json" 2>"$tmp/g1.err"; rc=$?
+check "install --json: the words as an array, where they went, the next steps, nothing but JSON on stdout" sh -c "
+        test $rc -eq 0 && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"schema\"] == 1 and d[\"dry_run\"] is False and d[\"changed\"] is True, d
+assert d[\"cmdline\"] == {\"path\": \"/etc/idlecfg/cmdline\", \"mechanism\": \"file\", \"words\": [\"pcie_aspm.policy=powersupersave\"]}, d[\"cmdline\"]
+f = {x[\"path\"]: x for x in d[\"files\"]}
+assert f[\"/etc/idlecfg/cmdline\"][\"action\"] == \"write\" and f[\"/etc/modprobe.d/idlecfg.conf\"][\"settings\"] == 2, f
+assert any(s.endswith(\"update-initramfs -u -k $KVER\") for s in d[\"next_steps\"]), d[\"next_steps\"]
+assert any(m.startswith(\"updated \") and m.endswith(\"cmdline (kernel command line, 1 setting)\") for m in d[\"messages\"]), d[\"messages\"]
+' '$tmp/g1.json' && test \$(cat '$root/etc/idlecfg/cmdline') = pcie_aspm.policy=powersupersave"
 ic rollback >/dev/null 2>&1
 mkdir -p "$root/etc/default"
 printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' >"$root/etc/default/grub"
@@ -257,6 +274,12 @@ check "GRUB: a grub.d snippet and update-grub named" sh -c "
         grep -q 'update-grub' '$tmp/g2' && sh -n '$root/etc/default/grub.d/idlecfg.cfg'"
 check "the snippet gives the words when sourced as grub-mkconfig does" sh -c "
         . '$root/etc/default/grub'; . '$root/etc/default/grub.d/idlecfg.cfg'; test \"\$GRUB_CMDLINE_LINUX_DEFAULT\" = 'quiet pcie_aspm.policy=default'"
+ic install --profile powersave --json >"$tmp/g2.json" 2>&1
+check "install --json with GRUB: the words, the snippet as their place, update-grub in the chroot as next step" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["cmdline"] == {"path": "/etc/default/grub.d/idlecfg.cfg", "mechanism": "grub", "words": ["pcie_aspm.policy=powersupersave"]}, d
+assert "chroot %s update-grub" % sys.argv[2] in d["next_steps"], d["next_steps"]' "$tmp/g2.json" "$root"
 ic rollback >/dev/null 2>&1
 check "(rollback removes the snippet and the directory it made)" sh -c "test ! -e '$root/etc/default/grub.d'"
 reset_root

@@ -17,7 +17,9 @@ plan() { echo "1..$1"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
 not_ok() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
-skip() { _n=$((_n + 1)); echo "ok $_n - $* # SKIP"; }
+# skip DESCRIPTION [REASON]: the reason goes after "# SKIP", where the
+# harness shows it on the SKIP line
+skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP${2:+ $2}"; }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 # check DESCRIPTION CMD...: one test point from a command's exit status
 check() {
@@ -75,15 +77,85 @@ mkroot() {
         mkmodroot "$_root"
 }
 
+# systemd's autosuspend lists (60-autosuspend*.hwdb) for installed test roots:
+# the shared fixtures' copy (udev 252, the one the golden plans were made
+# with) when there is one, else the files of this machine's udev package; empty
+# when neither exists. AUTOSUSPEND_HWDB_GOLDEN=1 when they are byte for byte
+# those of udev 252 (tests/data/autosuspend-hwdb.sha256): then golden plans
+# compare exactly, else golden_plan leaves out what systemd's lists decide.
+AUTOSUSPEND_HWDB=
+for _d in "$FIXTURES/hwdb" /usr/lib/udev/hwdb.d /lib/udev/hwdb.d; do
+        if [ -f "$_d/60-autosuspend.hwdb" ]; then
+                AUTOSUSPEND_HWDB=$_d
+                break
+        fi
+done
+AUTOSUSPEND_HWDB_GOLDEN=0
+if [ -n "$AUTOSUSPEND_HWDB" ] &&
+        [ "$(cd "$AUTOSUSPEND_HWDB" && ls 60-autosuspend*.hwdb | LC_ALL=C sort | tr '\n' ' ')" = \
+          "$(awk '!/^#/ { print $2 }' "$TESTS_DATA/autosuspend-hwdb.sha256" | LC_ALL=C sort | tr '\n' ' ')" ] &&
+        grep -v '^#' "$TESTS_DATA/autosuspend-hwdb.sha256" | (cd "$AUTOSUSPEND_HWDB" && sha256sum -c --quiet -) >/dev/null 2>&1; then
+        AUTOSUSPEND_HWDB_GOLDEN=1
+fi
+
 # an installed target: mkroot plus idlecfg's profiles and hwdb, and systemd's
-# autosuspend hwdb files from the shared fixtures (udev 252) when present
+# autosuspend lists from $AUTOSUSPEND_HWDB
 mkroot_installed() {
         mkroot "$1" "$2" || return 1
         mkdir -p "$2/usr/share/idlecfg/profiles" "$2/usr/lib/udev/hwdb.d"
         cp "$top_srcdir"/profiles/*.profile "$2/usr/share/idlecfg/profiles/"
         cp "$top_srcdir"/hwdb/*.hwdb "$2/usr/lib/udev/hwdb.d/" 2>/dev/null || true
-        if [ -d "$FIXTURES/hwdb" ]; then
-                cp "$FIXTURES"/hwdb/60-*.hwdb "$2/usr/lib/udev/hwdb.d/"
+        if [ -n "$AUTOSUSPEND_HWDB" ]; then
+                cp "$AUTOSUSPEND_HWDB"/60-autosuspend*.hwdb "$2/usr/lib/udev/hwdb.d/"
+        fi
+}
+
+# golden_plan DESC EXPECTED ACTUAL: a plan JSON against its golden file. With
+# udev 252's autosuspend lists, exactly (golden); with other ones (another
+# udev version, or none), every setting except those of the devices that
+# systemd's lists decide in either plan: their entries and line numbers
+# differ between versions. The test point says how many were left out (and
+# golden_left holds the number). IDLECFG_UPDATE_GOLDEN=1 rewrites golden plans
+# only with udev 252's lists.
+golden_plan() {
+        if [ "$AUTOSUSPEND_HWDB_GOLDEN" = 1 ]; then
+                golden "$@"
+                return
+        fi
+        _desc=$1 _expected=$2 _actual=$3
+        if [ ! -f "$_expected" ]; then
+                not_ok "$_desc (no golden file $_expected)"
+                return
+        fi
+        if ! _left=$(python3 - "$_expected" "$_actual" "$tmp/golden.a" "$tmp/golden.b" <<'PY'
+import json, sys
+SYSTEMD = "/udev/hwdb.d/60-autosuspend"
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+devices = {s["device"] for d in (a, b) for s in d["settings"] if SYSTEMD in (s.get("reason") or "")}
+left = 0
+for d, out in ((a, sys.argv[3]), (b, sys.argv[4])):
+    n = len(d["settings"])
+    d["settings"] = [s for s in d["settings"] if s["device"] not in devices]
+    left = max(left, n - len(d["settings"]))
+    with open(out, "w") as f:
+        json.dump(d, f, indent=2, sort_keys=True)
+        f.write("\n")
+print(left)
+PY
+        ); then
+                not_ok "$_desc (not JSON)"
+                return
+        fi
+        golden_left=$_left
+        _why="systemd's autosuspend lists here are ${AUTOSUSPEND_HWDB:-absent}${AUTOSUSPEND_HWDB:+/60-autosuspend*.hwdb}, not udev 252's"
+        if [ "${IDLECFG_UPDATE_GOLDEN:-0}" = 1 ]; then
+                _why="$_why; not rewritten"
+        fi
+        if diff -u "$tmp/golden.a" "$tmp/golden.b" >"$tmp/golden.diff"; then
+                ok "$_desc, except $_left settings of devices systemd's lists decide ($_why)"
+        else
+                not_ok "$_desc, except $_left settings of devices systemd's lists decide ($_why)"
+                diag "$(head -n 80 "$tmp/golden.diff")"
         fi
 }
 
