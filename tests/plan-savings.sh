@@ -4,7 +4,6 @@
 # USB by class, AHCI platform denials), and what must stay untouched under every
 # profile, on the recorded machines and on the shared fixtures' recordings
 . "$top_srcdir/tests/lib.sh"
-[ -d "$FIXTURES/hwdb" ] || skip_all "no shared fixtures at $FIXTURES (systemd's autosuspend hwdb)"
 need umockdev-run depmod "${CC:-cc}" python3
 HWDB_QUERY=${HWDB_QUERY:-$top_builddir/tests/hwdb-query}
 profiles="balanced powersave performance desktop server"
@@ -13,7 +12,7 @@ if [ -d "$FIXTURES/recordings" ]; then
         recs=$(cd "$FIXTURES/recordings" && find . -name '*.umockdev' | sed 's|^\./||' | LC_ALL=C sort)
 fi
 n_recs=$(echo "$recs" | grep -c . || true)
-plan $((60 + 5 * n_recs))
+plan $((61 + 5 * n_recs))
 
 # knob|device|class|value|mechanism|reason|module|attr|current, one line per setting
 flat() {
@@ -151,6 +150,9 @@ check "Dell: the AHCI controller gets runtime PM" planned pci.runtime_pm 0000:00
 # ---- xHCI: the kernel's own choice, hwdb allow entries with a kernel range ----
 for mm in intel-laptop amd-laptop; do
         mkroot_installed "$TESTS_DATA/machines/$mm" "$tmp/$mm-root" || { echo "Bail out! root of $mm"; exit 1; }
+        # without systemd's lists, whichever udev version the machine has: the USB
+        # checks below are about the class model alone
+        rm -f "$tmp/$mm-root"/usr/lib/udev/hwdb.d/60-autosuspend*.hwdb
         run_machine "$TESTS_DATA/machines/$mm" "$IDLECFG" plan --json --profile balanced --root "$tmp/$mm-root" \
                 --kernel "$KVER" >"$tmp/$mm.json" 2>"$tmp/err"
         flat "$tmp/$mm.json" >"$tmp/$mm.flat"
@@ -183,6 +185,7 @@ rm "$tmp/intel-laptop-root/usr/sbin/tlp"
 check "intel-laptop: the UVC camera 1-7 autosuspends under classes" planned usb.autosuspend 1-7 auto "$tmp/intel-laptop.flat"
 check "amd-laptop: the UVC camera 3-3 (with a driverless DFU interface) autosuspends under classes" \
         reason_has usb.autosuspend 3-3 "video camera" "$tmp/amd-laptop.flat"
+check "amd-laptop: 3-3 auto" planned usb.autosuspend 3-3 auto "$tmp/amd-laptop.flat"
 check "intel-laptop: the HID receiver 1-4 does not" skipped usb.autosuspend 1-4 "$tmp/intel-laptop.flat"
 check "amd-laptop: Bluetooth 3-2 without an allowlist entry does not" skipped usb.autosuspend 3-2 "$tmp/amd-laptop.flat"
 # the camera as mass storage: usb-storage bound, then named by usb_storage.quirks
