@@ -163,19 +163,6 @@ runtime_pm = keep
 # on; the adapters that gain most (DesignWare, LPSS) enable runtime PM in their driver.
 runtime_pm = platform
 
-[wifi]
-# power_save = on | off | keep
-# 802.11 power save (NetworkManager wifi.powersave, iw set power_save).
-# keep: NetworkManager and the driver already choose; on has caused disconnect loops on
-# BE200/BE211 (omarchy #6361 #6368).
-power_save = keep
-
-[network]
-# wake_on_lan = off | keep
-# off disables Wake-on-LAN (a .link file with WakeOnLan=off), which keeps the NIC powered
-# in suspend and when off. keep: turning it off removes a feature; powersave does it.
-wake_on_lan = keep
-
 [suspend]
 # mem_sleep = s2idle | shallow | deep | keep
 # The suspend variant (mem_sleep_default=). keep: the firmware's choice; machines where
@@ -185,14 +172,3 @@ mem_sleep = keep
 # yes: plan resume= for the swap device found in the root, if there is one.
 # no: leave hibernation alone.
 hibernate = no
-
-[kernel]
-# nmi_watchdog = 0 | 1 | keep
-# kernel.nmi_watchdog. 0 frees a perf counter and stops its periodic interrupts; the cost
-# is hard-lockup detection. 0: TLP, powertop and tuned all set it on laptops.
-nmi_watchdog = 0
-# dirty_writeback_centisecs = keep | 100..6000
-# vm.dirty_writeback_centisecs: how often dirty pages are written back (kernel: 500).
-# 1500: tuned, Clear Linux and powertop's value; the disk idles longer, and a crash loses
-# up to 15 s of writes instead of 5 s.
-dirty_writeback_centisecs = 1500

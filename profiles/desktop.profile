@@ -3,7 +3,7 @@
 # device savings of balanced stay; what goes is what trades a feature or sound for battery.
 
 [profile]
-description = Desktops: balanced device savings, kernel defaults for sound and watchdogs
+description = Desktops: balanced device savings, kernel defaults for sound
 inherit = balanced
 
 [audio]
@@ -15,8 +15,3 @@ power_save_controller = keep
 [gpu]
 # No built-in panel, so no adaptive backlight to opt in to.
 amdgpu_abm = keep
-
-[kernel]
-# Keep hard-lockup detection and the kernel's 5 s writeback: no battery to save.
-nmi_watchdog = keep
-dirty_writeback_centisecs = keep

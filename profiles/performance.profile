@@ -37,16 +37,6 @@ runtime_pm = keep
 [i2c]
 runtime_pm = keep
 
-[wifi]
-power_save = keep
-
-[network]
-wake_on_lan = keep
-
 [suspend]
 mem_sleep = keep
 hibernate = no
-
-[kernel]
-nmi_watchdog = keep
-dirty_writeback_centisecs = keep

@@ -26,11 +26,3 @@ runtime_pm = auto
 [audio]
 # Codec off after 1 s, as TLP and powertop do; may pop on some codecs (TLP #152).
 power_save = 1
-
-[wifi]
-# Power save on; hwdb quirks exclude cards with disconnect loops (omarchy #6361).
-power_save = on
-
-[network]
-# No Wake-on-LAN: the NIC powers down in suspend and when off.
-wake_on_lan = off

@@ -12,6 +12,7 @@
 #include "apply.h"
 #include "install.h"
 #include "journal.h"
+#include "knobs/knob.h"
 #include "json.h"
 #include "manifest.h"
 
@@ -409,19 +410,6 @@ int apply_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerro
 
 /* ---- verify ---- */
 
-static const char *runtime_knob(const char *class)
-{
-        static const struct { const char *class, *knob; } map[] = {
-                { "pci", "pci.runtime_pm" }, { "usb", "usb.autosuspend" }, { "disk", "sata.runtime_pm" },
-                { "sata", "sata.runtime_pm" }, { "i2c", "i2c.runtime_pm" }, { "i2c-client", "i2c.runtime_pm" },
-                { "drm", "gpu.runtime_pm" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(map); i++)
-                if (streq(map[i].class, class))
-                        return map[i].knob;
-        return NULL;
-}
-
 /* what the plan says about KNOB on device DEVPATH: the setting, or NULL */
 static const struct setting *plan_find(const struct plan *p, const char *devpath, const char *knob)
 {
@@ -457,7 +445,7 @@ static void find_blockers(const struct plan *p, const struct device *d, struct b
         const char *v;
 
         if (control && streq(control, "on"))
-                blocker_add(b, p, d, runtime_knob(d->class), xstrdup(_("runtime PM is off (power/control = on)")));
+                blocker_add(b, p, d, knob_runtime_pm_of(d->class), xstrdup(_("runtime PM is off (power/control = on)")));
         else if (status && streq(status, "active") && control && streq(control, "auto"))
                 blocker_add(b, p, d, NULL, xstrdup(_("runtime PM is allowed but the device is active (in use, "
                                                       "or a child keeps it awake)")));

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 
 #include "inventory.h"
+#include "knobs/knob.h"
 #include "rootfs.h"
 #include "modules.h"
 #include "profile.h"
@@ -71,25 +72,35 @@ static void add_id(struct device *x, struct dev *d, const char *key, const char 
         kv_add_take(&x->ids, key, v);
 }
 
-/* power knobs: absent ones are skipped, unreadable ones kept as null with a note */
-static void add_knobs(struct device *x, struct dev *d, const char *const *attrs)
+/* one power knob: absent ones are skipped, unreadable ones kept as null with a note */
+static void add_knob(struct device *x, struct dev *d, const char *attr)
 {
-        for (; *attrs; attrs++) {
-                char *v = NULL;
-                int r = read_attr_at(d->dfd, *attrs, &v);
+        char *v = NULL;
+        int r = read_attr_at(d->dfd, attr, &v);
 
-                if (r == -ENOENT || r == -ENOTDIR)
-                        continue;
-                /* the kernel's way of saying "this driver does not use autosuspend" */
-                if (r == -EIO && strstr(*attrs, "autosuspend_delay_ms"))
-                        continue;
-                if (r < 0) {
-                        kv_add(&x->knobs, *attrs, NULL);
-                        device_add_note(x, "%s: %s", *attrs, strerror(-r));
-                        continue;
-                }
-                kv_add_take(&x->knobs, *attrs, v);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return;
+        /* the kernel's way of saying "this driver does not use autosuspend" */
+        if (r == -EIO && strstr(attr, "autosuspend_delay_ms"))
+                return;
+        if (r < 0) {
+                kv_add(&x->knobs, attr, NULL);
+                device_add_note(x, "%s: %s", attr, strerror(-r));
+                return;
         }
+        kv_add_take(&x->knobs, attr, v);
+}
+
+/* the attributes the knob families read on a device of x's class, in registry order */
+static void add_knobs(struct device *x, struct dev *d)
+{
+        size_t n;
+        const struct knob_family *const *fam = knob_registry(&n);
+
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < fam[i]->n_attrs; k++)
+                        if (streq(fam[i]->attrs[k].class, x->class) && !kv_find(&x->knobs, fam[i]->attrs[k].attr))
+                                add_knob(x, d, fam[i]->attrs[k].attr);
 }
 
 static void set_common(struct device *x, struct dev *d, struct modctx *mc)
@@ -125,14 +136,6 @@ static bool under(const char *devpath, const char *parent)
 
 /* ---- PCI ---- */
 
-static const char *const pci_knobs[] = {
-        "power/control", "power/runtime_status", "power/autosuspend_delay_ms", "power/wakeup",
-        "d3cold_allowed",
-        "link/clkpm", "link/l0s_aspm", "link/l1_aspm", "link/l1_1_aspm", "link/l1_2_aspm",
-        "link/l1_1_pcipm", "link/l1_2_pcipm",
-        NULL
-};
-
 static void visit_pci(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
 {
         struct device *x = device_list_add(&inv->classes[CL_PCI]);
@@ -156,7 +159,7 @@ static void visit_pci(struct inventory *inv, struct modctx *mc, struct udev *ude
                 }
         }
         set_common(x, d, mc);
-        add_knobs(x, d, pci_knobs);
+        add_knobs(x, d);
         x->identity = xasprintf("pci %s:%s %s:%s %s",
                                 strempty(kv_get(&x->ids, "vendor")), strempty(kv_get(&x->ids, "device")),
                                 strempty(kv_get(&x->ids, "subsystem_vendor")),
@@ -165,14 +168,6 @@ static void visit_pci(struct inventory *inv, struct modctx *mc, struct udev *ude
 }
 
 /* ---- USB ---- */
-
-static const char *const usb_knobs[] = {
-        "power/control", "power/autosuspend_delay_ms", "power/persist", "power/wakeup",
-        "power/runtime_status",
-        "power/level", "power/autosuspend",     /* before 2.6.35: no power/control */
-        "power/usb2_hardware_lpm", "power/usb3_hardware_lpm_u1", "power/usb3_hardware_lpm_u2",
-        NULL
-};
 
 static void visit_usb(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
 {
@@ -188,7 +183,7 @@ static void visit_usb(struct inventory *inv, struct modctx *mc, struct udev *ude
         add_id(x, d, "speed", "speed", false);
         add_id(x, d, "removable", "removable", false);
         set_common(x, d, mc);
-        add_knobs(x, d, usb_knobs);
+        add_knobs(x, d);
         x->identity = xasprintf("usb %s:%s %s", strempty(kv_get(&x->ids, "vendor")),
                                 strempty(kv_get(&x->ids, "product")), strempty(kv_get(&x->ids, "bcd_device")));
 }
@@ -251,9 +246,6 @@ static void usb_summarize(struct device_list *usb)
 
 static void visit_scsi_host(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
 {
-        static const char *const knobs[] = {
-                "link_power_management_policy", "link_power_management_supported", NULL
-        };
         struct device *x = device_list_add(&inv->classes[CL_SATA]);
         struct udev_device *host = udev_device_get_parent(d->u);
         const char *pci;
@@ -290,7 +282,7 @@ static void visit_scsi_host(struct inventory *inv, struct modctx *mc, struct ude
         set_common(x, d, mc);
         /* the disks hang below the host device (host0), not its class device */
         x->anchor = xstrdup(host ? udev_device_get_devpath(host) : x->devpath);
-        add_knobs(x, d, knobs);
+        add_knobs(x, d);
 }
 
 static const char *scsi_type_name(const char *t)
@@ -330,9 +322,6 @@ static void detect_zpodd(const struct device *host, struct device *x)
 
 static void visit_scsi_device(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
 {
-        static const char *const knobs[] = {
-                "power/control", "power/autosuspend_delay_ms", "power/runtime_status", NULL
-        };
         struct device_list *hosts = &inv->classes[CL_SATA];
         const char *devpath = udev_device_get_devpath(d->u);
         struct device *host = NULL, *x;
@@ -352,7 +341,7 @@ static void visit_scsi_device(struct inventory *inv, struct modctx *mc, struct u
         type = dev_attr(d, "type");
         kv_add(&x->ids, "kind", scsi_type_name(type));
         set_common(x, d, mc);
-        add_knobs(x, d, knobs);
+        add_knobs(x, d);
         if (streq(kv_get(&x->ids, "kind"), "optical"))
                 detect_zpodd(host, x);
         /* the block device of the disk: block/sda */
@@ -387,9 +376,6 @@ static void visit_scsi_device(struct inventory *inv, struct modctx *mc, struct u
 
 static void visit_nvme(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
 {
-        static const char *const knobs[] = {
-                "power/pm_qos_latency_tolerance_us", "power/control", "power/runtime_status", NULL
-        };
         const char *n = udev_device_get_sysname(d->u), *pci;
         struct device *x;
 
@@ -405,7 +391,7 @@ static void visit_nvme(struct inventory *inv, struct modctx *mc, struct udev *ud
         if (pci)
                 kv_add(&x->ids, "controller", strrchr(pci, '/') + 1);
         set_common(x, d, mc);
-        add_knobs(x, d, knobs);
+        add_knobs(x, d);
         x->identity = xasprintf("nvme %s %s", strempty(kv_get(&x->ids, "model")),
                                 strempty(kv_get(&x->ids, "firmware")));
 }
@@ -452,7 +438,6 @@ static void visit_sound(struct inventory *inv, struct modctx *mc, struct udev *u
 
 static void visit_hdaudio(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
 {
-        static const char *const knobs[] = { "power/control", "power/runtime_status", NULL };
         struct device_list *cards = &inv->classes[CL_SOUND];
         const char *devpath = udev_device_get_devpath(d->u);
         struct device *card = NULL, *x;
@@ -470,7 +455,7 @@ static void visit_hdaudio(struct inventory *inv, struct modctx *mc, struct udev 
         add_id(x, d, "vendor_name", "vendor_name", false);
         add_id(x, d, "chip_name", "chip_name", false);
         set_common(x, d, mc);
-        add_knobs(x, d, knobs);
+        add_knobs(x, d);
         x->identity = xasprintf("hdaudio %s %s %s", strempty(kv_get(&x->ids, "vendor_id")),
                                 strempty(kv_get(&x->ids, "subsystem_id")),
                                 strempty(kv_get(&x->ids, "revision_id")));
@@ -480,14 +465,6 @@ static void visit_hdaudio(struct inventory *inv, struct modctx *mc, struct udev 
 
 static void visit_drm(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
 {
-        static const char *const card_knobs[] = {
-                "power/rc6_enable", "power/rc6_residency_ms", "power/rc6p_residency_ms",
-                "power/rc6pp_residency_ms", "power/media_rc6_residency_ms",
-                "gt/gt0/rc6_enable", "gt/gt0/rc6_residency_ms",
-                "device/power_dpm_state", "device/power_dpm_force_performance_level",
-                NULL
-        };
-        static const char *const conn_knobs[] = { "amdgpu/panel_power_savings", NULL };
         struct device_list *cards = &inv->classes[CL_DRM];
         const char *n = udev_device_get_sysname(d->u);
         struct device *x;
@@ -497,7 +474,7 @@ static void visit_drm(struct inventory *inv, struct modctx *mc, struct udev *ude
                 x->class = "drm";
                 set_common(x, d, mc);
                 add_controller(x, d->u);
-                add_knobs(x, d, card_knobs);
+                add_knobs(x, d);
                 return;
         }
         /* connectors: card0-eDP-1 */
@@ -520,7 +497,7 @@ static void visit_drm(struct inventory *inv, struct modctx *mc, struct udev *ude
                                streq(t, "eDP") || streq(t, "LVDS") || streq(t, "DSI") ? "yes" : "no");
                         add_id(x, d, "status", "status", false);
                         add_id(x, d, "enabled", "enabled", false);
-                        add_knobs(x, d, conn_knobs);
+                        add_knobs(x, d);
                         return;
                 }
         }
@@ -530,12 +507,6 @@ static void visit_drm(struct inventory *inv, struct modctx *mc, struct udev *ude
 
 static void visit_i2c(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
 {
-        static const char *const adapter_knobs[] = {
-                "device/power/control", "device/power/runtime_status", NULL
-        };
-        static const char *const client_knobs[] = {
-                "power/control", "power/runtime_status", "power/wakeup", NULL
-        };
         struct device_list *adapters = &inv->classes[CL_I2C];
         const char *n = udev_device_get_sysname(d->u);
         const char *devpath = udev_device_get_devpath(d->u);
@@ -553,7 +524,7 @@ static void visit_i2c(struct inventory *inv, struct modctx *mc, struct udev *ude
                                 kv_add(&x->ids, "controller_driver", drv);
                 }
                 set_common(x, d, mc);
-                add_knobs(x, d, adapter_knobs);
+                add_knobs(x, d);
                 return;
         }
         for (size_t i = adapters->n; i > 0; i--)
@@ -567,7 +538,7 @@ static void visit_i2c(struct inventory *inv, struct modctx *mc, struct udev *ude
         x->class = "i2c-client";
         add_id(x, d, "name", "name", false);
         set_common(x, d, mc);
-        add_knobs(x, d, client_knobs);
+        add_knobs(x, d);
         x->identity = xasprintf("i2c %s", x->modalias ? x->modalias : strempty(kv_get(&x->ids, "name")));
 }
 
@@ -645,46 +616,58 @@ static void detect_cpu(struct inventory *inv, struct udev *udev)
         udev_device_unref(u);
 }
 
-/* ---- module parameters the planner reads ---- */
-
-static const char *const param_modules[] = {
-        "pcie_aspm", "usbcore", "snd_hda_intel", "snd_ac97_codec", "i915", "xe", "amdgpu",
-        "radeon", "nouveau", "nvme_core", "ahci", "libata", "btusb", "iwlmvm", "iwlwifi", "usb_storage", NULL
-};
+/* ---- module parameters the knob families read ---- */
 
 /* opendir(), not scandir(): umockdev redirects the former only */
+static void read_modparams(struct inventory *inv, const char *module)
+{
+        _cleanup_free_ char *dir = xasprintf("/sys/module/%s/parameters", module);
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        char **names = NULL;
+        size_t n = 0;
+
+        if (!d)
+                return;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.') {
+                        names = xrealloc(names, (n + 1) * sizeof(char *));
+                        names[n++] = xstrdup(de->d_name);
+                }
+        closedir(d);
+        if (n)
+                qsort(names, n, sizeof(char *), strv_cmp);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *key = xasprintf("%s.%s", module, names[i]);
+                char *v = NULL;
+                int r = read_attr(dir, names[i], &v);
+
+                if (r >= 0)
+                        kv_add_take(&inv->modparams, key, v);
+                else if (r != -EPERM && r != -EACCES && r != -ENOENT)
+                        inventory_add_note(inv, "%s/%s: %s", dir, names[i], strerror(-r));
+                free(names[i]);
+        }
+        free(names);
+}
+
+/* Wi-Fi drivers' power parameters, shown by detect: no knob family reads them yet */
+static const char *const wifi_modules[] = { "iwlmvm", "iwlwifi", NULL };
+
+/* the modules the families read (plan and verify), then those they show */
 static void detect_modparams(struct inventory *inv)
 {
-        for (const char *const *m = param_modules; *m; m++) {
-                _cleanup_free_ char *dir = xasprintf("/sys/module/%s/parameters", *m);
-                DIR *d = opendir(dir);
-                struct dirent *de;
-                char **names = NULL;
-                size_t n = 0;
+        size_t n;
+        const struct knob_family *const *fam = knob_registry(&n);
 
-                if (!d)
-                        continue;
-                while ((de = readdir(d)))
-                        if (de->d_name[0] != '.') {
-                                names = xrealloc(names, (n + 1) * sizeof(char *));
-                                names[n++] = xstrdup(de->d_name);
-                        }
-                closedir(d);
-                if (n)
-                        qsort(names, n, sizeof(char *), strv_cmp);
-                for (size_t i = 0; i < n; i++) {
-                        _cleanup_free_ char *key = xasprintf("%s.%s", *m, names[i]);
-                        char *v = NULL;
-                        int r = read_attr(dir, names[i], &v);
-
-                        if (r >= 0)
-                                kv_add_take(&inv->modparams, key, v);
-                        else if (r != -EPERM && r != -EACCES && r != -ENOENT)
-                                inventory_add_note(inv, "%s/%s: %s", dir, names[i], strerror(-r));
-                        free(names[i]);
-                }
-                free(names);
-        }
+        for (size_t i = 0; i < n; i++)
+                for (const char *const *m = fam[i]->modules; m && *m; m++)
+                        read_modparams(inv, *m);
+        for (size_t i = 0; i < n; i++)
+                for (const char *const *m = fam[i]->modules_shown; m && *m; m++)
+                        read_modparams(inv, *m);
+        for (const char *const *m = wifi_modules; *m; m++)
+                read_modparams(inv, *m);
 }
 
 /* ---- other power tools in the root ---- */

@@ -107,7 +107,9 @@ void plan_free(struct plan *p)
         free(p);
 }
 
-/* ---- the whitelist ---- */
+/* ---- the whitelist ----
+ * The rules are the knob families' own (src/knobs/X.c), listed by knob_rules()
+ * in src/knobs/registry.c; here is what checks a value against one. */
 
 #define LOWER "abcdefghijklmnopqrstuvwxyz"
 #define UPPER "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -119,70 +121,6 @@ void plan_free(struct plan *p)
  * word, start a new line, or be expanded ($ and % in udev, % in tmpfiles). */
 #define VALUE_CHARS LOWER UPPER DIGITS "_=/-"
 #define VALUE_MAX 255
-
-#define WORDS(k, w, a, p) { k, KNOB_WORDS, w, 0, 0, a, p }
-#define RANGE(k, lo, hi, a, p) { k, KNOB_INT, NULL, lo, hi, a, p }
-
-/* The single source of truth: the planner asks knob_rule() about the knobs it
- * plans, the emitters refuse anything else. The values are the kernel's own
- * words (KNOBS.md); a knob may only write the attributes and parameters named
- * here, so a value valid for one file never lands in another. */
-static const struct knob_rule knob_table[] = {
-        WORDS("pci.runtime_pm", "auto|on", "power/control", NULL),
-        WORDS("pci.d3cold", "0|1", "d3cold_allowed", NULL),
-        WORDS("pcie_aspm.policy", "default|performance|powersave|powersupersave", NULL, "pcie_aspm.policy"),
-        /* pcie_aspm=off leaves the firmware's setup alone; "force" is never
-         * written: it enables ASPM where the firmware does not declare it */
-        WORDS("pcie_aspm.mode", "off", NULL, "pcie_aspm"),
-        WORDS("pcie_aspm.link", "0|1",
-              "link/l0s_aspm|link/l1_aspm|link/l1_1_aspm|link/l1_2_aspm|link/clkpm|link/l1_1_pcipm|link/l1_2_pcipm",
-              NULL),
-        WORDS("sata.alpm", "max_performance|medium_power|med_power_with_dipm|min_power_with_partial|min_power",
-              "link_power_management_policy", NULL),
-        /* power/control of a zero-power optical drive; device/power/control of an
-         * ATA port, reached through its ata_port class device */
-        WORDS("sata.runtime_pm", "auto|on", "power/control|device/power/control", NULL),
-        /* PCI_NAME=0xMASK[,...]: the ports whose external bit the kernel ignores (6.17) */
-        { "sata.mask_port_ext", KNOB_PORTMASK, NULL, 0, 0, NULL, "ahci.mask_port_ext" },
-        WORDS("usb.autosuspend", "auto|on", "power/control", NULL),
-        /* ten minutes: a longer delay is "on" in all but name */
-        RANGE("usb.autosuspend_delay_ms", 0, 600000, "power/autosuspend_delay_ms", NULL),
-        WORDS("usb.persist", "0|1", "power/persist", NULL),
-        /* -1 means never */
-        RANGE("usbcore.autosuspend", -1, 3600, NULL, "usbcore.autosuspend"),
-        RANGE("audio.power_save", 0, 3600, NULL, "snd_hda_intel.power_save|snd_ac97_codec.power_save"),
-        WORDS("audio.power_save_controller", "Y|N", NULL, "snd_hda_intel.power_save_controller"),
-        WORDS("gpu.i915_fbc", "-1|0|1", NULL, "i915.enable_fbc"),
-        WORDS("gpu.i915_psr", "-1|0|1|2", NULL, "i915.enable_psr"),
-        /* -1: the driver decides (6.9) */
-        RANGE("gpu.amdgpu_abm", -1, 4, NULL, "amdgpu.abmlevel"),
-        WORDS("gpu.runtime_pm", "auto|on", "power/control", NULL),
-        /* an adapter's knob is its controller's, one directory up */
-        WORDS("i2c.runtime_pm", "auto|on", "power/control|device/power/control", NULL),
-        /* 0 turns APST off */
-        RANGE("nvme.apst", 0, 100000000, NULL, "nvme_core.default_ps_max_latency_us"),
-        WORDS("suspend.mem_sleep", "s2idle|shallow|deep", NULL, "mem_sleep_default"),
-        { "suspend.resume", KNOB_RESUME, NULL, 0, 0, NULL, "resume" },
-        WORDS("kernel.nmi_watchdog", "0|1", NULL, "nmi_watchdog"),
-        /* a sysctl: apply may write it, no emitter renders it */
-        RANGE("kernel.dirty_writeback_centisecs", 100, 6000, NULL, NULL),
-};
-
-const struct knob_rule *knob_rule(const char *knob)
-{
-        if (!knob)
-                return NULL;
-        for (size_t i = 0; i < ELEMENTSOF(knob_table); i++)
-                if (streq(knob_table[i].knob, knob))
-                        return &knob_table[i];
-        return NULL;
-}
-
-const struct knob_rule *knob_rules(size_t *ret_n)
-{
-        *ret_n = ELEMENTSOF(knob_table);
-        return knob_table;
-}
 
 /* is WORD one of the '|'-separated words of LIST? */
 static bool in_list(const char *list, const char *word)

@@ -198,10 +198,10 @@ static int verb_explain(const struct args *a, int argc, char **argv)
         printf(_("\nDecisions (profile %s, %s):\n"), p->profile, p->profile_reason);
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
-                /* an I2C adapter's runtime PM is planned on its controller, its parent */
-                bool parent = streq(d->class, "i2c-adapter") && s->device && d->devpath &&
+                /* a setting planned on the parent (an I2C adapter's on its controller) */
+                bool parent = knob_on_parent(d->class) && s->device && d->devpath &&
                               startswith(d->devpath, s->device) && d->devpath[strlen(s->device)] == '/' &&
-                              streq_ptr(s->device_class, "i2c-adapter");
+                              streq_ptr(s->device_class, d->class);
                 if (!streq_ptr(s->device, d->devpath) && !parent)
                         continue;
                 shown++;

@@ -77,8 +77,9 @@ int emit_check_value(const struct setting *s, struct emit_error *ret_error);
  * any error nothing is written to f and -EINVAL is returned. */
 int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit_error *ret_error);
 
-/* ---- the whitelist of every knob (emit.c) ----
- * One table for the planner and the emitters: a value it refuses is an error,
+/* ---- the whitelist of every knob (src/knobs/registry.c, checked in emit.c) ----
+ * Each knob family declares the rules of its knobs; together they are one
+ * table for the planner and the emitters: a value it refuses is an error,
  * never text in a file. The planner can check hwdb and profile values with
  * knob_value_ok() and turn a bad one into a skip with its reason. */
 

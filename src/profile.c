@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
+#include "knobs/knob.h"
 #include "profile.h"
 #include "rootfs.h"
 #include "util.h"
@@ -27,55 +28,14 @@
 
 /* ---- schema ---- */
 
-static const char *const ch_aspm_policy[] = { "default", "performance", "powersave", "powersupersave", "keep", NULL };
-static const char *const ch_yes_no[] = { "yes", "no", NULL };
-static const char *const ch_yes_no_keep[] = { "yes", "no", "keep", NULL };
-static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
-static const char *const ch_i2c_runtime_pm[] = { "platform", "auto", "on", "keep", NULL };
-static const char *const ch_alpm[] = {
-        "max_performance", "medium_power", "med_power_with_dipm", "min_power_with_partial", "min_power", "keep", NULL
-};
-static const char *const ch_apst[] = { "quirks", "keep", NULL };
-static const char *const ch_usb[] = { "allowlist", "classes", "off", "keep", NULL };
-static const char *const ch_display[] = { "platform", "off", "keep", NULL };
-static const char *const ch_mem_sleep[] = { "s2idle", "shallow", "deep", "keep", NULL };
-static const char *const ch_01_keep[] = { "0", "1", "keep", NULL };
-static const char *const ch_on_off_keep[] = { "on", "off", "keep", NULL };
-static const char *const ch_off_keep[] = { "off", "keep", NULL };
-
-#define CHOICE(s, k, c) { s, k, PROFILE_CHOICE, c, 0, 0 }
-#define NUMBER(s, k, lo, hi) { s, k, PROFILE_INT_OR_KEEP, NULL, lo, hi }
-
-/* grouped by section: the list of valid sections is read off this table */
-static const struct profile_key profile_keys[] = {
+/* [profile] describes the profile itself; the knob keys after it are the
+ * knob families' (src/knobs/X.c), in registry order, grouped by section: the
+ * list of valid sections is read off this table */
+static const struct profile_key meta_keys[] = {
         { "profile", "inherit", PROFILE_NAME, NULL, 0, 0 },
         { "profile", "description", PROFILE_TEXT, NULL, 0, 0 },
-#define N_META 2
-        CHOICE("pcie_aspm", "policy", ch_aspm_policy),
-        CHOICE("pcie_aspm", "links", ch_yes_no),
-        CHOICE("pci", "runtime_pm", ch_runtime_pm),
-        CHOICE("sata", "alpm", ch_alpm),
-        CHOICE("sata", "runtime_pm", ch_runtime_pm),
-        CHOICE("sata", "mask_port_ext", ch_yes_no),
-        CHOICE("nvme", "apst", ch_apst),
-        CHOICE("usb", "autosuspend", ch_usb),
-        NUMBER("usb", "delay_ms", 0, 600000),
-        NUMBER("audio", "power_save", 0, 3600),
-        CHOICE("audio", "power_save_controller", ch_yes_no_keep),
-        CHOICE("gpu", "i915_fbc", ch_display),
-        CHOICE("gpu", "i915_psr", ch_display),
-        CHOICE("gpu", "amdgpu_abm", ch_display),
-        CHOICE("gpu", "runtime_pm", ch_runtime_pm),
-        CHOICE("i2c", "runtime_pm", ch_i2c_runtime_pm),
-        CHOICE("wifi", "power_save", ch_on_off_keep),
-        CHOICE("network", "wake_on_lan", ch_off_keep),
-        CHOICE("suspend", "mem_sleep", ch_mem_sleep),
-        CHOICE("suspend", "hibernate", ch_yes_no),
-        CHOICE("kernel", "nmi_watchdog", ch_01_keep),
-        /* 1 s .. 60 s: below, the disk never idles; above, a crash loses
-         * more than a minute of writes */
-        NUMBER("kernel", "dirty_writeback_centisecs", 100, 6000),
 };
+#define N_META ELEMENTSOF(meta_keys)
 
 static const struct profile_key conf_keys[] = {
         { "main", "profile", PROFILE_NAME, NULL, 0, 0 },
@@ -85,15 +45,51 @@ struct schema {
         const struct profile_key *keys;
         size_t n;
         bool allow_empty;       /* idlecfg.conf may be all comments */
+        bool profile;           /* a profile: refuse retired keys with a word on why */
 };
 
-static const struct schema profile_file_schema = { profile_keys, ELEMENTSOF(profile_keys), false };
-static const struct schema conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true };
+/* Keys earlier releases accepted although no knob family read them (#14):
+ * refused like any unknown key, with the reason. A key a family declares
+ * again is found in the schema first and never gets here. */
+static const struct { const char *section, *key; } retired_keys[] = {
+        { "wifi", "power_save" },
+        { "network", "wake_on_lan" }, { "kernel", "nmi_watchdog" }, { "kernel", "dirty_writeback_centisecs" },
+};
+
+/* KEY NULL: is SECTION only made of retired keys? */
+static bool retired(const struct schema *s, const char *section, const char *key)
+{
+        for (size_t i = 0; s->profile && i < ELEMENTSOF(retired_keys); i++)
+                if (streq(retired_keys[i].section, section) && (!key || streq(retired_keys[i].key, key)))
+                        return true;
+        return false;
+}
+
+static const struct schema conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true, false };
+
+/* meta_keys, then the registry's keys; built once, kept for the program's life */
+static const struct schema *profile_file_schema(void)
+{
+        static struct schema s;
+
+        if (!s.keys) {
+                size_t n;
+                const struct profile_key *knob = knob_profile_keys(&n);
+                struct profile_key *keys = xcalloc(N_META + n, sizeof(*keys));
+
+                memcpy(keys, meta_keys, sizeof(meta_keys));
+                memcpy(keys + N_META, knob, n * sizeof(*keys));
+                s = (struct schema) { keys, N_META + n, false, true };
+        }
+        return &s;
+}
 
 const struct profile_key *profile_schema(size_t *ret_n)
 {
-        *ret_n = ELEMENTSOF(profile_keys) - N_META;
-        return profile_keys + N_META;
+        const struct schema *s = profile_file_schema();
+
+        *ret_n = s->n - N_META;
+        return s->keys + N_META;
 }
 
 static bool schema_has_section(const struct schema *s, const char *section)
@@ -424,7 +420,12 @@ static int prescan(const char *buf, size_t len, const char *file, const struct s
                         }
                         if (!schema_has_section(s, rest + 1)) {
                                 valid = schema_sections(s);
-                                set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
+                                if (retired(s, rest + 1, NULL))
+                                        set_error(err, file, line,
+                                                  _("section [%s] is not supported: no knob family plans its keys; "
+                                                    "remove it; valid: %s"), rest + 1, valid);
+                                else
+                                        set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
                                 return -EINVAL;
                         }
                         in_section = true;
@@ -517,7 +518,13 @@ static int handler(void *user, const char *section, const char *name, const char
         k = schema_find(st->schema, section, name);
         if (!k) {
                 _cleanup_free_ char *valid = schema_keys_of(st->schema, section);
-                set_error(&st->err, st->file, st->rd->line, _("unknown key '%s' in [%s]; valid: %s"), name, section, valid);
+                if (retired(st->schema, section, name))
+                        set_error(&st->err, st->file, st->rd->line,
+                                  _("key '%s' in [%s] is not supported: no knob family plans it; remove it; valid: %s"),
+                                  name, section, valid);
+                else
+                        set_error(&st->err, st->file, st->rd->line, _("unknown key '%s' in [%s]; valid: %s"),
+                                  name, section, valid);
                 st->failed = true;
                 return 0;
         }
@@ -844,9 +851,11 @@ void profile_free(struct profile *p)
  * value keeps the file and line where it was last set. */
 static struct profile *merge(struct loaded *chain, size_t n)
 {
+        const struct schema *schema = profile_file_schema();
+        const struct profile_key *profile_keys = schema->keys;
         struct profile *p = xcalloc(1, sizeof(*p));
-        const struct entry *slot[ELEMENTSOF(profile_keys)] = {};
-        const struct loaded *owner[ELEMENTSOF(profile_keys)] = {};
+        _cleanup_free_ const struct entry **slot = xcalloc(schema->n, sizeof(*slot));
+        _cleanup_free_ const struct loaded **owner = xcalloc(schema->n, sizeof(*owner));
         const struct profile_key *desc;
 
         for (size_t i = n; i-- > 0;)
@@ -863,12 +872,12 @@ static struct profile *merge(struct loaded *chain, size_t n)
                 p->chain[i] = (struct profile_link) { xstrdup(chain[i].name), xstrdup(chain[i].path) };
         p->n_chain = n;
         p->path = xstrdup(chain[0].path);
-        desc = schema_find(&profile_file_schema, "profile", "description");
+        desc = schema_find(schema, "profile", "description");
         if (slot[desc - profile_keys])
                 p->description = xstrdup(slot[desc - profile_keys]->value);
 
-        p->settings = xcalloc(ELEMENTSOF(profile_keys), sizeof(*p->settings));
-        for (size_t idx = N_META; idx < ELEMENTSOF(profile_keys); idx++) {
+        p->settings = xcalloc(schema->n, sizeof(*p->settings));
+        for (size_t idx = N_META; idx < schema->n; idx++) {
                 if (!slot[idx])
                         continue;
                 p->settings[p->n_settings++] = (struct profile_setting) {
@@ -975,7 +984,7 @@ int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const c
                                 r = -ELOOP;
                                 break;
                         }
-                        r = parse_buffer(buf, len, path, &profile_file_schema, &chain[n].parsed, &err);
+                        r = parse_buffer(buf, len, path, profile_file_schema(), &chain[n].parsed, &err);
                 }
                 if (r < 0) {
                         /* an error in an inherited file: say how we got there */

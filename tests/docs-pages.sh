@@ -7,12 +7,14 @@
 # other
 . "$top_srcdir/tests/lib.sh"
 LOADER=${PROFILE_LOAD:-$top_builddir/tests/profile-load}
+REGISTRY=${KNOB_REGISTRY:-$top_builddir/tests/knob-registry}
 [ -x "$LOADER" ] || skip_all "$LOADER not built"
+[ -x "$REGISTRY" ] || skip_all "$REGISTRY not built"
 MAN=$top_srcdir/src
 PROFILE5=$MAN/idlecfg-profile.5
 CONF5=$MAN/idlecfg.conf.5
 HWDB7=$MAN/idlecfg-hwdb.7
-plan 22
+plan 24
 
 # ---- reading the pages ----
 
@@ -242,13 +244,9 @@ same_list "idlecfg-profile(5) SHIPPED PROFILES names what each shipped profile i
 
 # ---- 12-16: idlecfg-hwdb(7) documents exactly the properties the code reads ----
 
-# the files that query the hwdb, and the property names they ask for; the
-# static udev rules read properties too
-readers=$(cd "$top_srcdir" && grep -l -e 'hwdb_fact *(' -e 'hwdb_get *(' -e 'hwdb_query *(' src/*.c src/knobs/*.c | grep -v '^src/hwdb\.c$')
+# the properties of the registry, and those the static udev rules read
 {
-        for f in $readers; do
-                grep -o '"\(IDLECFG\|ID\)_[A-Z0-9_]*"' "$top_srcdir/$f" | tr -d '"'
-        done
+        "$REGISTRY" | awk '$1 == "property" { print $2 }'
         grep -o 'ENV{\(IDLECFG\|ID\)_[A-Z0-9_]*}' "$top_srcdir"/rules/*.rules | sed 's/.*ENV{//; s/}$//' |
                 grep -v -e '_KERNEL$' -e '_REASON$'
 } | sort -u >"$tmp/props.code"
@@ -258,10 +256,30 @@ section "$HWDB7" PROPERTIES | awk '
         /^\.TP/ { tp = 1; next }
         tp && /^\.BI? (IDLECFG|ID)_[A-Z0-9_]+=/ { s = $2; sub(/=.*/, "", s); print s }
         { tp = 0 }' | sort -u >"$tmp/props.doc"
-same_list "idlecfg-hwdb(7) PROPERTIES documents every IDLECFG_*/ID_* property the code and rules read, and no other" \
+same_list "idlecfg-hwdb(7) PROPERTIES documents every property of the registry and the rules, and no other" \
         "$tmp/props.code" "$tmp/props.doc" code page
+# what the plan functions look up must be declared in the registry
+readers=$(cd "$top_srcdir" && grep -l -e 'hwdb_fact *(' -e 'hwdb_get *(' -e 'hwdb_query *(' src/*.c src/knobs/*.c | grep -v '^src/hwdb\.c$')
+for f in $readers; do
+        grep -o '"\(IDLECFG\|ID\)_[A-Z0-9_]*"' "$top_srcdir/$f" | tr -d '"'
+done | sort -u | grep -v -e '^IDLECFG_FAULT' -e '^IDLECFG_LOCALEDIR$' >"$tmp/props.read"
+"$REGISTRY" | awk '$1 == "property" { print $2 }' | sort -u >"$tmp/props.reg"
+same_list "the properties the code looks up are exactly the registry's" "$tmp/props.read" "$tmp/props.reg" code registry
+# the values of each property with a word list: page and registry agree
+"$REGISTRY" | awk '$1 == "property" && $3 !~ /^list:/ && $3 !~ /\.\./ { print $2, $3 }' | while read -r name words; do
+        echo "$name = $(echo "$words" | canon)"
+done | sort >"$tmp/values.reg"
+section "$HWDB7" PROPERTIES | awk '
+        /^\.SS/ { exit }
+        /^\.TP/ { tp = 1; next }
+        tp && /^\.B (IDLECFG|ID)_[A-Z0-9_]+=/ { s = $0; sub(/^\.B /, "", s); print s }
+        { tp = 0 }' | while IFS='=' read -r name values; do
+        echo "$name = $(echo "$values" | canon)"
+done | sort >"$tmp/values.doc"
+same_list "idlecfg-hwdb(7) gives every property the values of the registry" "$tmp/values.reg" "$tmp/values.doc" \
+        registry page
 # the companions the planner builds ("%s_REASON") and the ones documented
-grep -o '"%s_[A-Z]*"' "$top_srcdir/src/planner.c" | sed 's/"%s\(_[A-Z]*\)"/\1/' | sort -u >"$tmp/comp.code"
+grep -o '"%s_[A-Z]*"' "$top_srcdir/src/knobs/knob.c" | sed 's/"%s\(_[A-Z]*\)"/\1/' | sort -u >"$tmp/comp.code"
 plain "$HWDB7" | awk '
         /^\.SS Companions/ { on = 1; next }
         /^\.S[SH]/ { on = 0 }

@@ -190,8 +190,6 @@ static const struct case_ cases[] = {
             "/dev/disk/by-uuid/0a1b" },
           { "UUID=", "UUID=----", "UUID=xyz", "LABEL=swap", "/dev/", "/dev/../etc", "/dev/sda2/", "/dev//sda",
             "PARTUUID=0a1b", "/etc/passwd", "UUID=0a1b 2c3d" } },
-        { "kernel.nmi_watchdog", { "0", "1" }, { "panic", "2" } },
-        { "kernel.dirty_writeback_centisecs", { "100", "500", "1500", "6000" }, { "99", "6001", "0" } },
 };
 
 /* hostile bytes every knob must refuse */
@@ -303,8 +301,8 @@ static void test_check(void)
         free(s->knob);
         s->knob = xstrdup("pci.runtime_pm\"x");
         check_refused(s, "unknown knob, quoted", "\"pci.runtime_pm\\\"x\" on \"0000:00:14.0\": unknown knob");
-        s = add(p, MECH_CMDLINE, "kernel.nmi_watchdog", NULL, NULL, NULL, "nmi_watchdog", "panic", "why");
-        check_refused(s, "a global setting says (global)", "kernel.nmi_watchdog (global): value \"panic\"");
+        s = add(p, MECH_CMDLINE, "pcie_aspm.mode", NULL, NULL, NULL, "pcie_aspm", "force", "why");
+        check_refused(s, "a global setting says (global)", "pcie_aspm.mode (global): value \"force\"");
 
         /* udev targets */
         s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "d3cold_allowed", "auto", "why");
@@ -399,10 +397,9 @@ static void test_check(void)
         check_refused(s, "a bare parameter in modprobe.d", "a modprobe setting needs a module");
         s = add(p, MECH_TMPFILES, "suspend.mem_sleep", NULL, NULL, NULL, "mem_sleep_default", "deep", "why");
         check_refused(s, "a bare parameter in tmpfiles.d", "a tmpfiles setting needs a module");
-        s = add(p, MECH_TMPFILES, "kernel.dirty_writeback_centisecs", NULL, NULL, "vm", "dirty_writeback_centisecs",
-                "1500", "why");
-        check_refused(s, "a sysctl knob has no file", "parameter vm.dirty_writeback_centisecs is not one this knob may "
-                      "set (none)");
+        s = add(p, MECH_TMPFILES, "pcie_aspm.link", NULL, NULL, "pcie_aspm", "policy", "1", "why");
+        check_refused(s, "a knob of sysfs files only has no parameter", "parameter pcie_aspm.policy is not one this "
+                      "knob may set (none)");
         s = add(p, MECH_MODPROBE, "audio.power_save", NULL, NULL, "snd-hda-intel", "power_save", "1", "why");
         ok(emit_check_value(s, NULL) == 0, "module names with '-' are the same module");
         s = add(p, MECH_CMDLINE, "suspend.mem_sleep", NULL, NULL, NULL, "mem_sleep_default", "deep", "why");
@@ -471,7 +468,7 @@ static const char *const tmpfiles_reversed =
         "w /sys/module/pcie_aspm/parameters/policy - - - - powersupersave\n";
 
 static const char *const cmdline_expected =
-        "mem_sleep_default=deep nmi_watchdog=0 pcie_aspm.policy=powersupersave resume=UUID=0a1b-2c3d "
+        "mem_sleep_default=deep pcie_aspm=off pcie_aspm.policy=powersupersave resume=UUID=0a1b-2c3d "
         "usbcore.autosuspend=2\n";
 
 /* one plan with settings of every mechanism, interleaved; REVERSED adds them backwards */
@@ -517,7 +514,7 @@ static struct plan *sample_plan(bool reversed)
                 case 7:
                         add(p, MECH_CMDLINE, "suspend.resume", NULL, NULL, NULL, "resume", "UUID=0a1b-2c3d", "p");
                         add(p, MECH_CMDLINE, "suspend.mem_sleep", NULL, NULL, NULL, "mem_sleep_default", "deep", "p");
-                        add(p, MECH_CMDLINE, "kernel.nmi_watchdog", NULL, NULL, NULL, "nmi_watchdog", "0", "p");
+                        add(p, MECH_CMDLINE, "pcie_aspm.mode", NULL, NULL, NULL, "pcie_aspm", "off", "p");
                         break;
                 case 8:
                         add(p, MECH_MODPROBE, "nvme.apst", "nvme0", NULL, "nvme_core", "default_ps_max_latency_us", "0",
@@ -770,7 +767,7 @@ static void test_hostile_render(void)
                                         "power_save", values[i], "r");
                                 break;
                         default:
-                                add(p, MECH_CMDLINE, "kernel.nmi_watchdog", NULL, NULL, NULL, "nmi_watchdog", "0", "r");
+                                add(p, MECH_CMDLINE, "pcie_aspm.mode", NULL, NULL, NULL, "pcie_aspm", "off", "r");
                                 s = add(p, MECH_CMDLINE, "suspend.resume", "0000:00:1f.6", NULL, NULL, "resume",
                                         values[i], "r");
                                 break;
@@ -802,7 +799,7 @@ static void test_write_error(void)
                 return;
         }
         setvbuf(f, NULL, _IONBF, 0);
-        add(p, MECH_CMDLINE, "kernel.nmi_watchdog", NULL, NULL, NULL, "nmi_watchdog", "0", "r");
+        add(p, MECH_CMDLINE, "pcie_aspm.mode", NULL, NULL, NULL, "pcie_aspm", "off", "r");
         r = emit_render(p, EMIT_CMDLINE, f, &e);
         ok(r == -ENOSPC && contains(e.message, "cannot write"), "write errors are reported (r=%d)", r);
         emit_error_done(&e);

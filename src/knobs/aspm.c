@@ -1,7 +1,7 @@
 /* knobs/aspm.c: PCIe ASPM: the global policy and the per-link L1 substate files */
 #include "config.h"
 
-#include "planner.h"
+#include "knob.h"
 
 static const struct { const char *state, *file; } link_files[] = {
         { "l0s", "link/l0s_aspm" }, { "l1", "link/l1_aspm" }, { "l1_1", "link/l1_1_aspm" },
@@ -87,3 +87,45 @@ void knob_aspm(struct planctx *c)
         if (links && streq(links, "yes"))
                 per_link(c);
 }
+
+static const char *const ch_policy[] = { "default", "performance", "powersave", "powersupersave", "keep", NULL };
+static const char *const ch_links[] = { "yes", "no", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("policy", ch_policy),
+        KEY_CHOICE("links", ch_links),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_WORDS("pcie_aspm.policy", "default|performance|powersave|powersupersave", NULL, "pcie_aspm.policy"),
+        /* pcie_aspm=off leaves the firmware's setup alone; "force" is never
+         * written: it enables ASPM where the firmware does not declare it */
+        RULE_WORDS("pcie_aspm.mode", "off", NULL, "pcie_aspm"),
+        RULE_WORDS("pcie_aspm.link", "0|1",
+                   "link/l0s_aspm|link/l1_aspm|link/l1_1_aspm|link/l1_2_aspm|link/clkpm|link/l1_1_pcipm|link/l1_2_pcipm",
+                   NULL),
+};
+
+#define LINK_STATES "l0s|l1|l1_1|l1_2|clkpm|l1_1_pcipm|l1_2_pcipm"
+static const struct knob_property properties[] = {
+        PROP_LIST("IDLECFG_ASPM_ALLOW", LINK_STATES, "PCIe link states known to be safe on this link"),
+        PROP_LIST("IDLECFG_ASPM_DENY", LINK_STATES, "PCIe link states never to enable on this link"),
+};
+
+static const struct knob_attr attrs[] = {
+        { "pci", "link/clkpm" }, { "pci", "link/l0s_aspm" }, { "pci", "link/l1_aspm" }, { "pci", "link/l1_1_aspm" },
+        { "pci", "link/l1_2_aspm" }, { "pci", "link/l1_1_pcipm" }, { "pci", "link/l1_2_pcipm" },
+};
+
+static const char *const modules[] = { "pcie_aspm", NULL };
+
+const struct knob_family knob_family_aspm = {
+        .name = "pcie_aspm",
+        .section = "pcie_aspm",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        KNOB_LIST(attrs, attrs),
+        .modules = modules,
+        .plan = knob_aspm,
+};

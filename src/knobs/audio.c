@@ -1,7 +1,7 @@
 /* knobs/audio.c: snd_hda_intel power_save, never on the kernel's denylist */
 #include "config.h"
 
-#include "planner.h"
+#include "knob.h"
 
 void knob_audio(struct planctx *c)
 {
@@ -50,3 +50,36 @@ void knob_audio(struct planctx *c)
                 plan_param(c, NULL, "audio.power_save_controller", "snd_hda_intel", "power_save_controller",
                            streq(ctl, "yes") ? "Y" : "N", profile_reason(c, "audio", "power_save_controller"));
 }
+
+static const char *const ch_yes_no_keep[] = { "yes", "no", "keep", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_NUMBER("power_save", 0, 3600),
+        KEY_CHOICE("power_save_controller", ch_yes_no_keep),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_RANGE("audio.power_save", 0, 3600, NULL, "snd_hda_intel.power_save|snd_ac97_codec.power_save"),
+        RULE_WORDS("audio.power_save_controller", "Y|N", NULL, "snd_hda_intel.power_save_controller"),
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_AUDIO_POWER_SAVE", "deny", "the kernel forces HDA power saving off for this board"),
+};
+
+static const struct knob_attr attrs[] = {
+        { "hda-codec", "power/control" }, { "hda-codec", "power/runtime_status" },
+};
+
+static const char *const modules[] = { "snd_hda_intel", "snd_ac97_codec", NULL };
+
+const struct knob_family knob_family_audio = {
+        .name = "audio",
+        .section = "audio",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        KNOB_LIST(attrs, attrs),
+        .modules = modules,
+        .plan = knob_audio,
+};

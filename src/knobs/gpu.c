@@ -1,7 +1,7 @@
 /* knobs/gpu.c: i915 FBC/PSR, amdgpu ABM: platform opt-ins from the hwdb, never blind */
 #include "config.h"
 
-#include "planner.h"
+#include "knob.h"
 
 static const struct device *has_driver(struct planctx *c, const char *driver)
 {
@@ -131,3 +131,53 @@ void knob_gpu(struct planctx *c)
                         "amdgpu leaves ABM to the compositor or its abmlevel default");
         gpu_runtime_pm(c);
 }
+
+static const char *const ch_display[] = { "platform", "off", "keep", NULL };
+static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("i915_fbc", ch_display),
+        KEY_CHOICE("i915_psr", ch_display),
+        KEY_CHOICE("amdgpu_abm", ch_display),
+        KEY_CHOICE("runtime_pm", ch_runtime_pm),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_WORDS("gpu.i915_fbc", "-1|0|1", NULL, "i915.enable_fbc"),
+        RULE_WORDS("gpu.i915_psr", "-1|0|1|2", NULL, "i915.enable_psr"),
+        /* -1: the driver decides (6.9) */
+        RULE_RANGE("gpu.amdgpu_abm", -1, 4, NULL, "amdgpu.abmlevel"),
+        RULE_WORDS("gpu.runtime_pm", "auto|on", "power/control", NULL),
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_I915_FBC", "deny|allow|-1|0|1", "i915 frame buffer compression on this platform"),
+        PROP_WORDS("IDLECFG_I915_PSR", "deny|allow|-1|0|1|2", "i915 panel self refresh on this platform"),
+        PROP_WORDS("IDLECFG_AMDGPU_ABM", "deny|allow|-1|0|1|2|3|4", "amdgpu adaptive backlight level on this platform"),
+};
+
+static const struct knob_attr attrs[] = {
+        { "drm", "power/rc6_enable" }, { "drm", "power/rc6_residency_ms" }, { "drm", "power/rc6p_residency_ms" },
+        { "drm", "power/rc6pp_residency_ms" }, { "drm", "power/media_rc6_residency_ms" },
+        { "drm", "gt/gt0/rc6_enable" }, { "drm", "gt/gt0/rc6_residency_ms" },
+        { "drm", "device/power_dpm_state" }, { "drm", "device/power_dpm_force_performance_level" },
+        { "connector", "amdgpu/panel_power_savings" },
+};
+
+static const char *const modules[] = { "i915", "xe", "amdgpu", "radeon", "nouveau", NULL };
+
+static const struct knob_runtime_pm runtime_pm[] = {
+        { "drm", "gpu.runtime_pm" },
+};
+
+const struct knob_family knob_family_gpu = {
+        .name = "gpu",
+        .section = "gpu",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        KNOB_LIST(attrs, attrs),
+        .modules = modules,
+        KNOB_LIST(runtime_pm, runtime_pm),
+        .plan = knob_gpu,
+};

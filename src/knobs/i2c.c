@@ -1,7 +1,7 @@
 /* knobs/i2c.c: runtime PM of I2C controllers and clients, i2c-hid touchpads only when allowed */
 #include "config.h"
 
-#include "planner.h"
+#include "knob.h"
 
 /* [i2c] runtime_pm = platform: the kernel's defaults are the baseline (the
  * DesignWare and LPSS drivers allow runtime PM of their controllers themselves,
@@ -103,3 +103,42 @@ void knob_i2c(struct planctx *c)
                 }
         }
 }
+
+static const char *const ch_runtime_pm[] = { "platform", "auto", "on", "keep", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("runtime_pm", ch_runtime_pm),
+};
+
+static const struct knob_rule rules[] = {
+        /* an adapter's knob is its controller's, one directory up */
+        RULE_WORDS("i2c.runtime_pm", "auto|on", "power/control|device/power/control", NULL),
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_I2C_RUNTIME_PM", "allow|deny", "runtime PM of this I2C client: known to work, or never"),
+};
+
+static const struct knob_attr attrs[] = {
+        { "i2c-adapter", "device/power/control" }, { "i2c-adapter", "device/power/runtime_status" },
+        { "i2c-client", "power/control" }, { "i2c-client", "power/runtime_status" }, { "i2c-client", "power/wakeup" },
+};
+
+static const struct knob_runtime_pm runtime_pm[] = {
+        { "i2c", "i2c.runtime_pm" }, { "i2c-client", "i2c.runtime_pm" },
+};
+
+/* the adapter's setting is planned on its controller, the adapter's parent */
+static const char *const on_parent[] = { "i2c-adapter", NULL };
+
+const struct knob_family knob_family_i2c = {
+        .name = "i2c",
+        .section = "i2c",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        KNOB_LIST(attrs, attrs),
+        KNOB_LIST(runtime_pm, runtime_pm),
+        .on_parent = on_parent,
+        .plan = knob_i2c,
+};

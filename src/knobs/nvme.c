@@ -1,7 +1,7 @@
 /* knobs/nvme.c: NVMe APST latency, only where the hwdb has a quirk for the model */
 #include "config.h"
 
-#include "planner.h"
+#include "knob.h"
 
 void knob_nvme(struct planctx *c)
 {
@@ -45,3 +45,35 @@ void knob_nvme(struct planctx *c)
                 }
         }
 }
+
+static const char *const ch_apst[] = { "quirks", "keep", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("apst", ch_apst),
+};
+
+static const struct knob_rule rules[] = {
+        /* 0 turns APST off */
+        RULE_RANGE("nvme.apst", 0, 100000000, NULL, "nvme_core.default_ps_max_latency_us"),
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_NVME_APST", "deny|no-deepest", "APST must stay off, or its deepest state unused (the kernel's quirk)"),
+};
+
+static const struct knob_attr attrs[] = {
+        { "nvme", "power/pm_qos_latency_tolerance_us" }, { "nvme", "power/control" }, { "nvme", "power/runtime_status" },
+};
+
+static const char *const modules[] = { "nvme_core", NULL };
+
+const struct knob_family knob_family_nvme = {
+        .name = "nvme",
+        .section = "nvme",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        KNOB_LIST(attrs, attrs),
+        .modules = modules,
+        .plan = knob_nvme,
+};

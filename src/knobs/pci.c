@@ -1,7 +1,7 @@
 /* knobs/pci.c: PCI runtime PM (power/control) with a denylist by driver and class */
 #include "config.h"
 
-#include "planner.h"
+#include "knob.h"
 
 /* drivers whose runtime PM is known to break something (KNOBS.md: TLP's
  * denylist, https://github.com/linrunner/TLP/issues/587 for xHCI) */
@@ -124,3 +124,38 @@ void knob_pci_runtime_pm(struct planctx *c)
                 plan_device(c, d, "pci.runtime_pm", "power/control", want, profile_reason(c, "pci", "runtime_pm"));
         }
 }
+
+static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("runtime_pm", ch_runtime_pm),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_WORDS("pci.runtime_pm", "auto|on", "power/control", NULL),
+        RULE_WORDS("pci.d3cold", "0|1", "d3cold_allowed", NULL),
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_PCI_RUNTIME_PM", "deny|allow", "runtime PM of this PCI function: never, or known to work"),
+};
+
+static const struct knob_attr attrs[] = {
+        { "pci", "power/control" }, { "pci", "power/runtime_status" }, { "pci", "power/autosuspend_delay_ms" },
+        { "pci", "power/wakeup" }, { "pci", "d3cold_allowed" },
+};
+
+static const struct knob_runtime_pm runtime_pm[] = {
+        { "pci", "pci.runtime_pm" },
+};
+
+const struct knob_family knob_family_pci = {
+        .name = "pci",
+        .section = "pci",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        KNOB_LIST(attrs, attrs),
+        KNOB_LIST(runtime_pm, runtime_pm),
+        .plan = knob_pci_runtime_pm,
+};

@@ -1,7 +1,7 @@
 /* knobs/sata.c: SATA link power management and AHCI port runtime PM, read from each port's own registers */
 #include "config.h"
 
-#include "planner.h"
+#include "knob.h"
 
 /* AHCI 1.3.1 PxCMD and CAP bits, as drivers/ata/ahci.h names them */
 #define PORT_CMD_HPCP   (1UL << 18)     /* hot-plug capable port */
@@ -360,3 +360,55 @@ void knob_sata(struct planctx *c)
         ports_runtime_pm(c);
         mask_port_ext(c);
 }
+
+static const char *const ch_alpm[] = {
+        "max_performance", "medium_power", "med_power_with_dipm", "min_power_with_partial", "min_power", "keep", NULL
+};
+
+static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
+static const char *const ch_yes_no[] = { "yes", "no", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("alpm", ch_alpm),
+        KEY_CHOICE("runtime_pm", ch_runtime_pm),
+        KEY_CHOICE("mask_port_ext", ch_yes_no),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_WORDS("sata.alpm", "max_performance|medium_power|med_power_with_dipm|min_power_with_partial|min_power",
+                   "link_power_management_policy", NULL),
+        /* power/control of a zero-power optical drive; device/power/control of an
+         * ATA port, reached through its ata_port class device */
+        RULE_WORDS("sata.runtime_pm", "auto|on", "power/control|device/power/control", NULL),
+        /* PCI_NAME=0xMASK[,...]: the ports whose external bit the kernel ignores (6.17) */
+        { "sata.mask_port_ext", KNOB_PORTMASK, NULL, 0, 0, NULL, "ahci.mask_port_ext" },
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_SATA_ALPM", "deny", "link power management is broken on this drive"),
+        PROP_WORDS("IDLECFG_AHCI_RUNTIME_PM", "deny", "runtime PM of the AHCI controller and its ports breaks USB on this platform"),
+};
+
+static const struct knob_attr attrs[] = {
+        { "sata", "link_power_management_policy" }, { "sata", "link_power_management_supported" },
+        { "disk", "power/control" }, { "disk", "power/autosuspend_delay_ms" }, { "disk", "power/runtime_status" },
+};
+
+/* the SATA defaults at boot, shown by detect */
+static const char *const modules_shown[] = { "ahci", "libata", NULL };
+
+static const struct knob_runtime_pm runtime_pm[] = {
+        { "disk", "sata.runtime_pm" }, { "sata", "sata.runtime_pm" },
+};
+
+const struct knob_family knob_family_sata = {
+        .name = "sata",
+        .section = "sata",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        KNOB_LIST(attrs, attrs),
+        .modules_shown = modules_shown,
+        KNOB_LIST(runtime_pm, runtime_pm),
+        .plan = knob_sata,
+};

@@ -1,7 +1,7 @@
 /* knobs/suspend.c: mem_sleep_default per platform, resume= from the target's swap */
 #include "config.h"
 
-#include "planner.h"
+#include "knob.h"
 
 void knob_suspend(struct planctx *c)
 {
@@ -32,3 +32,29 @@ void knob_suspend(struct planctx *c)
                   xstrdup("skipped: the profile asks for hibernation but the target has no swap device "
                             "with a UUID"));
 }
+
+static const char *const ch_mem_sleep[] = { "s2idle", "shallow", "deep", "keep", NULL };
+static const char *const ch_hibernate[] = { "yes", "no", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("mem_sleep", ch_mem_sleep),
+        KEY_CHOICE("hibernate", ch_hibernate),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_WORDS("suspend.mem_sleep", "s2idle|shallow|deep", NULL, "mem_sleep_default"),
+        { "suspend.resume", KNOB_RESUME, NULL, 0, 0, NULL, "resume" },
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_MEM_SLEEP", "s2idle|shallow|deep", "the default suspend variant of this platform"),
+};
+
+const struct knob_family knob_family_suspend = {
+        .name = "suspend",
+        .section = "suspend",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        .plan = knob_suspend,
+};

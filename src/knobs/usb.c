@@ -3,7 +3,7 @@
 
 #include <ctype.h>
 
-#include "planner.h"
+#include "knob.h"
 
 /* interface classes that break when autosuspended (KNOBS.md) */
 static const struct { const char *cls, *what; } risky[] = {
@@ -182,3 +182,59 @@ void knob_usb(struct planctx *c)
                                   xstrdup("skipped: not on an autosuspend allowlist (systemd's or idlecfg's hwdb)"));
         }
 }
+
+static const char *const ch_autosuspend[] = { "allowlist", "classes", "off", "keep", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("autosuspend", ch_autosuspend),
+        KEY_NUMBER("delay_ms", 0, 600000),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_WORDS("usb.autosuspend", "auto|on", "power/control", NULL),
+        /* ten minutes: a longer delay is "on" in all but name */
+        RULE_RANGE("usb.autosuspend_delay_ms", 0, 600000, "power/autosuspend_delay_ms", NULL),
+        RULE_WORDS("usb.persist", "0|1", "power/persist", NULL),
+        /* -1 means never */
+        RULE_RANGE("usbcore.autosuspend", -1, 3600, NULL, "usbcore.autosuspend"),
+};
+
+/* systemd's ID_ properties are honoured as systemd documents them; only
+ * idlecfg's own IDLECFG_ values are checked */
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_USB_AUTOSUSPEND", "deny|allow", "autosuspend of this USB device: never, or known to work"),
+        PROP_WORDS("IDLECFG_USB_PERSIST", "0", "the device loses its state when its power session ends"),
+        PROP_WORDS("ID_AUTOSUSPEND", "1", "systemd's USB autosuspend allowlist"),
+        PROP_RANGE("ID_AUTOSUSPEND_DELAY_MS", 0, 600000, "the autosuspend delay of an allowed device"),
+        PROP_WORDS("ID_PERSIST", "0", "systemd's: the device loses its state when its power session ends"),
+};
+
+static const struct knob_attr attrs[] = {
+        { "usb", "power/control" }, { "usb", "power/autosuspend_delay_ms" }, { "usb", "power/persist" },
+        { "usb", "power/wakeup" }, { "usb", "power/runtime_status" },
+        /* before 2.6.35: no power/control */
+        { "usb", "power/level" }, { "usb", "power/autosuspend" },
+        { "usb", "power/usb2_hardware_lpm" }, { "usb", "power/usb3_hardware_lpm_u1" },
+        { "usb", "power/usb3_hardware_lpm_u2" },
+};
+
+static const char *const modules[] = { "usbcore", "usb_storage", NULL };
+/* Bluetooth's own autosuspend switch, shown by detect */
+static const char *const modules_shown[] = { "btusb", NULL };
+
+static const struct knob_runtime_pm runtime_pm[] = {
+        { "usb", "usb.autosuspend" },
+};
+
+const struct knob_family knob_family_usb = {
+        .name = "usb",
+        .section = "usb",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        KNOB_LIST(attrs, attrs),
+        .modules = modules,
+        .modules_shown = modules_shown,
+        KNOB_LIST(runtime_pm, runtime_pm),
+        .plan = knob_usb,
+};

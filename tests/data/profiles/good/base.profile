@@ -4,11 +4,11 @@ description = Base profile
 
 [sata]
 alpm = med_power_with_dipm
-runtime_pm = keep
+# [sata] has no other key
 
 [usb]
 autosuspend = allowlist
 delay_ms = 2000
 
-[kernel]
-nmi_watchdog = 0
+[suspend]
+mem_sleep = s2idle

@@ -4,10 +4,10 @@
 [usb]
 autosuspend=allowlist
 delay_ms	=	600000   
-[wifi]
+[gpu]
 [audio]
 power_save = 0
 [usb]
-[kernel]
-nmi_watchdog = 1
-dirty_writeback_centisecs = 100
+[suspend]
+mem_sleep = deep
+hibernate = yes

@@ -1,0 +1,161 @@
+/* knobs/knob.h: one knob family described in one place, and the helpers the families share */
+#pragma once
+
+#include "hwdb.h"
+#include "inventory.h"
+#include "modules.h"
+#include "plan.h"
+#include "profile.h"
+
+struct planctx {
+        const struct inventory *inv;
+        const struct hwdb *hwdb;
+        const struct profile *profile;
+        struct modctx *mc;              /* NULL: the target kernel's modules are unknown */
+        struct plan *plan;
+        const char *cmdline;            /* the running kernel's command line, NULL for a target root */
+};
+
+/* One hwdb answer with the reason and kernel range of its entry. */
+struct hwdb_fact {
+        const char *value;
+        const char *file;
+        unsigned line;
+        const char *reason;             /* P_REASON, NULL if the entry has none */
+};
+
+/* Look up PROPERTY for KEY (a modalias or one of our own keys). False when no
+ * entry sets it, or when its P_KERNEL range excludes the target kernel. */
+bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret);
+/* "hwdb FILE:LINE (REASON)" */
+char *fact_reason(const struct hwdb_fact *f);
+
+/* the profile's value of [section] key; NULL when the profile keeps the default */
+const char *profile_value(struct planctx *c, const char *section, const char *key);
+/* "profile NAME [section] key (FILE:LINE)" */
+char *profile_reason(struct planctx *c, const char *section, const char *key);
+
+/* Add a setting for device D (NULL: global). value NULL makes it a skip. */
+struct setting *plan_device(struct planctx *c, const struct device *d, const char *knob,
+                            const char *attr, const char *value, char *reason_take);
+void plan_skip(struct planctx *c, const struct device *d, const char *knob, char *reason_take);
+/* a global skip: the profile keeps the kernel default for [section] key */
+void plan_skip_keep(struct planctx *c, const char *knob, const char *section, const char *key);
+/* A module parameter: mechanism chosen from the target kernel (modprobe.d for a
+ * loadable module, command line for a built-in one); a skip when the
+ * parameter does not exist there or the kernel cannot be checked. */
+struct setting *plan_param(struct planctx *c, const struct device *d, const char *knob, const char *module,
+                           const char *param, const char *value, char *reason_take);
+
+/* A global setting with its mechanism fixed by the caller (the command line,
+ * tmpfiles.d): MODULE may be NULL for a bare kernel parameter. */
+struct setting *plan_global(struct planctx *c, const char *knob, const char *module, const char *param,
+                            const char *value, const char *current, enum mechanism mech, char *reason_take);
+
+/* udev match keys that identify device D */
+void match_device(const struct device *d, struct kvlist *match);
+
+/* does any interface of USB device D have class CLS (two hex digits)? */
+bool usb_has_class(const struct device *d, const char *cls);
+/* "0x" + id, as the sysfs attribute reads */
+char *hex_attr(const char *id);
+/* compare kernel releases like "6.1.0-18-amd64": <0, 0, >0 */
+int kernel_compare(const char *a, const char *b);
+
+/* ---- the registry: what idlecfg knows about one knob family, in its file ----
+ *
+ * Each src/knobs/X.c exports one `const struct knob_family knob_family_X`, and
+ * src/knobs/registry.c lists them in planning order. Everything else is derived
+ * from that list: the profile loader's keys (profile.c), the emitters'
+ * whitelist (knob_rule), the sysfs attributes and module parameters detect
+ * reads, verify's runtime PM mapping and the hwdb properties with their values. */
+
+/* a sysfs attribute detect reads, relative to a device of inventory class CLASS */
+struct knob_attr {
+        const char *class;              /* "pci", "usb", "sata", "disk", "i2c-adapter", ... */
+        const char *attr;               /* "power/control", "link/l1_aspm", ... */
+};
+
+/* an hwdb property the family reads, with the values it accepts */
+struct knob_property {
+        const char *name;               /* "IDLECFG_PCI_RUNTIME_PM" */
+        enum knob_kind kind;            /* KNOB_WORDS or KNOB_INT */
+        const char *words;              /* KNOB_WORDS: "allow|deny" */
+        bool list;                      /* KNOB_WORDS: a comma-separated list of the words */
+        long min, max;                  /* KNOB_INT */
+        const char *doc;                /* what it does, for idlecfg-hwdb(7) and explain */
+};
+
+/* verify: a device of CLASS with power/control = on is held awake by KNOB */
+struct knob_runtime_pm {
+        const char *class;
+        const char *knob;
+};
+
+struct knob_family {
+        const char *name;               /* "sata" */
+        const char *section;            /* its profile section, NULL if it has none */
+        /* profile keys of SECTION (their .section is NULL: SECTION applies) */
+        const struct profile_key *keys;
+        size_t n_keys;
+        /* the emitters' whitelist for the knobs the family plans */
+        const struct knob_rule *rules;
+        size_t n_rules;
+        /* hwdb properties, without the _REASON and _KERNEL companions */
+        const struct knob_property *properties;
+        size_t n_properties;
+        /* what detect reads: sysfs attributes, module parameter directories
+         * (read by the plan or verify), and more modules shown for information */
+        const struct knob_attr *attrs;
+        size_t n_attrs;
+        const char *const *modules;     /* NULL-terminated, or NULL */
+        const char *const *modules_shown;
+        /* verify: runtime PM blockers by class */
+        const struct knob_runtime_pm *runtime_pm;
+        size_t n_runtime_pm;
+        /* explain: classes whose setting is planned on the parent device
+         * (an I2C adapter's runtime PM is its controller's) */
+        const char *const *on_parent;   /* NULL-terminated, or NULL */
+        void (*plan)(struct planctx *c);
+};
+
+#define KNOB_LIST(field, array) .field = (array), .n_##field = ELEMENTSOF(array)
+
+/* profile keys of a family */
+#define KEY_CHOICE(k, c) { NULL, k, PROFILE_CHOICE, c, 0, 0 }
+#define KEY_NUMBER(k, lo, hi) { NULL, k, PROFILE_INT_OR_KEEP, NULL, lo, hi }
+/* emitter rules */
+#define RULE_WORDS(k, w, a, p) { k, KNOB_WORDS, w, 0, 0, a, p }
+#define RULE_RANGE(k, lo, hi, a, p) { k, KNOB_INT, NULL, lo, hi, a, p }
+/* hwdb properties */
+#define PROP_WORDS(n, w, d) { n, KNOB_WORDS, w, false, 0, 0, d }
+#define PROP_LIST(n, w, d) { n, KNOB_WORDS, w, true, 0, 0, d }
+#define PROP_RANGE(n, lo, hi, d) { n, KNOB_INT, NULL, false, lo, hi, d }
+
+/* the plan functions, one per family */
+void knob_pci_runtime_pm(struct planctx *c);
+void knob_aspm(struct planctx *c);
+void knob_sata(struct planctx *c);
+void knob_usb(struct planctx *c);
+void knob_audio(struct planctx *c);
+void knob_gpu(struct planctx *c);
+void knob_i2c(struct planctx *c);
+void knob_nvme(struct planctx *c);
+void knob_suspend(struct planctx *c);
+
+/* every family, in planning order */
+const struct knob_family *const *knob_registry(size_t *ret_n);
+/* the family whose profile section is SECTION, NULL if none */
+const struct knob_family *knob_family_of_section(const char *section);
+/* every profile key of every family, .section filled in, in registry order */
+const struct profile_key *knob_profile_keys(size_t *ret_n);
+/* the knob that keeps a device of CLASS out of runtime PM when power/control = on */
+const char *knob_runtime_pm_of(const char *class);
+/* is the runtime PM of a device of CLASS planned on its parent? */
+bool knob_on_parent(const char *class);
+/* the hwdb property NAME (an IDLECFG_ property of some family), NULL if unknown */
+const struct knob_property *knob_property(const char *name);
+bool knob_property_value_ok(const struct knob_property *p, const char *value);
+
+extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_sata, knob_family_usb,
+        knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;

@@ -1,0 +1,5 @@
+[usb]
+autosuspend = allowlist
+
+[kernel]
+nmi_watchdog = 0

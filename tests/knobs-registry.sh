@@ -1,0 +1,113 @@
+#!/bin/sh
+# tests/knobs-registry.sh: every profile key a knob family declares changes what
+# it plans. Each key of the registry is set, in turn, to each of its values
+# (and removed) in a copy of balanced.profile, and the plans of the recorded
+# machines compared by their decisions (knob, device, file or parameter, value,
+# mechanism; reasons left out): the values other than keep must all decide
+# differently, and some value differently from leaving the key out. A key the
+# loader accepts and no plan function reads fails here.
+. "$top_srcdir/tests/lib.sh"
+REGISTRY=${KNOB_REGISTRY:-$top_builddir/tests/knob-registry}
+[ -x "$REGISTRY" ] || skip_all "$REGISTRY not built"
+need umockdev-run depmod "${CC:-cc}" python3
+
+"$REGISTRY" | awk '$1 == "key" { print $2, $3, $4 }' >"$tmp/keys"
+plan "$(($(wc -l <"$tmp/keys") + 1))"
+check "the registry declares profile keys" test -s "$tmp/keys"
+
+# one profile per variant: vN.profile = balanced with KEY set to VALUE, or removed
+pdir=$tmp/profiles
+mkdir -p "$pdir"
+: >"$tmp/variants"
+i=0
+while read -r section key values; do
+        for v in absent $(echo "$values" | tr '|' ' '); do
+                i=$((i + 1))
+                python3 - "$top_srcdir/profiles/balanced.profile" "$section" "$key" "$v" >"$pdir/v$i.profile" <<'PY'
+import sys
+path, section, key, value = sys.argv[1:]
+cur, found = None, False
+for line in open(path):
+    s = line.strip()
+    if s.startswith("["):
+        cur = s[1:-1]
+    elif cur == section and s.split("=")[0].strip() == key and not s.startswith("#"):
+        found = True
+        if value != "absent":
+            print("%s = %s" % (key, value))
+        continue
+    print(line, end="")
+if not found:
+    sys.exit("balanced.profile does not set [%s] %s" % (section, key))
+PY
+                echo "v$i $section $key $v" >>"$tmp/variants"
+        done
+done <"$tmp/keys"
+
+# a local hwdb that opts every device and platform in, so that the keys that
+# only act on hwdb entries (ASPM links, display features) have something to do
+hwdb_local() {
+        mkdir -p "$1/etc/udev/hwdb.d"
+        cat >"$1/etc/udev/hwdb.d/99-test.hwdb" <<'HWDB'
+# tests/knobs-registry.sh: every PCI link may use L1.2
+pci:*
+ IDLECFG_ASPM_ALLOW=l1,l1_2
+
+# every platform opts in to the display features
+dmi:*
+ IDLECFG_I915_FBC=allow
+ IDLECFG_I915_PSR=allow
+ IDLECFG_AMDGPU_ABM=allow
+HWDB
+}
+
+machines=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
+for m in $machines; do
+        dir=$TESTS_DATA/machines/$m
+        root=$tmp/$m-root
+        mkroot_installed "$dir" "$root" || { echo "Bail out! cannot build the root of $m"; exit 1; }
+        hwdb_local "$root"
+        # a swap device with a UUID for [suspend] hibernate
+        mkdir -p "$root/etc"
+        echo "UUID=0a1b2c3d-4e5f-6789-abcd-ef0123456789 none swap sw 0 0" >>"$root/etc/fstab"
+        mkdir -p "$tmp/out/$m"
+        run_machine "$dir" sh -c '
+                while read -r v rest; do
+                        "$1" plan --json --profile "$v" --profiles-dir "$2" --root "$3" --kernel "$4" >"$5/$v.json" 2>"$5/$v.err"
+                done <"$6"' sh "$IDLECFG" "$pdir" "$root" "$KVER" "$tmp/out/$m" "$tmp/variants"
+done
+
+# the decisions of variant V over every machine, one line
+decisions() {
+        for m in $machines; do
+                python3 -c '
+import json, sys
+try:
+    p = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("unreadable:", e); sys.exit()
+for s in p["settings"]:
+    print(sys.argv[2], "|".join(str(s.get(k) or "") for k in ("knob", "devpath", "attr", "module", "param", "value", "mechanism")))
+' "$tmp/out/$m/$1.json" "$m"
+        done | sha256sum | cut -c1-16
+}
+
+while read -r section key values; do
+        grep " $section $key " "$tmp/variants" | while read -r v s k value; do
+                echo "$value $(decisions "$v")"
+        done >"$tmp/outcome"
+        absent=$(awk '$1 == "absent" { print $2 }' "$tmp/outcome")
+        # values other than keep: as many outcomes as values
+        nvalues=$(awk '$1 != "absent" && $1 != "keep"' "$tmp/outcome" | wc -l)
+        ndistinct=$(awk '$1 != "absent" && $1 != "keep" { print $2 }' "$tmp/outcome" | sort -u | wc -l)
+        differs=$(awk -v a="$absent" '$1 != "absent" && $2 != a' "$tmp/outcome" | wc -l)
+        check "[$section] $key changes the plan: $values" test "$nvalues" -eq "$ndistinct" -a "$differs" -gt 0
+        if [ "$nvalues" -ne "$ndistinct" ] || [ "$differs" -eq 0 ]; then
+                diag "outcome by value (the same hash: the same decisions):" "$(cat "$tmp/outcome")"
+                for m in $machines; do
+                        v=$(grep " $section $key " "$tmp/variants" | head -n 1 | cut -d' ' -f1)
+                        [ -s "$tmp/out/$m/$v.err" ] && diag "$m: $(head -n 2 "$tmp/out/$m/$v.err")"
+                done
+        fi
+done <"$tmp/keys"
+done_testing
