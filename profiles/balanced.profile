@@ -57,8 +57,8 @@ links = yes
 # runtime_pm = auto | on | keep
 # power/control of PCI devices: auto lets idle devices go to D3; on keeps them powered.
 # auto: most devices default to on and sit in D0 forever. hwdb quirks keep the known-bad ones
-# on (xHCI controllers that lose USB devices, TLP #587 and #436; mei_me; GPUs, whose
-# drivers manage their own runtime PM).
+# on (xHCI controllers that lose USB devices, TLP #587 and #436; mei_me; discrete GPUs,
+# which [gpu] runtime_pm decides).
 runtime_pm = auto
 
 [sata]
@@ -70,6 +70,25 @@ runtime_pm = auto
 # (TLP #84). Ports that do not support LPM refuse the write (EOPNOTSUPP), and the kernel keeps
 # external and hot-plug ports at the firmware's setting.
 alpm = med_power_with_dipm
+# runtime_pm = auto | on | keep
+# power/control of the AHCI ports (AHCI runtime PM) and of zero-power optical drives.
+#   auto  only ports nothing can appear on (empty, and ahci_port_cmd shows no hot-plug,
+#         presence-switch or external bit) and ports holding only a ZPODD drive (libata
+#         exposes power/pm_qos_no_power_off for it). Ports with a disk, disks themselves and
+#         platforms the hwdb denies (IDLECFG_AHCI_RUNTIME_PM) are never touched.
+#   on    runtime PM off on every AHCI port.
+# auto: ports with disks are suspected in resume freezes (TLP 1.6.0, #593 #606 #698) and disk
+# runtime PM spins disks up and down (TLP #848), so those stay as the kernel has them; an empty
+# internal port loses nothing.
+runtime_pm = auto
+# mask_port_ext = yes | no
+# yes: where the firmware marks a port external or hot-plug capable (the kernel then keeps it
+# without LPM) but it holds the root disk, swap or an fstab mount, plan ahci.mask_port_ext=
+# (Linux 6.17+) for those ports, so that the kernel ignores the bit and LPM works there.
+# no: leave the firmware's marking alone (choose it for disks you really hot-swap).
+# yes: a disk the system boots from is not hot-plugged, and such boards idle 75 % higher
+# without LPM (powertop #204, TLP #834).
+mask_port_ext = yes
 
 [nvme]
 # apst = quirks | keep
@@ -79,15 +98,23 @@ alpm = med_power_with_dipm
 apst = quirks
 
 [usb]
-# autosuspend = allowlist | off | keep
+# autosuspend = allowlist | classes | off | keep
 #   allowlist  power/control=auto only for devices the hwdb lists (systemd's ID_AUTOSUSPEND,
 #              IDLECFG_*); risky classes (HID, audio, Bluetooth, printers, scanners, phones,
 #              WWAN, hubs and docks) only with their own entry.
+#   classes    the allowlist, plus devices whose every interface is of a class whose driver
+#              handles autosuspend: video cameras (uvcvideo), CCID smart-card readers (class
+#              0b), mass storage (usb-storage or uas, unless a usb-storage quirk names the
+#              device). Anything with a HID, audio, printer, wireless, communications or
+#              vendor-specific interface still needs its own hwdb entry; hwdb deny entries
+#              (the kernel's USB quirk table) win.
 #   off        power/control=on for every USB device: for machines where autosuspend fails.
 #   keep       plan nothing.
-# allowlist: blanket autosuspend is the most common complaint about power tools (lost
-# keystrokes, powertop #101 #165); systemd returned to allowlists in 2015.
-autosuspend = allowlist
+# classes: blanket autosuspend is the most common complaint about power tools (lost
+# keystrokes, powertop #101 #165), so HID and the other risky classes stay on systemd's
+# allowlists; the classes above are the ones whose kernel drivers declare autosuspend support
+# (supports_autosuspend in uvcvideo, usb-storage, uas) or that the CCID spec requires to suspend.
+autosuspend = classes
 # delay_ms = keep | 0..600000
 # power/autosuspend_delay_ms for the devices autosuspend enables; an hwdb entry's own delay
 # (ID_AUTOSUSPEND_DELAY_MS) wins. keep: the kernel's usbcore.autosuspend (2 s).
@@ -114,18 +141,27 @@ power_save_controller = yes
 #   off        disable (i915.enable_fbc=0, i915.enable_psr=0, amdgpu.abmlevel=0).
 #   keep       the driver's per-platform default.
 # They trade image quality and can flicker (PSR: linux-surface #862), so they are never
-# turned on blindly. i915 enables FBC and PSR itself where Intel validated them: keep.
+# turned on blindly. platform for i915: the driver's own per-generation default (FBC on
+# Broadwell and gen9+, PSR where the VBT declares it) is the baseline, and hwdb entries for the
+# machine (dmi:) or the GPU generation (pci:, with a kernel range) change it where known:
+# e.g. PSR off on the Surface panels that flicker.
 # ABM washes out colours (cinnamon #12656) and every change is a modeset: only per platform.
-i915_fbc = keep
-i915_psr = keep
+i915_fbc = platform
+i915_psr = platform
 amdgpu_abm = platform
+# runtime_pm = auto | on | keep
+# power/control of discrete GPUs. keep: amdgpu and nouveau manage it themselves
+# (amdgpu.runpm, nouveau.runpm); TLP excludes dGPUs for the same reason.
+runtime_pm = keep
 
 [i2c]
-# runtime_pm = auto | on | keep
+# runtime_pm = platform | auto | on | keep
 # power/control of I2C adapters and clients (i2c-hid touchpads).
-# keep: touchpads have died on battery with it (pop-os/pop #4053) and systemd forces cyapa
-# on; the adapters that gain most (DesignWare) enable runtime PM in their driver.
-runtime_pm = keep
+#   platform  the kernel's defaults, plus auto for the devices an hwdb entry allows.
+#   auto      auto on every controller and every client without a deny entry.
+# platform: touchpads have died on battery with it (pop-os/pop #4053) and systemd forces cyapa
+# on; the adapters that gain most (DesignWare, LPSS) enable runtime PM in their driver.
+runtime_pm = platform
 
 [suspend]
 # mem_sleep = s2idle | shallow | deep | keep

@@ -14,6 +14,8 @@ runtime_pm = keep
 
 [sata]
 alpm = keep
+runtime_pm = keep
+mask_port_ext = no
 
 [nvme]
 apst = keep
@@ -30,6 +32,7 @@ power_save_controller = keep
 i915_fbc = keep
 i915_psr = keep
 amdgpu_abm = keep
+runtime_pm = keep
 
 [i2c]
 runtime_pm = keep

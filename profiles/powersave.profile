@@ -15,6 +15,8 @@ policy = powersupersave
 # Display features only where the hwdb opts the platform in: they flicker elsewhere.
 i915_fbc = platform
 i915_psr = platform
+# Discrete GPUs to D3 when idle. hwdb quirks keep the ones that fail to wake powered.
+runtime_pm = auto
 
 [i2c]
 # Touchpads and sensors sleep when idle; hwdb quirks keep the ones that die on battery

@@ -208,6 +208,8 @@ static void visit_usb_interface(struct inventory *inv, struct modctx *mc, struct
         add_id(x, d, "class", "bInterfaceClass", true);
         add_id(x, d, "subclass", "bInterfaceSubClass", true);
         add_id(x, d, "protocol", "bInterfaceProtocol", true);
+        /* 1 when the bound driver declares autosuspend support (or none is bound) */
+        add_id(x, d, "supports_autosuspend", "supports_autosuspend", false);
         set_common(x, d, mc);
 }
 
@@ -262,12 +264,21 @@ static void visit_scsi_host(struct inventory *inv, struct modctx *mc, struct ude
                         port = strrchr(dir, '/');
                         if (port && startswith(port + 1, "ata") && isdigit((unsigned char) port[4])) {
                                 char *v = NULL;
+                                _cleanup_free_ char *no = xasprintf("ata_port/%s/port_no", port + 1);
                                 kv_add(&x->ids, "port", port + 1);
+                                /* libata's 1-based number of the port on its controller: bit
+                                 * port_no - 1 of ahci.mask_port_map and mask_port_ext */
+                                if (read_attr(dir, no, &v) >= 0)
+                                        kv_add_take(&x->ids, "port_no", v);
                                 if (read_attr(dir, "power/control", &v) >= 0)
                                         kv_add_take(&x->knobs, "port/power/control", v);
                         }
                 }
         }
+        /* AHCI's PxCMD and CAP registers (libahci's ahci_port_cmd and ahci_host_caps,
+         * "%x"): they tell internal ports from hot-plug capable and external ones */
+        add_id(x, d, "port_cmd", "ahci_port_cmd", false);
+        add_id(x, d, "host_caps", "ahci_host_caps", false);
         set_common(x, d, mc);
         /* the disks hang below the host device (host0), not its class device */
         x->anchor = xstrdup(host ? udev_device_get_devpath(host) : x->devpath);
@@ -286,6 +297,27 @@ static const char *scsi_type_name(const char *t)
         if (!t || *end || v < 0 || v >= (long) ELEMENTSOF(names) || !names[v])
                 return "other";
         return names[v];
+}
+
+/* libata exposes pm_qos_no_power_off on the ATA device (ataN/linkN/devN.0)
+ * only where zpodd_init() found zero-power ODD support: an ACPI companion that
+ * can power the drive off (_PR3) and a drive whose loading mechanism is a slot
+ * or a drawer (drivers/ata/libata-zpodd.c, dev_pm_qos_expose_flags) */
+static void detect_zpodd(const struct device *host, struct device *x)
+{
+        const char *port = kv_get(&host->ids, "port");
+        _cleanup_free_ char *dir = NULL, *attr = NULL, *v = NULL;
+        char *slash;
+
+        if (!port || !host->anchor || !startswith(port, "ata"))
+                return;
+        dir = xasprintf("/sys%s", host->anchor);
+        slash = strrchr(dir, '/');
+        if (!slash)
+                return;
+        *slash = '\0';         /* .../ataN/hostM -> .../ataN */
+        attr = xasprintf("link%s/dev%s.0/power/pm_qos_no_power_off", port + 3, port + 3);
+        kv_add(&x->ids, "zpodd", read_attr(dir, attr, &v) >= 0 ? "yes" : "no");
 }
 
 static void visit_scsi_device(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
@@ -310,6 +342,8 @@ static void visit_scsi_device(struct inventory *inv, struct modctx *mc, struct u
         kv_add(&x->ids, "kind", scsi_type_name(type));
         set_common(x, d, mc);
         add_knobs(x, d);
+        if (streq(kv_get(&x->ids, "kind"), "optical"))
+                detect_zpodd(host, x);
         /* the block device of the disk: block/sda */
         {
                 int bfd = openat(d->dfd, "block", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -175,10 +175,42 @@ static bool resume_ok(const char *v)
         return false;
 }
 
+static size_t hex_run(const char *p)
+{
+        return strspn(p, "0123456789abcdef");
+}
+
+/* "0000:00:17.0=0x5[,0000:03:00.0=0x1]": PCI device names (domain of 4 to 8 hex
+ * digits, VMD has 5) and masks of 1 to 8 hex digits, as ahci_get_port_map_mask() parses */
+static bool portmask_ok(const char *v)
+{
+        for (const char *p = v;;) {
+                size_t n = hex_run(p);
+                if (n < 4 || n > 8 || p[n] != ':')
+                        return false;
+                p += n + 1;
+                if (hex_run(p) != 2 || p[2] != ':' || hex_run(p + 3) != 2 || p[5] != '.' ||
+                    !strchr("01234567", p[6]) || !p[6] || p[7] != '=' || p[8] != '0' || p[9] != 'x')
+                        return false;
+                p += 10;
+                n = hex_run(p);
+                if (n < 1 || n > 8)
+                        return false;
+                p += n;
+                if (!*p)
+                        return true;
+                if (*p != ',')
+                        return false;
+                p++;
+        }
+}
+
 bool knob_value_ok(const struct knob_rule *r, const char *value)
 {
         long v;
 
+        if (r && r->kind == KNOB_PORTMASK)
+                return value && strlen(value) <= VALUE_MAX && portmask_ok(value);
         if (!r || !value || !*value || strlen(value) > VALUE_MAX || !only(value, VALUE_CHARS))
                 return false;
         switch (r->kind) {
@@ -188,6 +220,8 @@ bool knob_value_ok(const struct knob_rule *r, const char *value)
                 return parse_int(value, &v) && v >= r->min && v <= r->max;
         case KNOB_RESUME:
                 return resume_ok(value);
+        case KNOB_PORTMASK:
+                break;
         }
         return false;
 }
@@ -340,6 +374,8 @@ static char *expected(const struct knob_rule *r)
                 return xasprintf(_("an integer from %ld to %ld"), r->min, r->max);
         case KNOB_RESUME:
                 return xstrdup(_("UUID=<hex digits and dashes> or /dev/<name>"));
+        case KNOB_PORTMASK:
+                return xstrdup(_("PCI device=0x mask pairs, comma-separated"));
         }
         return xstrdup("?");
 }

@@ -110,6 +110,7 @@ void inventory_free(struct inventory *inv)
         free(inv->storage.root_uuid);
         free(inv->storage.root_disk);
         free(inv->storage.root_disk_devpath);
+        kv_free(&inv->storage.used_disks);
         free(inv->storage.root_note);
         for (size_t i = 0; i < inv->storage.n_swaps; i++) {
                 free(inv->storage.swaps[i].spec);

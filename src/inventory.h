@@ -63,6 +63,9 @@ struct storage {
         char *root_note;        /* why part of the above is missing */
         struct swap_entry *swaps;
         size_t n_swaps;
+        /* whole disks (sysname) the target mounts or swaps on: fstab lines and
+         * /proc/swaps -> what uses it ("/home (fstab)", "swap (fstab)") */
+        struct kvlist used_disks;
 };
 
 struct power_tool {

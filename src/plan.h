@@ -87,6 +87,7 @@ enum knob_kind {
         KNOB_WORDS,             /* one of the words of "words" */
         KNOB_INT,               /* a decimal integer from min to max, written the kernel's way */
         KNOB_RESUME,            /* resume=: UUID=<hex digits and dashes> or /dev/<letters, digits, / _ -> */
+        KNOB_PORTMASK,          /* DDDD:BB:DD.F=0xHEX[,...]: per-controller AHCI port masks (mask_port_map's format) */
 };
 
 struct knob_rule {

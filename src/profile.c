@@ -52,7 +52,7 @@ struct schema {
  * refused like any unknown key, with the reason. A key a family declares
  * again is found in the schema first and never gets here. */
 static const struct { const char *section, *key; } retired_keys[] = {
-        { "sata", "runtime_pm" }, { "gpu", "runtime_pm" }, { "wifi", "power_save" },
+        { "wifi", "power_save" },
         { "network", "wake_on_lan" }, { "kernel", "nmi_watchdog" }, { "kernel", "dirty_writeback_centisecs" },
 };
 

@@ -155,6 +155,17 @@ static struct udev_device *whole_disk(struct udev_device *u)
         return udev_device_ref(u);
 }
 
+/* remember the whole disk below U as used by WHAT (once per disk) */
+static void add_used_disk(struct storage *s, struct udev_device *u, const char *what)
+{
+        struct udev_device *disk = u ? whole_disk(u) : NULL;
+        const char *name = disk ? udev_device_get_sysname(disk) : NULL;
+
+        if (name && !kv_find(&s->used_disks, name))
+                kv_add(&s->used_disks, name, what);
+        udev_device_unref(disk);
+}
+
 /* fill the root fields from the block device u */
 static void describe_root(struct storage *s, struct udev *udev, struct udev_device *u)
 {
@@ -230,6 +241,12 @@ static void read_fstab(struct inventory *inv, struct udev *udev)
                         const char *dev = u ? udev_device_get_devnode(u) : NULL;
                         _cleanup_free_ char *uuid = uuid_of(u, spec);
                         add_swap(&inv->storage, spec, dev, uuid, "fstab");
+                        add_used_disk(&inv->storage, u, "swap (fstab)");
+                        udev_device_unref(u);
+                } else if (file[0] == '/' && !streq(type, "nfs") && !streq(type, "nfs4") && !streq(type, "cifs")) {
+                        struct udev_device *u = resolve_spec(udev, spec);
+                        _cleanup_free_ char *what = xasprintf("%s (fstab)", file);
+                        add_used_disk(&inv->storage, u, what);
                         udev_device_unref(u);
                 }
         }
@@ -254,6 +271,7 @@ static void read_proc_swaps(struct inventory *inv, struct udev *udev)
                         struct udev_device *u = startswith(name, "/dev/") ?
                                 udev_device_new_from_subsystem_sysname(udev, "block", strrchr(name, '/') + 1) : NULL;
                         uuid = uuid_of(u, name);
+                        add_used_disk(&inv->storage, u, "swap (/proc/swaps)");
                         udev_device_unref(u);
                 }
                 add_swap(&inv->storage, name, name, uuid, "proc");

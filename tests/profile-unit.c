@@ -140,9 +140,6 @@ static void test_format(void)
                   "unknown section [usbb]; valid: profile, pci, pcie_aspm, sata, usb, audio, gpu, i2c, nvme, "
                   "suspend");
         /* keys no knob family reads (#14): refused, and the message says why */
-        check_bad("retired-key", 6,
-                  "key 'runtime_pm' in [gpu] is not supported: no knob family plans it; remove it; valid: i915_fbc, "
-                  "i915_psr, amdgpu_abm");
         check_bad("retired-section", 4,
                   "section [kernel] is not supported: no knob family plans its keys; remove it; valid: profile, pci, "
                   "pcie_aspm, sata, usb, audio, gpu, i2c, nvme, suspend");
@@ -228,7 +225,7 @@ static void test_schema(void)
                 if (!has && !(k[i].choices && streq(k[i].choices[0], "yes") && streq(k[i].choices[1], "no")))
                         all_have_keep = false, printf("# [%s] %s has no keep\n", k[i].section, k[i].key);
         }
-        ok(nk == 15 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
+        ok(nk == 18 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
 
         ok(profile_name_valid("balanced") && profile_name_valid("my-laptop_2") && !profile_name_valid("") &&
            !profile_name_valid("../x") && !profile_name_valid("a/b") && !profile_name_valid(".hidden") &&
@@ -517,9 +514,10 @@ static void test_shipped(void)
         ok(p && setting_is(p, "pcie_aspm", "policy", "default", bal, line_of(bal, "policy =")) &&
            setting_is(p, "pci", "runtime_pm", "auto", bal, line_of(bal, "runtime_pm = auto")) &&
            setting_is(p, "sata", "alpm", "med_power_with_dipm", bal, line_of(bal, "alpm =")) &&
-           setting_is(p, "usb", "autosuspend", "allowlist", bal, line_of(bal, "autosuspend =")) &&
+           setting_is(p, "usb", "autosuspend", "classes", bal, line_of(bal, "autosuspend =")) &&
+           setting_is(p, "sata", "mask_port_ext", "yes", bal, line_of(bal, "mask_port_ext =")) &&
            setting_is(p, "audio", "power_save", "10", bal, line_of(bal, "power_save = 10")),
-           "balanced: ASPM default, PCI runtime PM, DIPM, USB allowlist, audio 10 s");
+           "balanced: ASPM default, PCI runtime PM, DIPM, USB by class, external-port mask, audio 10 s");
         profile_free(p);
 
         p = load_ok(none, shipped, "performance");
@@ -552,9 +550,9 @@ static void test_shipped(void)
 
         p = load_ok(none, shipped, "desktop");
         ok(p && streq(p->chain[1].name, "balanced") && profile_get(p, "audio", "power_save")->keep &&
-           streq(profile_get(p, "usb", "autosuspend")->value, "allowlist") &&
+           streq(profile_get(p, "usb", "autosuspend")->value, "classes") &&
            profile_get(p, "audio", "power_save_controller")->keep,
-           "desktop: balanced devices, no USB autosuspend beyond the allowlist, kernel defaults for audio");
+           "desktop: balanced devices, USB autosuspend by class, kernel defaults for audio");
         profile_free(p);
 }
 

@@ -3,20 +3,21 @@
 
 #include "knob.h"
 
-static bool has_driver(struct planctx *c, const char *driver)
+static const struct device *has_driver(struct planctx *c, const char *driver)
 {
         const struct device_list *l = &c->inv->classes[CL_PCI];
 
         for (size_t i = 0; i < l->n; i++)
                 if (streq_ptr(l->v[i].driver, driver) ||
                     (l->v[i].n_modules && streq(l->v[i].modules[0].name, driver)))
-                        return true;
-        return false;
+                        return &l->v[i];
+        return NULL;
 }
 
 /* one display feature: "platform" takes the platform's hwdb entry, "off" turns it off */
-static void feature(struct planctx *c, const char *key, const char *knob, const char *module,
-                    const char *param, const char *property, const char *on_value)
+static void feature(struct planctx *c, const struct device *gpu, const char *key, const char *knob,
+                    const char *module, const char *param, const char *property, const char *on_value,
+                    const char *baseline)
 {
         const char *want = profile_value(c, "gpu", key);
         const char *dmi = kv_get(&c->inv->platform, "modalias");
@@ -30,10 +31,12 @@ static void feature(struct planctx *c, const char *key, const char *knob, const 
                 plan_param(c, NULL, knob, module, param, "0", profile_reason(c, "gpu", key));
                 return;
         }
-        if (!hwdb_fact(c, dmi, property, &f)) {
+        /* the machine (dmi:) first, then the GPU itself (its PCI modalias: one
+         * entry per generation, with a _KERNEL range where the driver's default moved) */
+        if (!hwdb_fact(c, dmi, property, &f) && !(gpu && hwdb_fact(c, gpu->modalias, property, &f))) {
                 _cleanup_free_ char *why = profile_reason(c, "gpu", key);
-                plan_skip(c, NULL, knob, xasprintf("skipped: %s, and no hwdb entry opts this platform in: "
-                                                     "the driver's default stays", why));
+                plan_skip(c, NULL, knob, xasprintf("skipped: %s, and no hwdb entry for this platform or GPU: "
+                                                     "the driver's default stays (%s)", why, baseline));
                 return;
         }
         if (streq(f.value, "deny"))
@@ -44,11 +47,76 @@ static void feature(struct planctx *c, const char *key, const char *knob, const 
                 plan_param(c, NULL, knob, module, param, f.value, fact_reason(&f));
 }
 
+/* [gpu] runtime_pm: power/control of GPUs whose driver runs runtime PM itself
+ * (amdgpu, radeon, nouveau: runpm). Those drivers allow runtime PM at probe only
+ * where the GPU has a runtime D3 (BOCO/BACO, Optimus _PR3), so power/control =
+ * auto is their answer; a GPU they left on has none and stays untouched: writing
+ * auto there gains nothing (amdgpu refuses with -EBUSY) and risks a hung wakeup. */
+static void gpu_runtime_pm(struct planctx *c)
+{
+        static const char *const runpm_drivers[] = { "amdgpu", "radeon", "nouveau" };
+        const struct device_list *l = &c->inv->classes[CL_PCI];
+        const char *want = profile_value(c, "gpu", "runtime_pm");
+        bool any = false;
+
+        for (size_t i = 0; i < l->n; i++) {
+                const struct device *d = &l->v[i];
+                const char *cls = kv_get(&d->ids, "class");
+                const char *cur = kv_get(&d->knobs, "power/control");
+                struct hwdb_fact f;
+                bool runpm = false;
+
+                if (!cls || !startswith(cls, "03") || !cur)
+                        continue;
+                if (!any && !want)
+                        plan_skip_keep(c, "gpu.runtime_pm", "gpu", "runtime_pm");
+                any = true;
+                if (!want)
+                        return;
+                /* an hwdb entry of the device is the pci family's: [pci] runtime_pm decides */
+                if (hwdb_fact(c, d->modalias, "IDLECFG_PCI_RUNTIME_PM", &f))
+                        continue;
+                for (size_t k = 0; k < ELEMENTSOF(runpm_drivers); k++)
+                        runpm = runpm || streq_ptr(d->driver, runpm_drivers[k]);
+                if (!runpm) {
+                        plan_skip(c, d, "gpu.runtime_pm",
+                                  xasprintf("skipped: driver %s: its runtime PM is the driver's own (i915 and xe "
+                                            "enable it themselves; nvidia needs its DynamicPowerManagement option)",
+                                            d->driver ? d->driver : "none"));
+                        continue;
+                }
+                if (streq(want, "on")) {
+                        plan_device(c, d, "gpu.runtime_pm", "power/control", "on",
+                                    profile_reason(c, "gpu", "runtime_pm"));
+                        continue;
+                }
+                if (!streq(cur, "auto")) {
+                        plan_skip(c, d, "gpu.runtime_pm",
+                                  xasprintf("skipped: %s left runtime PM off (power/control = %s): no runtime D3 on "
+                                            "this GPU (no BOCO/BACO or _PR3), or its runpm parameter is 0",
+                                            d->driver, cur));
+                        continue;
+                }
+                {
+                        _cleanup_free_ char *why = profile_reason(c, "gpu", "runtime_pm");
+                        plan_device(c, d, "gpu.runtime_pm", "power/control", want,
+                                    xasprintf("%s; %s allowed runtime PM at probe (runtime D3 present): planned so "
+                                              "that it stays so", why, d->driver));
+                }
+        }
+}
+
 void knob_gpu(struct planctx *c)
 {
-        if (has_driver(c, "i915")) {
-                feature(c, "i915_fbc", "gpu.i915_fbc", "i915", "enable_fbc", "IDLECFG_I915_FBC", "1");
-                feature(c, "i915_psr", "gpu.i915_psr", "i915", "enable_psr", "IDLECFG_I915_PSR", "1");
+        const struct device *g;
+
+        if ((g = has_driver(c, "i915"))) {
+                /* intel_fbc.c: FBC on by default on Broadwell and display version 9 and later;
+                 * intel_psr.c: PSR on wherever the VBT and the panel declare it */
+                feature(c, g, "i915_fbc", "gpu.i915_fbc", "i915", "enable_fbc", "IDLECFG_I915_FBC", "1",
+                        "i915 turns FBC on by itself on Broadwell and gen9 and later");
+                feature(c, g, "i915_psr", "gpu.i915_psr", "i915", "enable_psr", "IDLECFG_I915_PSR", "1",
+                        "i915 turns PSR on by itself where the VBT and the panel support it");
                 /* enable_rc6 was removed in 4.16: RC6 is always on; say so once */
                 if (!c->mc || !modctx_has_param(c->mc, "i915", "enable_rc6"))
                         plan_skip(c, NULL, "gpu.i915_rc6",
@@ -58,16 +126,20 @@ void knob_gpu(struct planctx *c)
                         plan_skip(c, NULL, "gpu.i915_rc6",
                                   xstrdup("skipped: i915.enable_rc6 exists in this old kernel; its default is kept"));
         }
-        if (has_driver(c, "amdgpu"))
-                feature(c, "amdgpu_abm", "gpu.amdgpu_abm", "amdgpu", "abmlevel", "IDLECFG_AMDGPU_ABM", "1");
+        if ((g = has_driver(c, "amdgpu")))
+                feature(c, NULL, "amdgpu_abm", "gpu.amdgpu_abm", "amdgpu", "abmlevel", "IDLECFG_AMDGPU_ABM", "1",
+                        "amdgpu leaves ABM to the compositor or its abmlevel default");
+        gpu_runtime_pm(c);
 }
 
 static const char *const ch_display[] = { "platform", "off", "keep", NULL };
+static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
 
 static const struct profile_key keys[] = {
         KEY_CHOICE("i915_fbc", ch_display),
         KEY_CHOICE("i915_psr", ch_display),
         KEY_CHOICE("amdgpu_abm", ch_display),
+        KEY_CHOICE("runtime_pm", ch_runtime_pm),
 };
 
 static const struct knob_rule rules[] = {

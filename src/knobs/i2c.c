@@ -3,6 +3,42 @@
 
 #include "knob.h"
 
+/* [i2c] runtime_pm = platform: the kernel's defaults are the baseline (the
+ * DesignWare and LPSS drivers allow runtime PM of their controllers themselves,
+ * i2c clients start allowed unless their driver forbids it); idlecfg adds only
+ * what an hwdb entry for the device says: allow -> auto; deny -> left alone. */
+static void platform(struct planctx *c, const struct device_list *l)
+{
+        size_t allowed = 0, clients = 0;
+
+        for (size_t i = 0; i < l->n; i++)
+                for (size_t k = 0; k < l->v[i].n_children; k++) {
+                        const struct device *d = &l->v[i].children[k];
+                        struct hwdb_fact f;
+
+                        if (!kv_find(&d->knobs, "power/control"))
+                                continue;
+                        clients++;
+                        if (!hwdb_fact(c, d->modalias, "IDLECFG_I2C_RUNTIME_PM", &f))
+                                continue;
+                        {
+                                _cleanup_free_ char *why = fact_reason(&f);
+                                if (streq(f.value, "allow")) {
+                                        plan_device(c, d, "i2c.runtime_pm", "power/control", "auto", TAKE_PTR(why));
+                                        allowed++;
+                                } else
+                                        plan_skip(c, d, "i2c.runtime_pm", xasprintf("skipped: %s", why));
+                        }
+                }
+        if (l->n && !allowed) {
+                _cleanup_free_ char *why = profile_reason(c, "i2c", "runtime_pm");
+                plan_skip(c, NULL, "i2c.runtime_pm",
+                          xasprintf("skipped: %s: no hwdb entry allows runtime PM of an I2C device here (%zu clients); "
+                                    "the kernel's default stays: the DesignWare and LPSS controller drivers allow it "
+                                    "themselves", why, clients));
+        }
+}
+
 void knob_i2c(struct planctx *c)
 {
         const struct device_list *l = &c->inv->classes[CL_I2C];
@@ -11,6 +47,10 @@ void knob_i2c(struct planctx *c)
         if (!want) {
                 if (l->n)
                         plan_skip_keep(c, "i2c.runtime_pm", "i2c", "runtime_pm");
+                return;
+        }
+        if (streq(want, "platform")) {
+                platform(c, l);
                 return;
         }
         for (size_t i = 0; i < l->n; i++) {
@@ -64,7 +104,7 @@ void knob_i2c(struct planctx *c)
         }
 }
 
-static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
+static const char *const ch_runtime_pm[] = { "platform", "auto", "on", "keep", NULL };
 
 static const struct profile_key keys[] = {
         KEY_CHOICE("runtime_pm", ch_runtime_pm),

@@ -211,6 +211,19 @@ void match_device(const struct device *d, struct kvlist *match)
                         kv_add_take(match, "ATTR{unique_id}", xstrndup(port + 4, strspn(port + 4, "0123456789")));
                 else
                         kv_add(match, "KERNEL", d->name);
+        } else if (streq(d->class, "ata-port")) {
+                /* the ata_port class device; the ATA port itself has no subsystem and no uevent */
+                kv_add(match, "SUBSYSTEM", "ata_port");
+                kv_add(match, "KERNEL", d->name);
+        } else if (streq(d->class, "disk")) {
+                /* H:C:T:L follows probe order: the model and type must agree too, so a
+                 * renumbered host makes the rule miss rather than hit another drive */
+                kv_add(match, "SUBSYSTEM", "scsi");
+                kv_add(match, "KERNEL", d->name);
+                if ((v = kv_get(&d->ids, "vendor")))
+                        kv_add(match, "ATTR{vendor}", v);
+                if ((v = kv_get(&d->ids, "model")))
+                        kv_add(match, "ATTR{model}", v);
         } else if (streq(d->class, "i2c-client")) {
                 kv_add(match, "SUBSYSTEM", "i2c");
                 kv_add(match, "KERNEL", d->name);

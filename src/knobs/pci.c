@@ -7,7 +7,6 @@
  * denylist, https://github.com/linrunner/TLP/issues/587 for xHCI) */
 static const struct { const char *driver, *why; } deny_drivers[] = {
         { "mei_me", "Intel ME interface: runtime suspend breaks the ME link (TLP denylist)" },
-        { "xhci_hcd", "xHCI: USB devices go unrecognised with runtime PM (TLP #587, #436)" },
         { "pcieport", "PCIe port: the kernel manages the runtime PM of ports itself" },
         { "nouveau", "GPU: the driver's runpm manages it; set only with a hwdb allow entry" },
         { "amdgpu", "GPU: the driver's runpm manages it; set only with a hwdb allow entry" },
@@ -16,6 +15,63 @@ static const struct { const char *driver, *why; } deny_drivers[] = {
         { "i915", "GPU: the driver manages its runtime PM" },
         { "xe", "GPU: the driver manages its runtime PM" },
 };
+
+/* Another power tool may have set power/control; then its value says nothing
+ * about what the kernel chose. */
+static bool other_tool(struct planctx *c)
+{
+        for (size_t i = 0; i < c->inv->n_tools; i++)
+                if (!streq(c->inv->tools[i].name, "power-profiles-daemon"))
+                        return true;
+        return false;
+}
+
+/* xHCI without an hwdb entry: true when planned or skipped here. The kernel
+ * allows runtime PM itself on the hosts it knows good (XHCI_DEFAULT_PM_RUNTIME_ALLOW
+ * in drivers/usb/host/xhci-pci.c: its Intel/AMD list, and every xHCI 1.2 or later
+ * host since Linux 5.19, commit a611bf473d1f). HCIVERSION has no sysfs attribute,
+ * so that decision shows only as power/control = auto at boot. xHCI 1.1 hosts
+ * are the known bad: USB devices unseen after runtime suspend (TLP #587 #436),
+ * and the kernel's own try to allow AMD xHC 1.1 was reverted (bce4c45bd1ae). */
+static bool xhci(struct planctx *c, const struct device *d, const char *want)
+{
+        const char *cur = kv_get(&d->knobs, "power/control");
+
+        if (!streq_ptr(d->driver, "xhci_hcd"))
+                return false;
+        if (streq(want, "auto") && streq_ptr(cur, "auto") && !other_tool(c)) {
+                _cleanup_free_ char *why = profile_reason(c, "pci", "runtime_pm");
+                plan_device(c, d, "pci.runtime_pm", "power/control", want,
+                            xasprintf("%s; xHCI the kernel itself allows runtime PM on (power/control is auto with no "
+                                      "other power tool installed: XHCI_DEFAULT_PM_RUNTIME_ALLOW, its list or an xHCI "
+                                      "1.2+ host); planned so that it stays so", why));
+                return true;
+        }
+        if (streq(want, "on"))
+                return false;
+        plan_skip(c, d, "pci.runtime_pm",
+                  xstrdup("skipped: driver xhci_hcd: not on the kernel's or the hwdb's runtime PM allowlist; xHCI "
+                            "1.1 hosts lose USB devices plugged in while suspended (TLP #587, #436; kernel revert "
+                            "bce4c45bd1ae), and HCIVERSION, which tells 1.2 hosts apart, is not in sysfs"));
+        return true;
+}
+
+/* AHCI controllers: runtime PM stopped USB working on some Lenovo and ASUS
+ * laptops (TLP #829, #436, #805); the hwdb names those platforms */
+static bool ahci_platform_denied(struct planctx *c, const struct device *d)
+{
+        struct hwdb_fact f;
+
+        if (!streq_ptr(d->driver, "ahci") ||
+            !hwdb_fact(c, kv_get(&c->inv->platform, "modalias"), "IDLECFG_AHCI_RUNTIME_PM", &f) ||
+            !streq(f.value, "deny"))
+                return false;
+        {
+                _cleanup_free_ char *why = fact_reason(&f);
+                plan_skip(c, d, "pci.runtime_pm", xasprintf("skipped: AHCI controller: %s", why));
+        }
+        return true;
+}
 
 void knob_pci_runtime_pm(struct planctx *c)
 {
@@ -50,6 +106,8 @@ void knob_pci_runtime_pm(struct planctx *c)
                                 continue;
                         }
                 }
+                if (xhci(c, d, want) || (!streq(want, "on") && ahci_platform_denied(c, d)))
+                        continue;
                 for (size_t k = 0; k < ELEMENTSOF(deny_drivers) && !denied; k++)
                         if (streq_ptr(d->driver, deny_drivers[k].driver)) {
                                 plan_skip(c, d, "pci.runtime_pm",

@@ -1,7 +1,13 @@
-/* knobs/sata.c: SATA link power management per AHCI host, never for NOLPM disks */
+/* knobs/sata.c: SATA link power management and AHCI port runtime PM, read from each port's own registers */
 #include "config.h"
 
 #include "knob.h"
+
+/* AHCI 1.3.1 PxCMD and CAP bits, as drivers/ata/ahci.h names them */
+#define PORT_CMD_HPCP   (1UL << 18)     /* hot-plug capable port */
+#define PORT_CMD_MPSP   (1UL << 19)     /* mechanical presence switch attached */
+#define PORT_CMD_ESP    (1UL << 21)     /* external SATA port */
+#define HOST_CAP_SXS    (1UL << 5)      /* the HBA has external SATA ports */
 
 /* our own hwdb key for ATA disks: they have no modalias */
 static char *ata_key(const struct device *disk)
@@ -10,7 +16,65 @@ static char *ata_key(const struct device *disk)
                          strempty(kv_get(&disk->ids, "firmware")));
 }
 
-void knob_sata(struct planctx *c)
+enum port_kind {
+        PORT_UNKNOWN,           /* no ahci_port_cmd (not AHCI, or a recording without it) */
+        PORT_DUMMY,             /* PxCMD reads 0: outside the port map, libata's DUMMY port */
+        PORT_INTERNAL,          /* none of HPCP, MPSP, ESP */
+        PORT_EXTERNAL,          /* what the kernel marks ATA_PFLAG_EXTERNAL: HPCP, or ESP with CAP.SXS */
+        PORT_SWITCH,            /* only MPSP: a bay with a presence switch, hot-plug by design */
+};
+
+static bool hex_value(const char *s, unsigned long *ret)
+{
+        char *end;
+
+        if (!s || !*s)
+                return false;
+        errno = 0;
+        *ret = strtoul(s, &end, 16);
+        return errno == 0 && end != s && *end == '\0';
+}
+
+/* Mirrors ahci_mark_external_port() (drivers/ata/ahci.c, "ata: ahci: a
+ * hotplug capable port is an external port", linux-ide 2024): external is
+ * HPCP, or ESP on an HBA with CAP.SXS. A CAP we cannot read counts as SXS. We
+ * add MPSP: the kernel ignores it, but a presence switch means a bay. */
+static enum port_kind port_kind(const struct device *h, char **ret_what)
+{
+        unsigned long cmd, caps = 0;
+        bool has_caps = hex_value(kv_get(&h->ids, "host_caps"), &caps);
+
+        if (!hex_value(kv_get(&h->ids, "port_cmd"), &cmd)) {
+                *ret_what = xstrdup("ahci_port_cmd not readable");
+                return PORT_UNKNOWN;
+        }
+        if (cmd == 0) {
+                *ret_what = xstrdup("ahci_port_cmd 0: a port outside the controller's port map (DUMMY)");
+                return PORT_DUMMY;
+        }
+        if (cmd & PORT_CMD_HPCP) {
+                *ret_what = xasprintf("ahci_port_cmd %lx: hot-plug capable port (PxCMD.HPCP)", cmd);
+                return PORT_EXTERNAL;
+        }
+        if ((cmd & PORT_CMD_ESP) && (!has_caps || (caps & HOST_CAP_SXS))) {
+                *ret_what = xasprintf("ahci_port_cmd %lx: external SATA port (PxCMD.ESP%s)", cmd,
+                                      has_caps ? " with CAP.SXS" : "");
+                return PORT_EXTERNAL;
+        }
+        if (cmd & PORT_CMD_MPSP) {
+                *ret_what = xasprintf("ahci_port_cmd %lx: mechanical presence switch (PxCMD.MPSP), a hot-plug bay", cmd);
+                return PORT_SWITCH;
+        }
+        *ret_what = xasprintf("ahci_port_cmd %lx: internal port (no HPCP, MPSP or ESP bit)", cmd);
+        return PORT_INTERNAL;
+}
+
+static bool zpodd(const struct device *disk)
+{
+        return streq_ptr(kv_get(&disk->ids, "kind"), "optical") && streq_ptr(kv_get(&disk->ids, "zpodd"), "yes");
+}
+
+static void alpm(struct planctx *c)
 {
         const struct device_list *l = &c->inv->classes[CL_SATA];
         const char *want = profile_value(c, "sata", "alpm");
@@ -73,9 +137,21 @@ void knob_sata(struct planctx *c)
                 if (nolpm)
                         continue;
                 if (disks == 0) {
-                        plan_skip(c, h, "sata.alpm",
-                                  xstrdup("skipped: no disk on this port: LPM would stop hot-plug detection "
-                                            "(https://github.com/pop-os/system76-power/issues/417)"));
+                        _cleanup_free_ char *what = NULL, *why = NULL;
+                        enum port_kind k = port_kind(h, &what);
+
+                        if (k != PORT_INTERNAL) {
+                                plan_skip(c, h, "sata.alpm",
+                                          xasprintf("skipped: no disk on this port and %s: LPM would stop hot-plug "
+                                                    "detection (https://github.com/pop-os/system76-power/issues/417)",
+                                                    what));
+                                continue;
+                        }
+                        /* AHCI 1.3.1 7.3.4: LPM and hot-plug removal do not mix; a port
+                         * that cannot be hot-plugged loses nothing by it */
+                        why = profile_reason(c, "sata", "alpm");
+                        plan_device(c, h, "sata.alpm", "link_power_management_policy", want,
+                                    xasprintf("%s; empty %s: no hot-plug event to lose", why, what));
                         continue;
                 }
                 {
@@ -88,22 +164,242 @@ void knob_sata(struct planctx *c)
         }
 }
 
+/* The ATA port is a device without bus or class (libata-transport.c): udev
+ * sees it through its ata_port class device, whose "device" link points back
+ * at it. The setting names that class device and writes device/power/control. */
+static void plan_port(struct planctx *c, const struct device *h, const char *want, char *reason_take)
+{
+        const char *port = kv_get(&h->ids, "port");
+        _cleanup_free_ char *devpath = xstrdup(h->anchor);
+        char *slash = strrchr(devpath, '/');
+        struct device p = { .class = "ata-port" };
+        const char *cur = kv_get(&h->knobs, "port/power/control");
+
+        if (!slash || !port) {
+                free(reason_take);
+                return;
+        }
+        *slash = '\0';          /* .../ataN/hostM -> .../ataN */
+        p.name = (char *) port;
+        p.devpath = xasprintf("%s/ata_port/%s", devpath, port);
+        if (cur)
+                kv_add(&p.knobs, "device/power/control", cur);
+        plan_device(c, &p, "sata.runtime_pm", "device/power/control", want, reason_take);
+        free(p.devpath);
+        kv_free(&p.knobs);
+}
+
+/* [sata] runtime_pm: the ports nobody can plug a disk into, and zero-power optical drives */
+static void ports_runtime_pm(struct planctx *c)
+{
+        const struct device_list *l = &c->inv->classes[CL_SATA];
+        const char *want = profile_value(c, "sata", "runtime_pm");
+        const char *dmi = kv_get(&c->inv->platform, "modalias");
+        struct hwdb_fact pf;
+        bool platform_deny;
+        bool any = false;
+
+        for (size_t i = 0; i < l->n && !any; i++)
+                any = kv_find(&l->v[i].knobs, "port/power/control") != NULL;
+        if (!want) {
+                if (any)
+                        plan_skip_keep(c, "sata.runtime_pm", "sata", "runtime_pm");
+                return;
+        }
+        platform_deny = hwdb_fact(c, dmi, "IDLECFG_AHCI_RUNTIME_PM", &pf) && streq(pf.value, "deny");
+        for (size_t i = 0; i < l->n; i++) {
+                const struct device *h = &l->v[i];
+                _cleanup_free_ char *what = NULL;
+                enum port_kind k;
+                size_t disks = 0, odd = 0;
+
+                if (!kv_find(&h->knobs, "port/power/control") || !streq_ptr(kv_get(&h->ids, "proc_name"), "ahci"))
+                        continue;
+                if (streq(want, "on")) {
+                        plan_port(c, h, want, profile_reason(c, "sata", "runtime_pm"));
+                        continue;
+                }
+                if (platform_deny) {
+                        _cleanup_free_ char *why = fact_reason(&pf);
+                        plan_skip(c, h, "sata.runtime_pm", xasprintf("skipped: %s", why));
+                        continue;
+                }
+                for (size_t d = 0; d < h->n_children; d++) {
+                        const struct device *disk = &h->children[d];
+                        disks++;
+                        if (zpodd(disk))
+                                odd++;
+                        else if (streq_ptr(kv_get(&disk->ids, "kind"), "optical"))
+                                plan_skip(c, disk, "sata.runtime_pm",
+                                          xstrdup("skipped: optical drive without zero-power ODD support (libata "
+                                                    "exposes no power/pm_qos_no_power_off on its ATA device: no ACPI "
+                                                    "power-off or not a slot/drawer drive)"));
+                        else
+                                /* KNOBS: disk runtime PM; see idlecfg(8), DISKS */
+                                plan_skip(c, disk, "sata.runtime_pm",
+                                          xstrdup("skipped: disk runtime PM spins the disk down and up on every "
+                                                    "poll (smartd, udisks: https://github.com/linrunner/TLP/issues/848) "
+                                                    "and has frozen laptops (https://github.com/rickysarraf/"
+                                                    "laptop-mode-tools/issues/123): never planned"));
+                }
+                if (disks && disks == odd) {
+                        _cleanup_free_ char *why = profile_reason(c, "sata", "runtime_pm");
+                        for (size_t d = 0; d < h->n_children; d++) {
+                                const struct device *disk = &h->children[d];
+                                plan_device(c, disk, "sata.runtime_pm", "power/control", want,
+                                            xasprintf("%s; zero-power ODD: libata exposes power/pm_qos_no_power_off on "
+                                                      "its ATA device, so ACPI can cut the drive's power once it "
+                                                      "and its port suspend (drivers/ata/libata-zpodd.c)", why));
+                        }
+                        plan_port(c, h, want, xasprintf("%s; only a zero-power optical drive on this port: the port "
+                                                        "must suspend for ZPODD to power the drive off", why));
+                        continue;
+                }
+                if (disks) {
+                        plan_skip(c, h, "sata.runtime_pm",
+                                  xstrdup("skipped: a disk or drive on this port: AHCI runtime PM is suspected in resume freezes "
+                                            "(TLP 1.6.0: https://github.com/linrunner/TLP/issues/593 #606 #698)"));
+                        continue;
+                }
+                k = port_kind(h, &what);
+                if (k != PORT_INTERNAL) {
+                        plan_skip(c, h, "sata.runtime_pm",
+                                  xasprintf("skipped: no disk on this port and %s: a suspended port would miss "
+                                            "the disk plugged in next", what));
+                        continue;
+                }
+                {
+                        _cleanup_free_ char *why = profile_reason(c, "sata", "runtime_pm");
+                        plan_port(c, h, want, xasprintf("%s; empty %s: nothing can appear on it", why, what));
+                }
+        }
+}
+
+/* What holds DISK (sda) for the target: the root filesystem, swap, an fstab mount; NULL if nothing */
+static const char *fixed_use(const struct storage *st, const char *disk)
+{
+        const char *v;
+
+        if (!disk)
+                return NULL;
+        if (streq_ptr(st->root_disk, disk))
+                return "the root filesystem";
+        if ((v = kv_get(&st->used_disks, disk)))
+                return v;
+        return NULL;
+}
+
+/* Ports the firmware marks external (HPCP or ESP) hold the kernel at
+ * max_performance (ATA_FLAG_NO_LPM, "ata: ahci: do not enable LPM on external
+ * ports"; the write is refused since 6.13). Where such a port holds a disk the
+ * target cannot live without, nobody hot-plugs it: Linux 6.17's
+ * ahci.mask_port_ext= (mask_port_map's format) lets the kernel ignore the bit. */
+static void mask_port_ext(struct planctx *c)
+{
+        const struct device_list *l = &c->inv->classes[CL_SATA];
+        const char *want = profile_value(c, "sata", "mask_port_ext");
+        struct strbuf value = {}, ports = {};
+        const char *last_ctrl = NULL;
+        unsigned long mask = 0;
+
+        for (size_t i = 0; i < l->n; i++) {
+                const struct device *h = &l->v[i];
+                const char *ctrl = kv_get(&h->ids, "controller");
+                _cleanup_free_ char *what = NULL;
+                const char *use = NULL, *disk_name = NULL;
+                unsigned long no;
+                char *end;
+
+                if (!streq_ptr(kv_get(&h->ids, "proc_name"), "ahci") || port_kind(h, &what) != PORT_EXTERNAL)
+                        continue;
+                for (size_t d = 0; d < h->n_children && !use; d++) {
+                        disk_name = kv_get(&h->children[d].ids, "block");
+                        use = fixed_use(&c->inv->storage, disk_name);
+                }
+                if (!use)
+                        continue;
+                if (!want || streq(want, "no")) {
+                        _cleanup_free_ char *why = profile_reason(c, "sata", "mask_port_ext");
+                        plan_skip(c, h, "sata.mask_port_ext",
+                                  xasprintf("skipped: %s: %s holds %s, but %s: its link stays at max_performance",
+                                            why, disk_name, use, what));
+                        continue;
+                }
+                errno = 0;
+                no = strtoul(strempty(kv_get(&h->ids, "port_no")), &end, 10);
+                if (!ctrl || errno || end == kv_get(&h->ids, "port_no") || *end || no < 1 || no > 32) {
+                        plan_skip(c, h, "sata.mask_port_ext",
+                                  xasprintf("skipped: %s holds %s on an external port (%s), but the port's number "
+                                            "on its controller is unknown (ata_port port_no)", disk_name, use, what));
+                        continue;
+                }
+                if (!streq_ptr(last_ctrl, ctrl)) {
+                        if (last_ctrl)
+                                sb_appendf(&value, "%s=0x%lx,", last_ctrl, mask);
+                        last_ctrl = ctrl;
+                        mask = 0;
+                }
+                mask |= 1UL << (no - 1);
+                sb_appendf(&ports, "%s%s (%s port %lu, %s: %s)", ports.len ? ", " : "", h->name, ctrl, no - 1,
+                           disk_name, use);
+        }
+        if (!last_ctrl) {
+                sb_free(&value);
+                sb_free(&ports);
+                return;
+        }
+        sb_appendf(&value, "%s=0x%lx", last_ctrl, mask);
+        if (c->mc && (modctx_state(c->mc, "ahci") == MOD_BUILTIN || modctx_state(c->mc, "ahci") == MOD_LOADABLE) &&
+            !modctx_has_param(c->mc, "ahci", "mask_port_ext"))
+                plan_skip(c, NULL, "sata.mask_port_ext",
+                          xasprintf("skipped: kernel %s has no ahci.mask_port_ext (Linux 6.17 and later): the firmware "
+                                    "marks the ports of %s external, so kernels that keep external ports without "
+                                    "LPM hold them at max_performance; with 6.17 this would plan "
+                                    "ahci.mask_port_ext=%s", c->inv->kernel, sb_str(&ports), sb_str(&value)));
+        else {
+                _cleanup_free_ char *why = profile_reason(c, "sata", "mask_port_ext");
+                plan_param(c, NULL, "sata.mask_port_ext", "ahci", "mask_port_ext", sb_str(&value),
+                           xasprintf("%s; the firmware marks these ports external but they hold disks the system "
+                                     "needs, so nobody hot-plugs them: %s (powertop issue 204: +75%% idle power when "
+                                     "such ports lose LPM)", why, sb_str(&ports)));
+        }
+        sb_free(&value);
+        sb_free(&ports);
+}
+
+void knob_sata(struct planctx *c)
+{
+        alpm(c);
+        ports_runtime_pm(c);
+        mask_port_ext(c);
+}
+
 static const char *const ch_alpm[] = {
         "max_performance", "medium_power", "med_power_with_dipm", "min_power_with_partial", "min_power", "keep", NULL
 };
 
+static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
+static const char *const ch_yes_no[] = { "yes", "no", NULL };
+
 static const struct profile_key keys[] = {
         KEY_CHOICE("alpm", ch_alpm),
+        KEY_CHOICE("runtime_pm", ch_runtime_pm),
+        KEY_CHOICE("mask_port_ext", ch_yes_no),
 };
 
 static const struct knob_rule rules[] = {
         RULE_WORDS("sata.alpm", "max_performance|medium_power|med_power_with_dipm|min_power_with_partial|min_power",
                    "link_power_management_policy", NULL),
-        RULE_WORDS("sata.runtime_pm", "auto|on", "power/control", NULL),
+        /* power/control of a zero-power optical drive; device/power/control of an
+         * ATA port, reached through its ata_port class device */
+        RULE_WORDS("sata.runtime_pm", "auto|on", "power/control|device/power/control", NULL),
+        /* PCI_NAME=0xMASK[,...]: the ports whose external bit the kernel ignores (6.17) */
+        { "sata.mask_port_ext", KNOB_PORTMASK, NULL, 0, 0, NULL, "ahci.mask_port_ext" },
 };
 
 static const struct knob_property properties[] = {
         PROP_WORDS("IDLECFG_SATA_ALPM", "deny", "link power management is broken on this drive"),
+        PROP_WORDS("IDLECFG_AHCI_RUNTIME_PM", "deny", "runtime PM of the AHCI controller and its ports breaks USB on this platform"),
 };
 
 static const struct knob_attr attrs[] = {

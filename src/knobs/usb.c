@@ -17,6 +17,73 @@ static const struct { const char *cls, *what; } risky[] = {
         { "ff", "vendor-specific device (phones over MTP/ADB, unknown function)" },
 };
 
+/* [usb] autosuspend = classes: interface classes whose driver handles
+ * autosuspend, and the drivers that must be bound (NULL: none needed) */
+static const struct { const char *cls, *drivers, *what; } safe_classes[] = {
+        /* uvc_driver.supports_autosuspend = 1 (drivers/media/usb/uvc/uvc_driver.c) */
+        { "0e", "uvcvideo", "video camera (uvcvideo supports autosuspend)" },
+        /* no kernel driver: pcscd opens it through usbfs, which holds it resumed
+         * while in use; CCID 1.1 section 5.1 requires readers to support suspend */
+        { "0b", NULL, "CCID smart-card reader" },
+        /* usb_storage_driver and uas_driver set supports_autosuspend = 1 */
+        { "08", "usb-storage,uas", "mass storage (usb-storage and uas support autosuspend)" },
+};
+
+/* is WORD an element of the comma-separated LIST? */
+static bool in_csv(const char *list, const char *word)
+{
+        size_t n = strlen(word);
+
+        for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] ? 1 : 0))
+                if (strncmp(p, word, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
+/* The classes model: true and *ret_what set when every interface of D is of a
+ * safe class with its driver bound (hubs are the kernel's own business) */
+static bool safe_by_class(const struct inventory *inv, const struct device *d, const char **ret_what)
+{
+        const char *quirks = kv_get(&inv->modparams, "usb_storage.quirks");
+        const char *what = NULL;
+
+        if (d->n_children == 0)
+                return false;
+        for (size_t i = 0; i < d->n_children; i++) {
+                const struct device *itf = &d->children[i];
+                const char *cls = kv_get(&itf->ids, "class");
+                size_t k;
+
+                /* a DFU interface (fe/01) without a driver only serves firmware
+                 * updates: it neither qualifies nor disqualifies the device */
+                if (streq_ptr(cls, "fe") && streq_ptr(kv_get(&itf->ids, "subclass"), "01") && !itf->driver)
+                        continue;
+                for (k = 0; k < ELEMENTSOF(safe_classes); k++)
+                        if (streq_ptr(cls, safe_classes[k].cls))
+                                break;
+                if (k == ELEMENTSOF(safe_classes))
+                        return false;
+                if (safe_classes[k].drivers && (!itf->driver || !in_csv(safe_classes[k].drivers, itf->driver)))
+                        return false;
+                /* the kernel's own word on the bound driver, where the tree has it */
+                if (streq_ptr(kv_get(&itf->ids, "supports_autosuspend"), "0"))
+                        return false;
+                if (!what)
+                        what = safe_classes[k].what;
+        }
+        /* usb_storage.quirks=VID:PID:FLAGS,...: the administrator knows this device misbehaves */
+        if (quirks && usb_has_class(d, "08")) {
+                _cleanup_free_ char *id = xasprintf("%s:%s:", strempty(kv_get(&d->ids, "vendor")),
+                                                    strempty(kv_get(&d->ids, "product")));
+                if (strcasestr(quirks, id))
+                        return false;
+        }
+        if (!what)
+                return false;
+        *ret_what = what;
+        return true;
+}
+
 /* the key systemd 252's hwdb builtin uses for a USB device */
 static char *usb_key(const struct device *d)
 {
@@ -94,6 +161,16 @@ void knob_usb(struct planctx *c)
                         plan_allowed(c, d, key, fact_reason(&f));
                         continue;
                 }
+                if (streq(mode, "classes")) {
+                        const char *what;
+                        if (safe_by_class(c->inv, d, &what)) {
+                                _cleanup_free_ char *why = profile_reason(c, "usb", "autosuspend");
+                                plan_allowed(c, d, key, xasprintf("%s; %s, every interface of a class that "
+                                                                  "autosuspends (hwdb deny entries, the kernel's "
+                                                                  "USB quirks, checked first)", why, what));
+                                continue;
+                        }
+                }
                 for (size_t k = 0; k < ELEMENTSOF(risky) && !why_risky; k++)
                         if (usb_has_class(d, risky[k].cls))
                                 why_risky = risky[k].what;
@@ -106,7 +183,7 @@ void knob_usb(struct planctx *c)
         }
 }
 
-static const char *const ch_autosuspend[] = { "allowlist", "off", "keep", NULL };
+static const char *const ch_autosuspend[] = { "allowlist", "classes", "off", "keep", NULL };
 
 static const struct profile_key keys[] = {
         KEY_CHOICE("autosuspend", ch_autosuspend),
@@ -141,7 +218,7 @@ static const struct knob_attr attrs[] = {
         { "usb", "power/usb3_hardware_lpm_u2" },
 };
 
-static const char *const modules[] = { "usbcore", NULL };
+static const char *const modules[] = { "usbcore", "usb_storage", NULL };
 /* Bluetooth's own autosuspend switch, shown by detect */
 static const char *const modules_shown[] = { "btusb", NULL };
 
