@@ -10,6 +10,7 @@
 #include "manifest.h"
 #include "planner.h"
 #include "util.h"
+#include "verb-measure.h"
 
 enum {
         EXIT_OK = 0,
@@ -30,6 +31,8 @@ struct args {
         bool force;
         bool keep_going;
         unsigned wait_ms;
+        unsigned seconds;       /* measure --seconds */
+        unsigned measure;       /* apply/rollback --measure: seconds, 0 without */
         int verbose;
 };
 
@@ -289,12 +292,28 @@ static int verb_install(const struct args *a, int argc, char **argv)
         return r;
 }
 
+struct apply_ctx {
+        const struct args *a;
+        const struct plan *p;
+};
+
+static int do_apply(void *userdata, FILE *out)
+{
+        const struct apply_ctx *c = userdata;
+        struct apply_options o = { .keep_going = c->a->keep_going, .dry_run = c->a->dry_run };
+        struct xerror e = {};
+        int r;
+
+        fprintf(out, c->a->dry_run ? _("Would apply profile %s to the running system:\n")
+                                   : _("Applying profile %s to the running system:\n"), c->p->profile);
+        r = apply_run(c->a->rfs, c->p, &o, out, &e);
+        return r < 0 ? report(r, &e, _("apply failed")) : (c->a->dry_run && r > 0 ? EXIT_CHANGES : EXIT_OK);
+}
+
 static int verb_apply(const struct args *a, int argc, char **argv)
 {
-        struct apply_options o = { .keep_going = a->keep_going, .dry_run = a->dry_run };
         struct inventory *inv = NULL;
         struct plan *p = NULL;
-        struct xerror e = {};
         _cleanup_close_ int lock = -1;
         int r;
 
@@ -303,31 +322,23 @@ static int verb_apply(const struct args *a, int argc, char **argv)
                 return r;
         r = build_plan(a, &inv, &p);
         if (r == EXIT_OK) {
-                printf(a->dry_run ? _("Would apply profile %s to the running system:\n")
-                                  : _("Applying profile %s to the running system:\n"), p->profile);
-                r = apply_run(a->rfs, p, &o, stdout, &e);
-                r = r < 0 ? report(r, &e, _("apply failed")) : (a->dry_run && r > 0 ? EXIT_CHANGES : EXIT_OK);
+                struct apply_ctx c = { .a = a, .p = p };
+                struct measure_request q = { .seconds = a->measure, .json = a->json, .verbose = a->verbose };
+                r = a->measure ? measure_around(&q, "apply", p, inv, do_apply, &c) : do_apply(&c, stdout);
                 plan_free(p);
                 inventory_free(inv);
         }
         return r;
 }
 
-static int verb_rollback(const struct args *a, int argc, char **argv)
-{
-        const char *what = argc > 0 ? argv[0] : "all";
-        struct xerror e = {};
-        _cleanup_close_ int lock = -1;
-        bool any = false;
-        int r, code = EXIT_OK;
+struct rollback_ctx {
+        const struct args *a;
+        const char *what;
+};
 
-        if (!streq(what, "all") && !streq(what, "apply") && !streq(what, "install")) {
-                fprintf(stderr, _("idlecfg: rollback takes apply, install or all, not '%s'\n"), what);
-                return EXIT_USAGE;
-        }
-        r = lock_root(a, &lock);
-        if (r != EXIT_OK)
-                return r;
+static int do_rollback(void *userdata, FILE *out)
+{
+        const struct rollback_ctx *c = userdata;
         static const struct {
                 const char *part;
                 int (*undo)(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error);
@@ -337,10 +348,14 @@ static int verb_rollback(const struct args *a, int argc, char **argv)
                 { "apply", apply_rollback, N_("rollback of apply failed") },
                 { "install", install_rollback, N_("rollback of install failed") },
         };
+        struct xerror e = {};
+        bool any = false;
+        int r, code = EXIT_OK;
+
         for (size_t i = 0; i < ELEMENTSOF(parts) && (code == EXIT_OK || code == EXIT_CHANGES); i++) {
-                if (!streq(what, "all") && !streq(what, parts[i].part))
+                if (!streq(c->what, "all") && !streq(c->what, parts[i].part))
                         continue;
-                r = parts[i].undo(a->rfs, a->force, stdout, &e);
+                r = parts[i].undo(c->a->rfs, c->a->force, out, &e);
                 if (r == -EBUSY) {
                         /* some values or files were left alone: said, not a failure */
                         fprintf(stderr, "idlecfg: %s\n", e.message);
@@ -353,8 +368,54 @@ static int verb_rollback(const struct args *a, int argc, char **argv)
                         any = any || r == 0;
         }
         if (code == EXIT_OK && !any)
-                printf(_("Nothing to roll back: no journal of apply and no manifest of install in %s.\n"), a->rfs->path);
+                fprintf(out, _("Nothing to roll back: no journal of apply and no manifest of install in %s.\n"),
+                        c->a->rfs->path);
         return code;
+}
+
+static int verb_rollback(const struct args *a, int argc, char **argv)
+{
+        const char *what = argc > 0 ? argv[0] : "all";
+        struct rollback_ctx c = { .a = a, .what = what };
+        _cleanup_close_ int lock = -1;
+        int r;
+
+        if (!streq(what, "all") && !streq(what, "apply") && !streq(what, "install")) {
+                fprintf(stderr, _("idlecfg: rollback takes apply, install or all, not '%s'\n"), what);
+                return EXIT_USAGE;
+        }
+        r = lock_root(a, &lock);
+        if (r != EXIT_OK)
+                return r;
+        if (a->measure) {
+                /* the plan only names knobs and reasons in the measurement */
+                struct measure_request q = { .seconds = a->measure, .json = a->json, .verbose = a->verbose };
+                struct inventory *inv = NULL;
+                struct plan *p = NULL;
+                if (build_plan(a, &inv, &p) != EXIT_OK)
+                        inv = NULL, p = NULL;
+                r = measure_around(&q, "rollback", p, inv, do_rollback, &c);
+                plan_free(p);
+                inventory_free(inv);
+        } else
+                r = do_rollback(&c, stdout);
+        return r;
+}
+
+static int verb_measure(const struct args *a, int argc, char **argv)
+{
+        struct measure_request q = { .seconds = a->seconds, .json = a->json, .verbose = a->verbose };
+        struct inventory *inv = NULL;
+        struct plan *p = NULL;
+        int r;
+
+        r = build_plan(a, &inv, &p);
+        if (r != EXIT_OK)
+                return r;
+        r = measure_verb(&q, p, inv);
+        plan_free(p);
+        inventory_free(inv);
+        return r;
 }
 
 static int verb_verify(const struct args *a, int argc, char **argv)
@@ -454,6 +515,7 @@ static const struct verb verbs[] = {
         { "rollback", 0, 1, verb_rollback, N_("Undo apply and/or install exactly: rollback [apply|install|all]") },
         { "verify", 0, 0, verb_verify, N_("Compare the running system with the plan; list idle blockers") },
         { "refresh", 0, 0, verb_refresh, N_("Re-install if hardware, kernel, hwdb or profile changed") },
+        { "measure", 0, 0, verb_measure, N_("Measure idle for --seconds: who suspends, who stays awake and why") },
 };
 
 static void usage(FILE *f)
@@ -474,6 +536,8 @@ static void usage(FILE *f)
         fputs(_("      --force           install, rollback: overwrite files or values changed by others\n"), f);
         fputs(_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n"), f);
         fputs(_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n"), f);
+        fputs(_("      --seconds N       measure: the length of the measurement (default 20)\n"), f);
+        fputs(_("      --measure N       apply, rollback: measure N seconds before and after\n"), f);
         fputs(_("  -v, --verbose         say more\n"), f);
         fputs(_("  -h, --help            show this help\n"), f);
         fputs(_("  -V, --version         show the version\n"), f);
@@ -533,12 +597,14 @@ int main(int argc, char **argv)
                 { "force", no_argument, NULL, 'F' },
                 { "keep-going", no_argument, NULL, 'K' },
                 { "wait", required_argument, NULL, 'W' },
+                { "seconds", required_argument, NULL, 'S' },
+                { "measure", required_argument, NULL, 'M' },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
                 {}
         };
-        struct args a = { .wait_ms = 10000 };
+        struct args a = { .wait_ms = 10000, .seconds = 20 };
         const struct verb *v;
         int c, nargs;
 
@@ -609,6 +675,20 @@ int main(int argc, char **argv)
                         a.wait_ms = (unsigned) sec * 1000;
                         break;
                 }
+                case 'S':
+                case 'M': {
+                        char *end;
+                        unsigned long sec;
+                        errno = 0;
+                        sec = strtoul(optarg, &end, 10);
+                        if (errno || *end || !*optarg || optarg[0] == '-' || sec < 1 || sec > 3600) {
+                                fprintf(stderr, _("idlecfg: --%s takes seconds from 1 to 3600, not '%s'\n"),
+                                        c == 'S' ? "seconds" : "measure", optarg);
+                                return EXIT_USAGE;
+                        }
+                        *(c == 'S' ? &a.seconds : &a.measure) = (unsigned) sec;
+                        break;
+                }
                 case 'v':
                         a.verbose++;
                         break;
@@ -641,6 +721,14 @@ int main(int argc, char **argv)
         if (nargs < v->min_args || nargs > v->max_args) {
                 fprintf(stderr, _("idlecfg: %s takes %d to %d arguments, %d given\n"),
                         v->name, v->min_args, v->max_args, nargs);
+                return EXIT_USAGE;
+        }
+        if (a.measure && (!streq(v->name, "apply") && !streq(v->name, "rollback"))) {
+                fprintf(stderr, _("idlecfg: --measure is for apply and rollback; measure takes --seconds\n"));
+                return EXIT_USAGE;
+        }
+        if (a.measure && a.dry_run) {
+                fprintf(stderr, _("idlecfg: --measure measures what apply or rollback changes: not with --dry-run\n"));
                 return EXIT_USAGE;
         }
         if (a.root) {

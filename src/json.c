@@ -140,6 +140,16 @@ void json_null(struct json *j)
         fputs("null", j->f);
 }
 
+void json_milli(struct json *j, long long milli)
+{
+        unsigned long long a = milli < 0 ? 0ULL - (unsigned long long) milli : (unsigned long long) milli;
+
+        pre(j);
+        /* integer arithmetic: no locale's decimal comma in JSON */
+        fprintf(j->f, "%s%llu.%03llu", milli < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+void json_kv_milli(struct json *j, const char *key, long long milli) { json_key(j, key); json_milli(j, milli); }
 void json_kv_string(struct json *j, const char *key, const char *s) { json_key(j, key); json_string(j, s); }
 void json_kv_int(struct json *j, const char *key, long long v) { json_key(j, key); json_int(j, v); }
 void json_kv_bool(struct json *j, const char *key, bool v) { json_key(j, key); json_bool(j, v); }

@@ -21,8 +21,11 @@ void json_string(struct json *j, const char *s);   /* NULL is written as null */
 void json_int(struct json *j, long long v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
+/* a number with three decimals from thousandths: 1234 -> 1.234 */
+void json_milli(struct json *j, long long milli);
 /* key + value in one */
 void json_kv_string(struct json *j, const char *key, const char *s);
 void json_kv_int(struct json *j, const char *key, long long v);
+void json_kv_milli(struct json *j, const char *key, long long milli);
 void json_kv_bool(struct json *j, const char *key, bool v);
 void json_finish(struct json *j);

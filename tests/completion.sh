@@ -8,7 +8,7 @@ COMPLETION=$top_srcdir/src/idlecfg.bash-completion
 BASH_COMPLETION=${BASH_COMPLETION_SCRIPT:-/usr/share/bash-completion/bash_completion}
 export COMPLETION BASH_COMPLETION
 
-N=16
+N=18
 plan $((2 * N))
 
 # a target root with profiles and module trees, an extra profiles dir and a
@@ -81,7 +81,7 @@ sane_devices() {
 all_options() {
         comp "$@" >"$tmp/comp.out" || return 1
         for _o in --root --kernel --json --profile --profiles-dir --format --dry-run --force --keep-going --wait \
-                --verbose --help --version; do
+                --seconds --measure --verbose --help --version; do
                 grep -qx -- "$_o" "$tmp/comp.out" || { echo "missing $_o"; cat "$tmp/comp.out"; return 1; }
         done
 }
@@ -106,6 +106,7 @@ run_mode() {
 detect
 explain
 install
+measure
 plan
 refresh
 rollback
@@ -135,6 +136,10 @@ server' "$m" "idlecfg -r $R --profiles-dir $tmp/extra plan -p " idlecfg -r "$R" 
 host0
 nvme0' "$m" 'idlecfg explain ' idlecfg explain ''
         check "$m: explain vendor:product after the colon" with_sys expect c53f "$m" 'idlecfg explain 046d:c' idlecfg explain 046d : c
+        check "$m: --seconds offers lengths" expect '10
+20
+60' "$m" 'idlecfg measure --seconds ' idlecfg measure --seconds ''
+        check "$m: a verb after --measure N" expect 'rollback' "$m" 'idlecfg --measure 20 ro' idlecfg --measure 20 ro
         check "$m: explain takes one device, then nothing" expect '' "$m" 'idlecfg explain host0 ' idlecfg explain host0 ''
 }
 

@@ -279,16 +279,16 @@ done | sort >"$tmp/values.doc"
 same_list "idlecfg-hwdb(7) gives every property the values of the registry" "$tmp/values.reg" "$tmp/values.doc" \
         registry page
 # the companions the planner builds ("%s_REASON") and the ones documented
-grep -o '"%s_[A-Z]*"' "$top_srcdir/src/knobs/knob.c" | sed 's/"%s\(_[A-Z]*\)"/\1/' | sort -u >"$tmp/comp.code"
+grep -o '"%s_[A-Z_]*"' "$top_srcdir/src/knobs/knob.c" | sed 's/"%s\(_[A-Z_]*\)"/\1/' | sort -u >"$tmp/comp.code"
 plain "$HWDB7" | awk '
         /^\.SS Companions/ { on = 1; next }
         /^\.S[SH]/ { on = 0 }
         on && /^\.TP/ { tp = 1; next }
-        on && tp && /^\.IB P _[A-Z]+=/ { print $3 } { tp = 0 }' | sed 's/=.*//' | sort -u >"$tmp/comp.doc"
-same_list "idlecfg-hwdb(7) documents the _REASON/_KERNEL companions the planner looks up, and no other" \
+        on && tp && /^\.IB P _[A-Z_]+=/ { print $3 } { tp = 0 }' | sed 's/=.*//' | sort -u >"$tmp/comp.doc"
+same_list "idlecfg-hwdb(7) documents the _REASON/_KERNEL/_BIOS_DATE companions the planner looks up, and no other" \
         "$tmp/comp.code" "$tmp/comp.doc" code page
 # every property of the shipped database is mentioned, read or not
-grep -h '^ [A-Z][A-Z0-9_]*=' "$top_srcdir"/hwdb/*.hwdb | sed 's/^ //; s/=.*//; s/_\(REASON\|KERNEL\)$//' | sort -u |
+grep -h '^ [A-Z][A-Z0-9_]*=' "$top_srcdir"/hwdb/*.hwdb | sed 's/^ //; s/=.*//; s/_\(REASON\|KERNEL\|BIOS_DATE\)$//' | sort -u |
         while read -r p; do plain "$HWDB7" | grep -q -- "$p" || echo "$p"; done >"$tmp/props.shipped"
 check "idlecfg-hwdb(7) mentions every property of hwdb/*.hwdb" test ! -s "$tmp/props.shipped"
 [ -s "$tmp/props.shipped" ] && diag "not in the page: $(cat "$tmp/props.shipped")"

@@ -40,7 +40,7 @@ ic() { timeout -s KILL 20 "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
 # the file of each kind, inside the root; the profile is chosen by idlecfg.conf
 path_of() {
         case $1 in
-        hwdb) echo /usr/lib/udev/hwdb.d/60-idlecfg-pci.hwdb ;;
+        hwdb) echo /usr/lib/udev/hwdb.d/60-idlecfg-linux-pci.hwdb ;;
         profile) echo /usr/share/idlecfg/profiles/balanced.profile ;;
         conf) echo /etc/idlecfg/idlecfg.conf ;;
         fstab) echo /etc/fstab ;;
@@ -52,7 +52,7 @@ path_of() {
 # a file outside the root that would change the plan if it were read: the
 # link to it is absolute, so inside the root it names a file that is not there
 mkdir -p "$tmp/outside"
-cp "$root/usr/lib/udev/hwdb.d/60-idlecfg-pci.hwdb" "$tmp/outside/hwdb"
+cp "$root/usr/lib/udev/hwdb.d/60-idlecfg-linux-pci.hwdb" "$tmp/outside/hwdb"
 printf '[main]\nprofile = performance\n' >"$tmp/outside/conf"
 cp "$root/usr/share/idlecfg/profiles/balanced.profile" "$tmp/outside/profile"
 printf 'UUID=11111111-2222-3333-4444-555555555555 none swap sw 0 0\n' >"$tmp/outside/fstab"
@@ -241,7 +241,7 @@ reset_root
 hostile hwdb loop
 IDLECFG_NO_OPENAT2=1 ic plan >/dev/null 2>"$tmp/err"; rc=$?
 check "fallback resolver: an hwdb symlink loop is an error naming it (exit $rc)" \
-        sh -c "test $rc -eq 2 && grep -q '60-idlecfg-pci.hwdb' '$tmp/err'"
+        sh -c "test $rc -eq 2 && grep -q '60-idlecfg-linux-pci.hwdb' '$tmp/err'"
 reset_root
 hostile fstab outside
 IDLECFG_NO_OPENAT2=1 ic plan --json >"$tmp/out" 2>"$tmp/err"; rc=$?

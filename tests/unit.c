@@ -93,6 +93,27 @@ static void test_json(void)
                 printf("# got:\n%s\n", s);
 }
 
+static void json_numbers(struct json *j)
+{
+        json_begin_array(j);
+        json_milli(j, 0);
+        json_milli(j, 1234);
+        json_milli(j, -5);
+        json_milli(j, 100000);
+        json_end_array(j);
+}
+
+static void test_json_milli(void)
+{
+        _cleanup_free_ char *s = NULL;
+
+        /* a decimal comma would make it invalid JSON: the locale must not matter */
+        setlocale(LC_NUMERIC, "de_DE.UTF-8");
+        s = json_of(json_numbers);
+        setlocale(LC_NUMERIC, "C");
+        ok(streq(s, "[\n  0.000,\n  1.234,\n  -0.005,\n  100.000\n]"), "json_milli: three decimals, sign, no locale");
+}
+
 static void test_read_attr(void)
 {
         char dir[] = "/tmp/idlecfg-unit.XXXXXX";
@@ -169,6 +190,7 @@ int main(void)
 {
         test_sha256();
         test_json();
+        test_json_milli();
         test_read_attr();
         test_parse_selected();
         test_kv();

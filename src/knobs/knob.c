@@ -52,15 +52,73 @@ static bool kernel_in_range(const char *kernel, const char *range)
         return true;
 }
 
+static bool bios_date(const struct inventory *inv, char ret[static 9])
+{
+        const char *d = kv_get(&inv->platform, "bios_date");
+        unsigned m, day, y;
+        int n = 0;
+
+        if (!d || sscanf(d, "%2u/%2u/%4u%n", &m, &day, &y, &n) != 3 || d[n] != '\0' || m > 12 || day > 31)
+                return false;
+        if (y < 100)    /* two-digit year, as dmi_get_date() reads it */
+                y += y < 70 ? 2000 : 1900;
+        snprintf(ret, 9, "%04u%02u%02u", y % 10000, m, day);
+        return true;
+}
+
+/* "<20180406", ">=20180406": does the machine's BIOS date fall in the range? Unknown date: yes. */
+static bool bios_in_range(const struct inventory *inv, const char *range)
+{
+        const char *v = range + strspn(range, "<>=");
+        char date[9];
+        int c;
+
+        if (!bios_date(inv, date) || strlen(v) != 8 || strspn(v, "0123456789") != 8)
+                return true;
+        c = strcmp(date, v);
+        if (startswith(range, "<=")) return c <= 0;
+        if (startswith(range, ">=")) return c >= 0;
+        if (range[0] == '<') return c < 0;
+        if (range[0] == '>') return c > 0;
+        return true;
+}
+
+char *machine_key(struct planctx *c, const char *key)
+{
+        const char *dmi = kv_get(&c->inv->platform, "modalias");
+
+        if (!dmi || !key)
+                return NULL;
+        return xasprintf("idlecfg-on:%s|%s", dmi, key);
+}
+
+const struct device *pci_parent(struct planctx *c, const struct device *d)
+{
+        const struct device_list *pci = &c->inv->classes[CL_PCI];
+        const struct device *best = NULL;
+
+        for (size_t k = 0; d->devpath && k < pci->n; k++) {
+                const char *p = pci->v[k].devpath;
+                size_t n = p ? strlen(p) : 0;
+                if (n && strncmp(d->devpath, p, n) == 0 && d->devpath[n] == '/' &&
+                    (!best || n > strlen(best->devpath)))
+                        best = &pci->v[k];
+        }
+        return best;
+}
+
 bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret)
 {
         struct hwdb_property p, r;
-        _cleanup_free_ char *rkey = NULL, *kkey = NULL;
+        _cleanup_free_ char *rkey = NULL, *kkey = NULL, *bkey = NULL;
 
         if (!c->hwdb || !key || hwdb_get(c->hwdb, key, property, &p) < 0)
                 return false;
         kkey = xasprintf("%s_KERNEL", property);
         if (hwdb_get(c->hwdb, key, kkey, &r) == 0 && !kernel_in_range(c->inv->kernel, r.value))
+                return false;
+        bkey = xasprintf("%s_BIOS_DATE", property);
+        if (hwdb_get(c->hwdb, key, bkey, &r) == 0 && !bios_in_range(c->inv, r.value))
                 return false;
         rkey = xasprintf("%s_REASON", property);
         *ret = (struct hwdb_fact) {

@@ -27,6 +27,12 @@ struct hwdb_fact {
 /* Look up PROPERTY for KEY (a modalias or one of our own keys). False when no
  * entry sets it, or when its P_KERNEL range excludes the target kernel. */
 bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret);
+/* "idlecfg-on:DMI-MODALIAS|KEY": the key of a device on this machine (hwdb keys
+ * that need both; the prefix keeps the globs of plain dmi: and pci: entries off
+ * it); NULL when the machine has no DMI modalias or KEY is NULL */
+char *machine_key(struct planctx *c, const char *key);
+/* the PCI function a device (a SCSI host, an NVMe controller) sits on, by devpath */
+const struct device *pci_parent(struct planctx *c, const struct device *d);
 /* "hwdb FILE:LINE (REASON)" */
 char *fact_reason(const struct hwdb_fact *f);
 

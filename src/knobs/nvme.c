@@ -21,14 +21,20 @@ void knob_nvme(struct planctx *c)
                                                      strempty(kv_get(&d->ids, "firmware")));
                 const char *ctrl = kv_get(&d->ids, "controller");
                 const char *pci_alias = NULL;
+                _cleanup_free_ char *mkey = NULL;
                 struct hwdb_fact f;
                 bool found;
 
                 for (size_t k = 0; k < pci->n; k++)
                         if (streq_ptr(pci->v[k].name, ctrl))
                                 pci_alias = pci->v[k].modalias;
-                found = hwdb_fact(c, key, "IDLECFG_NVME_APST", &f) ||
-                        hwdb_fact(c, pci_alias, "IDLECFG_NVME_APST", &f);
+                mkey = machine_key(c, pci_alias);
+                /* this controller on this machine (check_vendor_combination_bug), the
+                 * model, the PCI ID, then the machine alone */
+                found = hwdb_fact(c, mkey, "IDLECFG_NVME_APST", &f) ||
+                        hwdb_fact(c, key, "IDLECFG_NVME_APST", &f) ||
+                        hwdb_fact(c, pci_alias, "IDLECFG_NVME_APST", &f) ||
+                        hwdb_fact(c, kv_get(&c->inv->platform, "modalias"), "IDLECFG_NVME_APST", &f);
                 if (!found) {
                         plan_skip(c, d, "nvme.apst",
                                   xasprintf("skipped: no APST quirk for %s: the kernel's APST stays",

@@ -33,9 +33,13 @@ void knob_pci_runtime_pm(struct planctx *c)
                 struct hwdb_fact f;
                 bool denied = false;
 
+                _cleanup_free_ char *mkey = machine_key(c, d->modalias);
+
                 if (!kv_find(&d->knobs, "power/control"))
                         continue;       /* no runtime PM file on this kernel */
-                if (hwdb_fact(c, d->modalias, "IDLECFG_PCI_RUNTIME_PM", &f)) {
+                /* this function on this machine (bridge_d3_blacklist), then the function */
+                if (hwdb_fact(c, mkey, "IDLECFG_PCI_RUNTIME_PM", &f) ||
+                    hwdb_fact(c, d->modalias, "IDLECFG_PCI_RUNTIME_PM", &f)) {
                         _cleanup_free_ char *why = fact_reason(&f);
                         if (streq(f.value, "deny")) {
                                 plan_skip(c, d, "pci.runtime_pm", xasprintf("skipped: %s", why));

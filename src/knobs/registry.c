@@ -191,7 +191,7 @@ bool knob_kernel_range_ok(const char *value)
 /* the property of NAME, NAME_REASON or NAME_KERNEL; *ret_companion says which suffix */
 static const struct knob_property *property_of(const char *name, const char **ret_companion)
 {
-        static const char *const companions[] = { "_REASON", "_KERNEL" };
+        static const char *const companions[] = { "_REASON", "_KERNEL", "_BIOS_DATE" };
         const struct knob_property *p = knob_property(name);
 
         *ret_companion = NULL;

@@ -26,8 +26,11 @@ void knob_sata(struct planctx *c)
         for (size_t i = 0; i < l->n; i++) {
                 const struct device *h = &l->v[i];
                 const char *supported = kv_get(&h->knobs, "link_power_management_supported");
+                const struct device *ctrl = pci_parent(c, h);
+                const char *ctrl_alias = ctrl ? ctrl->modalias : NULL;
                 bool nolpm = false, optical = false;
                 size_t disks = 0;
+                struct hwdb_fact hf;
 
                 if (!kv_find(&h->knobs, "link_power_management_policy"))
                         continue;
@@ -42,14 +45,24 @@ void knob_sata(struct planctx *c)
                                             "(external or hot-plug port)"));
                         continue;
                 }
+                /* the machine (ahci_broken_lpm) or the controller (AHCI board flags) */
+                if ((hwdb_fact(c, kv_get(&c->inv->platform, "modalias"), "IDLECFG_SATA_ALPM", &hf) ||
+                     hwdb_fact(c, ctrl_alias, "IDLECFG_SATA_ALPM", &hf)) && streq(hf.value, "deny")) {
+                        _cleanup_free_ char *why = fact_reason(&hf);
+                        plan_skip(c, h, "sata.alpm", xasprintf("skipped: %s", why));
+                        continue;
+                }
                 for (size_t k = 0; k < h->n_children && !nolpm; k++) {
                         const struct device *disk = &h->children[k];
                         _cleanup_free_ char *key = ata_key(disk);
+                        _cleanup_free_ char *hkey = ctrl_alias ? xasprintf("idlecfg-on:%s|%s", ctrl_alias, key) : NULL;
                         struct hwdb_fact f;
 
                         disks++;
                         optical = optical || streq_ptr(kv_get(&disk->ids, "kind"), "optical");
-                        if (hwdb_fact(c, key, "IDLECFG_SATA_ALPM", &f) && streq(f.value, "deny")) {
+                        /* the drive, or the drive behind this controller (NO_LPM_ON_ATI) */
+                        if ((hwdb_fact(c, key, "IDLECFG_SATA_ALPM", &f) && streq(f.value, "deny")) ||
+                            (hwdb_fact(c, hkey, "IDLECFG_SATA_ALPM", &f) && streq(f.value, "deny"))) {
                                 _cleanup_free_ char *why = fact_reason(&f);
                                 plan_skip(c, h, "sata.alpm", xasprintf("skipped: disk %s %s: %s",
                                                                        strempty(kv_get(&disk->ids, "model")),

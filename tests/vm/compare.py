@@ -41,9 +41,29 @@ ENUMERATED = [
 ]
 
 
+# USB bus numbers follow the order in which the host controllers' drivers
+# probe: on the pc machine ehci-pci and uhci_hcd race (a softdep in the
+# initramfs does not settle it), so there the bus number is compared as a
+# wildcard; each of its controllers has one bus, so the controller's PCI
+# address above it keeps the name unique (an xHCI has two buses: not on q35).
+# IDLECFG_VM_USB_BY_CONTROLLER=1 turns it on.
+USB_BUS = [
+    (re.compile(r"usb\d+"), "usb*"),
+    (re.compile(r"usb\d+-port(\d+)"), r"usb*-port\1"),
+    (re.compile(r"\d+-([\d.]+)-port(\d+)"), r"*-\1-port\2"),
+    (re.compile(r"\d+-([\d.]+(:\d+\.\d+)?)"), r"*-\1"),
+]
+USB_BY_CONTROLLER = os.environ.get("IDLECFG_VM_USB_BY_CONTROLLER") == "1"
+
+
 def stable(path):
     out = []
     for comp in path.split("/"):
+        if USB_BY_CONTROLLER:
+            for rx, repl in USB_BUS:
+                if rx.fullmatch(comp):
+                    comp = rx.sub(repl, comp)
+                    break
         for rx, repl in ENUMERATED:
             if rx.fullmatch(comp):
                 comp = rx.sub(repl, comp)
