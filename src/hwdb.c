@@ -1032,3 +1032,18 @@ int hwdb_get(const struct hwdb *h, const char *modalias, const char *key, struct
                 }
         return -ENOENT;
 }
+
+size_t hwdb_all_properties(const struct hwdb *h, struct hwdb_property **ret)
+{
+        struct hwdb_property *a = xcalloc(h->n_props ? h->n_props : 1, sizeof(*a));
+
+        for (size_t i = 0; i < h->n_props; i++)
+                a[i] = (struct hwdb_property) {
+                        .key = h->props[i].key,
+                        .value = h->props[i].value,
+                        .file = h->paths[h->props[i].file],
+                        .line = h->props[i].line,
+                };
+        *ret = a;
+        return h->n_props;
+}

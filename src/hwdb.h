@@ -86,6 +86,10 @@ const struct hwdb_error *hwdb_warnings(const struct hwdb *h, size_t *ret_n);
 const char *const *hwdb_files(const struct hwdb *h, size_t *ret_n);
 void hwdb_stats(const struct hwdb *h, struct hwdb_stats *ret);
 
+/* Every property line of every file loaded, in file and line order (match NULL);
+ * returns how many, *ret allocated (free() it, not the strings). */
+size_t hwdb_all_properties(const struct hwdb *h, struct hwdb_property **ret);
+
 /* All properties for MODALIAS in systemd-hwdb's order, *ret allocated (free()
  * it, not the strings); 0 properties is not an error. */
 int hwdb_query(const struct hwdb *h, const char *modalias, struct hwdb_property **ret, size_t *ret_n);

@@ -120,6 +120,15 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 return r;
         }
         r = hwdb_load_rootfs_keys(inv->rfs, HWDB_FILES_REQUIRED, planner_hwdb_keys, &hwdb, &he);
+        /* an IDLECFG_ value the planner does not know must not be ignored silently:
+         * every loaded entry is checked, for present devices or not */
+        if (r >= 0) {
+                r = knob_hwdb_check(hwdb, &he);
+                if (r < 0) {
+                        hwdb_free(hwdb);
+                        hwdb = NULL;
+                }
+        }
         if (r < 0) {
                 plan_error_set(ret_error, hwdb_error_format(&he));
                 hwdb_error_done(&he);

@@ -9,7 +9,7 @@ machines=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
 profiles="balanced powersave performance desktop server"
 count=0
 for m in $machines; do for p in $profiles; do count=$((count + 1)); done; done
-plan $((count * 5 + 5))
+plan $((count * 5 + 5 + 8))
 
 # fields of the JSON settings, one line each: knob|device|class|value|mechanism|reason
 flat() {
@@ -107,4 +107,18 @@ run_machine "$TESTS_DATA/machines/$m" "$IDLECFG" plan --format=udev --profile ba
 rc=$?
 check "hostile hwdb value: exit 2, error names it, no rule written" sh -c "
         test $rc -eq 2 && grep -q 'RUN' '$tmp/hostile.err' && ! grep -q 'RUN' '$tmp/hostile.rules'"
+# an IDLECFG_ value, property or _KERNEL range the planner does not know is an
+# error at its file:line (issue #14), for a device that is not present too
+rm -f "$root/etc/udev/hwdb.d/99-hostile.hwdb"
+for bad in 'IDLECFG_PCI_RUNTIME_PM=bogus' 'IDLECFG_PCI_RUNTIME_PM=Deny' 'IDLECFG_USB_AUTOSUSPEND=off' \
+           'IDLECFG_FOO=deny' 'IDLECFG_PCI_RUNTIME_PM_KERNEL=6.1-' 'IDLECFG_PCI_RUNTIME_PM_KERNEL=abc' \
+           'IDLECFG_PCI_RUNTIME_PM_KERNEL=<6.1..' 'IDLECFG_ASPM_DENY=L1,L9'; do
+        printf '# local\npci:v0000FFFFd*\n%s\n' " $bad" >"$root/etc/udev/hwdb.d/99-local.hwdb"
+        run_machine "$TESTS_DATA/machines/$m" "$IDLECFG" plan --format=udev --profile balanced --root "$root" --kernel "$KVER" \
+                >"$tmp/bad.out" 2>"$tmp/bad.err"
+        rc=$?
+        check "hwdb $bad: plan exits 2 naming 99-local.hwdb:3 and the property, prints no plan" sh -c "
+                test $rc -eq 2 && grep -q '99-local.hwdb:3: .*${bad%%=*}' '$tmp/bad.err' && ! test -s '$tmp/bad.out'"
+done
+rm -f "$root/etc/udev/hwdb.d/99-local.hwdb"
 done_testing

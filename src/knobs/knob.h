@@ -165,6 +165,13 @@ bool knob_on_parent(const char *class);
 /* the hwdb property NAME (an IDLECFG_ property of some family), NULL if unknown */
 const struct knob_property *knob_property(const char *name);
 bool knob_property_value_ok(const struct knob_property *p, const char *value);
+/* a P_KERNEL value: empty, or one of < <= > >= = and a dotted release such as 6.1 */
+bool knob_kernel_range_ok(const char *value);
+/* Every IDLECFG_ property line of H: a value outside its family's set, a
+ * property no family declares (with its _REASON and _KERNEL companions) or a
+ * malformed _KERNEL range is an error at its file:line. systemd's own ID_
+ * properties are never checked here. 0 or -EINVAL with *ret_error set. */
+int knob_hwdb_check(const struct hwdb *h, struct hwdb_error *ret_error);
 
 extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_sata, knob_family_usb,
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;

@@ -1,6 +1,8 @@
 /* knobs/registry.c: the list of knob families, and every table derived from it */
 #include "config.h"
 
+#include <ctype.h>
+
 #include "knob.h"
 
 /* the order in which the planner runs them: the order of the plan */
@@ -126,4 +128,131 @@ const struct knob_property *knob_property(const char *name)
                         if (streq(families[i]->properties[k].name, name))
                                 return &families[i]->properties[k];
         return NULL;
+}
+
+bool knob_property_value_ok(const struct knob_property *p, const char *value)
+{
+        if (!p || !value)
+                return false;
+        if (p->kind == KNOB_INT) {
+                char *end;
+                long v;
+
+                if (!*value || !(isdigit((unsigned char) value[0]) || (value[0] == '-' && isdigit((unsigned char) value[1]))))
+                        return false;
+                errno = 0;
+                v = strtol(value, &end, 10);
+                return errno == 0 && *end == '\0' && v >= p->min && v <= p->max;
+        }
+        /* KNOB_WORDS: one of the words, or for a list a comma-separated list of them */
+        for (const char *w = value;;) {
+                size_t n = p->list ? strcspn(w, ",") : strlen(w);
+                bool found = false;
+
+                if (n == 0)
+                        return false;
+                for (const char *s = p->words; *s && !found; s += strcspn(s, "|"), s += *s == '|') {
+                        size_t m = strcspn(s, "|");
+                        found = m == n && strncmp(s, w, n) == 0;
+                }
+                if (!found)
+                        return false;
+                if (w[n] == '\0')
+                        return true;
+                w += n + 1;
+        }
+}
+
+bool knob_kernel_range_ok(const char *value)
+{
+        const char *v = value;
+
+        if (!*v)
+                return true;
+        if (startswith(v, "<=") || startswith(v, ">="))
+                v += 2;
+        else if (*v == '<' || *v == '>' || *v == '=')
+                v++;
+        else
+                return false;
+        for (;;) {
+                size_t n = strspn(v, "0123456789");
+                if (n == 0)
+                        return false;
+                v += n;
+                if (*v == '\0')
+                        return true;
+                if (*v != '.')
+                        return false;
+                v++;
+        }
+}
+
+/* the property of NAME, NAME_REASON or NAME_KERNEL; *ret_companion says which suffix */
+static const struct knob_property *property_of(const char *name, const char **ret_companion)
+{
+        static const char *const companions[] = { "_REASON", "_KERNEL", "_BIOS_DATE" };
+        const struct knob_property *p = knob_property(name);
+
+        *ret_companion = NULL;
+        if (p)
+                return p;
+        for (size_t i = 0; i < ELEMENTSOF(companions); i++)
+                if (endswith_str(name, companions[i])) {
+                        _cleanup_free_ char *base = xstrndup(name, strlen(name) - strlen(companions[i]));
+                        p = knob_property(base);
+                        if (p) {
+                                *ret_companion = companions[i];
+                                return p;
+                        }
+                }
+        return NULL;
+}
+
+/* "allow|deny" as the page writes it, or "a comma-separated list of ...", or "MIN..MAX" */
+static char *valid_set(const struct knob_property *p)
+{
+        if (p->kind == KNOB_INT)
+                return xasprintf("%ld..%ld", p->min, p->max);
+        if (p->list)
+                return xasprintf(_("a comma-separated list of %s"), p->words);
+        return xstrdup(p->words);
+}
+
+int knob_hwdb_check(const struct hwdb *h, struct hwdb_error *ret_error)
+{
+        _cleanup_free_ struct hwdb_property *all = NULL;
+        size_t n = hwdb_all_properties(h, &all);
+
+        for (size_t i = 0; i < n; i++) {
+                const struct hwdb_property *q = &all[i];
+                const char *companion;
+                const struct knob_property *p;
+                char *msg = NULL;
+
+                if (!startswith(q->key, "IDLECFG_"))
+                        continue;
+                p = property_of(q->key, &companion);
+                if (!p)
+                        msg = xasprintf(_("Unknown property %s=%s: no knob family reads it "
+                                          "(idlecfg-hwdb(7) lists the properties)."), q->key, q->value);
+                else if (companion && streq(companion, "_KERNEL") && !knob_kernel_range_ok(q->value))
+                        msg = xasprintf(_("Invalid kernel range %s=%s: expected empty, or one of <, <=, >, >=, = "
+                                          "followed by a release such as 6.1."), q->key, q->value);
+                else if (!companion && !knob_property_value_ok(p, q->value)) {
+                        _cleanup_free_ char *set = valid_set(p);
+                        msg = xasprintf(_("Invalid value %s=%s: expected %s."), q->key, q->value, set);
+                }
+                if (msg) {
+                        if (ret_error) {
+                                hwdb_error_done(ret_error);
+                                *ret_error = (struct hwdb_error) {
+                                        .file = xstrdup(q->file), .line = q->line, .message = msg,
+                                };
+                        } else
+                                free(msg);
+                        return -EINVAL;
+                }
+        }
+        return 0;
 }
