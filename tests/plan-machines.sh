@@ -9,7 +9,7 @@ machines=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
 profiles="balanced powersave performance desktop server"
 count=0
 for m in $machines; do for p in $profiles; do count=$((count + 1)); done; done
-plan $((count * 5 + 5 + 8))
+plan $((count * 5 + 5 + 8 + 4))
 
 # fields of the JSON settings, one line each: knob|device|class|value|mechanism|reason
 flat() {
@@ -120,5 +120,22 @@ for bad in 'IDLECFG_PCI_RUNTIME_PM=bogus' 'IDLECFG_PCI_RUNTIME_PM=Deny' 'IDLECFG
         check "hwdb $bad: plan exits 2 naming 99-local.hwdb:3 and the property, prints no plan" sh -c "
                 test $rc -eq 2 && grep -q '99-local.hwdb:3: .*${bad%%=*}' '$tmp/bad.err' && ! test -s '$tmp/bad.out'"
 done
+# install, apply and explain refuse the same way and write nothing
+printf '# local\npci:v0000FFFFd*\n IDLECFG_PCI_RUNTIME_PM=Deny\n' >"$root/etc/udev/hwdb.d/99-local.hwdb"
+listing() { (cd "$1" && find . -mindepth 1 -path ./run -prune -o -print0 | sort -z | xargs -0 ls -ld --time-style=+%s.%N | awk '{ $4 = ""; print }'; \
+        find . -path ./run -prune -o -type f -print0 | sort -z | xargs -0 sha256sum); }
+listing "$root" >"$tmp/before.tree"
+run_machine "$TESTS_DATA/machines/$m" sh -c '
+        "$1" install --root "$2" --profile balanced --kernel "$3" >"$4/inst.out" 2>"$4/inst.err"; echo $? >"$4/inst.rc"
+        "$1" apply --root "$2" --profile balanced --kernel "$3" >"$4/apply.out" 2>"$4/apply.err"; echo $? >"$4/apply.rc"
+        "$1" explain --root "$2" --profile balanced --kernel "$3" 0000:01:00.0 >"$4/expl.out" 2>"$4/expl.err"; echo $? >"$4/expl.rc"
+        ' sh "$IDLECFG" "$root" "$KVER" "$tmp"
+listing "$root" >"$tmp/after.tree"
+for v in inst apply expl; do
+        check "hwdb IDLECFG_PCI_RUNTIME_PM=Deny: $v exits 2 naming 99-local.hwdb:3" sh -c "
+                test \"\$(cat '$tmp/$v.rc')\" -eq 2 && grep -q '99-local.hwdb:3: .*IDLECFG_PCI_RUNTIME_PM' '$tmp/$v.err'"
+done
+check "hwdb IDLECFG_PCI_RUNTIME_PM=Deny: install and apply left the root as it was (no file, manifest or journal)" \
+        diff -u "$tmp/before.tree" "$tmp/after.tree"
 rm -f "$root/etc/udev/hwdb.d/99-local.hwdb"
 done_testing
