@@ -127,7 +127,7 @@ check "refresh with nothing changed: exit 0, no output, nothing written" sh -c "
 tree "$root" >"$tmp/after-refresh"
 check "(the tree is unchanged)" cmp "$tmp/before-refresh" "$tmp/after-refresh"
 mkdir -p "$root/etc/udev/hwdb.d"
-printf '# local\nusb:v1234p5678*\n IDLECFG_USB_AUTOSUSPEND=0\n' >"$root/etc/udev/hwdb.d/90-local.hwdb"
+printf '# local\nusb:v1234p5678*\n IDLECFG_USB_AUTOSUSPEND=deny\n' >"$root/etc/udev/hwdb.d/90-local.hwdb"
 ic refresh >"$tmp/r2" 2>&1; rc=$?
 check "refresh after an hwdb change re-installs and says why" sh -c "test $rc -eq 0 && grep -q 'hwdb: files changed' '$tmp/r2' &&
         grep -q '^Installing profile powersave (--profile)' '$tmp/r2'"
