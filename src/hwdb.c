@@ -9,6 +9,9 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "hwdb.h"
 #include "rootfs.h"
@@ -18,6 +21,8 @@
 #define HWDB_LINE_MAX (1024u * 1024u)
 /* all files together; keeps line numbers and array indices well inside 32 bits */
 #define HWDB_TOTAL_MAX (256u * 1024u * 1024u)
+/* the skip scan reads files in chunks of this size (tests/hwdb.sh cuts a key at its end) */
+#define SCAN_CHUNK (64u * 1024u)
 /* how much of an offending line a message quotes */
 #define QUOTE_MAX 80
 
@@ -74,7 +79,8 @@ struct hwdb {
 
         /* hwdb_load_keys(): the key prefixes a caller reads; NULL keeps all */
         const char *const *keys;
-        size_t max_key;
+        size_t max_key, min_key, n_keys;
+        char key_first[8], key_span[8]; /* of the first 8 keys: byte 0 and byte min_key - 1 */
         size_t skipped_files, skipped_bytes;
 };
 
@@ -464,13 +470,71 @@ static int read_fd(int fd, size_t budget, char **ret, size_t *ret_size)
         return 0;
 }
 
+/* Does BUF[0..N) hold one of the wanted keys, whole? With SSE2, 16
+ * positions at a time are tested for the first byte and the byte at
+ * min_key - 1 of any key (rare together in hwdb text: the vendor and model
+ * databases are mostly "ID_..._FROM_DATABASE" lines), and only those
+ * candidates are compared; otherwise one memmem() per key. A key cut by the
+ * end of BUF is the next chunk's (the scan carries max_key - 1 bytes over). */
+static bool chunk_mentions_keys(const struct hwdb *h, const char *buf, size_t n)
+{
+        size_t i = 0;
+
+#ifdef __SSE2__
+        size_t span = h->min_key - 1;   /* the second test byte's offset */
+
+        if (h->n_keys <= ELEMENTSOF(h->key_first) && h->min_key >= 2) {
+                bool one_first = true;
+
+                /* the usual case: all keys start with the same byte ("ID") */
+                for (size_t k = 1; k < h->n_keys; k++)
+                        one_first = one_first && h->key_first[k] == h->key_first[0];
+                for (; i + 16 + span <= n; i += 16) {
+                        __m128i a = _mm_loadu_si128((const __m128i *) (buf + i));
+                        __m128i b = _mm_loadu_si128((const __m128i *) (buf + i + span));
+                        __m128i hit = _mm_setzero_si128();
+                        unsigned mask;
+
+                        for (size_t k = 0; k < h->n_keys; k++)
+                                hit = _mm_or_si128(hit, one_first ?
+                                        _mm_cmpeq_epi8(b, _mm_set1_epi8(h->key_span[k])) :
+                                        _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(h->key_first[k])),
+                                                      _mm_cmpeq_epi8(b, _mm_set1_epi8(h->key_span[k]))));
+                        if (one_first)
+                                hit = _mm_and_si128(hit, _mm_cmpeq_epi8(a, _mm_set1_epi8(h->key_first[0])));
+                        for (mask = (unsigned) _mm_movemask_epi8(hit); mask; mask &= mask - 1) {
+                                size_t at = i + (size_t) __builtin_ctz(mask);
+
+                                for (const char *const *k = h->keys; *k; k++) {
+                                        size_t len = strlen(*k);
+                                        if (at + len <= n && memcmp(buf + at, *k, len) == 0)
+                                                return true;
+                                }
+                        }
+                }
+                /* the last few positions one by one */
+                for (; i < n; i++)
+                        for (const char *const *k = h->keys; *k; k++) {
+                                size_t len = strlen(*k);
+                                if (i + len <= n && memcmp(buf + i, *k, len) == 0)
+                                        return true;
+                        }
+                return false;
+        }
+#endif
+        for (const char *const *k = h->keys; *k; k++)
+                if (memmem(buf + i, n - i, *k, strlen(*k)))
+                        return true;
+        return false;
+}
+
 /* Does the regular file FD mention any of the wanted keys anywhere (a cheap
  * superset of "sets one of them")? Read in fixed chunks, so that skipping a
  * file costs neither its size in memory nor a parse. Errors, and files
  * the full read refuses: yes, and the full read reports them. */
 static bool fd_mentions_keys(const struct hwdb *h, int fd)
 {
-        char buf[65536 + 1];
+        char buf[SCAN_CHUNK + 1];
         size_t keep = 0;
         off_t off = 0;
         struct stat st;
@@ -490,9 +554,8 @@ static bool fd_mentions_keys(const struct hwdb *h, int fd)
                         return false;
                 off += n;
                 n += (ssize_t) keep;
-                for (const char *const *k = h->keys; *k; k++)
-                        if (memmem(buf, (size_t) n, *k, strlen(*k)))
-                                return true;
+                if (chunk_mentions_keys(h, buf, (size_t) n))
+                        return true;
                 /* a key cut by the chunk's end is found in the next one */
                 keep = (size_t) n < h->max_key - 1 ? (size_t) n : h->max_key - 1;
                 memmove(buf, buf + n - keep, keep);
@@ -762,6 +825,13 @@ int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *
         for (const char *const *k = keys; k && *k; k++)
                 if (strlen(*k) > h->max_key)
                         h->max_key = strlen(*k);
+        for (const char *const *k = keys; k && *k; k++)
+                if (h->n_keys++ == 0 || strlen(*k) < h->min_key)
+                        h->min_key = strlen(*k);
+        for (size_t i = 0; h->min_key > 0 && i < h->n_keys && i < ELEMENTSOF(h->key_first); i++) {
+                h->key_first[i] = keys[i][0];
+                h->key_span[i] = keys[i][h->min_key - 1];
+        }
         if (keys && h->max_key == 0)
                 h->keys = NULL;         /* an empty prefix wants everything */
         for (size_t i = 0; i < l.n; i++) {
