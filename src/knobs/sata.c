@@ -410,8 +410,11 @@ static const struct knob_attr attrs[] = {
 /* the SATA defaults at boot, shown by detect */
 static const char *const modules_shown[] = { "ahci", "libata", NULL };
 
+/* verify and measure: whose runtime PM a device's power/control is. "ata-port"
+ * is the ATA port (ataN, reached through its ata_port class device): a planned
+ * port's setting names it; detect hangs its power/control on the SATA host. */
 static const struct knob_runtime_pm runtime_pm[] = {
-        { "disk", "sata.runtime_pm" }, { "sata", "sata.runtime_pm" },
+        { "disk", "sata.runtime_pm" }, { "sata", "sata.runtime_pm" }, { "ata-port", "sata.runtime_pm" },
 };
 
 const struct knob_family knob_family_sata = {

@@ -451,12 +451,17 @@ for machine in $machines; do
                 fi
                 rm -rf "$baseroot"
                 base=$mw/baseline/out
-                # the machine for run-machine: the recording and the module
-                # parameters, which umockdev cannot record
+                # the machine for run-machine: the recording, the module
+                # parameters and the power/control of the ATA port directories
+                # (ataN: a device without a subsystem, which umockdev-record
+                # leaves out; detect reads the port's runtime PM there), none of
+                # which umockdev can record
                 mkdir -p "$mw/machine"
                 cp "$base/vm.umockdev" "$mw/machine/machine.umockdev"
                 awk -F'\t' '$1 ~ /^\/sys\/module\/[^\/]*\/parameters\// && $2 != "<unreadable>" {
                         split($1, p, "/"); print p[4] "/" p[6] "=" $2 }' "$base/snapshot.txt" >"$mw/machine/modparams"
+                awk -F'\t' '$1 ~ /^\/sys\/devices\/.*\/ata[0-9]+\/power\/control$/ && $1 !~ /\/ata_port\// && $2 != "<unreadable>" {
+                        print substr($1, 5) "=" $2 }' "$base/snapshot.txt" >"$mw/machine/sysattrs"
                 missing=
                 for drv in $(machine_drivers "$machine"); do
                         grep -qx "E: DRIVER=$drv" "$base/vm.umockdev" || missing="$missing $drv"
