@@ -213,8 +213,18 @@ static void ports_runtime_pm(struct planctx *c)
                 enum port_kind k;
                 size_t disks = 0, odd = 0;
 
-                if (!kv_find(&h->knobs, "port/power/control") || !streq_ptr(kv_get(&h->ids, "proc_name"), "ahci"))
+                if (!kv_find(&h->knobs, "port/power/control"))
                         continue;
+                if (!streq_ptr(kv_get(&h->ids, "proc_name"), "ahci")) {
+                        /* an SFF/PATA port (ata_piix, ata_generic, an AMT IDE-R port): no
+                         * PxCMD tells whether a drive can be attached to it */
+                        plan_skip(c, h, "sata.runtime_pm",
+                                  xasprintf("skipped: not an AHCI port (%s): no PxCMD register says whether a "
+                                            "drive can appear on it, and a suspended port does not notice one "
+                                            "(libata freezes a port before suspending it)",
+                                            strempty(kv_get(&h->ids, "proc_name"))));
+                        continue;
+                }
                 if (streq(want, "on")) {
                         plan_port(c, h, want, profile_reason(c, "sata", "runtime_pm"));
                         continue;

@@ -348,7 +348,7 @@ measure_setup() {
         else
                 _cmd=$_bin
         fi
-        printf '#!/bin/sh\nLD_LIBRARY_PATH=/usr/local/lib/idlecfg-vm exec %s measure --json --seconds %s\n' \
+        printf '#!/bin/sh\nLD_LIBRARY_PATH=/usr/local/lib/idlecfg-vm exec %s measure --seconds %s "$@"\n' \
                 "$_cmd" "$measure_secs" >"$_r/etc/idlecfg-vm/measure"
         chmod 755 "$_r/etc/idlecfg-vm/measure"
         echo "$measure_secs" >"$_r/etc/idlecfg-vm/measure-seconds"
