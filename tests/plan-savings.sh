@@ -12,7 +12,7 @@ if [ -d "$FIXTURES/recordings" ]; then
         recs=$(cd "$FIXTURES/recordings" && find . -name '*.umockdev' | sed 's|^\./||' | LC_ALL=C sort)
 fi
 n_recs=$(echo "$recs" | grep -c . || true)
-plan $((64 + 5 * n_recs))
+plan $((67 + 5 * n_recs))
 
 # knob|device|class|value|mechanism|reason|module|attr|current, one line per setting
 flat() {
@@ -64,9 +64,11 @@ for block in text.split("\n\n"):
         out.append(block)
         extra.append("%s/power/control=on" % m.group(1))
         if m.group(2) == "ata5":
-            # the counters of a port whose runtime PM is off, for measure
+            # the counters of a port whose runtime PM is off, and its uevent
+            # file (every device has one), for measure
             extra += ["%s/power/%s" % (m.group(1), a) for a in
                       ("runtime_status=active", "runtime_active_time=5000", "runtime_suspended_time=0")]
+            extra.append("%s/uevent=" % m.group(1))
         if m.group(2) == "ata1":
             extra.append("%s/link1/dev1.0/power/pm_qos_no_power_off=0" % m.group(1))
         continue
@@ -112,6 +114,17 @@ check "ata2/ata3: ports with disks and the disks themselves keep their runtime P
         ! grep -q '^sata.runtime_pm|ata[23]|.*|auto|' '$tmp/sata.flat' &&
         grep -q '^sata.runtime_pm|host1|sata||.*a disk or drive on this port' '$tmp/sata.flat' &&
         grep -q '^sata.runtime_pm|1:0:0:0|disk||.*never planned' '$tmp/sata.flat'"
+# the same port once runtime-suspended: ahci_port_suspend() stops its engines and
+# PxCMD reads 0 (seen in the q35 VM), which must not turn it into a DUMMY port
+{ cat "$m/extra"; echo "/devices/pci0000:00/0000:00:1f.2/ata4/power/runtime_status=suspended"; } >"$m/extra.suspended"
+run_edited "$m/machine.umockdev" "$m/extra.suspended" "$IDLECFG" plan --json --profile balanced --root "$root" --kernel "$KVER" >"$tmp/susp.json" 2>"$tmp/err"
+flat "$tmp/susp.json" >"$tmp/susp.flat"
+check "ata4, PxCMD 0 on a runtime-suspended port: internal, ALPM planned" \
+        planned sata.alpm host3 med_power_with_dipm "$tmp/susp.flat"
+check "ata4: the reason says the register reads 0 because the port is suspended" \
+        reason_has sata.alpm host3 "ahci_port_cmd 0 on a runtime-suspended port" "$tmp/susp.flat"
+check "ata4, PxCMD 0 on a runtime-suspended port: its runtime PM stays planned (the plan does not flip once it took effect)" \
+        planned sata.runtime_pm ata4 auto "$tmp/susp.flat"
 check "ata7/ata8, IDE-R ports (ata_generic): runtime PM skipped, saying they are not AHCI" sh -c "
         grep '^sata.runtime_pm|host6|sata||' '$tmp/sata.flat' | grep -q 'not an AHCI port (ata_generic)' &&
         grep '^sata.runtime_pm|host7|sata||' '$tmp/sata.flat' | grep -q 'not an AHCI port (ata_generic)'"

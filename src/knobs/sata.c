@@ -48,6 +48,14 @@ static enum port_kind port_kind(const struct device *h, char **ret_what)
                 *ret_what = xstrdup("ahci_port_cmd not readable");
                 return PORT_UNKNOWN;
         }
+        if (cmd == 0 && streq_ptr(kv_get(&h->knobs, "port/power/runtime_status"), "suspended")) {
+                /* ahci_port_suspend() stops the port's DMA and FIS engines (ST, FRE,
+                 * CR, FR read 0); HPCP, MPSP, ESP and CPD are capability bits the
+                 * firmware sets and keep their value: none is set */
+                *ret_what = xstrdup("ahci_port_cmd 0 on a runtime-suspended port (its engines stopped): "
+                                    "internal port (no HPCP, MPSP or ESP bit)");
+                return PORT_INTERNAL;
+        }
         if (cmd == 0) {
                 *ret_what = xstrdup("ahci_port_cmd 0: a port outside the controller's port map (DUMMY)");
                 return PORT_DUMMY;
