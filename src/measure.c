@@ -639,12 +639,23 @@ static bool names_through_link(const struct setting *s, const char *devpath)
                !strchr(strchr(s->device + n + 1, '/') + 1, '/');
 }
 
+/* whether S is the skip of an ATA port's runtime PM, which the plan puts on
+ * the SATA host below the port (DEVPATH .../ataN, S on .../ataN/hostM/...) */
+static bool port_skip_below(const struct setting *s, const char *devpath)
+{
+        size_t n = strlen(devpath);
+
+        return !s->value && streq_ptr(s->device_class, "sata") &&
+               streq_ptr(s->knob, knob_runtime_pm_of("ata-port")) && s->device &&
+               startswith(s->device, devpath) && startswith(s->device + n, "/host");
+}
+
 /* the plan's setting of power/control on DEVPATH */
 static const struct setting *runtime_setting(const struct plan *p, const char *devpath)
 {
         for (size_t i = 0; p && i < p->n; i++) {
                 const struct setting *s = &p->v[i];
-                if (names_through_link(s, devpath))
+                if (names_through_link(s, devpath) || port_skip_below(s, devpath))
                         return s;
                 if (!streq_ptr(s->device, devpath))
                         continue;

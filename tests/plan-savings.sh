@@ -63,7 +63,7 @@ for block in text.split("\n\n"):
                               % cmd[m.group(3)])
         out.append(block)
         extra.append("%s/power/control=on" % m.group(1))
-        if m.group(2) == "ata5":
+        if m.group(2) in ("ata2", "ata5"):
             # the counters of a port whose runtime PM is off, and its uevent
             # file (every device has one), for measure
             extra += ["%s/power/%s" % (m.group(1), a) for a in
@@ -135,11 +135,13 @@ b = {x["device"]: x for x in json.load(open(sys.argv[1]))["blockers"] if x["knob
 assert b["host4"]["planned"] == "auto" and "ATA port ata5" in b["host4"]["what"], b
 assert b["host1"]["planned"] is None and "a disk or drive on this port" in b["host1"]["reason"], b' "$tmp/sata.verify.json"
 run_edited "$m/machine.umockdev" "$m/extra" "$IDLECFG" measure --json --seconds 1 --profile balanced --root "$root" --kernel "$KVER" >"$tmp/sata.measure.json" 2>"$tmp/err"
-check "measure: the awake ATA port ata5 is attributed to its planned setting (knob-off, sata.runtime_pm, auto)" python3 -c '
+check "measure: an awake ATA port is attributed to its setting: ata5 knob-off (sata.runtime_pm, planned auto), ata2 on purpose (its disk)" python3 -c '
 import json, sys
 d = {x["devpath"]: x for x in json.load(open(sys.argv[1]))["devices"]}
 p = d["/devices/pci0000:00/0000:00:1f.2/ata5"]
-assert p["why"] == "knob-off" and p["knob"] == "sata.runtime_pm" and p["planned"] == "auto", p' "$tmp/sata.measure.json"
+assert p["why"] == "knob-off" and p["knob"] == "sata.runtime_pm" and p["planned"] == "auto", p
+q = d["/devices/pci0000:00/0000:00:1f.2/ata2"]
+assert q["why"] == "on-purpose" and q["knob"] == "sata.runtime_pm" and "a disk or drive on this port" in q["reason"], q' "$tmp/sata.measure.json"
 check "ata3 holds /home on an external port: the fixture kernel (6.1) has no mask_port_ext, so a skip says what 6.17 would take" \
         sh -c "grep '^sata.mask_port_ext||' '$tmp/sata.flat' | grep -q 'ahci.mask_port_ext=0000:00:1f.2=0x4'"
 run_edited "$m/machine.umockdev" "$m/extra" "$IDLECFG" plan --format=udev --profile balanced --root "$root" --kernel "$KVER" >"$tmp/sata.rules" 2>"$tmp/err"
