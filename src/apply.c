@@ -449,6 +449,24 @@ static void find_blockers(const struct plan *p, const struct device *d, struct b
         else if (status && streq(status, "active") && control && streq(control, "auto"))
                 blocker_add(b, p, d, NULL, xstrdup(_("runtime PM is allowed but the device is active (in use, "
                                                       "or a child keeps it awake)")));
+        /* the ATA port above a SATA host (detect reads ataN/power/control); the plan
+         * names a planned port by its ata_port class device, a skip by the host */
+        if ((v = kv_get(&d->knobs, "port/power/control")) && streq(v, "on") && streq(d->class, "sata")) {
+                const char *knob = knob_runtime_pm_of("ata-port"), *port = kv_get(&d->ids, "port");
+                _cleanup_free_ char *dir = xstrdup(strempty(d->anchor)), *cdev = NULL;
+                char *slash = strrchr(dir, '/');
+                const struct setting *s = NULL;
+
+                if (slash && port) {
+                        *slash = '\0';         /* .../ataN/hostM -> .../ataN */
+                        cdev = xasprintf("%s/ata_port/%s", dir, port);
+                        s = plan_find(p, cdev, knob);
+                }
+                blocker_add(b, p, d, knob, xasprintf(_("runtime PM of ATA port %s is off (power/control = on)"),
+                                                     strempty(port)));
+                if (s)
+                        b->v[b->n - 1].s = s;
+        }
         if ((v = kv_get(&d->knobs, "power/autosuspend_delay_ms")) && v[0] == '-' && streq(d->class, "usb"))
                 blocker_add(b, p, d, "usb.autosuspend_delay_ms",
                             xasprintf(_("autosuspend is disabled (power/autosuspend_delay_ms = %s)"), v));

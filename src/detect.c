@@ -272,6 +272,10 @@ static void visit_scsi_host(struct inventory *inv, struct modctx *mc, struct ude
                                         kv_add_take(&x->ids, "port_no", v);
                                 if (read_attr(dir, "power/control", &v) >= 0)
                                         kv_add_take(&x->knobs, "port/power/control", v);
+                                /* a runtime-suspended AHCI port has its engines stopped:
+                                 * its PxCMD can read 0 like a port outside the port map */
+                                if (read_attr(dir, "power/runtime_status", &v) >= 0)
+                                        kv_add_take(&x->knobs, "port/power/runtime_status", v);
                         }
                 }
         }
