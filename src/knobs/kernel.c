@@ -154,8 +154,10 @@ static void plan_nmi_watchdog(struct planctx *c)
         }
         plan_global(c, "kernel.nmi_watchdog", NULL, "kernel.nmi_watchdog", "0", NULL, MECH_SYSCTL,
                     has ? xasprintf("%s; %s has CONFIG_HARDLOCKUP_DETECTOR", why, file)
-                        : xasprintf("%s; without a hard-lockup detector in the target kernel the line does nothing",
-                                    why));
+                    : file ? xasprintf("%s; %s is not in the root to check: on a kernel without a hard-lockup "
+                                       "detector the line does nothing", why, file)
+                           : xasprintf("%s; the target kernel is unknown: on a kernel without a hard-lockup "
+                                       "detector the line does nothing", why));
 }
 
 static void plan_dirty_writeback(struct planctx *c)
