@@ -516,8 +516,8 @@ int emit_check_value(const struct setting *s, struct emit_error *ret_error)
  * Order: udev rules and tmpfiles lines keep plan order, because the planner's
  * order can carry meaning (per-link ASPM: L1 before its substates, as the
  * kernel's link files want). modprobe options, the command line and sysctl.d
- * lines are sorted by module and parameter or key, where order means nothing. Either way the same plan
- * gives the same bytes. Two settings with the same target and value give one
+ * lines are sorted by module and parameter or key, where order means nothing.
+ * Either way the same plan gives the same bytes. Two settings with the same target and value give one
  * line (both reasons above it); the same target with different values is an
  * error: the file would say two things. */
 

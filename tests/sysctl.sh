@@ -13,7 +13,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 29
+plan 30
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -182,6 +182,16 @@ check "under umockdev without IDLECFG_TEST_PROC: /proc/sys is not touched, the j
         grep -q 'later: kernel.nmi_watchdog kernel.nmi_watchdog=0: /proc/sys is the host.s under umockdev' '$tmp/a4' &&
         ! grep -q '/proc/sys\|$proc' '$root/var/lib/idlecfg/apply.journal' && tree '$proc' | diff '$tmp/proc.before' -"
 ic rollback apply >/dev/null 2>&1
+
+# a journal may only name the sysctls a knob family sets
+mkdir -p "$root/var/lib/idlecfg"
+printf 'idlecfg-journal 1\nrun 1 0 p\nset %s/sys/kernel/core_pattern core |/tmp/x\n' "$proc" >"$root/var/lib/idlecfg/apply.journal"
+printf 'core\n' >"$proc/sys/kernel/core_pattern"
+IDLECFG_TEST_PROC=$proc ic rollback apply >"$tmp/r4" 2>&1; rc=$?
+check "rollback refuses a journal naming a sysctl no knob family sets: exit 2 with file:line, nothing written" sh -c "
+        test $rc -eq 2 && grep -q 'apply.journal:3: refusing a path outside /sys and idlecfg.s sysctls: $proc/sys/kernel/core_pattern' '$tmp/r4' &&
+        test \"\$(cat '$proc/sys/kernel/core_pattern')\" = core"
+rm -rf "$root/var/lib/idlecfg" "$proc/sys/kernel/core_pattern"
 
 # ---- the plan for the running system reads its /proc/sys ----
 profiles=$(cd "$top_srcdir/profiles" && pwd)
