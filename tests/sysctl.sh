@@ -13,7 +13,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 30
+plan 31
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -54,7 +54,12 @@ printf 'CONFIG_LOCKUP_DETECTOR=y\n# CONFIG_HARDLOCKUP_DETECTOR is not set\n' >"$
 ic --profile balanced plan --json >"$tmp/p2" 2>&1
 check "CONFIG_HARDLOCKUP_DETECTOR not set in the target's config: nmi_watchdog skipped, saying why" sh -c "
         test -z \"\$(setting '$tmp/p2' kernel.nmi_watchdog value)\" &&
-        setting '$tmp/p2' kernel.nmi_watchdog reason | grep -q '^skipped: .*/boot/config-$KVER: CONFIG_HARDLOCKUP_DETECTOR is not set'"
+        setting '$tmp/p2' kernel.nmi_watchdog reason | grep -q '^skipped: .*/boot/config-$KVER sets neither CONFIG_HARDLOCKUP_DETECTOR nor CONFIG_HAVE_NMI_WATCHDOG'"
+printf '# CONFIG_HARDLOCKUP_DETECTOR is not set\nCONFIG_HAVE_NMI_WATCHDOG=y\n' >"$root/boot/config-$KVER"
+ic --profile balanced plan --json >"$tmp/p2b" 2>&1
+check "an architecture's own NMI watchdog (CONFIG_HAVE_NMI_WATCHDOG=y): planned, and the reason says so" sh -c "
+        test \"\$(setting '$tmp/p2b' kernel.nmi_watchdog value)\" = 0 &&
+        setting '$tmp/p2b' kernel.nmi_watchdog reason | grep -q '/boot/config-$KVER has CONFIG_HAVE_NMI_WATCHDOG\$'"
 printf 'CONFIG_LOCKUP_DETECTOR=y\nCONFIG_HARDLOCKUP_DETECTOR=y\n' >"$root/boot/config-$KVER"
 ic --profile balanced plan --json >"$tmp/p3" 2>&1
 check "CONFIG_HARDLOCKUP_DETECTOR=y: planned, and the reason names the config" sh -c "

@@ -110,7 +110,7 @@ static void plan_nmi_watchdog(struct planctx *c)
         const char *v = profile_value(c, "kernel", "nmi_watchdog");
         _cleanup_free_ char *why = NULL, *cur = NULL, *boot = NULL, *file = NULL;
         bool writable = false;
-        const char *has;
+        const char *has, *option = "CONFIG_HARDLOCKUP_DETECTOR";
         int r;
 
         if (!v) {
@@ -147,13 +147,21 @@ static void plan_nmi_watchdog(struct planctx *c)
         }
         has = kconfig_option(c, "CONFIG_HARDLOCKUP_DETECTOR", &file);
         if (has && streq(has, "no")) {
+                /* an architecture's own NMI watchdog (CONFIG_HAVE_NMI_WATCHDOG: powerpc,
+                 * sparc) answers to the same sysctl */
+                _cleanup_free_ char *again = NULL;
+                if (streq_ptr(kconfig_option(c, "CONFIG_HAVE_NMI_WATCHDOG", &again), "yes"))
+                        has = "yes", option = "CONFIG_HAVE_NMI_WATCHDOG";
+        }
+        if (has && streq(has, "no")) {
                 plan_skip(c, NULL, "kernel.nmi_watchdog",
-                          xasprintf("skipped: %s: %s: CONFIG_HARDLOCKUP_DETECTOR is not set: the target kernel has "
-                                    "no hard-lockup detector to turn off", why, file));
+                          xasprintf("skipped: %s: %s sets neither CONFIG_HARDLOCKUP_DETECTOR nor "
+                                    "CONFIG_HAVE_NMI_WATCHDOG: the target kernel has no hard-lockup detector to turn "
+                                    "off", why, file));
                 return;
         }
         plan_global(c, "kernel.nmi_watchdog", NULL, "kernel.nmi_watchdog", "0", NULL, MECH_SYSCTL,
-                    has ? xasprintf("%s; %s has CONFIG_HARDLOCKUP_DETECTOR", why, file)
+                    has ? xasprintf("%s; %s has %s", why, file, option)
                     : file ? xasprintf("%s; %s is not in the root to check: on a kernel without a hard-lockup "
                                        "detector the line does nothing", why, file)
                            : xasprintf("%s; the target kernel is unknown: on a kernel without a hard-lockup "
