@@ -172,3 +172,23 @@ mem_sleep = keep
 # yes: plan resume= for the swap device found in the root, if there is one.
 # no: leave hibernation alone.
 hibernate = no
+
+[kernel]
+# nmi_watchdog = off | keep
+# The hard-lockup detector (kernel.nmi_watchdog, written to /etc/sysctl.d/90-idlecfg.conf).
+# It keeps one perf counter per CPU busy and makes a periodic NMI on every CPU, idle or not.
+#   off   kernel.nmi_watchdog = 0. Skipped where the kernel has no hard-lockup detector
+#         (the sysctl is missing or read-only, or CONFIG_HARDLOCKUP_DETECTOR is not set)
+#         and where the kernel command line sets nmi_watchdog= itself.
+#   keep  the kernel's default (on where a detector exists).
+# off: it is a debugging aid that only reports hard lockups, which on a laptop the user
+# sees anyway; the soft-lockup detector stays. TLP, powertop and tuned's powersave set 0.
+nmi_watchdog = off
+# dirty_writeback_centisecs = keep | 100..6000
+# vm.dirty_writeback_centisecs: how often the flusher threads wake to write dirty pages
+# back, in 1/100 s (kernel default: 500). Longer lets the disk and the CPU idle longer; a
+# crash or power loss can lose that much more of what was written.
+# keep: TLP and powertop use 1500, but this profile is also the default for unknown
+# hardware, which may have no battery: 5 s of lost writes stays the most a power cut takes.
+# The wakeups saved are a few per second at most; powersave takes them.
+dirty_writeback_centisecs = keep

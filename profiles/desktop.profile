@@ -15,3 +15,9 @@ power_save_controller = keep
 [gpu]
 # No built-in panel, so no adaptive backlight to opt in to.
 amdgpu_abm = keep
+
+[kernel]
+# No battery: a power cut is what loses data, and the hard-lockup report is worth more
+# than a few NMIs on mains power. The kernel's watchdog stays.
+nmi_watchdog = keep
+dirty_writeback_centisecs = keep

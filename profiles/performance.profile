@@ -40,3 +40,7 @@ runtime_pm = keep
 [suspend]
 mem_sleep = keep
 hibernate = no
+
+[kernel]
+nmi_watchdog = keep
+dirty_writeback_centisecs = keep

@@ -49,6 +49,12 @@ char *setting_live_path(const struct setting *s, const char **ret_why)
                         return xasprintf("/sys/module/%s/parameters/%s", s->module, s->param);
                 *ret_why = _("a kernel parameter: it takes effect at the next boot");
                 return NULL;
+        case MECH_SYSCTL: {
+                char *path = s->param ? sysctl_proc_path(s->param) : NULL;
+                if (!path)
+                        *ret_why = _("/proc/sys is the host's under umockdev: set IDLECFG_TEST_PROC");
+                return path;
+        }
         case MECH_NONE:
         case _MECH_MAX:
                 break;
@@ -242,6 +248,16 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                         continue;
                 }
                 r = read_raw(path, &old);
+                if (s->mech == MECH_SYSCTL && (r == -ENOENT || (r == 0 && stat(path, &st) == 0 &&
+                                                                 !(st.st_mode & 0222)))) {
+                        /* the running kernel lacks it, or has it read-only (nmi_watchdog
+                         * without a hard-lockup detector): systemd-sysctl gets nowhere either */
+                        n_later++;
+                        fprintf(out, r == -ENOENT ? _("  absent: %s %s=%s: the running kernel has no %s; nothing to set\n")
+                                                  : _("  absent: %s %s=%s: %s is read-only in the running kernel; "
+                                                      "nothing to set\n"), s->knob, s->param, s->value, path);
+                        continue;
+                }
                 if (r == -ENOENT && s->mech != MECH_UDEV) {
                         n_later++;
                         fprintf(out, _("  later: %s %s.%s=%s: the module is not loaded or does not show the "

@@ -13,6 +13,7 @@ static const char *const mechanism_names[_MECH_MAX] = {
         [MECH_MODPROBE] = "modprobe",
         [MECH_TMPFILES] = "tmpfiles",
         [MECH_CMDLINE] = "cmdline",
+        [MECH_SYSCTL] = "sysctl",
         [MECH_NONE] = "none",
 };
 
@@ -293,6 +294,18 @@ static bool match_key_ok(const char *k)
         }
 }
 
+/* A sysctl key as systemd-sysctl and procps read it: lowercase components of
+ * letters, digits and '_' joined by single dots. No '/', '*', '-' or '!'
+ * (their other separator, glob and ignore-failure prefixes), no "..": the
+ * key maps to exactly one file below /proc/sys. */
+static bool sysctl_key_ok(const char *k)
+{
+        size_t n = strlen(k);
+
+        return n > 0 && n <= 128 && only(k, LOWER DIGITS "_.") && k[0] != '.' && k[n - 1] != '.' && !strstr(k, "..") &&
+               strchr(k, '.');
+}
+
 /* ---- errors ---- */
 
 void emit_error_done(struct emit_error *e)
@@ -452,6 +465,21 @@ static int check_param(const struct setting *s, const struct knob_rule *r, const
         return 0;
 }
 
+static int check_sysctl(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+{
+        if (!s->param || !sysctl_key_ok(s->param)) {
+                _cleanup_free_ char *q = quote(s->param);
+                return fail(e, -EINVAL, _("%s: sysctl key %s is not allowed (lowercase letters, digits and _ "
+                                          "between single dots)"), w, q);
+        }
+        if (s->module || s->attr)
+                return fail(e, -EINVAL, _("%s: a sysctl setting has neither module nor attribute"), w);
+        if (!in_list(r->sysctls, s->param))
+                return fail(e, -EINVAL, _("%s: sysctl %s is not one this knob may set (%s)"), w, s->param,
+                            r->sysctls ? r->sysctls : _("none"));
+        return 0;
+}
+
 int emit_check_value(const struct setting *s, struct emit_error *ret_error)
 {
         _cleanup_free_ char *w = NULL;
@@ -476,6 +504,8 @@ int emit_check_value(const struct setting *s, struct emit_error *ret_error)
         case MECH_TMPFILES:
         case MECH_CMDLINE:
                 return check_param(s, r, w, ret_error);
+        case MECH_SYSCTL:
+                return check_sysctl(s, r, w, ret_error);
         default:
                 return fail(ret_error, -EINVAL, _("%s: unknown mechanism %d"), w, (int) s->mech);
         }
@@ -485,9 +515,9 @@ int emit_check_value(const struct setting *s, struct emit_error *ret_error)
  *
  * Order: udev rules and tmpfiles lines keep plan order, because the planner's
  * order can carry meaning (per-link ASPM: L1 before its substates, as the
- * kernel's link files want). modprobe options and the command line are sorted
- * by module and parameter, where order means nothing. Either way the same plan
- * gives the same bytes. Two settings with the same target and value give one
+ * kernel's link files want). modprobe options, the command line and sysctl.d
+ * lines are sorted by module and parameter or key, where order means nothing.
+ * Either way the same plan gives the same bytes. Two settings with the same target and value give one
  * line (both reasons above it); the same target with different values is an
  * error: the file would say two things. */
 
@@ -546,6 +576,11 @@ static void item_render(struct item *it, enum emit_format fmt)
                 it->key = param_key(s);
                 it->line = xasprintf("%s=%s", it->key, s->value);
                 break;
+        case EMIT_SYSCTL:
+                /* sysctl.d(5): "key = value", as systemd's own files write it */
+                it->key = xstrdup(s->param);
+                it->line = xasprintf("%s = %s", s->param, s->value);
+                break;
         }
 }
 
@@ -568,6 +603,7 @@ static enum mechanism format_mechanism(enum emit_format fmt)
         case EMIT_MODPROBE: return MECH_MODPROBE;
         case EMIT_TMPFILES: return MECH_TMPFILES;
         case EMIT_CMDLINE: return MECH_CMDLINE;
+        case EMIT_SYSCTL: return MECH_SYSCTL;
         }
         return _MECH_MAX;
 }
@@ -690,7 +726,7 @@ int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit
                 l.v[l.n] = (struct item) { .s = s, .index = i };
                 item_render(&l.v[l.n++], fmt);
         }
-        if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE)
+        if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE || fmt == EMIT_SYSCTL)
                 qsort(l.v, l.n, sizeof(*l.v), item_cmp);
         for (size_t i = 0; i < l.n; i++)
                 for (size_t k = 0; k < i && !l.v[i].dup; k++) {

@@ -24,6 +24,7 @@ enum target_kind {
         T_UDEV,
         T_MODPROBE,
         T_TMPFILES,
+        T_SYSCTL,
         T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
         T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
         T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
@@ -248,6 +249,7 @@ static int collect_targets(const struct rootfs *rfs, const struct plan *p, const
                 { UDEV_RULES_PATH, EMIT_UDEV, MECH_UDEV, T_UDEV },
                 { MODPROBE_PATH, EMIT_MODPROBE, MECH_MODPROBE, T_MODPROBE },
                 { TMPFILES_PATH, EMIT_TMPFILES, MECH_TMPFILES, T_TMPFILES },
+                { SYSCTL_PATH, EMIT_SYSCTL, MECH_SYSCTL, T_SYSCTL },
         };
         int r;
 
@@ -478,6 +480,7 @@ static const char *kind_name(enum target_kind k)
         case T_UDEV: return _("udev rules");
         case T_MODPROBE: return _("modprobe.d options");
         case T_TMPFILES: return _("tmpfiles.d lines");
+        case T_SYSCTL: return _("sysctl.d lines");
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return _("kernel command line");
@@ -604,6 +607,8 @@ static char *next_command(const struct rootfs *rfs, const struct plan *p, enum t
                 return xasprintf("%supdate-initramfs -u -k %s", chroot, k);
         case T_TMPFILES:
                 return host ? xstrdup("systemd-tmpfiles --create " TMPFILES_PATH) : NULL;
+        case T_SYSCTL:
+                return host ? xstrdup("sysctl -p " SYSCTL_PATH) : NULL;
         case T_CMDLINE_KERNEL:
                 return xasprintf("%skernel-install add %s /boot/vmlinuz-%s", chroot, k, k);
         case T_CMDLINE_GRUB:
@@ -652,6 +657,14 @@ static void next_steps(const struct rootfs *rfs, const struct plan *p, const str
                         else
                                 fputs(_("  tmpfiles.d: nothing to run, it applies when the target boots\n"), out);
                         break;
+                case T_SYSCTL:
+                        if (host)
+                                fprintf(out, _("  sysctl -p %s  (or idlecfg apply, or reboot: systemd-sysctl "
+                                               "reads it at boot)\n"), SYSCTL_PATH);
+                        else
+                                fputs(_("  sysctl.d: nothing to run, systemd-sysctl applies it when the target "
+                                        "boots\n"), out);
+                        break;
                 case T_CMDLINE_KERNEL:
                         fprintf(out, _("  %skernel-install add %s /boot/vmlinuz-%s  (the boot entry takes "
                                        "/etc/kernel/cmdline when it is made)\n"),
@@ -692,6 +705,7 @@ static const char *kind_key(enum target_kind k)
         case T_UDEV: return "udev";
         case T_MODPROBE: return "modprobe";
         case T_TMPFILES: return "tmpfiles";
+        case T_SYSCTL: return "sysctl";
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return "cmdline";

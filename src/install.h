@@ -12,6 +12,9 @@
 #define UDEV_RULES_PATH "/etc/udev/rules.d/70-idlecfg.rules"
 #define MODPROBE_PATH "/etc/modprobe.d/idlecfg.conf"
 #define TMPFILES_PATH "/etc/tmpfiles.d/idlecfg.conf"
+/* 90: after the distribution's defaults (10-70, /usr/lib/sysctl.d), before the
+ * administrator's 99-*.conf (Debian's 99-sysctl.conf -> ../sysctl.conf) */
+#define SYSCTL_PATH "/etc/sysctl.d/90-idlecfg.conf"
 #define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
 /* /etc/kernel/cmdline (and /proc/cmdline): one line of kernel parameters */
 #define KERNEL_CMDLINE_MAX (64u << 10)

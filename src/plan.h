@@ -12,6 +12,7 @@ enum mechanism {
         MECH_MODPROBE,  /* "options module param=value" in modprobe.d (loadable modules only) */
         MECH_TMPFILES,  /* "w /sys/module/M/parameters/P - - - - value" in tmpfiles.d (run time) */
         MECH_CMDLINE,   /* "module.param=value" on the kernel command line (built-in modules) */
+        MECH_SYSCTL,    /* "key = value" in sysctl.d; apply writes /proc/sys/KEY with '.' as '/' */
         MECH_NONE,      /* a skip: nothing is written, the reason says why */
         _MECH_MAX,
 };
@@ -24,7 +25,8 @@ struct setting {
         char *device_class;     /* inventory class of the device ("pci", "usb", ...), NULL if global */
         /* where the value goes: a sysfs attribute relative to the device (power/control,
          * link/l1_2_aspm, link_power_management_policy) for MECH_UDEV, or module and
-         * parameter for MECH_MODPROBE, MECH_TMPFILES and MECH_CMDLINE */
+         * parameter for MECH_MODPROBE, MECH_TMPFILES and MECH_CMDLINE; for MECH_SYSCTL,
+         * param is the sysctl key ("vm.dirty_writeback_centisecs") and module NULL */
         char *attr;
         char *module;
         char *param;
@@ -61,6 +63,7 @@ enum emit_format {
         EMIT_MODPROBE,
         EMIT_TMPFILES,
         EMIT_CMDLINE,
+        EMIT_SYSCTL,
 };
 
 struct emit_error {
@@ -99,6 +102,8 @@ struct knob_rule {
          * may set; params: "module.param", or a bare "param" for the command line only */
         const char *attrs;
         const char *params;
+        /* the sysctl keys ("kernel.nmi_watchdog") a sysctl.d line may set, "a|b"; NULL: none */
+        const char *sysctls;
 };
 
 /* the rule of KNOB, NULL for an unknown knob */

@@ -218,8 +218,10 @@ void plan_print_text(const struct plan *p, FILE *f)
                         print_wrapped(f, 0, w);
                 }
         }
-        fprintf(f, _("\n%zu settings (udev %zu, modprobe %zu, tmpfiles %zu, command line %zu), %zu skipped\n"),
-                planned, per[MECH_UDEV], per[MECH_MODPROBE], per[MECH_TMPFILES], per[MECH_CMDLINE], skipped);
+        fprintf(f, _("\n%zu settings (udev %zu, modprobe %zu, tmpfiles %zu, command line %zu, sysctl %zu), "
+                     "%zu skipped\n"),
+                planned, per[MECH_UDEV], per[MECH_MODPROBE], per[MECH_TMPFILES], per[MECH_CMDLINE], per[MECH_SYSCTL],
+                skipped);
 }
 
 void plan_print_json(const struct plan *p, FILE *f)

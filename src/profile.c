@@ -53,7 +53,7 @@ struct schema {
  * again is found in the schema first and never gets here. */
 static const struct { const char *section, *key; } retired_keys[] = {
         { "wifi", "power_save" },
-        { "network", "wake_on_lan" }, { "kernel", "nmi_watchdog" }, { "kernel", "dirty_writeback_centisecs" },
+        { "network", "wake_on_lan" },
 };
 
 /* KEY NULL: is SECTION only made of retired keys? */

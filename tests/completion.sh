@@ -96,6 +96,7 @@ with_sys() (
 FORMATS='cmdline
 json
 modprobe
+sysctl
 text
 tmpfiles
 udev'

@@ -18,11 +18,12 @@
 
 static const char *const mech_names[] = {
         [MECH_UDEV] = "udev", [MECH_MODPROBE] = "modprobe", [MECH_TMPFILES] = "tmpfiles",
-        [MECH_CMDLINE] = "cmdline", [MECH_NONE] = "none",
+        [MECH_CMDLINE] = "cmdline", [MECH_SYSCTL] = "sysctl", [MECH_NONE] = "none",
 };
 
 static const struct { const char *name; enum emit_format fmt; } formats[] = {
         { "udev", EMIT_UDEV }, { "modprobe", EMIT_MODPROBE }, { "tmpfiles", EMIT_TMPFILES }, { "cmdline", EMIT_CMDLINE },
+        { "sysctl", EMIT_SYSCTL },
 };
 
 /* next '|'-separated field of *p, NULL when empty or missing */

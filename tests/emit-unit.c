@@ -118,6 +118,7 @@ static int render(const struct plan *p, enum emit_format fmt, char **ret_out, ch
 
 static const char *const format_names[] = {
         [EMIT_UDEV] = "udev", [EMIT_MODPROBE] = "modprobe", [EMIT_TMPFILES] = "tmpfiles", [EMIT_CMDLINE] = "cmdline",
+        [EMIT_SYSCTL] = "sysctl",
 };
 
 /* ---- plan basics ---- */
@@ -129,6 +130,7 @@ static void test_plan(void)
 
         ok(streq(mechanism_to_string(MECH_UDEV), "udev") && streq(mechanism_to_string(MECH_MODPROBE), "modprobe") &&
            streq(mechanism_to_string(MECH_TMPFILES), "tmpfiles") && streq(mechanism_to_string(MECH_CMDLINE), "cmdline") &&
+           streq(mechanism_to_string(MECH_SYSCTL), "sysctl") &&
            streq(mechanism_to_string(MECH_NONE), "none") && streq(mechanism_to_string(_MECH_MAX), "unknown"),
            "mechanism names");
         for (int i = 0; i < 1000; i++) {
@@ -190,6 +192,8 @@ static const struct case_ cases[] = {
             "/dev/disk/by-uuid/0a1b" },
           { "UUID=", "UUID=----", "UUID=xyz", "LABEL=swap", "/dev/", "/dev/../etc", "/dev/sda2/", "/dev//sda",
             "PARTUUID=0a1b", "/etc/passwd", "UUID=0a1b 2c3d" } },
+        { "kernel.nmi_watchdog", { "0" }, { "1", "off", "panic", "00", "-0" } },
+        { "kernel.dirty_writeback_centisecs", { "100", "500", "1500", "6000" }, { "0", "99", "6001", "1500 ", "15s" } },
 };
 
 /* hostile bytes every knob must refuse */
@@ -406,6 +410,37 @@ static void test_check(void)
         ok(emit_check_value(s, NULL) == 0, "a bare command-line parameter passes");
         s = add(p, 42, "suspend.mem_sleep", NULL, NULL, NULL, "mem_sleep_default", "deep", "why");
         check_refused(s, "unknown mechanism", "unknown mechanism 42");
+
+        /* sysctl.d: the key is the rule's, spelt with dots, nothing else set */
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.nmi_watchdog", "0", "why");
+        ok(emit_check_value(s, NULL) == 0, "a sysctl setting of its own key passes");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.panic", "0", "why");
+        check_refused(s, "another sysctl key of the same knob", "sysctl kernel.panic is not one this knob may set "
+                      "(kernel.nmi_watchdog)");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel/nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl key with '/'", "sysctl key \"kernel/nmi_watchdog\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel..nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl key with an empty component", "sysctl key \"kernel..nmi_watchdog\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "-kernel.nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl key with systemd's ignore-failure prefix", "is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.*", "0", "why");
+        check_refused(s, "a sysctl glob", "sysctl key \"kernel.*\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl key without a dot", "sysctl key \"nmi_watchdog\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, "kernel", "nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl setting with a module", "sysctl key \"nmi_watchdog\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, "nmi_watchdog", NULL, "kernel.nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl setting with an attribute", "a sysctl setting has neither module nor attribute");
+        s = add(p, MECH_CMDLINE, "kernel.nmi_watchdog", NULL, NULL, NULL, "nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl knob on the command line", "parameter nmi_watchdog is not one this knob may set "
+                      "(none)");
+        s = add(p, MECH_MODPROBE, "kernel.dirty_writeback_centisecs", NULL, NULL, "vm", "dirty_writeback_centisecs",
+                "1500", "why");
+        check_refused(s, "a sysctl key as a module parameter", "parameter vm.dirty_writeback_centisecs is not one "
+                      "this knob may set (none)");
+        s = add(p, MECH_SYSCTL, "pcie_aspm.policy", NULL, NULL, NULL, "pcie_aspm.policy", "default", "why");
+        check_refused(s, "a module parameter as a sysctl", "sysctl pcie_aspm.policy is not one this knob may set "
+                      "(none)");
         plan_free(p);
 }
 
@@ -467,6 +502,15 @@ static const char *const tmpfiles_reversed =
         "# pcie_aspm.policy: profile balanced [pcie_aspm] policy; at run time too\n"
         "w /sys/module/pcie_aspm/parameters/policy - - - - powersupersave\n";
 
+static const char *const sysctl_expected =
+        HEADER
+        "\n"
+        "# kernel.nmi_watchdog: profile balanced [kernel] nmi_watchdog = off\n"
+        "kernel.nmi_watchdog = 0\n"
+        "\n"
+        "# kernel.dirty_writeback_centisecs: profile powersave [kernel] dirty_writeback_centisecs = 1500\n"
+        "vm.dirty_writeback_centisecs = 1500\n";
+
 static const char *const cmdline_expected =
         "mem_sleep_default=deep pcie_aspm=off pcie_aspm.policy=powersupersave resume=UUID=0a1b-2c3d "
         "usbcore.autosuspend=2\n";
@@ -475,10 +519,10 @@ static const char *const cmdline_expected =
 static struct plan *sample_plan(bool reversed)
 {
         struct plan *p = new_plan();
-        int order[10];
+        int order[12];
 
-        for (int i = 0; i < 10; i++)
-                order[i] = reversed ? 9 - i : i;
+        for (int i = 0; i < 12; i++)
+                order[i] = reversed ? 11 - i : i;
         for (size_t i = 0; i < ELEMENTSOF(order); i++) {
                 struct setting *s = NULL;
                 switch (order[i]) {
@@ -524,6 +568,15 @@ static struct plan *sample_plan(bool reversed)
                         add(p, MECH_TMPFILES, "audio.power_save", NULL, NULL, "snd_hda_intel", "power_save", "10",
                             "profile balanced [audio] power_save = 10");
                         break;
+                case 10:
+                        add(p, MECH_SYSCTL, "kernel.dirty_writeback_centisecs", NULL, NULL, NULL,
+                            "vm.dirty_writeback_centisecs", "1500",
+                            "profile powersave [kernel] dirty_writeback_centisecs = 1500");
+                        break;
+                case 11:
+                        add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.nmi_watchdog", "0",
+                            "profile balanced [kernel] nmi_watchdog = off");
+                        break;
                 }
         }
         /* udev rules keep plan order: added in the same order whatever REVERSED says */
@@ -566,17 +619,18 @@ static void test_render(void)
         static const char *const *expected[] = {
                 [EMIT_UDEV] = &udev_expected, [EMIT_MODPROBE] = &modprobe_expected,
                 [EMIT_TMPFILES] = &tmpfiles_expected, [EMIT_CMDLINE] = &cmdline_expected,
+                [EMIT_SYSCTL] = &sysctl_expected,
         };
         struct plan *p = sample_plan(false), *q = sample_plan(true);
 
-        for (int fmt = EMIT_UDEV; fmt <= EMIT_CMDLINE; fmt++) {
+        for (int fmt = EMIT_UDEV; fmt <= EMIT_SYSCTL; fmt++) {
                 _cleanup_free_ char *a = NULL, *b = NULL, *c = NULL, *msg = NULL;
                 int r = render(p, fmt, &a, &msg);
                 ok(r == 0 && !msg && streq_diag(a, *expected[fmt]), "%s: sample plan renders exactly", format_names[fmt]);
                 render(p, fmt, &b, NULL);
                 ok(streq(a, b), "%s: rendering twice gives the same bytes", format_names[fmt]);
                 render(q, fmt, &c, NULL);
-                if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE)
+                if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE || fmt == EMIT_SYSCTL)
                         ok(streq_diag(c, a), "%s: sorted: the plan's order does not matter", format_names[fmt]);
                 else
                         ok(streq_diag(c, fmt == EMIT_UDEV ? udev_expected : tmpfiles_reversed),
@@ -594,7 +648,7 @@ static void test_shapes(void)
         int r;
 
         /* nothing to write */
-        for (int fmt = EMIT_UDEV; fmt <= EMIT_CMDLINE; fmt++) {
+        for (int fmt = EMIT_UDEV; fmt <= EMIT_SYSCTL; fmt++) {
                 _cleanup_free_ char *o = NULL;
                 r = render(p, fmt, &o, NULL);
                 if (fmt == EMIT_CMDLINE)
@@ -743,7 +797,7 @@ static void test_hostile_render(void)
                 "auto\"", "1\n", "auto\", RUN+=\"/bin/sh\"", "$(reboot)", "%d", "1%%", "\xc3\xa9", "1 2", "",
                 "0\nw /etc/shadow - - - - x",
         };
-        for (int fmt = EMIT_UDEV; fmt <= EMIT_CMDLINE; fmt++) {
+        for (int fmt = EMIT_UDEV; fmt <= EMIT_SYSCTL; fmt++) {
                 bool all = true;
                 for (size_t i = 0; i < ELEMENTSOF(values); i++) {
                         struct plan *p = new_plan();
@@ -765,6 +819,12 @@ static void test_hostile_render(void)
                                 add(p, MECH_TMPFILES, "pcie_aspm.policy", NULL, NULL, "pcie_aspm", "policy", "default", "r");
                                 s = add(p, MECH_TMPFILES, "audio.power_save", "0000:00:1f.6", NULL, "snd_hda_intel",
                                         "power_save", values[i], "r");
+                                break;
+                        case EMIT_SYSCTL:
+                                add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.nmi_watchdog", "0",
+                                    "r");
+                                s = add(p, MECH_SYSCTL, "kernel.dirty_writeback_centisecs", "0000:00:1f.6", NULL, NULL,
+                                        "vm.dirty_writeback_centisecs", values[i], "r");
                                 break;
                         default:
                                 add(p, MECH_CMDLINE, "pcie_aspm.mode", NULL, NULL, NULL, "pcie_aspm", "off", "r");

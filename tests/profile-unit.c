@@ -124,7 +124,7 @@ static void test_format(void)
         check_bad("long-section", 1, "section name too long (50 characters, limit 49)");
         check_bad("section-49", 1,
                   "unknown section [sssssssssssssssssssssssssssssssssssssssssssssssss]; valid: profile, pci, pcie_aspm, "
-                  "sata, usb, audio, gpu, i2c, nvme, suspend");
+                  "sata, usb, audio, gpu, i2c, nvme, suspend, kernel");
         check_bad("long-key", 2, "key name too long (50 characters, limit 49)");
         check_bad("inline-semicolon", 3,
                   "';' inside a line: inline comments are not supported; put the comment on a line of its own");
@@ -138,11 +138,11 @@ static void test_format(void)
         check_bad("section-unterminated", 1, "missing ']' in section header");
         check_bad("unknown-section", 4,
                   "unknown section [usbb]; valid: profile, pci, pcie_aspm, sata, usb, audio, gpu, i2c, nvme, "
-                  "suspend");
+                  "suspend, kernel");
         /* keys no knob family reads (#14): refused, and the message says why */
         check_bad("retired-section", 4,
-                  "section [kernel] is not supported: no knob family plans its keys; remove it; valid: profile, pci, "
-                  "pcie_aspm, sata, usb, audio, gpu, i2c, nvme, suspend");
+                  "section [wifi] is not supported: no knob family plans its keys; remove it; valid: profile, pci, "
+                  "pcie_aspm, sata, usb, audio, gpu, i2c, nvme, suspend, kernel");
         check_bad("key-before-section", 3, "key 'autosuspend' before the first [section]");
         check_bad("continuation", 3,
                   "indented line: continuation lines are not supported; start sections and keys at the beginning of the line");
@@ -190,6 +190,10 @@ static void test_schema(void)
         check_bad("empty-value", 2,
                   "missing value for [sata] alpm; valid: max_performance, medium_power, med_power_with_dipm, "
                   "min_power_with_partial, min_power, keep");
+        /* [kernel]: the profile's words, not the sysctl's numbers; a writeback of 0 (never) is refused */
+        check_bad("kernel-nmi-value", 3, "unknown value '0' for [kernel] nmi_watchdog; valid: off, keep");
+        check_bad("kernel-writeback-range", 2,
+                  "value 0 for [kernel] dirty_writeback_centisecs is out of range; valid: keep or an integer 100..6000");
         check_bad("int-text", 2, "invalid value '2s' for [usb] delay_ms; valid: keep or an integer 0..600000");
         check_bad("int-range", 2, "value 600001 for [usb] delay_ms is out of range; valid: keep or an integer 0..600000");
         check_bad("int-overflow", 2,
@@ -225,7 +229,7 @@ static void test_schema(void)
                 if (!has && !(k[i].choices && streq(k[i].choices[0], "yes") && streq(k[i].choices[1], "no")))
                         all_have_keep = false, printf("# [%s] %s has no keep\n", k[i].section, k[i].key);
         }
-        ok(nk == 18 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
+        ok(nk == 20 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
 
         ok(profile_name_valid("balanced") && profile_name_valid("my-laptop_2") && !profile_name_valid("") &&
            !profile_name_valid("../x") && !profile_name_valid("a/b") && !profile_name_valid(".hidden") &&

@@ -151,6 +151,13 @@ void knob_gpu(struct planctx *c);
 void knob_i2c(struct planctx *c);
 void knob_nvme(struct planctx *c);
 void knob_suspend(struct planctx *c);
+void knob_kernel(struct planctx *c);
+
+/* the /proc/sys file of sysctl KEY ("vm.dirty_writeback_centisecs" ->
+ * /proc/sys/vm/dirty_writeback_centisecs); below $IDLECFG_TEST_PROC instead of
+ * /proc in the tests. NULL under umockdev without that variable: the testbed
+ * mocks /sys only, and the host's /proc/sys is never read or written there. */
+char *sysctl_proc_path(const char *key);
 
 /* every family, in planning order */
 const struct knob_family *const *knob_registry(size_t *ret_n);
@@ -175,3 +182,4 @@ int knob_hwdb_check(const struct hwdb *h, struct hwdb_error *ret_error);
 
 extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_sata, knob_family_usb,
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;
+extern const struct knob_family knob_family_kernel;

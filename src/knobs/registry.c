@@ -16,6 +16,7 @@ static const struct knob_family *const families[] = {
         &knob_family_i2c,
         &knob_family_nvme,
         &knob_family_suspend,
+        &knob_family_kernel,
 };
 
 const struct knob_family *const *knob_registry(size_t *ret_n)

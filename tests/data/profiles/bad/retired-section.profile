@@ -1,5 +1,5 @@
 [usb]
 autosuspend = allowlist
 
-[kernel]
-nmi_watchdog = 0
+[wifi]
+power_save = on
