@@ -15,3 +15,8 @@ power_save_controller = keep
 [gpu]
 # No built-in panel, so no adaptive backlight to opt in to.
 amdgpu_abm = keep
+
+[wifi]
+# On mains power the few tenths of a watt are not worth the 20-300 ms latency spikes on an
+# idle link (omarchy #6368); off also spares the cards whose firmware drops the link.
+power_save = off

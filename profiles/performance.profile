@@ -40,3 +40,9 @@ runtime_pm = keep
 [suspend]
 mem_sleep = keep
 hibernate = no
+
+[wifi]
+power_save = keep
+
+[network]
+wake_on_lan = keep

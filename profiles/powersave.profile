@@ -26,3 +26,8 @@ runtime_pm = auto
 [audio]
 # Codec off after 1 s, as TLP and powertop do; may pop on some codecs (TLP #152).
 power_save = 1
+
+[network]
+# The PHY stays powered to listen for magic packets in suspend and when off, which drains
+# a battery for a feature laptops rarely use.
+wake_on_lan = off

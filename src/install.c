@@ -24,6 +24,8 @@ enum target_kind {
         T_UDEV,
         T_MODPROBE,
         T_TMPFILES,
+        T_NM,                   /* NetworkManager conf.d */
+        T_LINK,                 /* drop-in of 99-default.link */
         T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
         T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
         T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
@@ -248,6 +250,8 @@ static int collect_targets(const struct rootfs *rfs, const struct plan *p, const
                 { UDEV_RULES_PATH, EMIT_UDEV, MECH_UDEV, T_UDEV },
                 { MODPROBE_PATH, EMIT_MODPROBE, MECH_MODPROBE, T_MODPROBE },
                 { TMPFILES_PATH, EMIT_TMPFILES, MECH_TMPFILES, T_TMPFILES },
+                { NM_CONF_PATH, EMIT_NM, MECH_NM, T_NM },
+                { LINK_DROPIN_PATH, EMIT_LINK, MECH_LINK, T_LINK },
         };
         int r;
 
@@ -478,6 +482,8 @@ static const char *kind_name(enum target_kind k)
         case T_UDEV: return _("udev rules");
         case T_MODPROBE: return _("modprobe.d options");
         case T_TMPFILES: return _("tmpfiles.d lines");
+        case T_NM: return _("NetworkManager defaults");
+        case T_LINK: return _("systemd .link drop-in");
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return _("kernel command line");
@@ -604,6 +610,10 @@ static char *next_command(const struct rootfs *rfs, const struct plan *p, enum t
                 return xasprintf("%supdate-initramfs -u -k %s", chroot, k);
         case T_TMPFILES:
                 return host ? xstrdup("systemd-tmpfiles --create " TMPFILES_PATH) : NULL;
+        case T_NM:
+                return host ? xstrdup("nmcli general reload conf") : NULL;
+        case T_LINK:            /* nothing to run: udevd reads it when a NIC is added (boot) */
+                return NULL;
         case T_CMDLINE_KERNEL:
                 return xasprintf("%skernel-install add %s /boot/vmlinuz-%s", chroot, k, k);
         case T_CMDLINE_GRUB:
@@ -652,6 +662,17 @@ static void next_steps(const struct rootfs *rfs, const struct plan *p, const str
                         else
                                 fputs(_("  tmpfiles.d: nothing to run, it applies when the target boots\n"), out);
                         break;
+                case T_NM:
+                        if (host)
+                                fputs(_("  nmcli general reload conf  (NetworkManager applies it when it next "
+                                        "activates a Wi-Fi connection; or reboot)\n"), out);
+                        else
+                                fputs(_("  NetworkManager: nothing to run, it applies when the target boots\n"), out);
+                        break;
+                case T_LINK:
+                        fputs(_("  systemd .link drop-in: nothing to run; systemd-udevd applies it when a NIC is "
+                                "added (the next boot)\n"), out);
+                        break;
                 case T_CMDLINE_KERNEL:
                         fprintf(out, _("  %skernel-install add %s /boot/vmlinuz-%s  (the boot entry takes "
                                        "/etc/kernel/cmdline when it is made)\n"),
@@ -692,6 +713,8 @@ static const char *kind_key(enum target_kind k)
         case T_UDEV: return "udev";
         case T_MODPROBE: return "modprobe";
         case T_TMPFILES: return "tmpfiles";
+        case T_NM: return "networkmanager";
+        case T_LINK: return "link";
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return "cmdline";

@@ -12,6 +12,12 @@
 #define UDEV_RULES_PATH "/etc/udev/rules.d/70-idlecfg.rules"
 #define MODPROBE_PATH "/etc/modprobe.d/idlecfg.conf"
 #define TMPFILES_PATH "/etc/tmpfiles.d/idlecfg.conf"
+/* read after the numbered files and Ubuntu's default-wifi-powersave-on.conf:
+ * of two files, the sections of the one read later win (NetworkManager.conf(5)) */
+#define NM_CONF_PATH "/etc/NetworkManager/conf.d/idlecfg.conf"
+/* a drop-in of the distribution's 99-default.link: a .link file of our own
+ * would replace it for the NICs it matched, NamePolicy and all */
+#define LINK_DROPIN_PATH "/etc/systemd/network/99-default.link.d/50-idlecfg.conf"
 #define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
 /* /etc/kernel/cmdline (and /proc/cmdline): one line of kernel parameters */
 #define KERNEL_CMDLINE_MAX (64u << 10)
