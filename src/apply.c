@@ -677,9 +677,15 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
                                 fprintf(out, _("wanted %s, is %s; "), s->value, actual[i]);
                         else
                                 fprintf(out, _("the attribute is gone; "));
-                        fprintf(out, m ? _("%s (installed; idlecfg apply sets it now)\n")
-                                       : _("%s (not installed: idlecfg install, or apply for now)\n"),
-                                mechanism_to_string(s->mech));
+                        if (s->mech == MECH_LINK)
+                                /* apply has no way to set it: only udevd, when the NIC is added */
+                                fprintf(out, m ? _("%s (installed; systemd-udevd sets it at the next boot)\n")
+                                               : _("%s (not installed: idlecfg install, then boot)\n"),
+                                        mechanism_to_string(s->mech));
+                        else
+                                fprintf(out, m ? _("%s (installed; idlecfg apply sets it now)\n")
+                                               : _("%s (not installed: idlecfg install, or apply for now)\n"),
+                                        mechanism_to_string(s->mech));
                 }
                 fprintf(out, b.n ? _("Idle blockers (%zu):\n") : _("Idle blockers: none found\n"), b.n);
                 for (size_t i = 0; i < b.n; i++) {
