@@ -44,3 +44,9 @@ hibernate = no
 [kernel]
 nmi_watchdog = keep
 dirty_writeback_centisecs = keep
+
+[wifi]
+power_save = keep
+
+[network]
+wake_on_lan = keep

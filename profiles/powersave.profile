@@ -32,3 +32,8 @@ power_save = 1
 # idle three times as long; a power loss can cost up to 15 s of writes (on battery only
 # when it runs flat, which suspends first).
 dirty_writeback_centisecs = 1500
+
+[network]
+# The PHY stays powered to listen for magic packets in suspend and when off, which drains
+# a battery for a feature laptops rarely use.
+wake_on_lan = off

@@ -6,6 +6,11 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -55,6 +60,15 @@ char *setting_live_path(const struct setting *s, const char **ret_why)
                         *ret_why = _("/proc/sys is the host's under umockdev: set IDLECFG_TEST_PROC");
                 return path;
         }
+        case MECH_NM:
+                /* no sysfs file: nl80211 only, and NetworkManager sets it again on every activation */
+                *ret_why = _("NetworkManager sets it when it next activates a Wi-Fi connection (reload its "
+                             "configuration, or boot)");
+                return NULL;
+        case MECH_LINK:
+                /* Wake-on-LAN has no sysfs file; systemd-udevd sets it when the NIC is added */
+                *ret_why = _("systemd-udevd sets it when the network interface is added (the next boot)");
+                return NULL;
         case MECH_NONE:
         case _MECH_MAX:
                 break;
@@ -545,6 +559,43 @@ static void residencies(struct residency *r, size_t n)
 
 enum vstate { V_MATCH, V_DRIFT, V_LATER, V_MISSING };
 
+/* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL, read
+ * only): 0 and "off" or the ethtool letters ("g", "pumbg"), or -errno. The
+ * interface must be the one sysfs shows: under umockdev /sys is a recording
+ * and the kernel's interface of that name, if any, is another NIC. */
+static int wol_read(const char *name, char **ret)
+{
+        static const struct { unsigned bit; char letter; } bits[] = {
+                { WAKE_PHY, 'p' }, { WAKE_UCAST, 'u' }, { WAKE_MCAST, 'm' }, { WAKE_BCAST, 'b' },
+                { WAKE_ARP, 'a' }, { WAKE_MAGIC, 'g' }, { WAKE_MAGICSECURE, 's' }, { WAKE_FILTER, 'f' },
+        };
+        struct ethtool_wolinfo wol = { .cmd = ETHTOOL_GWOL };
+        _cleanup_free_ char *path = NULL, *idx = NULL;
+        _cleanup_close_ int fd = -1;
+        struct ifreq ifr = {};
+        char letters[ELEMENTSOF(bits) + 1];
+        size_t n = 0;
+
+        if (!name || strlen(name) >= sizeof(ifr.ifr_name) || getenv("UMOCKDEV_DIR"))
+                return -ENODEV;
+        path = xasprintf("/sys/class/net/%s/ifindex", name);
+        if (read_raw(path, &idx) < 0 || strtoul(idx, NULL, 10) != if_nametoindex(name))
+                return -ENODEV;
+        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        memcpy(ifr.ifr_name, name, strlen(name));
+        ifr.ifr_data = (void *) &wol;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return -errno;
+        for (size_t i = 0; i < ELEMENTSOF(bits); i++)
+                if (wol.wolopts & bits[i].bit)
+                        letters[n++] = bits[i].letter;
+        letters[n] = '\0';
+        *ret = xstrdup(n ? letters : "off");
+        return 0;
+}
+
 int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv, bool json,
                FILE *out, struct xerror *ret_error)
 {
@@ -573,7 +624,11 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
                 _cleanup_free_ char *path = setting_live_path(s, &why), *raw = NULL;
                 if (!s->value)
                         continue;
-                if (!path)
+                if (s->mech == MECH_LINK && streq_ptr(s->param, "WakeOnLan") &&
+                    wol_read(s->device_name, &actual[i]) == 0)
+                        /* the kernel answers: the one network setting verify can read */
+                        st[i] = streq(actual[i], s->value) ? V_MATCH : V_DRIFT;
+                else if (!path)
                         st[i] = V_LATER;
                 else if (read_raw(path, &raw) < 0)
                         st[i] = s->mech == MECH_UDEV ? V_MISSING : V_LATER;
@@ -656,9 +711,15 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
                                 fprintf(out, _("wanted %s, is %s; "), s->value, actual[i]);
                         else
                                 fprintf(out, _("the attribute is gone; "));
-                        fprintf(out, m ? _("%s (installed; idlecfg apply sets it now)\n")
-                                       : _("%s (not installed: idlecfg install, or apply for now)\n"),
-                                mechanism_to_string(s->mech));
+                        if (s->mech == MECH_LINK)
+                                /* apply has no way to set it: only udevd, when the NIC is added */
+                                fprintf(out, m ? _("%s (installed; systemd-udevd sets it at the next boot)\n")
+                                               : _("%s (not installed: idlecfg install, then boot)\n"),
+                                        mechanism_to_string(s->mech));
+                        else
+                                fprintf(out, m ? _("%s (installed; idlecfg apply sets it now)\n")
+                                               : _("%s (not installed: idlecfg install, or apply for now)\n"),
+                                        mechanism_to_string(s->mech));
                 }
                 fprintf(out, b.n ? _("Idle blockers (%zu):\n") : _("Idle blockers: none found\n"), b.n);
                 for (size_t i = 0; i < b.n; i++) {

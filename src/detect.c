@@ -546,6 +546,45 @@ static void visit_i2c(struct inventory *inv, struct modctx *mc, struct udev *ude
         x->identity = xasprintf("i2c %s", x->modalias ? x->modalias : strempty(kv_get(&x->ids, "name")));
 }
 
+/* ---- network interfaces with a device below them (not virtual ones) ---- */
+
+static void visit_net(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+{
+        struct udev_device *p = udev_device_get_parent(d->u);
+        const char *devpath = udev_device_get_devpath(d->u), *type = udev_device_get_devtype(d->u), *v;
+        _cleanup_free_ char *arphrd = NULL;
+        struct device *x;
+
+        if (!p || !devpath || startswith(devpath, "/devices/virtual/"))
+                return;
+        /* Ethernet (ARPHRD_ETHER, no DEVTYPE) and Wi-Fi (DEVTYPE=wlan) only: bridges,
+         * VLANs, WWAN and the like have neither Wake-on-LAN nor 802.11 power save */
+        arphrd = dev_attr(d, "type");
+        if (type && !streq(type, "wlan"))
+                return;
+        if (arphrd && !streq(strstrip(arphrd), "1"))
+                return;
+        x = device_list_add(&inv->classes[CL_NET]);
+        x->class = "net";
+        kv_add(&x->ids, "kind", type ? "wlan" : "ether");
+        kv_add(&x->ids, "device", udev_device_get_sysname(p));
+        if ((v = udev_device_get_subsystem(p)))
+                kv_add(&x->ids, "bus", v);
+        set_common(x, d, mc);
+        /* the interface has no driver and no modalias: its device's are the ones
+         * the hwdb and the module parameters are about */
+        free(x->driver);
+        v = udev_device_get_property_value(d->u, "ID_NET_DRIVER");
+        if (!v)
+                v = udev_device_get_driver(p);
+        x->driver = v ? xstrdup(v) : NULL;
+        if (!x->modalias && (v = udev_device_get_property_value(p, "MODALIAS")))
+                x->modalias = xstrdup(v);
+        if (x->modalias && !x->n_modules)
+                modctx_resolve(mc, x->modalias, &x->modules, &x->n_modules);
+        add_knobs(x, d);
+}
+
 /* ---- platform: DMI, CPU ---- */
 
 /* the SMBIOS name of a chassis_type attribute, NULL if it is not a known number */
@@ -661,9 +700,6 @@ static void read_modparams(struct inventory *inv, const char *module)
         free(names);
 }
 
-/* Wi-Fi drivers' power parameters, shown by detect: no knob family reads them yet */
-static const char *const wifi_modules[] = { "iwlmvm", "iwlwifi", NULL };
-
 /* the modules the families read (plan and verify), then those they show */
 static void detect_modparams(struct inventory *inv)
 {
@@ -676,8 +712,6 @@ static void detect_modparams(struct inventory *inv)
         for (size_t i = 0; i < n; i++)
                 for (const char *const *m = fam[i]->modules_shown; m && *m; m++)
                         read_modparams(inv, *m);
-        for (const char *const *m = wifi_modules; *m; m++)
-                read_modparams(inv, *m);
 }
 
 /* ---- other power tools in the root ---- */
@@ -740,6 +774,7 @@ static const struct route {
         { "hdaudio", NULL, 2, visit_hdaudio },
         { "drm", NULL, 2, visit_drm },
         { "i2c", NULL, 2, visit_i2c },
+        { "net", NULL, 2, visit_net },
 };
 
 static const struct route *route_of(struct udev_device *u)

@@ -14,6 +14,8 @@ static const char *const mechanism_names[_MECH_MAX] = {
         [MECH_TMPFILES] = "tmpfiles",
         [MECH_CMDLINE] = "cmdline",
         [MECH_SYSCTL] = "sysctl",
+        [MECH_NM] = "networkmanager",
+        [MECH_LINK] = "link",
         [MECH_NONE] = "none",
 };
 
@@ -480,6 +482,31 @@ static int check_sysctl(const struct setting *s, const struct knob_rule *r, cons
         return 0;
 }
 
+/* An interface name as the kernel allows it (dev_valid_name: at most 15 bytes,
+ * no '/', ':' or white space), narrowed to what a NetworkManager section name and
+ * match-device value take literally: no glob, no ',' or ';', no '=' */
+static bool ifname_ok(const char *n)
+{
+        size_t len = n ? strlen(n) : 0;
+
+        return len > 0 && len <= 15 && !streq(n, ".") && !streq(n, "..") && only(n, LOWER UPPER DIGITS "_.-");
+}
+
+/* NetworkManager and .link settings: the property must be one the knob may set,
+ * and a NetworkManager section needs the interface it matches */
+static int check_service(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+{
+        if (!s->param || !in_list(r->params, s->param))
+                return fail(e, -EINVAL, _("%s: setting %s is not one this knob may set (%s)"), w,
+                            s->param ? s->param : "(null)", r->params ? r->params : _("none"));
+        if (s->mech == MECH_NM && !ifname_ok(s->device_name)) {
+                _cleanup_free_ char *q = quote(s->device_name);
+                return fail(e, -EINVAL, _("%s: interface name %s is not allowed (1 to 15 letters, digits, _ . "
+                                          "and -)"), w, q);
+        }
+        return 0;
+}
+
 int emit_check_value(const struct setting *s, struct emit_error *ret_error)
 {
         _cleanup_free_ char *w = NULL;
@@ -506,6 +533,9 @@ int emit_check_value(const struct setting *s, struct emit_error *ret_error)
                 return check_param(s, r, w, ret_error);
         case MECH_SYSCTL:
                 return check_sysctl(s, r, w, ret_error);
+        case MECH_NM:
+        case MECH_LINK:
+                return check_service(s, r, w, ret_error);
         default:
                 return fail(ret_error, -EINVAL, _("%s: unknown mechanism %d"), w, (int) s->mech);
         }
@@ -545,6 +575,15 @@ static void items_free(struct items *l)
         free(l->v);
 }
 
+/* NetworkManager's numbers for the words of wifi.power_save (nm-settings(5):
+ * 2 disable, 3 enable) */
+static const char *nm_value(const struct setting *s)
+{
+        if (streq(s->param, "wifi.powersave"))
+                return streq(s->value, "on") ? "3" : "2";
+        return s->value;
+}
+
 static void item_render(struct item *it, enum emit_format fmt)
 {
         const struct setting *s = it->s;
@@ -581,6 +620,17 @@ static void item_render(struct item *it, enum emit_format fmt)
                 it->key = xstrdup(s->param);
                 it->line = xasprintf("%s = %s", s->param, s->value);
                 break;
+        case EMIT_NM:
+                /* one section per interface; sections of other files read after this one
+                 * and [connection] sections are searched after it (NetworkManager.conf(5)) */
+                it->key = xasprintf("%s %s", s->device_name, s->param);
+                it->line = xasprintf("[connection-idlecfg-%s]\nmatch-device=interface-name:%s\n%s=%s",
+                                     s->device_name, s->device_name, s->param, nm_value(s));
+                break;
+        case EMIT_LINK:
+                it->key = xstrdup(s->param);
+                it->line = xasprintf("%s=%s", s->param, s->value);
+                break;
         }
 }
 
@@ -604,6 +654,8 @@ static enum mechanism format_mechanism(enum emit_format fmt)
         case EMIT_TMPFILES: return MECH_TMPFILES;
         case EMIT_CMDLINE: return MECH_CMDLINE;
         case EMIT_SYSCTL: return MECH_SYSCTL;
+        case EMIT_NM: return MECH_NM;
+        case EMIT_LINK: return MECH_LINK;
         }
         return _MECH_MAX;
 }
@@ -677,6 +729,8 @@ static void render(const struct plan *p, enum emit_format fmt, const struct item
         header(sb, p);
         if (l->n == 0)
                 sb_append(sb, "\n# Nothing of this kind to set on this machine.\n");
+        if (fmt == EMIT_LINK && l->n > 0)
+                sb_append(sb, "\n[Link]");
         if (fmt == EMIT_MODPROBE) {
                 for (size_t i = 0; i < l->n;) {
                         size_t end = i;

@@ -96,6 +96,7 @@ static int verb_plan(const struct args *a, int argc, char **argv)
                 { "udev", EMIT_UDEV }, { "modprobe", EMIT_MODPROBE },
                 { "tmpfiles", EMIT_TMPFILES }, { "cmdline", EMIT_CMDLINE },
                 { "sysctl", EMIT_SYSCTL },
+                { "networkmanager", EMIT_NM }, { "link", EMIT_LINK },
         };
         struct inventory *inv = NULL;
         struct plan *p = NULL;
@@ -107,7 +108,7 @@ static int verb_plan(const struct args *a, int argc, char **argv)
                         known = known || streq(a->format, formats[i].name);
                 if (!known) {
                         fprintf(stderr, _("idlecfg: unknown --format '%s'; valid: text, json, udev, modprobe, "
-                                          "tmpfiles, cmdline, sysctl\n"), a->format);
+                                          "tmpfiles, cmdline, sysctl, networkmanager, link\n"), a->format);
                         return EXIT_USAGE;
                 }
         }
@@ -554,7 +555,7 @@ static void usage(FILE *f)
         fputs(_("  -j, --json            print JSON (schema in idlecfg(8))\n"), f);
         fputs(_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n"), f);
         fputs(_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n"), f);
-        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline or sysctl\n"), f);
+        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link\n"), f);
         fputs(_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n"), f);
         fputs(_("      --force           install, rollback: overwrite files or values changed by others\n"), f);
         fputs(_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n"), f);

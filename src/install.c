@@ -25,6 +25,8 @@ enum target_kind {
         T_MODPROBE,
         T_TMPFILES,
         T_SYSCTL,
+        T_NM,                   /* NetworkManager conf.d */
+        T_LINK,                 /* drop-in of 99-default.link */
         T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
         T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
         T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
@@ -250,6 +252,8 @@ static int collect_targets(const struct rootfs *rfs, const struct plan *p, const
                 { MODPROBE_PATH, EMIT_MODPROBE, MECH_MODPROBE, T_MODPROBE },
                 { TMPFILES_PATH, EMIT_TMPFILES, MECH_TMPFILES, T_TMPFILES },
                 { SYSCTL_PATH, EMIT_SYSCTL, MECH_SYSCTL, T_SYSCTL },
+                { NM_CONF_PATH, EMIT_NM, MECH_NM, T_NM },
+                { LINK_DROPIN_PATH, EMIT_LINK, MECH_LINK, T_LINK },
         };
         int r;
 
@@ -481,6 +485,8 @@ static const char *kind_name(enum target_kind k)
         case T_MODPROBE: return _("modprobe.d options");
         case T_TMPFILES: return _("tmpfiles.d lines");
         case T_SYSCTL: return _("sysctl.d lines");
+        case T_NM: return _("NetworkManager defaults");
+        case T_LINK: return _("systemd .link drop-in");
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return _("kernel command line");
@@ -609,6 +615,10 @@ static char *next_command(const struct rootfs *rfs, const struct plan *p, enum t
                 return host ? xstrdup("systemd-tmpfiles --create " TMPFILES_PATH) : NULL;
         case T_SYSCTL:
                 return host ? xstrdup("sysctl -p " SYSCTL_PATH) : NULL;
+        case T_NM:
+                return host ? xstrdup("nmcli general reload conf") : NULL;
+        case T_LINK:            /* nothing to run: udevd reads it when a NIC is added (boot) */
+                return NULL;
         case T_CMDLINE_KERNEL:
                 return xasprintf("%skernel-install add %s /boot/vmlinuz-%s", chroot, k, k);
         case T_CMDLINE_GRUB:
@@ -665,6 +675,17 @@ static void next_steps(const struct rootfs *rfs, const struct plan *p, const str
                                 fputs(_("  sysctl.d: nothing to run, systemd-sysctl applies it when the target "
                                         "boots\n"), out);
                         break;
+                case T_NM:
+                        if (host)
+                                fputs(_("  nmcli general reload conf  (NetworkManager applies it when it next "
+                                        "activates a Wi-Fi connection; or reboot)\n"), out);
+                        else
+                                fputs(_("  NetworkManager: nothing to run, it applies when the target boots\n"), out);
+                        break;
+                case T_LINK:
+                        fputs(_("  systemd .link drop-in: nothing to run; systemd-udevd applies it when a NIC is "
+                                "added (the next boot)\n"), out);
+                        break;
                 case T_CMDLINE_KERNEL:
                         fprintf(out, _("  %skernel-install add %s /boot/vmlinuz-%s  (the boot entry takes "
                                        "/etc/kernel/cmdline when it is made)\n"),
@@ -706,6 +727,8 @@ static const char *kind_key(enum target_kind k)
         case T_MODPROBE: return "modprobe";
         case T_TMPFILES: return "tmpfiles";
         case T_SYSCTL: return "sysctl";
+        case T_NM: return "networkmanager";
+        case T_LINK: return "link";
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return "cmdline";

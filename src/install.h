@@ -15,6 +15,12 @@
 /* 90: after the distribution's defaults (10-70, /usr/lib/sysctl.d), before the
  * administrator's 99-*.conf (Debian's 99-sysctl.conf -> ../sysctl.conf) */
 #define SYSCTL_PATH "/etc/sysctl.d/90-idlecfg.conf"
+/* read after the numbered files and Ubuntu's default-wifi-powersave-on.conf:
+ * of two files, the sections of the one read later win (NetworkManager.conf(5)) */
+#define NM_CONF_PATH "/etc/NetworkManager/conf.d/idlecfg.conf"
+/* a drop-in of the distribution's 99-default.link: a .link file of our own
+ * would replace it for the NICs it matched, NamePolicy and all */
+#define LINK_DROPIN_PATH "/etc/systemd/network/99-default.link.d/50-idlecfg.conf"
 #define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
 /* /etc/kernel/cmdline (and /proc/cmdline): one line of kernel parameters */
 #define KERNEL_CMDLINE_MAX (64u << 10)

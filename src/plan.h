@@ -13,6 +13,9 @@ enum mechanism {
         MECH_TMPFILES,  /* "w /sys/module/M/parameters/P - - - - value" in tmpfiles.d (run time) */
         MECH_CMDLINE,   /* "module.param=value" on the kernel command line (built-in modules) */
         MECH_SYSCTL,    /* "key = value" in sysctl.d; apply writes /proc/sys/KEY with '.' as '/' */
+        MECH_NM,        /* a [connection-idlecfg-IFNAME] section in NetworkManager's conf.d: param is the
+                           NetworkManager property ("wifi.powersave"), device_name the interface */
+        MECH_LINK,      /* "[Link] Param=value" in a drop-in of systemd's 99-default.link (WakeOnLan) */
         MECH_NONE,      /* a skip: nothing is written, the reason says why */
         _MECH_MAX,
 };
@@ -64,6 +67,8 @@ enum emit_format {
         EMIT_TMPFILES,
         EMIT_CMDLINE,
         EMIT_SYSCTL,
+        EMIT_NM,
+        EMIT_LINK,
 };
 
 struct emit_error {

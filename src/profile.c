@@ -45,27 +45,9 @@ struct schema {
         const struct profile_key *keys;
         size_t n;
         bool allow_empty;       /* idlecfg.conf may be all comments */
-        bool profile;           /* a profile: refuse retired keys with a word on why */
 };
 
-/* Keys earlier releases accepted although no knob family read them (#14):
- * refused like any unknown key, with the reason. A key a family declares
- * again is found in the schema first and never gets here. */
-static const struct { const char *section, *key; } retired_keys[] = {
-        { "wifi", "power_save" },
-        { "network", "wake_on_lan" },
-};
-
-/* KEY NULL: is SECTION only made of retired keys? */
-static bool retired(const struct schema *s, const char *section, const char *key)
-{
-        for (size_t i = 0; s->profile && i < ELEMENTSOF(retired_keys); i++)
-                if (streq(retired_keys[i].section, section) && (!key || streq(retired_keys[i].key, key)))
-                        return true;
-        return false;
-}
-
-static const struct schema conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true, false };
+static const struct schema conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true };
 
 /* meta_keys, then the registry's keys; built once, kept for the program's life */
 static const struct schema *profile_file_schema(void)
@@ -79,7 +61,7 @@ static const struct schema *profile_file_schema(void)
 
                 memcpy(keys, meta_keys, sizeof(meta_keys));
                 memcpy(keys + N_META, knob, n * sizeof(*keys));
-                s = (struct schema) { keys, N_META + n, false, true };
+                s = (struct schema) { keys, N_META + n, false };
         }
         return &s;
 }
@@ -420,12 +402,7 @@ static int prescan(const char *buf, size_t len, const char *file, const struct s
                         }
                         if (!schema_has_section(s, rest + 1)) {
                                 valid = schema_sections(s);
-                                if (retired(s, rest + 1, NULL))
-                                        set_error(err, file, line,
-                                                  _("section [%s] is not supported: no knob family plans its keys; "
-                                                    "remove it; valid: %s"), rest + 1, valid);
-                                else
-                                        set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
+                                set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
                                 return -EINVAL;
                         }
                         in_section = true;
@@ -518,13 +495,8 @@ static int handler(void *user, const char *section, const char *name, const char
         k = schema_find(st->schema, section, name);
         if (!k) {
                 _cleanup_free_ char *valid = schema_keys_of(st->schema, section);
-                if (retired(st->schema, section, name))
-                        set_error(&st->err, st->file, st->rd->line,
-                                  _("key '%s' in [%s] is not supported: no knob family plans it; remove it; valid: %s"),
-                                  name, section, valid);
-                else
-                        set_error(&st->err, st->file, st->rd->line, _("unknown key '%s' in [%s]; valid: %s"),
-                                  name, section, valid);
+                set_error(&st->err, st->file, st->rd->line, _("unknown key '%s' in [%s]; valid: %s"),
+                          name, section, valid);
                 st->failed = true;
                 return 0;
         }

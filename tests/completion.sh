@@ -95,7 +95,9 @@ with_sys() (
 
 FORMATS='cmdline
 json
+link
 modprobe
+networkmanager
 sysctl
 text
 tmpfiles

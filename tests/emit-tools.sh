@@ -5,7 +5,7 @@
 RENDER=${EMIT_RENDER:-$top_builddir/tests/emit-render}
 [ -x "$RENDER" ] || skip_all "$RENDER not built"
 PATH=$PATH:/sbin:/usr/sbin
-plan 25
+plan 27
 
 have() { command -v "$1" >/dev/null 2>&1; }
 # skip COUNT test points with one reason
@@ -282,5 +282,7 @@ hostile_check modprobe 'modprobe|audio.power_save|||snd_hda_intel|power_save|1 i
 hostile_check tmpfiles 'tmpfiles|pcie_aspm.policy|||pcie_aspm|policy|%h/x||r'
 hostile_check cmdline 'cmdline|suspend.resume||||resume|/dev/sda init=/bin/sh||r'
 hostile_check sysctl 'sysctl|kernel.dirty_writeback_centisecs||||vm.dirty_writeback_centisecs|1500 kernel.panic = 1||r'
+hostile_check networkmanager 'networkmanager|wifi.power_save|wlan0] [main|||wifi.powersave|on||r'
+hostile_check link 'link|network.wake_on_lan|eno1|||WakeOnLan|off NamePolicy=kernel||r'
 
 done_testing

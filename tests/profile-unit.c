@@ -124,7 +124,7 @@ static void test_format(void)
         check_bad("long-section", 1, "section name too long (50 characters, limit 49)");
         check_bad("section-49", 1,
                   "unknown section [sssssssssssssssssssssssssssssssssssssssssssssssss]; valid: profile, pci, pcie_aspm, "
-                  "sata, usb, audio, gpu, i2c, nvme, suspend, kernel");
+                  "sata, usb, audio, gpu, i2c, nvme, suspend, kernel, wifi, network");
         check_bad("long-key", 2, "key name too long (50 characters, limit 49)");
         check_bad("inline-semicolon", 3,
                   "';' inside a line: inline comments are not supported; put the comment on a line of its own");
@@ -138,11 +138,7 @@ static void test_format(void)
         check_bad("section-unterminated", 1, "missing ']' in section header");
         check_bad("unknown-section", 4,
                   "unknown section [usbb]; valid: profile, pci, pcie_aspm, sata, usb, audio, gpu, i2c, nvme, "
-                  "suspend, kernel");
-        /* keys no knob family reads (#14): refused, and the message says why */
-        check_bad("retired-section", 4,
-                  "section [wifi] is not supported: no knob family plans its keys; remove it; valid: profile, pci, "
-                  "pcie_aspm, sata, usb, audio, gpu, i2c, nvme, suspend, kernel");
+                  "suspend, kernel, wifi, network");
         check_bad("key-before-section", 3, "key 'autosuspend' before the first [section]");
         check_bad("continuation", 3,
                   "indented line: continuation lines are not supported; start sections and keys at the beginning of the line");
@@ -187,6 +183,9 @@ static void test_schema(void)
         check_bad("unknown-value", 8,
                   "unknown value 'medium' for [sata] alpm; valid: max_performance, medium_power, med_power_with_dipm, "
                   "min_power_with_partial, min_power, keep");
+        /* the network families' keys (#11): their values only, with file:line */
+        check_bad("wifi-value", 3, "unknown value '3' for [wifi] power_save; valid: on, off, keep");
+        check_bad("wol-value", 3, "unknown value 'g' for [network] wake_on_lan; valid: off, keep");
         check_bad("empty-value", 2,
                   "missing value for [sata] alpm; valid: max_performance, medium_power, med_power_with_dipm, "
                   "min_power_with_partial, min_power, keep");
@@ -229,7 +228,7 @@ static void test_schema(void)
                 if (!has && !(k[i].choices && streq(k[i].choices[0], "yes") && streq(k[i].choices[1], "no")))
                         all_have_keep = false, printf("# [%s] %s has no keep\n", k[i].section, k[i].key);
         }
-        ok(nk == 20 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
+        ok(nk == 22 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
 
         ok(profile_name_valid("balanced") && profile_name_valid("my-laptop_2") && !profile_name_valid("") &&
            !profile_name_valid("../x") && !profile_name_valid("a/b") && !profile_name_valid(".hidden") &&

@@ -17,6 +17,8 @@ static const struct knob_family *const families[] = {
         &knob_family_nvme,
         &knob_family_suspend,
         &knob_family_kernel,
+        &knob_family_wifi,
+        &knob_family_network,
 };
 
 const struct knob_family *const *knob_registry(size_t *ret_n)

@@ -1,5 +1,0 @@
-[usb]
-autosuspend = allowlist
-
-[wifi]
-power_save = on
