@@ -295,14 +295,8 @@ static bool match_key_ok(const char *k)
 
 /* ---- errors ---- */
 
-void emit_error_done(struct emit_error *e)
-{
-        free(e->message);
-        e->message = NULL;
-}
-
-static int fail(struct emit_error *e, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(struct emit_error *e, int r, const char *fmt, ...)
+static int fail(struct xerror *e, int r, const char *fmt, ...) _printf_(3, 4);
+static int fail(struct xerror *e, int r, const char *fmt, ...)
 {
         va_list ap;
 
@@ -394,7 +388,7 @@ static char *param_key(const struct setting *s)
         return k;
 }
 
-static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
         bool anchored = false;
 
@@ -428,7 +422,7 @@ static int check_udev(const struct setting *s, const struct knob_rule *r, const 
         return 0;
 }
 
-static int check_param(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+static int check_param(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
         _cleanup_free_ char *key = NULL;
 
@@ -452,7 +446,7 @@ static int check_param(const struct setting *s, const struct knob_rule *r, const
         return 0;
 }
 
-int emit_check_value(const struct setting *s, struct emit_error *ret_error)
+int emit_check_value(const struct setting *s, struct xerror *ret_error)
 {
         _cleanup_free_ char *w = NULL;
         const struct knob_rule *r;
@@ -670,7 +664,7 @@ static void render(const struct plan *p, enum emit_format fmt, const struct item
         }
 }
 
-int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit_error *ret_error)
+int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct xerror *ret_error)
 {
         enum mechanism mech = format_mechanism(fmt);
         _cleanup_(items_free) struct items l = {};

@@ -44,6 +44,14 @@ struct verb {
         const char *help;
 };
 
+/* "idlecfg: WHAT: file:line: message" on stderr; FALLBACK without a message */
+static void print_error(const char *what, const struct xerror *e, const char *fallback)
+{
+        _cleanup_free_ char *m = e->message ? xerror_format(e) : xstrdup(fallback);
+
+        fprintf(stderr, "idlecfg: %s%s%s\n", what ? what : "", what ? ": " : "", m);
+}
+
 static int verb_detect(const struct args *a, int argc, char **argv)
 {
         struct detect_options o = { .rfs = a->rfs, .kernel = a->kernel };
@@ -71,7 +79,7 @@ static int build_plan(const struct args *a, struct inventory **ret_inv, struct p
 {
         struct detect_options o = { .rfs = a->rfs, .kernel = a->kernel };
         struct plan_options po = { .root = a->root, .profile = a->profile, .profiles_dir = a->profiles_dir };
-        struct plan_error pe = {};
+        struct xerror pe = {};
         int r;
 
         r = inventory_detect(&o, ret_inv);
@@ -81,8 +89,8 @@ static int build_plan(const struct args *a, struct inventory **ret_inv, struct p
         }
         r = plan_build(*ret_inv, &po, ret_plan, &pe);
         if (r < 0) {
-                fprintf(stderr, "idlecfg: %s\n", pe.message ? pe.message : strerror(-r));
-                plan_error_done(&pe);
+                print_error(NULL, &pe, strerror(-r));
+                xerror_done(&pe);
                 inventory_free(*ret_inv);
                 /* a bad profile or hwdb is bad input */
                 return r == -ENOMEM ? EXIT_FAILURE_ : EXIT_USAGE;
@@ -120,10 +128,10 @@ static int verb_plan(const struct args *a, int argc, char **argv)
         else
                 for (size_t i = 0; i < ELEMENTSOF(formats); i++)
                         if (streq(a->format, formats[i].name)) {
-                                struct emit_error ee = {};
+                                struct xerror ee = {};
                                 if (emit_render(p, formats[i].fmt, stdout, &ee) < 0) {
-                                        fprintf(stderr, "idlecfg: %s\n", ee.message ? ee.message : "?");
-                                        emit_error_done(&ee);
+                                        print_error(NULL, &ee, "?");
+                                        xerror_done(&ee);
                                         r = EXIT_USAGE;
                                 }
                         }
@@ -231,7 +239,7 @@ static int lock_root(const struct args *a, int *ret_lock)
         int r = rootfs_lock(a->rfs, a->wait_ms, &e);
 
         if (r < 0) {
-                fprintf(stderr, "idlecfg: %s\n", e.message);
+                print_error(NULL, &e, strerror(-r));
                 xerror_done(&e);
                 return EXIT_FAILURE_;
         }
@@ -243,7 +251,7 @@ static int report(int r, struct xerror *e, const char *what)
 {
         if (r >= 0)
                 return EXIT_OK;
-        fprintf(stderr, "idlecfg: %s%s%s\n", what ? what : "", what ? ": " : "", e->message ? e->message : strerror(-r));
+        print_error(what, e, strerror(-r));
         xerror_done(e);
         /* a malformed manifest, journal, profile or hwdb value is bad input */
         return r == -EINVAL || r == -EBADMSG ? EXIT_USAGE : EXIT_FAILURE_;
@@ -359,7 +367,7 @@ static int do_rollback(void *userdata, FILE *out)
                 r = parts[i].undo(c->a->rfs, c->a->force, out, &e);
                 if (r == -EBUSY) {
                         /* some values or files were left alone: said, not a failure */
-                        fprintf(stderr, "idlecfg: %s\n", e.message);
+                        print_error(NULL, &e, strerror(-r));
                         xerror_done(&e);
                         code = EXIT_CHANGES;
                         any = true;
@@ -445,7 +453,7 @@ static int verb_refresh(const struct args *a, int argc, char **argv)
         struct plan *p = NULL;
         struct kvlist now = {};
         struct xerror e = {};
-        struct profile_error pe = {};
+        struct xerror pe = {};
         struct args b = *a;
         _cleanup_close_ int lock = -1;
         size_t changed = 0;
@@ -482,7 +490,7 @@ static int verb_refresh(const struct args *a, int argc, char **argv)
                                 printf(_("%s is up to date: nothing changed since the last install.\n"), a->rfs->path);
                         return EXIT_OK;
                 }
-                profile_error_done(&pe);
+                xerror_done(&pe);
                 kv_free(&now);
                 free(name);
                 free(why);
@@ -497,8 +505,8 @@ static int verb_refresh(const struct args *a, int argc, char **argv)
         }
         r = profile_select_rootfs(a->rfs, b.profile, kv_get(&inv->platform, "chassis_type"), &name, &why, &pe);
         if (r < 0) {
-                fprintf(stderr, "idlecfg: %s\n", pe.message ? pe.message : strerror(-r));
-                profile_error_done(&pe);
+                print_error(NULL, &pe, strerror(-r));
+                xerror_done(&pe);
                 inventory_free(inv);
                 return EXIT_USAGE;
         }

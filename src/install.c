@@ -133,7 +133,7 @@ static size_t count_mech(const struct plan *p, enum mechanism m)
 
 static int render(const struct plan *p, enum emit_format fmt, char **ret, struct xerror *ret_error)
 {
-        struct emit_error ee = {};
+        struct xerror ee = {};
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
@@ -145,7 +145,7 @@ static int render(const struct plan *p, enum emit_format fmt, char **ret, struct
         fclose(f);
         if (r < 0) {
                 xerror_set(ret_error, r, "%s", ee.message ? ee.message : strerror(-r));
-                emit_error_done(&ee);
+                xerror_done(&ee);
                 free(buf);
                 return r;
         }

@@ -63,19 +63,17 @@ enum emit_format {
         EMIT_CMDLINE,
 };
 
-struct emit_error {
-        char *message;          /* translated; names the setting and the offending value */
-};
-void emit_error_done(struct emit_error *e);
+/* Errors (struct xerror, util.h) of the emitters have no file: the message
+ * names the setting and the offending value. */
 
 /* Check one planned value against the strict whitelist of its knob before it
  * is written anywhere: 0, or -EINVAL with a message. */
-int emit_check_value(const struct setting *s, struct emit_error *ret_error);
+int emit_check_value(const struct setting *s, struct xerror *ret_error);
 
 /* Render the settings of one mechanism into f: deterministic, with a header
  * naming version, profile and fingerprint. Every value is checked first; on
  * any error nothing is written to f and -EINVAL is returned. */
-int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit_error *ret_error);
+int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct xerror *ret_error);
 
 /* ---- the whitelist of every knob (src/knobs/registry.c, checked in emit.c) ----
  * Each knob family declares the rules of its knobs; together they are one

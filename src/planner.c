@@ -7,19 +7,15 @@
 #include "planner.h"
 #include "rootfs.h"
 
-void plan_error_done(struct plan_error *e)
+/* hand the error of a loader on to the caller, file and line kept */
+static void error_move(struct xerror *to, struct xerror *from)
 {
-        free(e->message);
-        e->message = NULL;
-}
-
-static void plan_error_set(struct plan_error *e, char *message)
-{
-        if (e) {
-                free(e->message);
-                e->message = message;
+        if (to) {
+                xerror_done(to);
+                *to = *from;
         } else
-                free(message);
+                xerror_done(from);
+        *from = (struct xerror) {};
 }
 
 /* other power tools that manage the same knobs */
@@ -95,18 +91,18 @@ static char *boot_cmdline(const struct rootfs *rfs)
 }
 
 int plan_build(const struct inventory *inv, const struct plan_options *o, struct plan **ret,
-               struct plan_error *ret_error)
+               struct xerror *ret_error)
 {
         struct planctx c = { .inv = inv };
         _cleanup_free_ char *name = NULL, *why = NULL, *cmdline = NULL, *moddir = NULL, *note = NULL;
-        struct profile_error pe = {};
-        struct hwdb_error he = {};
+        struct xerror pe = {};
+        struct xerror he = {};
         struct hwdb *hwdb = NULL;
         struct modctx *own_mc = NULL;
         struct profile *profile = NULL;
         struct plan *p;
         size_t n_warn;
-        const struct hwdb_error *warn;
+        const struct xerror *warn;
         const struct knob_family *const *fam;
         size_t n_fam;
         int r;
@@ -115,8 +111,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         if (r >= 0)
                 r = profile_load_rootfs(inv->rfs, o->profiles_dir, name, &profile, &pe);
         if (r < 0) {
-                plan_error_set(ret_error, profile_error_format(&pe));
-                profile_error_done(&pe);
+                error_move(ret_error, &pe);
                 return r;
         }
         r = hwdb_load_rootfs_keys(inv->rfs, HWDB_FILES_REQUIRED, planner_hwdb_keys, &hwdb, &he);
@@ -130,8 +125,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 }
         }
         if (r < 0) {
-                plan_error_set(ret_error, hwdb_error_format(&he));
-                hwdb_error_done(&he);
+                error_move(ret_error, &he);
                 profile_free(profile);
                 return r;
         }
@@ -142,7 +136,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         p->kernel = inv->kernel ? xstrdup(inv->kernel) : NULL;
         warn = hwdb_warnings(hwdb, &n_warn);
         for (size_t i = 0; i < n_warn; i++) {
-                _cleanup_free_ char *w = hwdb_error_format(&warn[i]);
+                _cleanup_free_ char *w = xerror_format(&warn[i]);
                 plan_add_warning(p, "%s", w);
         }
         cmdline = boot_cmdline(inv->rfs);

@@ -9,12 +9,8 @@ struct plan_options {
         const char *profiles_dir;       /* extra profile directory (tests, uninstalled runs) */
 };
 
-struct plan_error {
-        char *message;                  /* translated, names file and line where there is one */
-};
-void plan_error_done(struct plan_error *e);
-
+/* ret_error (struct xerror, util.h) names file and line where there is one */
 int plan_build(const struct inventory *inv, const struct plan_options *o, struct plan **ret,
-               struct plan_error *ret_error);
+               struct xerror *ret_error);
 void plan_print_text(const struct plan *p, FILE *f);
 void plan_print_json(const struct plan *p, FILE *f);

@@ -290,10 +290,36 @@ int xerror_set(struct xerror *e, int r, const char *fmt, ...)
         return r;
 }
 
+void xerror_set_take(struct xerror *e, const char *file, unsigned line, char *message)
+{
+        if (!e) {
+                free(message);
+                return;
+        }
+        xerror_done(e);
+        *e = (struct xerror) {
+                .file = file ? xstrdup(file) : NULL,
+                .line = line,
+                .message = message ? message : xstrdup(""),
+        };
+}
+
+char *xerror_format(const struct xerror *e)
+{
+        if (e->file && e->line > 0)
+                return xasprintf("%s:%u: %s", e->file, e->line, strempty(e->message));
+        if (e->file)
+                return xasprintf("%s: %s", e->file, strempty(e->message));
+        return xstrdup(strempty(e->message));
+}
+
 void xerror_done(struct xerror *e)
 {
+        if (!e)
+                return;
+        free(e->file);
         free(e->message);
-        e->message = NULL;
+        *e = (struct xerror) {};
 }
 
 char *field_escape(const char *s)
