@@ -1,4 +1,4 @@
-/* planner.h: build a plan by running every knob family of the registry, and print it */
+/* planner.h: build a plan by running every knob family of the registry */
 #pragma once
 
 #include "knobs/knob.h"
@@ -12,5 +12,3 @@ struct plan_options {
 /* ret_error (struct xerror, util.h) names file and line where there is one */
 int plan_build(const struct inventory *inv, const struct plan_options *o, struct plan **ret,
                struct xerror *ret_error);
-void plan_print_text(const struct plan *p, FILE *f);
-void plan_print_json(const struct plan *p, FILE *f);

@@ -67,6 +67,23 @@ char *xasprintf(const char *fmt, ...)
         return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+        va_list aq;
+        char *s;
+        int n;
+
+        va_copy(aq, ap);
+        n = vsnprintf(NULL, 0, fmt, aq);
+        va_end(aq);
+        if (n < 0)
+                n = 0;
+        s = xmalloc((size_t) n + 1);
+        s[0] = '\0';
+        vsnprintf(s, (size_t) n + 1, fmt, ap);
+        return s;
+}
+
 static void sb_grow(struct strbuf *sb, size_t extra)
 {
         if (sb->len + extra + 1 <= sb->cap)

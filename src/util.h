@@ -2,6 +2,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -47,6 +48,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+/* the same with a va_list (not consumed: copied first) */
+char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
 
 /* growable string */
 struct strbuf {
