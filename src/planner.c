@@ -104,7 +104,13 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         size_t n_fam;
         int r;
 
-        r = profile_select_rootfs(inv->rfs, o->profile, kv_get(&inv->platform, "chassis_type"), &name, &why, &pe);
+        if (o->profile_reason) {
+                name = xstrdup(o->profile);
+                why = xstrdup(o->profile_reason);
+                r = 0;
+        } else
+                r = profile_select_rootfs(inv->rfs, o->profile, kv_get(&inv->platform, "chassis_type"), &name,
+                                          &why, &pe);
         if (r >= 0)
                 r = profile_load_rootfs(inv->rfs, o->profiles_dir, name, &profile, &pe);
         if (r < 0) {

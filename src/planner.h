@@ -6,6 +6,8 @@
 struct plan_options {
         const char *root;
         const char *profile;            /* --profile, NULL for the usual choice */
+        /* set: PROFILE is chosen already (profile_select_rootfs(), by refresh), and this is why */
+        const char *profile_reason;
         const char *profiles_dir;       /* extra profile directory (tests, uninstalled runs) */
 };
 
