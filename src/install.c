@@ -1,4 +1,5 @@
-/* install.c: render a plan into a root with a manifest and backups, and undo it
+/* install.c: render a plan into a root (targets, preflight, writing) and undo it; the
+ * manifest and backups it keeps are state.c's
  *
  * Order of every change, so that a crash at any point leaves a state that
  * rollback restores exactly: the replaced file's content goes to the backup
@@ -7,18 +8,17 @@
  * in the manifest before it is made. */
 #include "config.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
 #include "install.h"
-#include "journal.h"
 #include "json.h"
 #include "manifest.h"
 #include "refresh.h"
 #include "sha256.h"
+#include "state.h"
 
-#define MAX_FILE (16u << 20)
+#define MAX_FILE STATE_FILE_MAX
 
 enum target_kind {
         T_UDEV,
@@ -90,35 +90,6 @@ static struct target *target_add(struct targets *t, const char *path, char *cont
 static void sha_of(const char *data, size_t len, char out[65])
 {
         sha256_hex(data, len, 32, out);
-}
-
-int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error)
-{
-        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, MANIFEST_PATH);
-        size_t len;
-        int r;
-
-        r = rootfs_read(rfs, MANIFEST_PATH, MAX_FILE, &text, &len, NULL);
-        if (r == -ENOENT)
-                return r;
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
-        return manifest_parse(shown, text, len, ret, ret_error);
-}
-
-static int manifest_save(const struct rootfs *rfs, const struct manifest *m, struct xerror *ret_error)
-{
-        _cleanup_free_ char *text = manifest_format(m), *shown = rootfs_display(rfs, MANIFEST_PATH);
-        int r = rootfs_write_atomic(rfs, MANIFEST_PATH, text, strlen(text), 0644, (uid_t) -1, (gid_t) -1);
-
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
-        return 0;
-}
-
-static char *backup_path(const char *sha)
-{
-        return xasprintf(BACKUP_DIR "/%s", sha);
 }
 
 /* ---- what to write ---- */
@@ -412,43 +383,6 @@ static int make_parent(struct ctx *c, const char *path)
         return r;
 }
 
-static int save_backup(struct ctx *c, const char *data, size_t len, const char *sha)
-{
-        _cleanup_free_ char *bp = backup_path(sha), *shown = rootfs_display(c->rfs, bp), *have = NULL;
-        char have_sha[65];
-        size_t have_len;
-        int r;
-
-        /* content-addressed: an intact copy is already there */
-        if (rootfs_read(c->rfs, bp, MAX_FILE, &have, &have_len, NULL) == 0) {
-                sha_of(have, have_len, have_sha);
-                if (streq(have_sha, sha))
-                        return 0;
-        }
-        r = rootfs_write_atomic(c->rfs, bp, data, len, 0600, (uid_t) -1, (gid_t) -1);
-        if (r < 0)
-                return xerror_set(c->error, r, _("cannot save a backup to %s: %s"), shown, strerror(-r));
-        return 0;
-}
-
-/* read a backup and check it is what the manifest says */
-static int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *ret_len, struct xerror *e)
-{
-        _cleanup_free_ char *bp = backup_path(sha), *shown = rootfs_display(rfs, bp), *data = NULL;
-        char got[65];
-        size_t len;
-        int r = rootfs_read(rfs, bp, MAX_FILE, &data, &len, NULL);
-
-        if (r < 0)
-                return xerror_set(e, r, _("the backup %s cannot be read: %s"), shown, strerror(-r));
-        sha_of(data, len, got);
-        if (!streq(got, sha))
-                return xerror_set(e, -EBADMSG, _("the backup %s is damaged (its checksum does not match)"), shown);
-        *ret = TAKE_PTR(data);
-        *ret_len = len;
-        return 0;
-}
-
 /* put PATH back as the manifest entry says it was before idlecfg */
 static int restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e)
 {
@@ -499,7 +433,7 @@ static int do_write(struct ctx *c, struct target *x)
         if (x->exists && !was_ours) {
                 /* what is there now is not ours: keep a copy (the first one is what
                  * rollback restores; a forced overwrite of an edited file keeps the edit too) */
-                r = save_backup(c, x->cur, x->cur_len, x->cur_sha);
+                r = save_backup(c->rfs, x->cur, x->cur_len, x->cur_sha, c->error);
                 if (r < 0)
                         return r;
         }
@@ -561,33 +495,6 @@ static int do_restore(struct ctx *c, struct target *x)
         }
         manifest_remove_file(c->m, x->path);
         return manifest_save(c->rfs, c->m, c->error);
-}
-
-/* remove backups no manifest entry needs any more */
-static int gc_backups(const struct rootfs *rfs, const struct manifest *m)
-{
-        int dfd = rootfs_openat(rfs, BACKUP_DIR, O_RDONLY | O_DIRECTORY);
-        DIR *d;
-        struct dirent *de;
-
-        if (dfd < 0)
-                return dfd == -ENOENT ? 0 : dfd;
-        d = fdopendir(dfd);
-        if (!d) {
-                close(dfd);
-                return -errno;
-        }
-        while ((de = readdir(d))) {
-                bool used = false;
-                if (de->d_name[0] == '.' && !startswith(de->d_name, ".#"))
-                        continue;
-                for (size_t i = 0; i < m->n_files && !used; i++)
-                        used = m->files[i].prev_exists && streq(m->files[i].prev_sha, de->d_name);
-                if (!used && fault_point("remove backup") == 0)
-                        (void) unlinkat(dirfd(d), de->d_name, 0);
-        }
-        closedir(d);
-        return 0;
 }
 
 /* the command an installer runs after a file of KIND changed (NULL: none), untranslated, for JSON */
@@ -925,27 +832,6 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
 }
 
 /* ---- rollback ---- */
-
-/* idlecfg's state directory without a manifest or journal: remove what a crash left */
-static int state_cleanup(const struct rootfs *rfs)
-{
-        struct stat st;
-        int r;
-
-        if (rootfs_lstat(rfs, JOURNAL_PATH, &st) == 0)
-                return 0;       /* the journal of apply is still there: not ours to remove */
-        r = rootfs_remove_dir_files(rfs, BACKUP_DIR);
-        if (r < 0)
-                return r;
-        r = rootfs_remove_temps(rfs, MANIFEST_PATH);
-        if (r < 0)
-                return r;
-        r = rootfs_remove_temps(rfs, JOURNAL_PATH);
-        if (r < 0)
-                return r;
-        r = rootfs_rmdir(rfs, STATE_DIR);
-        return r == -ENOTEMPTY ? 0 : r;
-}
 
 int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error)
 {

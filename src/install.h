@@ -7,6 +7,7 @@
 #include "manifest.h"
 #include "plan.h"
 #include "rootfs.h"
+#include "state.h"
 
 /* the files install owns */
 #define UDEV_RULES_PATH "/etc/udev/rules.d/70-idlecfg.rules"
@@ -39,9 +40,6 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
  * someone else since install are reported and kept unless FORCE. 0 done,
  * 1 nothing to undo, <0 failure (-EBUSY: some files were left alone). */
 int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error);
-
-/* The manifest of the root: 0 and *ret, -ENOENT when there is none. */
-int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error);
 
 /* a unified diff of two texts, for --dry-run (whole files; names as given) */
 void print_diff(FILE *out, const char *name_a, const char *a, const char *name_b, const char *b);
