@@ -316,7 +316,7 @@ static int do_install(struct run *c, bool json)
         const struct args *a = c->a;
         const struct plan *p = c->plan;
         struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir,
-                                     .json = json };
+                                     .json = json, .json_failed = stderr };
         struct xerror e = {};
         int r;
 

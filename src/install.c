@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "install.h"
+#include "diff.h"
 #include "json.h"
 #include "manifest.h"
 #include "refresh.h"
@@ -682,6 +683,31 @@ static void print_json(const struct rootfs *rfs, const struct plan *p, const str
         json_finish(&j);
 }
 
+/* install --dry-run: the diff of every file that would change, what would be kept */
+static void dry_run(const struct rootfs *rfs, const struct manifest *m, const struct targets *t, FILE *out,
+                    struct xerror *ret_error)
+{
+        for (size_t i = 0; i < t->n; i++) {
+                const struct target *x = &t->v[i];
+                _cleanup_free_ char *a = xasprintf("a%s", x->path), *b = xasprintf("b%s", x->path);
+                _cleanup_free_ char *prev = NULL;
+                const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
+                size_t len;
+                if (x->action == A_WRITE)
+                        print_diff(out, x->exists ? a : "/dev/null", x->exists ? x->cur : "", b, x->content);
+                else if (x->action == A_RESTORE && mf->prev_exists &&
+                         read_backup(rfs, mf->prev_sha, &prev, &len, ret_error) == 0)
+                        print_diff(out, a, x->cur, b, prev);
+                else if (x->action == A_RESTORE)
+                        print_diff(out, a, x->exists ? x->cur : "", "/dev/null", "");
+                else if (x->action == A_KEEP_THEIRS) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+                        fprintf(out, _("# %s was changed since idlecfg wrote it: it would be kept "
+                                       "(--force to overwrite)\n"), shown);
+                }
+        }
+}
+
 static int install_targets(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
                            const struct install_options *o, FILE *out, struct targets *t,
                            struct xerror *ret_error)
@@ -706,25 +732,7 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         }
 
         if (o->dry_run) {
-                for (size_t i = 0; i < t->n; i++) {
-                        const struct target *x = &t->v[i];
-                        _cleanup_free_ char *a = xasprintf("a%s", x->path), *b = xasprintf("b%s", x->path);
-                        _cleanup_free_ char *prev = NULL;
-                        const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
-                        size_t len;
-                        if (x->action == A_WRITE)
-                                print_diff(out, x->exists ? a : "/dev/null", x->exists ? x->cur : "", b, x->content);
-                        else if (x->action == A_RESTORE && mf->prev_exists &&
-                                 read_backup(rfs, mf->prev_sha, &prev, &len, ret_error) == 0)
-                                print_diff(out, a, x->cur, b, prev);
-                        else if (x->action == A_RESTORE)
-                                print_diff(out, a, x->exists ? x->cur : "", "/dev/null", "");
-                        else if (x->action == A_KEEP_THEIRS) {
-                                _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
-                                fprintf(out, _("# %s was changed since idlecfg wrote it: it would be kept "
-                                               "(--force to overwrite)\n"), shown);
-                        }
-                }
+                dry_run(rfs, m, t, out, ret_error);
                 if (ret_error->message)
                         return -EBADMSG;
                 return changes;
@@ -816,7 +824,7 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
 
         if (!o->json)
                 return install_targets(rfs, p, inv, o, out, &t, ret_error);
-        /* the text goes into the JSON (or, on failure, to stderr with the error) */
+        /* the text goes into the JSON (or, on failure, to json_failed, before the error) */
         text = open_memstream(&log, &log_len);
         if (!text)
                 return -ENOMEM;
@@ -824,7 +832,8 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
         if (fclose(text) != 0)
                 return r < 0 ? r : -ENOMEM;
         if (r < 0) {
-                fputs(log, stderr);
+                if (o->json_failed)
+                        fputs(log, o->json_failed);
                 return r;
         }
         print_json(rfs, p, o, &t, r, log, out);
@@ -920,118 +929,4 @@ int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xer
                         (void) rootfs_rmdir(rfs, m->dirs[i]);
         fprintf(out, _("Every file idlecfg installed is as it was before.\n"));
         return 0;
-}
-
-/* ---- a unified diff for --dry-run ---- */
-
-struct lines {
-        const char **v;
-        size_t *len;
-        size_t n;
-};
-
-static void split_lines(const char *s, struct lines *l)
-{
-        while (*s) {
-                const char *nl = strchr(s, '\n');
-                size_t n = nl ? (size_t) (nl - s) + 1 : strlen(s);
-                l->v = xrealloc(l->v, (l->n + 1) * sizeof(char *));
-                l->len = xrealloc(l->len, (l->n + 1) * sizeof(size_t));
-                l->v[l->n] = s;
-                l->len[l->n++] = n;
-                s += n;
-        }
-}
-
-static bool line_eq(const struct lines *a, size_t i, const struct lines *b, size_t k)
-{
-        return a->len[i] == b->len[k] && memcmp(a->v[i], b->v[k], a->len[i]) == 0;
-}
-
-static void put_line(FILE *out, char tag, const char *s, size_t n)
-{
-        fputc(tag, out);
-        fwrite(s, 1, n, out);
-        if (n == 0 || s[n - 1] != '\n')
-                fputs("\n\\ No newline at end of file\n", out);
-}
-
-void print_diff(FILE *out, const char *name_a, const char *a, const char *name_b, const char *b)
-{
-        struct lines la = {}, lb = {};
-        char *ops;              /* ' ', '-', '+' in order */
-        size_t n_ops = 0, *ia, *ib;
-        unsigned *dp;
-
-        split_lines(a, &la);
-        split_lines(b, &lb);
-        /* longest common subsequence, from the ends (files here are small) */
-        if ((la.n + 1) * (lb.n + 1) > 16u << 20)
-                dp = NULL;      /* too big for the table: shown as a whole replacement */
-        else
-                dp = xcalloc((la.n + 1) * (lb.n + 1), sizeof(unsigned));
-#define DP(i, k) dp[(i) * (lb.n + 1) + (k)]
-        for (size_t i = la.n; dp && i-- > 0;)
-                for (size_t k = lb.n; k-- > 0;)
-                        DP(i, k) = line_eq(&la, i, &lb, k) ? DP(i + 1, k + 1) + 1
-                                   : DP(i + 1, k) > DP(i, k + 1) ? DP(i + 1, k) : DP(i, k + 1);
-        ops = xmalloc(la.n + lb.n + 1);
-        ia = xmalloc((la.n + lb.n + 1) * sizeof(size_t));
-        ib = xmalloc((la.n + lb.n + 1) * sizeof(size_t));
-        {
-                size_t i = 0, k = 0;
-                while (i < la.n || k < lb.n) {
-                        if (dp && i < la.n && k < lb.n && line_eq(&la, i, &lb, k))
-                                ops[n_ops] = ' ', ia[n_ops] = i++, ib[n_ops++] = k++;
-                        else if (i < la.n && (k >= lb.n || !dp || DP(i + 1, k) >= DP(i, k + 1)))
-                                ops[n_ops] = '-', ia[n_ops] = i++, ib[n_ops++] = k;
-                        else
-                                ops[n_ops] = '+', ia[n_ops] = i, ib[n_ops++] = k++;
-                }
-        }
-#undef DP
-        fprintf(out, "--- %s\n+++ %s\n", name_a, name_b);
-        /* hunks with three lines of context */
-        for (size_t s = 0; s < n_ops;) {
-                size_t start, end, ca = 0, cb = 0;
-                if (ops[s] == ' ') {
-                        s++;
-                        continue;
-                }
-                start = s >= 3 ? s - 3 : 0;
-                end = s;
-                for (;;) {
-                        size_t run = 0;
-                        while (end < n_ops && ops[end] != ' ')
-                                end++;
-                        while (end + run < n_ops && ops[end + run] == ' ')
-                                run++;
-                        if (end + run >= n_ops || run > 6) {
-                                end += run < 3 ? run : 3;
-                                break;
-                        }
-                        end += run;
-                }
-                for (size_t i = start; i < end; i++) {
-                        ca += ops[i] != '+';
-                        cb += ops[i] != '-';
-                }
-                fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ca ? ia[start] + 1 : ia[start], ca,
-                        cb ? ib[start] + 1 : ib[start], cb);
-                for (size_t i = start; i < end; i++) {
-                        if (ops[i] == '+')
-                                put_line(out, '+', lb.v[ib[i]], lb.len[ib[i]]);
-                        else
-                                put_line(out, ops[i], la.v[ia[i]], la.len[ia[i]]);
-                }
-                s = end;
-        }
-        free(ops);
-        free(ia);
-        free(ib);
-        free(dp);
-        free(la.v);
-        free(la.len);
-        free(lb.v);
-        free(lb.len);
 }
