@@ -1,114 +1,10 @@
-/* emit.c: the plan as data, the whitelist of every knob, and the renderers of the four file formats */
+/* emit.c: the whitelist of every knob and the renderers of the four file formats */
 #include "config.h"
 
 #include <stdarg.h>
 
 #include "plan.h"
 #include "util.h"
-
-/* ---- the plan ---- */
-
-static const char *const mechanism_names[_MECH_MAX] = {
-        [MECH_UDEV] = "udev",
-        [MECH_MODPROBE] = "modprobe",
-        [MECH_TMPFILES] = "tmpfiles",
-        [MECH_CMDLINE] = "cmdline",
-        [MECH_SYSCTL] = "sysctl",
-        [MECH_NM] = "networkmanager",
-        [MECH_LINK] = "link",
-        [MECH_NONE] = "none",
-};
-
-const char *mechanism_to_string(enum mechanism m)
-{
-        if ((unsigned) m >= _MECH_MAX)
-                return "unknown";
-        return mechanism_names[m];
-}
-
-/* the plan's arrays carry no capacity: they grow whenever the count reaches a power of two */
-static size_t grown(size_t n)
-{
-        if (n == 0)
-                return 8;
-        if (n >= 8 && (n & (n - 1)) == 0)
-                return 2 * n;
-        return 0;
-}
-
-static char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
-static char *xvasprintf(const char *fmt, va_list ap)
-{
-        va_list aq;
-        char *s;
-        int n;
-
-        va_copy(aq, ap);
-        n = vsnprintf(NULL, 0, fmt, aq);
-        va_end(aq);
-        if (n < 0)
-                n = 0;
-        s = xmalloc((size_t) n + 1);
-        s[0] = '\0';
-        vsnprintf(s, (size_t) n + 1, fmt, ap);
-        return s;
-}
-
-struct setting *plan_add(struct plan *p)
-{
-        size_t cap = grown(p->n);
-        struct setting *s;
-
-        if (cap)
-                p->v = xrealloc(p->v, cap * sizeof(*p->v));
-        s = &p->v[p->n++];
-        *s = (struct setting) { .mech = MECH_NONE };
-        return s;
-}
-
-void plan_add_warning(struct plan *p, const char *fmt, ...)
-{
-        size_t cap = grown(p->n_warnings);
-        va_list ap;
-
-        if (cap)
-                p->warnings = xrealloc(p->warnings, cap * sizeof(*p->warnings));
-        va_start(ap, fmt);
-        p->warnings[p->n_warnings++] = xvasprintf(fmt, ap);
-        va_end(ap);
-}
-
-static void setting_done(struct setting *s)
-{
-        free(s->knob);
-        free(s->device);
-        free(s->device_name);
-        free(s->device_class);
-        free(s->attr);
-        free(s->module);
-        free(s->param);
-        free(s->value);
-        free(s->current);
-        free(s->reason);
-        kv_free(&s->match);
-}
-
-void plan_free(struct plan *p)
-{
-        if (!p)
-                return;
-        for (size_t i = 0; i < p->n; i++)
-                setting_done(&p->v[i]);
-        free(p->v);
-        for (size_t i = 0; i < p->n_warnings; i++)
-                free(p->warnings[i]);
-        free(p->warnings);
-        free(p->profile);
-        free(p->profile_reason);
-        free(p->fingerprint);
-        free(p->kernel);
-        free(p);
-}
 
 /* ---- the whitelist ----
  * The rules are the knob families' own (src/knobs/X.c), listed by knob_rules()
@@ -310,14 +206,8 @@ static bool sysctl_key_ok(const char *k)
 
 /* ---- errors ---- */
 
-void emit_error_done(struct emit_error *e)
-{
-        free(e->message);
-        e->message = NULL;
-}
-
-static int fail(struct emit_error *e, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(struct emit_error *e, int r, const char *fmt, ...)
+static int fail(struct xerror *e, int r, const char *fmt, ...) _printf_(3, 4);
+static int fail(struct xerror *e, int r, const char *fmt, ...)
 {
         va_list ap;
 
@@ -409,7 +299,7 @@ static char *param_key(const struct setting *s)
         return k;
 }
 
-static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
         bool anchored = false;
 
@@ -443,7 +333,7 @@ static int check_udev(const struct setting *s, const struct knob_rule *r, const 
         return 0;
 }
 
-static int check_param(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+static int check_param(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
         _cleanup_free_ char *key = NULL;
 
@@ -467,7 +357,7 @@ static int check_param(const struct setting *s, const struct knob_rule *r, const
         return 0;
 }
 
-static int check_sysctl(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+static int check_sysctl(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
         if (!s->param || !sysctl_key_ok(s->param)) {
                 _cleanup_free_ char *q = quote(s->param);
@@ -494,7 +384,7 @@ static bool ifname_ok(const char *n)
 
 /* NetworkManager and .link settings: the property must be one the knob may set,
  * and a NetworkManager section needs the interface it matches */
-static int check_service(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+static int check_service(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
         if (!s->param || !in_list(r->params, s->param))
                 return fail(e, -EINVAL, _("%s: setting %s is not one this knob may set (%s)"), w,
@@ -507,7 +397,7 @@ static int check_service(const struct setting *s, const struct knob_rule *r, con
         return 0;
 }
 
-int emit_check_value(const struct setting *s, struct emit_error *ret_error)
+int emit_check_value(const struct setting *s, struct xerror *ret_error)
 {
         _cleanup_free_ char *w = NULL;
         const struct knob_rule *r;
@@ -760,7 +650,7 @@ static void render(const struct plan *p, enum emit_format fmt, const struct item
         }
 }
 
-int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit_error *ret_error)
+int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct xerror *ret_error)
 {
         enum mechanism mech = format_mechanism(fmt);
         _cleanup_(items_free) struct items l = {};

@@ -72,7 +72,7 @@ struct hwdb {
         size_t mask;
         size_t max_literal;
 
-        struct hwdb_error *warnings;
+        struct xerror *warnings;
         size_t n_warnings, cap_warnings;
 
         locale_t c_locale;
@@ -92,27 +92,9 @@ struct hwdb {
                 }                                                                       \
         } while (0)
 
-void hwdb_error_done(struct hwdb_error *e)
-{
-        if (!e)
-                return;
-        free(e->file);
-        free(e->message);
-        *e = (struct hwdb_error) {};
-}
-
-char *hwdb_error_format(const struct hwdb_error *e)
-{
-        if (e->file && e->line > 0)
-                return xasprintf("%s:%u: %s", e->file, e->line, strempty(e->message));
-        if (e->file)
-                return xasprintf("%s: %s", e->file, strempty(e->message));
-        return xstrdup(strempty(e->message));
-}
-
-static void set_error(struct hwdb_error *ret_error, const char *file, unsigned line, const char *fmt, ...)
+static void set_error(struct xerror *ret_error, const char *file, unsigned line, const char *fmt, ...)
         _printf_(4, 5);
-static void set_error(struct hwdb_error *ret_error, const char *file, unsigned line, const char *fmt, ...)
+static void set_error(struct xerror *ret_error, const char *file, unsigned line, const char *fmt, ...)
 {
         va_list ap;
         char *msg;
@@ -123,8 +105,8 @@ static void set_error(struct hwdb_error *ret_error, const char *file, unsigned l
         if (vasprintf(&msg, fmt, ap) < 0)
                 msg = NULL;
         va_end(ap);
-        hwdb_error_done(ret_error);
-        *ret_error = (struct hwdb_error) {
+        xerror_done(ret_error);
+        *ret_error = (struct xerror) {
                 .file = file ? xstrdup(file) : NULL,
                 .line = line,
                 .message = msg ? msg : xstrdup(""),
@@ -132,9 +114,9 @@ static void set_error(struct hwdb_error *ret_error, const char *file, unsigned l
 }
 
 /* Record a problem; with HWDB_STRICT it is also the error that ends the load. */
-static int warn_at(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error,
+static int warn_at(struct hwdb *h, unsigned flags, struct xerror *ret_error,
                    const char *file, unsigned line, const char *fmt, ...) _printf_(6, 7);
-static int warn_at(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error,
+static int warn_at(struct hwdb *h, unsigned flags, struct xerror *ret_error,
                    const char *file, unsigned line, const char *fmt, ...)
 {
         va_list ap;
@@ -146,7 +128,7 @@ static int warn_at(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error,
         va_end(ap);
 
         GROW(h->warnings, h->n_warnings, h->cap_warnings);
-        h->warnings[h->n_warnings++] = (struct hwdb_error) {
+        h->warnings[h->n_warnings++] = (struct xerror) {
                 .file = xstrdup(file),
                 .line = line,
                 .message = msg,
@@ -187,7 +169,7 @@ void hwdb_free(struct hwdb *h)
         free(h->matches);
         free(h->slots);
         for (size_t i = 0; i < h->n_warnings; i++)
-                hwdb_error_done(&h->warnings[i]);
+                xerror_done(&h->warnings[i]);
         free(h->warnings);
         if (h->c_locale)
                 freelocale(h->c_locale);
@@ -264,7 +246,7 @@ static void add_match(struct hwdb *h, const char *line)
 }
 
 /* " KEY=VALUE", as systemd's insert_data() takes it apart */
-static int add_prop(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error,
+static int add_prop(struct hwdb *h, unsigned flags, struct xerror *ret_error,
                     uint32_t file, unsigned line_number, char *line)
 {
         char *eq = strchr(line, '='), *key;
@@ -298,7 +280,7 @@ static int add_prop(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error
 }
 
 /* systemd's import_file(): the same states, the same skipped lines and records */
-static int parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, struct hwdb_error *ret_error)
+static int parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, struct xerror *ret_error)
 {
         char *p = h->data[file], *end = p + size;
         enum { HW_NONE, HW_MATCH, HW_DATA } state = HW_NONE;
@@ -564,7 +546,7 @@ static bool fd_mentions_keys(const struct hwdb *h, int fd)
 
 /* A file that cannot be read: systemd skips it with a warning; with
  * HWDB_FILES_REQUIRED it is the error (its deny entries must not go missing). */
-static int unreadable(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error, const char *path, int r)
+static int unreadable(struct hwdb *h, unsigned flags, struct xerror *ret_error, const char *path, int r)
 {
         if (flags & HWDB_FILES_REQUIRED) {
                 set_error(ret_error, path, 0, _("cannot read this hwdb file: %s; its entries would be missing"),
@@ -577,7 +559,7 @@ static int unreadable(struct hwdb *h, unsigned flags, struct hwdb_error *ret_err
 }
 
 /* Add one file; fd < 0 stands for a masked (empty) one. */
-static int add_file(struct hwdb *h, const char *path, int fd, unsigned flags, struct hwdb_error *ret_error)
+static int add_file(struct hwdb *h, const char *path, int fd, unsigned flags, struct xerror *ret_error)
 {
         uint32_t file = (uint32_t) h->n_files;
         char *data = NULL;
@@ -666,7 +648,7 @@ static void build_index(struct hwdb *h)
         }
 }
 
-static struct hwdb *hwdb_new_or_error(struct hwdb_error *ret_error, int *ret_r)
+static struct hwdb *hwdb_new_or_error(struct xerror *ret_error, int *ret_r)
 {
         struct hwdb *h = hwdb_new();
 
@@ -677,7 +659,7 @@ static struct hwdb *hwdb_new_or_error(struct hwdb_error *ret_error, int *ret_r)
         return h;
 }
 
-int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
+int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret, struct xerror *ret_error)
 {
         _cleanup_(hwdb_freep) struct hwdb *h = NULL;
         int r = 0;
@@ -755,7 +737,7 @@ static void conf_list_done(struct conf_list *l)
                         close(l->dirfd[i]);
 }
 
-static int conf_list_dir(struct conf_list *l, const struct rootfs *rfs, size_t d, struct hwdb_error *ret_error)
+static int conf_list_dir(struct conf_list *l, const struct rootfs *rfs, size_t d, struct xerror *ret_error)
 {
         DIR *dir;
         struct dirent *de;
@@ -795,13 +777,13 @@ static int conf_list_dir(struct conf_list *l, const struct rootfs *rfs, size_t d
         return r;
 }
 
-int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
+int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct xerror *ret_error)
 {
         return hwdb_load_rootfs_keys(rfs, flags, NULL, ret, ret_error);
 }
 
 int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *const *keys, struct hwdb **ret,
-                          struct hwdb_error *ret_error)
+                          struct xerror *ret_error)
 {
         _cleanup_(hwdb_freep) struct hwdb *h = NULL;
         _cleanup_(conf_list_done) struct conf_list l = {};
@@ -863,13 +845,13 @@ int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *
         return 0;
 }
 
-int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
+int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct xerror *ret_error)
 {
         return hwdb_load_keys(root, flags, NULL, ret, ret_error);
 }
 
 int hwdb_load_keys(const char *root, unsigned flags, const char *const *keys, struct hwdb **ret,
-                   struct hwdb_error *ret_error)
+                   struct xerror *ret_error)
 {
         const char *rootdir = root_is_host(root) ? "/" : root;
         struct rootfs rfs = { .fd = -1 };
@@ -885,7 +867,7 @@ int hwdb_load_keys(const char *root, unsigned flags, const char *const *keys, st
         return r;
 }
 
-const struct hwdb_error *hwdb_warnings(const struct hwdb *h, size_t *ret_n)
+const struct xerror *hwdb_warnings(const struct hwdb *h, size_t *ret_n)
 {
         *ret_n = h->n_warnings;
         return h->warnings;

@@ -7,6 +7,7 @@
 #include "manifest.h"
 #include "plan.h"
 #include "rootfs.h"
+#include "state.h"
 
 /* the files install owns */
 #define UDEV_RULES_PATH "/etc/udev/rules.d/70-idlecfg.rules"
@@ -33,6 +34,7 @@ struct install_options {
         bool force;             /* overwrite files the administrator changed */
         const char *profiles_dir;
         bool json;              /* print install's JSON (schema in idlecfg(8)) to OUT instead of text */
+        FILE *json_failed;      /* json: where the text goes when install fails (the caller's stderr); NULL: nowhere */
 };
 
 /* Write the plan's files into the root: 1 when something changed, 0 when all
@@ -48,9 +50,3 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
  * someone else since install are reported and kept unless FORCE. 0 done,
  * 1 nothing to undo, <0 failure (-EBUSY: some files were left alone). */
 int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error);
-
-/* The manifest of the root: 0 and *ret, -ENOENT when there is none. */
-int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error);
-
-/* a unified diff of two texts, for --dry-run (whole files; names as given) */
-void print_diff(FILE *out, const char *name_a, const char *a, const char *name_b, const char *b);

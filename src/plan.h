@@ -58,6 +58,9 @@ struct plan {
 struct setting *plan_add(struct plan *p);
 void plan_add_warning(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 void plan_free(struct plan *p);
+/* the plan for people (80 columns) and as JSON (schema in idlecfg(8)) */
+void plan_print_text(const struct plan *p, FILE *f);
+void plan_print_json(const struct plan *p, FILE *f);
 
 /* ---- emitters: render one file of a plan (emit.c) ---- */
 
@@ -71,19 +74,17 @@ enum emit_format {
         EMIT_LINK,
 };
 
-struct emit_error {
-        char *message;          /* translated; names the setting and the offending value */
-};
-void emit_error_done(struct emit_error *e);
+/* Errors (struct xerror, util.h) of the emitters have no file: the message
+ * names the setting and the offending value. */
 
 /* Check one planned value against the strict whitelist of its knob before it
  * is written anywhere: 0, or -EINVAL with a message. */
-int emit_check_value(const struct setting *s, struct emit_error *ret_error);
+int emit_check_value(const struct setting *s, struct xerror *ret_error);
 
 /* Render the settings of one mechanism into f: deterministic, with a header
  * naming version, profile and fingerprint. Every value is checked first; on
  * any error nothing is written to f and -EINVAL is returned. */
-int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit_error *ret_error);
+int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct xerror *ret_error);
 
 /* ---- the whitelist of every knob (src/knobs/registry.c, checked in emit.c) ----
  * Each knob family declares the rules of its knobs; together they are one

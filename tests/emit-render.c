@@ -81,7 +81,7 @@ static int parse_line(struct plan *p, char *line, unsigned nr)
 int main(int argc, char **argv)
 {
         struct plan *p;
-        struct emit_error e = {};
+        struct xerror e = {};
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
         ssize_t len;
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
         plan_free(p);
         if (r < 0) {
                 fprintf(stderr, "emit-render: %s\n", e.message ? e.message : strerror(-r));
-                emit_error_done(&e);
+                xerror_done(&e);
                 return 1;
         }
         if (fflush(stdout) != 0)

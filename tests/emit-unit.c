@@ -97,7 +97,7 @@ static struct setting *add_pci(struct plan *p, const char *knob, const char *dev
 /* render into memory; the stream is what a caller's file would have received */
 static int render(const struct plan *p, enum emit_format fmt, char **ret_out, char **ret_msg)
 {
-        struct emit_error e = {};
+        struct xerror e = {};
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
@@ -112,7 +112,7 @@ static int render(const struct plan *p, enum emit_format fmt, char **ret_out, ch
         *ret_out = buf;
         if (ret_msg)
                 *ret_msg = TAKE_PTR(e.message);
-        emit_error_done(&e);
+        xerror_done(&e);
         return r;
 }
 
@@ -267,18 +267,18 @@ static void test_whitelists(void)
 
 static void check_refused(struct setting *s, const char *desc, const char *must_say)
 {
-        struct emit_error e = {};
+        struct xerror e = {};
         int r = emit_check_value(s, &e);
 
         ok(r == -EINVAL && e.message && contains(e.message, must_say), "refused: %s", desc);
-        emit_error_done(&e);
+        xerror_done(&e);
 }
 
 static void test_check(void)
 {
         struct plan *p = new_plan();
         struct setting *s;
-        struct emit_error e = {};
+        struct xerror e = {};
         int r;
 
         s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "auto", "why");
@@ -304,7 +304,7 @@ static void test_check(void)
                 emit_check_value(s, &e);
                 ok(e.message && strlen(e.message) < 400, "the message stays short (%zu bytes)",
                    e.message ? strlen(e.message) : 0);
-                emit_error_done(&e);
+                xerror_done(&e);
         }
         s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "on", "why");
         free(s->knob);
@@ -335,14 +335,14 @@ static void test_check(void)
                 };
                 bool all = true;
                 for (size_t i = 0; i < ELEMENTSOF(bad_keys); i++) {
-                        struct emit_error e2 = {};
+                        struct xerror e2 = {};
                         s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "auto", "why");
                         kv_add(&s->match, bad_keys[i], "x");
                         if (emit_check_value(s, &e2) != -EINVAL || !strstr(strempty(e2.message), "match key")) {
                                 printf("# key accepted: %s\n", bad_keys[i]);
                                 all = false;
                         }
-                        emit_error_done(&e2);
+                        xerror_done(&e2);
                 }
                 ok(all, "match keys other than SUBSYSTEM, KERNEL, DRIVER, ATTR{}, ATTRS{} are refused");
         }
@@ -365,14 +365,14 @@ static void test_check(void)
                 memset(long_value, 'a', 256);
                 long_value[256] = '\0';
                 for (size_t i = 0; i <= ELEMENTSOF(bad_values); i++) {
-                        struct emit_error e2 = {};
+                        struct xerror e2 = {};
                         s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "auto", "why");
                         kv_add(&s->match, "ATTR{device}", i < ELEMENTSOF(bad_values) ? bad_values[i] : long_value);
                         if (emit_check_value(s, &e2) != -EINVAL || !strstr(strempty(e2.message), "udev match ATTR{device}")) {
                                 printf("# match value %zu accepted\n", i);
                                 all = false;
                         }
-                        emit_error_done(&e2);
+                        xerror_done(&e2);
                 }
                 s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "auto", "why");
                 kv_add(&s->match, "ATTR{device}", NULL);
@@ -854,7 +854,7 @@ static void test_hostile_render(void)
 static void test_write_error(void)
 {
         struct plan *p = new_plan();
-        struct emit_error e = {};
+        struct xerror e = {};
         FILE *f = fopen("/dev/full", "we");
         int r;
 
@@ -867,7 +867,7 @@ static void test_write_error(void)
         add(p, MECH_CMDLINE, "pcie_aspm.mode", NULL, NULL, NULL, "pcie_aspm", "off", "r");
         r = emit_render(p, EMIT_CMDLINE, f, &e);
         ok(r == -ENOSPC && contains(e.message, "cannot write"), "write errors are reported (r=%d)", r);
-        emit_error_done(&e);
+        xerror_done(&e);
         fclose(f);
         plan_free(p);
 }

@@ -31,16 +31,16 @@ static bool streq_diag(const char *got, const char *want)
 static void check_load(const char *root, const char *dir, const char *name, int want_r, const char *want,
                        const char *desc)
 {
-        struct profile_error e = {};
+        struct xerror e = {};
         struct profile *p = NULL;
         _cleanup_free_ char *got = NULL;
         int r = profile_load(root, dir, name, &p, &e);
 
         if (r < 0)
-                got = profile_error_format(&e);
+                got = xerror_format(&e);
         ok(r == want_r && (r < 0 ? !p : !!p) && streq_diag(got, want), "%s (r=%d)", desc, r);
         profile_free(p);
-        profile_error_done(&e);
+        xerror_done(&e);
 }
 
 /* "DIR/NAME.profile:LINE: MSG" for a file of the bad directory */
@@ -97,14 +97,14 @@ static bool setting_is(const struct profile *p, const char *section, const char 
 
 static struct profile *load_ok(const char *root, const char *dir, const char *name)
 {
-        struct profile_error e = {};
+        struct xerror e = {};
         struct profile *p = NULL;
 
         if (profile_load(root, dir, name, &p, &e) < 0) {
-                _cleanup_free_ char *m = profile_error_format(&e);
+                _cleanup_free_ char *m = xerror_format(&e);
                 printf("# loading %s: %s\n", name, m);
         }
-        profile_error_done(&e);
+        xerror_done(&e);
         return p;
 }
 
@@ -209,15 +209,15 @@ static void test_schema(void)
 
         /* the error struct carries the place apart from the message */
         {
-                struct profile_error e = {};
+                struct xerror e = {};
                 struct profile *p = NULL;
                 _cleanup_free_ char *f = xasprintf("%s/unknown-value.profile", bad);
                 int r = profile_load(none, bad, "unknown-value", &p, &e);
                 ok(r == -EINVAL && !p && streq_ptr(e.file, f) && e.line == 8 && e.message &&
                    startswith(e.message, "unknown value 'medium'"),
                    "error struct: file, line and message apart");
-                profile_error_done(&e);
-                ok(!e.file && !e.message && e.line == 0, "profile_error_done clears");
+                xerror_done(&e);
+                ok(!e.file && !e.message && e.line == 0, "xerror_done clears");
         }
 
         /* every knob can be left alone, except yes/no ones whose "no" already is that */
@@ -565,26 +565,26 @@ static void check_select(const char *root, const char *cli, const char *chassis,
                          const char *want_reason, const char *desc)
 {
         _cleanup_free_ char *name = NULL, *reason = NULL;
-        struct profile_error e = {};
+        struct xerror e = {};
         int r = profile_select(root, cli, chassis, &name, &reason, &e);
 
         if (r < 0) {
-                _cleanup_free_ char *m = profile_error_format(&e);
+                _cleanup_free_ char *m = xerror_format(&e);
                 printf("# %s\n", m);
         }
         ok(r == 0 && streq_diag(name, want_name) && streq_diag(reason, want_reason), "select: %s", desc);
-        profile_error_done(&e);
+        xerror_done(&e);
 }
 
 static void check_select_error(const char *root, const char *cli, const char *want, const char *desc)
 {
         _cleanup_free_ char *name = NULL, *reason = NULL, *got = NULL;
-        struct profile_error e = {};
+        struct xerror e = {};
         int r = profile_select(root, cli, "10", &name, &reason, &e);
 
-        got = profile_error_format(&e);
+        got = xerror_format(&e);
         ok(r == -EINVAL && !name && !reason && streq_diag(got, want), "select: %s", desc);
-        profile_error_done(&e);
+        xerror_done(&e);
 }
 
 static void test_select(void)
@@ -626,12 +626,12 @@ static void test_select(void)
         /* whatever the chassis, the chosen profile must exist */
         for (int t = 0; t <= 40; t++) {
                 _cleanup_free_ char *type = xasprintf("%d", t), *name = NULL, *reason = NULL;
-                struct profile_error e = {};
+                struct xerror e = {};
                 struct profile *p = NULL;
                 if (profile_select(none, NULL, type, &name, &reason, &e) < 0 || !(p = load_ok(none, shipped, name)))
                         all_load = false;
                 profile_free(p);
-                profile_error_done(&e);
+                xerror_done(&e);
         }
         ok(all_load, "every chassis type 0..40 selects a shipped profile that loads");
 

@@ -185,7 +185,7 @@ bool knob_kernel_range_ok(const char *value);
  * property no family declares (with its _REASON and _KERNEL companions) or a
  * malformed _KERNEL range is an error at its file:line. systemd's own ID_
  * properties are never checked here. 0 or -EINVAL with *ret_error set. */
-int knob_hwdb_check(const struct hwdb *h, struct hwdb_error *ret_error);
+int knob_hwdb_check(const struct hwdb *h, struct xerror *ret_error);
 
 extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_sata, knob_family_usb,
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;

@@ -186,7 +186,7 @@ static bool match_key_ok(const char *k)
 
 static void check_setting(const struct setting *s)
 {
-        struct emit_error e = {};
+        struct xerror e = {};
         const struct knob_rule *rules;
         size_t n_rules;
         int r = emit_check_value(s, &e);
@@ -200,7 +200,7 @@ static void check_setting(const struct setting *s)
 
         if (r < 0) {
                 fuzz_assert(r == -EINVAL && e.message && e.message[0], "refused with %d and no message", r);
-                emit_error_done(&e);
+                xerror_done(&e);
                 return;
         }
         fuzz_assert(!e.message, "passed with a message: %s", e.message);
@@ -524,7 +524,7 @@ static void render(const struct plan *p, enum emit_format fmt)
         int r[2];
 
         for (int k = 0; k < 2; k++) {
-                struct emit_error e = {};
+                struct xerror e = {};
                 FILE *f = open_memstream(&out[k], &len[k]);
 
                 fuzz_assert(f, "open_memstream");
@@ -535,7 +535,7 @@ static void render(const struct plan *p, enum emit_format fmt)
                         fuzz_assert(len[k] == 0, "refused (%s) but wrote %zu bytes", e.message, len[k]);
                 } else
                         fuzz_assert(!e.message, "rendered with a message");
-                emit_error_done(&e);
+                xerror_done(&e);
         }
         fuzz_assert(r[0] == r[1] && len[0] == len[1] && memcmp(out[0], out[1], len[0]) == 0,
                     "format %d: two renderings of one plan differ", (int) fmt);
