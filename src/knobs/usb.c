@@ -203,8 +203,6 @@ static const struct knob_rule rules[] = {
  * idlecfg's own IDLECFG_ values are checked */
 static const struct knob_property properties[] = {
         PROP_WORDS("IDLECFG_USB_AUTOSUSPEND", "deny|allow", "autosuspend of this USB device: never, or known to work"),
-        /* informational (the kernel keeps LPM off itself): read by nothing yet, declared so its value is checked */
-        PROP_WORDS("IDLECFG_USB_LPM", "deny", "USB link power management is broken on this device (the kernel keeps it off)"),
         PROP_WORDS("IDLECFG_USB_PERSIST", "0", "the device loses its state when its power session ends"),
         PROP_WORDS("ID_AUTOSUSPEND", "1", "systemd's USB autosuspend allowlist"),
         PROP_RANGE("ID_AUTOSUSPEND_DELAY_MS", 0, 600000, "the autosuspend delay of an allowed device"),
