@@ -75,6 +75,20 @@ void plan_add_warning(struct plan *p, const char *fmt, ...)
         va_end(ap);
 }
 
+void plan_warn_once(struct plan *p, const char *fmt, ...)
+{
+        _cleanup_free_ char *w = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        w = xvasprintf(fmt, ap);
+        va_end(ap);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                if (streq(p->warnings[i], w))
+                        return;
+        plan_add_warning(p, "%s", w);
+}
+
 static void setting_done(struct setting *s)
 {
         free(s->knob);
@@ -104,6 +118,8 @@ void plan_free(struct plan *p)
         free(p->profile_reason);
         free(p->fingerprint);
         free(p->kernel);
+        free(p->kernel_version);
+        free(p->kernel_version_source);
         free(p);
 }
 

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 
 #include "json.h"
+#include "modules.h"
 #include "planner.h"
 #include "rootfs.h"
 
@@ -140,6 +141,20 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         p->profile_reason = xstrdup(why);
         p->fingerprint = xstrdup(inv->fingerprint);
         p->kernel = inv->kernel ? xstrdup(inv->kernel) : NULL;
+        /* what _KERNEL ranges compare (src/knobs/knob.c) */
+        if (inv->kernel_version) {
+                p->kernel_version = xstrdup(inv->kernel_version);
+                p->kernel_version_source = xstrdup(strempty(inv->kernel_version_source));
+        } else if (inv->kernel && kernel_release_abi_only(inv->kernel)) {
+                p->kernel_version_source = xasprintf("unknown: %s names no upstream sublevel and the root does not "
+                                                     "say it (%s); ranges that need it are not decided",
+                                                     inv->kernel,
+                                                     inv->kernel_version_source ? inv->kernel_version_source
+                                                                                : "not looked up");
+        } else if (inv->kernel) {
+                p->kernel_version = xstrdup(inv->kernel);
+                p->kernel_version_source = xstrdup("the release");
+        }
         warn = hwdb_warnings(hwdb, &n_warn);
         for (size_t i = 0; i < n_warn; i++) {
                 _cleanup_free_ char *w = hwdb_error_format(&warn[i]);
@@ -196,6 +211,14 @@ void plan_print_text(const struct plan *p, FILE *f)
 
         fprintf(f, _("Profile %s (%s), fingerprint %s, kernel %s\n"), p->profile, p->profile_reason,
                 p->fingerprint, p->kernel ? p->kernel : _("unknown"));
+        /* a release that hides its upstream version: say which one the ranges compared */
+        if (p->kernel && !streq_ptr(p->kernel_version, p->kernel)) {
+                _cleanup_free_ char *k = p->kernel_version
+                        ? xasprintf(_("Kernel version for _KERNEL ranges: %s (%s)"), p->kernel_version,
+                                    p->kernel_version_source)
+                        : xasprintf(_("Kernel version for _KERNEL ranges: %s"), p->kernel_version_source);
+                print_wrapped(f, 0, k);
+        }
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
                 const char *where = s->attr ? s->attr : s->param;
@@ -234,6 +257,8 @@ void plan_print_json(const struct plan *p, FILE *f)
         json_kv_string(&j, "profile_reason", p->profile_reason);
         json_kv_string(&j, "fingerprint", p->fingerprint);
         json_kv_string(&j, "kernel", p->kernel);
+        json_kv_string(&j, "kernel_version", p->kernel_version);
+        json_kv_string(&j, "kernel_version_source", p->kernel_version_source);
         json_key(&j, "settings");
         json_begin_array(&j);
         for (size_t i = 0; i < p->n; i++) {
