@@ -172,3 +172,50 @@ mem_sleep = keep
 # yes: plan resume= for the swap device found in the root, if there is one.
 # no: leave hibernation alone.
 hibernate = no
+
+[kernel]
+# nmi_watchdog = off | keep
+# The hard-lockup detector (kernel.nmi_watchdog, written to /etc/sysctl.d/90-idlecfg.conf).
+# It keeps one perf counter per CPU busy and makes a periodic NMI on every CPU, idle or not.
+#   off   kernel.nmi_watchdog = 0. Skipped where the kernel has no hard-lockup detector
+#         (the sysctl is missing or read-only, or CONFIG_HARDLOCKUP_DETECTOR is not set)
+#         and where the kernel command line sets nmi_watchdog= itself.
+#   keep  the kernel's default (on where a detector exists).
+# off: it is a debugging aid that only reports hard lockups, which on a laptop the user
+# sees anyway; the soft-lockup detector stays. TLP, powertop and tuned's powersave set 0.
+nmi_watchdog = off
+# dirty_writeback_centisecs = keep | 100..6000
+# vm.dirty_writeback_centisecs: how often the flusher threads wake to write dirty pages
+# back, in 1/100 s (kernel default: 500). Longer lets the disk and the CPU idle longer; a
+# crash or power loss can lose that much more of what was written.
+# keep: TLP and powertop use 1500, but this profile is also the default for unknown
+# hardware, which may have no battery: 5 s of lost writes stays the most a power cut takes.
+# The wakeups saved are a few per second at most; powersave takes them.
+dirty_writeback_centisecs = keep
+
+[wifi]
+# power_save = on | off | keep
+# 802.11 power save of Wi-Fi interfaces: the card sleeps between beacons while associated.
+# Where the target has NetworkManager: wifi.powersave in /etc/NetworkManager/conf.d/idlecfg.conf
+# (a default; a connection's own wifi.powersave wins). Without it: the driver's parameter
+# (iwlmvm/iwlmld power_scheme, ath9k ps_enable) where the driver has one; else nothing.
+#   on    power save, except on cards an hwdb entry denies (IDLECFG_WIFI_POWER_SAVE=deny).
+#   off   power save off: no 20-300 ms latency spikes on an idle link; costs a few tenths
+#         of a watt (omarchy #6368).
+#   keep  the kernel's default (CONFIG_CFG80211_DEFAULT_PS, on in most distributions) and
+#         whatever NetworkManager is told elsewhere.
+# on: what the kernel and Ubuntu's NetworkManager already do on laptops, made explicit; the
+# gain of this line is the hwdb: Intel BE200/BE211 drop the link in reconnect loops with
+# power save on (omarchy #6361) and get it off.
+power_save = on
+
+[network]
+# wake_on_lan = off | keep
+# off: WakeOnLan=off in a drop-in of systemd's 99-default.link
+# (/etc/systemd/network/99-default.link.d/50-idlecfg.conf), so that the Ethernet PHY is
+# powered down in suspend and when the machine is off. NICs that another .link file
+# matches first are skipped and named (the drop-in does not reach them); targets whose
+# systemd is older than 248 (no .link drop-ins) are skipped.
+# keep: the driver's and firmware's setting. Turning it off removes a feature someone may
+# have set up (remote wake, management); laptops rarely wake by LAN, so powersave does it.
+wake_on_lan = keep

@@ -15,3 +15,14 @@ power_save_controller = keep
 [gpu]
 # No built-in panel, so no adaptive backlight to opt in to.
 amdgpu_abm = keep
+
+[kernel]
+# No battery: a power cut is what loses data, and the hard-lockup report is worth more
+# than a few NMIs on mains power. The kernel's watchdog stays.
+nmi_watchdog = keep
+dirty_writeback_centisecs = keep
+
+[wifi]
+# On mains power the few tenths of a watt are not worth the 20-300 ms latency spikes on an
+# idle link (omarchy #6368); off also spares the cards whose firmware drops the link.
+power_save = off

@@ -40,3 +40,13 @@ runtime_pm = keep
 [suspend]
 mem_sleep = keep
 hibernate = no
+
+[kernel]
+nmi_watchdog = keep
+dirty_writeback_centisecs = keep
+
+[wifi]
+power_save = keep
+
+[network]
+wake_on_lan = keep

@@ -6,6 +6,11 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -48,6 +53,21 @@ char *setting_live_path(const struct setting *s, const char **ret_why)
                 if (s->module && s->param)
                         return xasprintf("/sys/module/%s/parameters/%s", s->module, s->param);
                 *ret_why = _("a kernel parameter: it takes effect at the next boot");
+                return NULL;
+        case MECH_SYSCTL: {
+                char *path = s->param ? sysctl_proc_path(s->param) : NULL;
+                if (!path)
+                        *ret_why = _("/proc/sys is the host's under umockdev: set IDLECFG_TEST_PROC");
+                return path;
+        }
+        case MECH_NM:
+                /* no sysfs file: nl80211 only, and NetworkManager sets it again on every activation */
+                *ret_why = _("NetworkManager sets it when it next activates a Wi-Fi connection (reload its "
+                             "configuration, or boot)");
+                return NULL;
+        case MECH_LINK:
+                /* Wake-on-LAN has no sysfs file; systemd-udevd sets it when the NIC is added */
+                *ret_why = _("systemd-udevd sets it when the network interface is added (the next boot)");
                 return NULL;
         case MECH_NONE:
         case _MECH_MAX:
@@ -242,6 +262,16 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                         continue;
                 }
                 r = read_raw(path, &old);
+                if (s->mech == MECH_SYSCTL && (r == -ENOENT || (r == 0 && stat(path, &st) == 0 &&
+                                                                 !(st.st_mode & 0222)))) {
+                        /* the running kernel lacks it, or has it read-only (nmi_watchdog
+                         * without a hard-lockup detector): systemd-sysctl gets nowhere either */
+                        n_later++;
+                        fprintf(out, r == -ENOENT ? _("  absent: %s %s=%s: the running kernel has no %s; nothing to set\n")
+                                                  : _("  absent: %s %s=%s: %s is read-only in the running kernel; "
+                                                      "nothing to set\n"), s->knob, s->param, s->value, path);
+                        continue;
+                }
                 if (r == -ENOENT && s->mech != MECH_UDEV) {
                         n_later++;
                         fprintf(out, _("  later: %s %s.%s=%s: the module is not loaded or does not show the "
@@ -449,6 +479,24 @@ static void find_blockers(const struct plan *p, const struct device *d, struct b
         else if (status && streq(status, "active") && control && streq(control, "auto"))
                 blocker_add(b, p, d, NULL, xstrdup(_("runtime PM is allowed but the device is active (in use, "
                                                       "or a child keeps it awake)")));
+        /* the ATA port above a SATA host (detect reads ataN/power/control); the plan
+         * names a planned port by its ata_port class device, a skip by the host */
+        if ((v = kv_get(&d->knobs, "port/power/control")) && streq(v, "on") && streq(d->class, "sata")) {
+                const char *knob = knob_runtime_pm_of("ata-port"), *port = kv_get(&d->ids, "port");
+                _cleanup_free_ char *dir = xstrdup(strempty(d->anchor)), *cdev = NULL;
+                char *slash = strrchr(dir, '/');
+                const struct setting *s = NULL;
+
+                if (slash && port) {
+                        *slash = '\0';         /* .../ataN/hostM -> .../ataN */
+                        cdev = xasprintf("%s/ata_port/%s", dir, port);
+                        s = plan_find(p, cdev, knob);
+                }
+                blocker_add(b, p, d, knob, xasprintf(_("runtime PM of ATA port %s is off (power/control = on)"),
+                                                     strempty(port)));
+                if (s)
+                        b->v[b->n - 1].s = s;
+        }
         if ((v = kv_get(&d->knobs, "power/autosuspend_delay_ms")) && v[0] == '-' && streq(d->class, "usb"))
                 blocker_add(b, p, d, "usb.autosuspend_delay_ms",
                             xasprintf(_("autosuspend is disabled (power/autosuspend_delay_ms = %s)"), v));
@@ -511,6 +559,43 @@ static void residencies(struct residency *r, size_t n)
 
 enum vstate { V_MATCH, V_DRIFT, V_LATER, V_MISSING };
 
+/* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL, read
+ * only): 0 and "off" or the ethtool letters ("g", "pumbg"), or -errno. The
+ * interface must be the one sysfs shows: under umockdev /sys is a recording
+ * and the kernel's interface of that name, if any, is another NIC. */
+static int wol_read(const char *name, char **ret)
+{
+        static const struct { unsigned bit; char letter; } bits[] = {
+                { WAKE_PHY, 'p' }, { WAKE_UCAST, 'u' }, { WAKE_MCAST, 'm' }, { WAKE_BCAST, 'b' },
+                { WAKE_ARP, 'a' }, { WAKE_MAGIC, 'g' }, { WAKE_MAGICSECURE, 's' }, { WAKE_FILTER, 'f' },
+        };
+        struct ethtool_wolinfo wol = { .cmd = ETHTOOL_GWOL };
+        _cleanup_free_ char *path = NULL, *idx = NULL;
+        _cleanup_close_ int fd = -1;
+        struct ifreq ifr = {};
+        char letters[ELEMENTSOF(bits) + 1];
+        size_t n = 0;
+
+        if (!name || strlen(name) >= sizeof(ifr.ifr_name) || getenv("UMOCKDEV_DIR"))
+                return -ENODEV;
+        path = xasprintf("/sys/class/net/%s/ifindex", name);
+        if (read_raw(path, &idx) < 0 || strtoul(idx, NULL, 10) != if_nametoindex(name))
+                return -ENODEV;
+        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        memcpy(ifr.ifr_name, name, strlen(name));
+        ifr.ifr_data = (void *) &wol;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return -errno;
+        for (size_t i = 0; i < ELEMENTSOF(bits); i++)
+                if (wol.wolopts & bits[i].bit)
+                        letters[n++] = bits[i].letter;
+        letters[n] = '\0';
+        *ret = xstrdup(n ? letters : "off");
+        return 0;
+}
+
 int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv, bool json,
                FILE *out, struct xerror *ret_error)
 {
@@ -539,7 +624,11 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
                 _cleanup_free_ char *path = setting_live_path(s, &why), *raw = NULL;
                 if (!s->value)
                         continue;
-                if (!path)
+                if (s->mech == MECH_LINK && streq_ptr(s->param, "WakeOnLan") &&
+                    wol_read(s->device_name, &actual[i]) == 0)
+                        /* the kernel answers: the one network setting verify can read */
+                        st[i] = streq(actual[i], s->value) ? V_MATCH : V_DRIFT;
+                else if (!path)
                         st[i] = V_LATER;
                 else if (read_raw(path, &raw) < 0)
                         st[i] = s->mech == MECH_UDEV ? V_MISSING : V_LATER;
@@ -622,9 +711,15 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
                                 fprintf(out, _("wanted %s, is %s; "), s->value, actual[i]);
                         else
                                 fprintf(out, _("the attribute is gone; "));
-                        fprintf(out, m ? _("%s (installed; idlecfg apply sets it now)\n")
-                                       : _("%s (not installed: idlecfg install, or apply for now)\n"),
-                                mechanism_to_string(s->mech));
+                        if (s->mech == MECH_LINK)
+                                /* apply has no way to set it: only udevd, when the NIC is added */
+                                fprintf(out, m ? _("%s (installed; systemd-udevd sets it at the next boot)\n")
+                                               : _("%s (not installed: idlecfg install, then boot)\n"),
+                                        mechanism_to_string(s->mech));
+                        else
+                                fprintf(out, m ? _("%s (installed; idlecfg apply sets it now)\n")
+                                               : _("%s (not installed: idlecfg install, or apply for now)\n"),
+                                        mechanism_to_string(s->mech));
                 }
                 fprintf(out, b.n ? _("Idle blockers (%zu):\n") : _("Idle blockers: none found\n"), b.n);
                 for (size_t i = 0; i < b.n; i++) {

@@ -1,127 +1,10 @@
-/* emit.c: the plan as data, the whitelist of every knob, and the renderers of the four file formats */
+/* emit.c: the whitelist of every knob and the renderers of the four file formats */
 #include "config.h"
 
 #include <stdarg.h>
 
 #include "plan.h"
 #include "util.h"
-
-/* ---- the plan ---- */
-
-static const char *const mechanism_names[_MECH_MAX] = {
-        [MECH_UDEV] = "udev",
-        [MECH_MODPROBE] = "modprobe",
-        [MECH_TMPFILES] = "tmpfiles",
-        [MECH_CMDLINE] = "cmdline",
-        [MECH_NONE] = "none",
-};
-
-const char *mechanism_to_string(enum mechanism m)
-{
-        if ((unsigned) m >= _MECH_MAX)
-                return "unknown";
-        return mechanism_names[m];
-}
-
-/* the plan's arrays carry no capacity: they grow whenever the count reaches a power of two */
-static size_t grown(size_t n)
-{
-        if (n == 0)
-                return 8;
-        if (n >= 8 && (n & (n - 1)) == 0)
-                return 2 * n;
-        return 0;
-}
-
-static char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
-static char *xvasprintf(const char *fmt, va_list ap)
-{
-        va_list aq;
-        char *s;
-        int n;
-
-        va_copy(aq, ap);
-        n = vsnprintf(NULL, 0, fmt, aq);
-        va_end(aq);
-        if (n < 0)
-                n = 0;
-        s = xmalloc((size_t) n + 1);
-        s[0] = '\0';
-        vsnprintf(s, (size_t) n + 1, fmt, ap);
-        return s;
-}
-
-struct setting *plan_add(struct plan *p)
-{
-        size_t cap = grown(p->n);
-        struct setting *s;
-
-        if (cap)
-                p->v = xrealloc(p->v, cap * sizeof(*p->v));
-        s = &p->v[p->n++];
-        *s = (struct setting) { .mech = MECH_NONE };
-        return s;
-}
-
-void plan_add_warning(struct plan *p, const char *fmt, ...)
-{
-        size_t cap = grown(p->n_warnings);
-        va_list ap;
-
-        if (cap)
-                p->warnings = xrealloc(p->warnings, cap * sizeof(*p->warnings));
-        va_start(ap, fmt);
-        p->warnings[p->n_warnings++] = xvasprintf(fmt, ap);
-        va_end(ap);
-}
-
-void plan_warn_once(struct plan *p, const char *fmt, ...)
-{
-        _cleanup_free_ char *w = NULL;
-        va_list ap;
-
-        va_start(ap, fmt);
-        w = xvasprintf(fmt, ap);
-        va_end(ap);
-        for (size_t i = 0; i < p->n_warnings; i++)
-                if (streq(p->warnings[i], w))
-                        return;
-        plan_add_warning(p, "%s", w);
-}
-
-static void setting_done(struct setting *s)
-{
-        free(s->knob);
-        free(s->device);
-        free(s->device_name);
-        free(s->device_class);
-        free(s->attr);
-        free(s->module);
-        free(s->param);
-        free(s->value);
-        free(s->current);
-        free(s->reason);
-        kv_free(&s->match);
-}
-
-void plan_free(struct plan *p)
-{
-        if (!p)
-                return;
-        for (size_t i = 0; i < p->n; i++)
-                setting_done(&p->v[i]);
-        free(p->v);
-        for (size_t i = 0; i < p->n_warnings; i++)
-                free(p->warnings[i]);
-        free(p->warnings);
-        free(p->profile);
-        free(p->profile_reason);
-        free(p->fingerprint);
-        free(p->kernel);
-        free(p->kernel_version);
-        free(p->kernel_version_source);
-        free(p);
-}
 
 /* ---- the whitelist ----
  * The rules are the knob families' own (src/knobs/X.c), listed by knob_rules()
@@ -309,16 +192,22 @@ static bool match_key_ok(const char *k)
         }
 }
 
-/* ---- errors ---- */
-
-void emit_error_done(struct emit_error *e)
+/* A sysctl key as systemd-sysctl and procps read it: lowercase components of
+ * letters, digits and '_' joined by single dots. No '/', '*', '-' or '!'
+ * (their other separator, glob and ignore-failure prefixes), no "..": the
+ * key maps to exactly one file below /proc/sys. */
+static bool sysctl_key_ok(const char *k)
 {
-        free(e->message);
-        e->message = NULL;
+        size_t n = strlen(k);
+
+        return n > 0 && n <= 128 && only(k, LOWER DIGITS "_.") && k[0] != '.' && k[n - 1] != '.' && !strstr(k, "..") &&
+               strchr(k, '.');
 }
 
-static int fail(struct emit_error *e, int r, const char *fmt, ...) _printf_(3, 4);
-static int fail(struct emit_error *e, int r, const char *fmt, ...)
+/* ---- errors ---- */
+
+static int fail(struct xerror *e, int r, const char *fmt, ...) _printf_(3, 4);
+static int fail(struct xerror *e, int r, const char *fmt, ...)
 {
         va_list ap;
 
@@ -410,7 +299,7 @@ static char *param_key(const struct setting *s)
         return k;
 }
 
-static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
         bool anchored = false;
 
@@ -444,7 +333,7 @@ static int check_udev(const struct setting *s, const struct knob_rule *r, const 
         return 0;
 }
 
-static int check_param(const struct setting *s, const struct knob_rule *r, const char *w, struct emit_error *e)
+static int check_param(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
         _cleanup_free_ char *key = NULL;
 
@@ -468,7 +357,47 @@ static int check_param(const struct setting *s, const struct knob_rule *r, const
         return 0;
 }
 
-int emit_check_value(const struct setting *s, struct emit_error *ret_error)
+static int check_sysctl(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
+{
+        if (!s->param || !sysctl_key_ok(s->param)) {
+                _cleanup_free_ char *q = quote(s->param);
+                return fail(e, -EINVAL, _("%s: sysctl key %s is not allowed (lowercase letters, digits and _ "
+                                          "between single dots)"), w, q);
+        }
+        if (s->module || s->attr)
+                return fail(e, -EINVAL, _("%s: a sysctl setting has neither module nor attribute"), w);
+        if (!in_list(r->sysctls, s->param))
+                return fail(e, -EINVAL, _("%s: sysctl %s is not one this knob may set (%s)"), w, s->param,
+                            r->sysctls ? r->sysctls : _("none"));
+        return 0;
+}
+
+/* An interface name as the kernel allows it (dev_valid_name: at most 15 bytes,
+ * no '/', ':' or white space), narrowed to what a NetworkManager section name and
+ * match-device value take literally: no glob, no ',' or ';', no '=' */
+static bool ifname_ok(const char *n)
+{
+        size_t len = n ? strlen(n) : 0;
+
+        return len > 0 && len <= 15 && !streq(n, ".") && !streq(n, "..") && only(n, LOWER UPPER DIGITS "_.-");
+}
+
+/* NetworkManager and .link settings: the property must be one the knob may set,
+ * and a NetworkManager section needs the interface it matches */
+static int check_service(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
+{
+        if (!s->param || !in_list(r->params, s->param))
+                return fail(e, -EINVAL, _("%s: setting %s is not one this knob may set (%s)"), w,
+                            s->param ? s->param : "(null)", r->params ? r->params : _("none"));
+        if (s->mech == MECH_NM && !ifname_ok(s->device_name)) {
+                _cleanup_free_ char *q = quote(s->device_name);
+                return fail(e, -EINVAL, _("%s: interface name %s is not allowed (1 to 15 letters, digits, _ . "
+                                          "and -)"), w, q);
+        }
+        return 0;
+}
+
+int emit_check_value(const struct setting *s, struct xerror *ret_error)
 {
         _cleanup_free_ char *w = NULL;
         const struct knob_rule *r;
@@ -492,6 +421,11 @@ int emit_check_value(const struct setting *s, struct emit_error *ret_error)
         case MECH_TMPFILES:
         case MECH_CMDLINE:
                 return check_param(s, r, w, ret_error);
+        case MECH_SYSCTL:
+                return check_sysctl(s, r, w, ret_error);
+        case MECH_NM:
+        case MECH_LINK:
+                return check_service(s, r, w, ret_error);
         default:
                 return fail(ret_error, -EINVAL, _("%s: unknown mechanism %d"), w, (int) s->mech);
         }
@@ -501,9 +435,9 @@ int emit_check_value(const struct setting *s, struct emit_error *ret_error)
  *
  * Order: udev rules and tmpfiles lines keep plan order, because the planner's
  * order can carry meaning (per-link ASPM: L1 before its substates, as the
- * kernel's link files want). modprobe options and the command line are sorted
- * by module and parameter, where order means nothing. Either way the same plan
- * gives the same bytes. Two settings with the same target and value give one
+ * kernel's link files want). modprobe options, the command line and sysctl.d
+ * lines are sorted by module and parameter or key, where order means nothing.
+ * Either way the same plan gives the same bytes. Two settings with the same target and value give one
  * line (both reasons above it); the same target with different values is an
  * error: the file would say two things. */
 
@@ -529,6 +463,15 @@ static void items_free(struct items *l)
                 free(l->v[i].line);
         }
         free(l->v);
+}
+
+/* NetworkManager's numbers for the words of wifi.power_save (nm-settings(5):
+ * 2 disable, 3 enable) */
+static const char *nm_value(const struct setting *s)
+{
+        if (streq(s->param, "wifi.powersave"))
+                return streq(s->value, "on") ? "3" : "2";
+        return s->value;
 }
 
 static void item_render(struct item *it, enum emit_format fmt)
@@ -562,6 +505,22 @@ static void item_render(struct item *it, enum emit_format fmt)
                 it->key = param_key(s);
                 it->line = xasprintf("%s=%s", it->key, s->value);
                 break;
+        case EMIT_SYSCTL:
+                /* sysctl.d(5): "key = value", as systemd's own files write it */
+                it->key = xstrdup(s->param);
+                it->line = xasprintf("%s = %s", s->param, s->value);
+                break;
+        case EMIT_NM:
+                /* one section per interface; sections of other files read after this one
+                 * and [connection] sections are searched after it (NetworkManager.conf(5)) */
+                it->key = xasprintf("%s %s", s->device_name, s->param);
+                it->line = xasprintf("[connection-idlecfg-%s]\nmatch-device=interface-name:%s\n%s=%s",
+                                     s->device_name, s->device_name, s->param, nm_value(s));
+                break;
+        case EMIT_LINK:
+                it->key = xstrdup(s->param);
+                it->line = xasprintf("%s=%s", s->param, s->value);
+                break;
         }
 }
 
@@ -584,6 +543,9 @@ static enum mechanism format_mechanism(enum emit_format fmt)
         case EMIT_MODPROBE: return MECH_MODPROBE;
         case EMIT_TMPFILES: return MECH_TMPFILES;
         case EMIT_CMDLINE: return MECH_CMDLINE;
+        case EMIT_SYSCTL: return MECH_SYSCTL;
+        case EMIT_NM: return MECH_NM;
+        case EMIT_LINK: return MECH_LINK;
         }
         return _MECH_MAX;
 }
@@ -657,6 +619,8 @@ static void render(const struct plan *p, enum emit_format fmt, const struct item
         header(sb, p);
         if (l->n == 0)
                 sb_append(sb, "\n# Nothing of this kind to set on this machine.\n");
+        if (fmt == EMIT_LINK && l->n > 0)
+                sb_append(sb, "\n[Link]");
         if (fmt == EMIT_MODPROBE) {
                 for (size_t i = 0; i < l->n;) {
                         size_t end = i;
@@ -686,7 +650,7 @@ static void render(const struct plan *p, enum emit_format fmt, const struct item
         }
 }
 
-int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit_error *ret_error)
+int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct xerror *ret_error)
 {
         enum mechanism mech = format_mechanism(fmt);
         _cleanup_(items_free) struct items l = {};
@@ -706,7 +670,7 @@ int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit
                 l.v[l.n] = (struct item) { .s = s, .index = i };
                 item_render(&l.v[l.n++], fmt);
         }
-        if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE)
+        if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE || fmt == EMIT_SYSCTL)
                 qsort(l.v, l.n, sizeof(*l.v), item_cmp);
         for (size_t i = 0; i < l.n; i++)
                 for (size_t k = 0; k < i && !l.v[i].dup; k++) {

@@ -9,6 +9,9 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "hwdb.h"
 #include "rootfs.h"
@@ -18,6 +21,8 @@
 #define HWDB_LINE_MAX (1024u * 1024u)
 /* all files together; keeps line numbers and array indices well inside 32 bits */
 #define HWDB_TOTAL_MAX (256u * 1024u * 1024u)
+/* the skip scan reads files in chunks of this size (tests/hwdb.sh cuts a key at its end) */
+#define SCAN_CHUNK (64u * 1024u)
 /* how much of an offending line a message quotes */
 #define QUOTE_MAX 80
 
@@ -67,14 +72,15 @@ struct hwdb {
         size_t mask;
         size_t max_literal;
 
-        struct hwdb_error *warnings;
+        struct xerror *warnings;
         size_t n_warnings, cap_warnings;
 
         locale_t c_locale;
 
         /* hwdb_load_keys(): the key prefixes a caller reads; NULL keeps all */
         const char *const *keys;
-        size_t max_key;
+        size_t max_key, min_key, n_keys;
+        char key_first[8], key_span[8]; /* of the first 8 keys: byte 0 and byte min_key - 1 */
         size_t skipped_files, skipped_bytes;
 };
 
@@ -86,27 +92,9 @@ struct hwdb {
                 }                                                                       \
         } while (0)
 
-void hwdb_error_done(struct hwdb_error *e)
-{
-        if (!e)
-                return;
-        free(e->file);
-        free(e->message);
-        *e = (struct hwdb_error) {};
-}
-
-char *hwdb_error_format(const struct hwdb_error *e)
-{
-        if (e->file && e->line > 0)
-                return xasprintf("%s:%u: %s", e->file, e->line, strempty(e->message));
-        if (e->file)
-                return xasprintf("%s: %s", e->file, strempty(e->message));
-        return xstrdup(strempty(e->message));
-}
-
-static void set_error(struct hwdb_error *ret_error, const char *file, unsigned line, const char *fmt, ...)
+static void set_error(struct xerror *ret_error, const char *file, unsigned line, const char *fmt, ...)
         _printf_(4, 5);
-static void set_error(struct hwdb_error *ret_error, const char *file, unsigned line, const char *fmt, ...)
+static void set_error(struct xerror *ret_error, const char *file, unsigned line, const char *fmt, ...)
 {
         va_list ap;
         char *msg;
@@ -117,8 +105,8 @@ static void set_error(struct hwdb_error *ret_error, const char *file, unsigned l
         if (vasprintf(&msg, fmt, ap) < 0)
                 msg = NULL;
         va_end(ap);
-        hwdb_error_done(ret_error);
-        *ret_error = (struct hwdb_error) {
+        xerror_done(ret_error);
+        *ret_error = (struct xerror) {
                 .file = file ? xstrdup(file) : NULL,
                 .line = line,
                 .message = msg ? msg : xstrdup(""),
@@ -126,9 +114,9 @@ static void set_error(struct hwdb_error *ret_error, const char *file, unsigned l
 }
 
 /* Record a problem; with HWDB_STRICT it is also the error that ends the load. */
-static int warn_at(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error,
+static int warn_at(struct hwdb *h, unsigned flags, struct xerror *ret_error,
                    const char *file, unsigned line, const char *fmt, ...) _printf_(6, 7);
-static int warn_at(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error,
+static int warn_at(struct hwdb *h, unsigned flags, struct xerror *ret_error,
                    const char *file, unsigned line, const char *fmt, ...)
 {
         va_list ap;
@@ -140,7 +128,7 @@ static int warn_at(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error,
         va_end(ap);
 
         GROW(h->warnings, h->n_warnings, h->cap_warnings);
-        h->warnings[h->n_warnings++] = (struct hwdb_error) {
+        h->warnings[h->n_warnings++] = (struct xerror) {
                 .file = xstrdup(file),
                 .line = line,
                 .message = msg,
@@ -181,7 +169,7 @@ void hwdb_free(struct hwdb *h)
         free(h->matches);
         free(h->slots);
         for (size_t i = 0; i < h->n_warnings; i++)
-                hwdb_error_done(&h->warnings[i]);
+                xerror_done(&h->warnings[i]);
         free(h->warnings);
         if (h->c_locale)
                 freelocale(h->c_locale);
@@ -258,7 +246,7 @@ static void add_match(struct hwdb *h, const char *line)
 }
 
 /* " KEY=VALUE", as systemd's insert_data() takes it apart */
-static int add_prop(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error,
+static int add_prop(struct hwdb *h, unsigned flags, struct xerror *ret_error,
                     uint32_t file, unsigned line_number, char *line)
 {
         char *eq = strchr(line, '='), *key;
@@ -292,7 +280,7 @@ static int add_prop(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error
 }
 
 /* systemd's import_file(): the same states, the same skipped lines and records */
-static int parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, struct hwdb_error *ret_error)
+static int parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, struct xerror *ret_error)
 {
         char *p = h->data[file], *end = p + size;
         enum { HW_NONE, HW_MATCH, HW_DATA } state = HW_NONE;
@@ -464,13 +452,71 @@ static int read_fd(int fd, size_t budget, char **ret, size_t *ret_size)
         return 0;
 }
 
+/* Does BUF[0..N) hold one of the wanted keys, whole? With SSE2, 16
+ * positions at a time are tested for the first byte and the byte at
+ * min_key - 1 of any key (rare together in hwdb text: the vendor and model
+ * databases are mostly "ID_..._FROM_DATABASE" lines), and only those
+ * candidates are compared; otherwise one memmem() per key. A key cut by the
+ * end of BUF is the next chunk's (the scan carries max_key - 1 bytes over). */
+static bool chunk_mentions_keys(const struct hwdb *h, const char *buf, size_t n)
+{
+        size_t i = 0;
+
+#ifdef __SSE2__
+        size_t span = h->min_key - 1;   /* the second test byte's offset */
+
+        if (h->n_keys <= ELEMENTSOF(h->key_first) && h->min_key >= 2) {
+                bool one_first = true;
+
+                /* the usual case: all keys start with the same byte ("ID") */
+                for (size_t k = 1; k < h->n_keys; k++)
+                        one_first = one_first && h->key_first[k] == h->key_first[0];
+                for (; i + 16 + span <= n; i += 16) {
+                        __m128i a = _mm_loadu_si128((const __m128i *) (buf + i));
+                        __m128i b = _mm_loadu_si128((const __m128i *) (buf + i + span));
+                        __m128i hit = _mm_setzero_si128();
+                        unsigned mask;
+
+                        for (size_t k = 0; k < h->n_keys; k++)
+                                hit = _mm_or_si128(hit, one_first ?
+                                        _mm_cmpeq_epi8(b, _mm_set1_epi8(h->key_span[k])) :
+                                        _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8(h->key_first[k])),
+                                                      _mm_cmpeq_epi8(b, _mm_set1_epi8(h->key_span[k]))));
+                        if (one_first)
+                                hit = _mm_and_si128(hit, _mm_cmpeq_epi8(a, _mm_set1_epi8(h->key_first[0])));
+                        for (mask = (unsigned) _mm_movemask_epi8(hit); mask; mask &= mask - 1) {
+                                size_t at = i + (size_t) __builtin_ctz(mask);
+
+                                for (const char *const *k = h->keys; *k; k++) {
+                                        size_t len = strlen(*k);
+                                        if (at + len <= n && memcmp(buf + at, *k, len) == 0)
+                                                return true;
+                                }
+                        }
+                }
+                /* the last few positions one by one */
+                for (; i < n; i++)
+                        for (const char *const *k = h->keys; *k; k++) {
+                                size_t len = strlen(*k);
+                                if (i + len <= n && memcmp(buf + i, *k, len) == 0)
+                                        return true;
+                        }
+                return false;
+        }
+#endif
+        for (const char *const *k = h->keys; *k; k++)
+                if (memmem(buf + i, n - i, *k, strlen(*k)))
+                        return true;
+        return false;
+}
+
 /* Does the regular file FD mention any of the wanted keys anywhere (a cheap
  * superset of "sets one of them")? Read in fixed chunks, so that skipping a
  * file costs neither its size in memory nor a parse. Errors, and files
  * the full read refuses: yes, and the full read reports them. */
 static bool fd_mentions_keys(const struct hwdb *h, int fd)
 {
-        char buf[65536 + 1];
+        char buf[SCAN_CHUNK + 1];
         size_t keep = 0;
         off_t off = 0;
         struct stat st;
@@ -490,9 +536,8 @@ static bool fd_mentions_keys(const struct hwdb *h, int fd)
                         return false;
                 off += n;
                 n += (ssize_t) keep;
-                for (const char *const *k = h->keys; *k; k++)
-                        if (memmem(buf, (size_t) n, *k, strlen(*k)))
-                                return true;
+                if (chunk_mentions_keys(h, buf, (size_t) n))
+                        return true;
                 /* a key cut by the chunk's end is found in the next one */
                 keep = (size_t) n < h->max_key - 1 ? (size_t) n : h->max_key - 1;
                 memmove(buf, buf + n - keep, keep);
@@ -501,7 +546,7 @@ static bool fd_mentions_keys(const struct hwdb *h, int fd)
 
 /* A file that cannot be read: systemd skips it with a warning; with
  * HWDB_FILES_REQUIRED it is the error (its deny entries must not go missing). */
-static int unreadable(struct hwdb *h, unsigned flags, struct hwdb_error *ret_error, const char *path, int r)
+static int unreadable(struct hwdb *h, unsigned flags, struct xerror *ret_error, const char *path, int r)
 {
         if (flags & HWDB_FILES_REQUIRED) {
                 set_error(ret_error, path, 0, _("cannot read this hwdb file: %s; its entries would be missing"),
@@ -514,7 +559,7 @@ static int unreadable(struct hwdb *h, unsigned flags, struct hwdb_error *ret_err
 }
 
 /* Add one file; fd < 0 stands for a masked (empty) one. */
-static int add_file(struct hwdb *h, const char *path, int fd, unsigned flags, struct hwdb_error *ret_error)
+static int add_file(struct hwdb *h, const char *path, int fd, unsigned flags, struct xerror *ret_error)
 {
         uint32_t file = (uint32_t) h->n_files;
         char *data = NULL;
@@ -603,7 +648,7 @@ static void build_index(struct hwdb *h)
         }
 }
 
-static struct hwdb *hwdb_new_or_error(struct hwdb_error *ret_error, int *ret_r)
+static struct hwdb *hwdb_new_or_error(struct xerror *ret_error, int *ret_r)
 {
         struct hwdb *h = hwdb_new();
 
@@ -614,7 +659,7 @@ static struct hwdb *hwdb_new_or_error(struct hwdb_error *ret_error, int *ret_r)
         return h;
 }
 
-int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
+int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret, struct xerror *ret_error)
 {
         _cleanup_(hwdb_freep) struct hwdb *h = NULL;
         int r = 0;
@@ -692,7 +737,7 @@ static void conf_list_done(struct conf_list *l)
                         close(l->dirfd[i]);
 }
 
-static int conf_list_dir(struct conf_list *l, const struct rootfs *rfs, size_t d, struct hwdb_error *ret_error)
+static int conf_list_dir(struct conf_list *l, const struct rootfs *rfs, size_t d, struct xerror *ret_error)
 {
         DIR *dir;
         struct dirent *de;
@@ -732,13 +777,13 @@ static int conf_list_dir(struct conf_list *l, const struct rootfs *rfs, size_t d
         return r;
 }
 
-int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
+int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct xerror *ret_error)
 {
         return hwdb_load_rootfs_keys(rfs, flags, NULL, ret, ret_error);
 }
 
 int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *const *keys, struct hwdb **ret,
-                          struct hwdb_error *ret_error)
+                          struct xerror *ret_error)
 {
         _cleanup_(hwdb_freep) struct hwdb *h = NULL;
         _cleanup_(conf_list_done) struct conf_list l = {};
@@ -762,6 +807,13 @@ int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *
         for (const char *const *k = keys; k && *k; k++)
                 if (strlen(*k) > h->max_key)
                         h->max_key = strlen(*k);
+        for (const char *const *k = keys; k && *k; k++)
+                if (h->n_keys++ == 0 || strlen(*k) < h->min_key)
+                        h->min_key = strlen(*k);
+        for (size_t i = 0; h->min_key > 0 && i < h->n_keys && i < ELEMENTSOF(h->key_first); i++) {
+                h->key_first[i] = keys[i][0];
+                h->key_span[i] = keys[i][h->min_key - 1];
+        }
         if (keys && h->max_key == 0)
                 h->keys = NULL;         /* an empty prefix wants everything */
         for (size_t i = 0; i < l.n; i++) {
@@ -793,13 +845,13 @@ int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *
         return 0;
 }
 
-int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error)
+int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct xerror *ret_error)
 {
         return hwdb_load_keys(root, flags, NULL, ret, ret_error);
 }
 
 int hwdb_load_keys(const char *root, unsigned flags, const char *const *keys, struct hwdb **ret,
-                   struct hwdb_error *ret_error)
+                   struct xerror *ret_error)
 {
         const char *rootdir = root_is_host(root) ? "/" : root;
         struct rootfs rfs = { .fd = -1 };
@@ -815,7 +867,7 @@ int hwdb_load_keys(const char *root, unsigned flags, const char *const *keys, st
         return r;
 }
 
-const struct hwdb_error *hwdb_warnings(const struct hwdb *h, size_t *ret_n)
+const struct xerror *hwdb_warnings(const struct hwdb *h, size_t *ret_n)
 {
         *ret_n = h->n_warnings;
         return h->warnings;

@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util.h"
+
 /*
  * libudev only reads the compiled hwdb.bin of the running system; idlecfg
  * needs the database of a target root, with file:line for every answer, so it
@@ -26,16 +28,9 @@
 
 struct hwdb;
 
-/* Where a problem is: line 0 when it is about a whole file (or directory),
- * file NULL when it is about no file. The message is already translated. */
-struct hwdb_error {
-        char *file;
-        unsigned line;
-        char *message;
-};
-void hwdb_error_done(struct hwdb_error *e);
-/* "file:line: message", "file: message" or "message" */
-char *hwdb_error_format(const struct hwdb_error *e);
+/* Errors and warnings (struct xerror, util.h) say where a problem is: line 0
+ * when it is about a whole file (or directory), file NULL when it is about no
+ * file. */
 
 enum {
         HWDB_STRICT = 1 << 0,   /* the first warning fails the load */
@@ -61,27 +56,27 @@ struct hwdb_stats {
  * directories are an empty database; a directory that cannot be read is an
  * error, a file that cannot be read a warning (systemd skips it too).
  * Returns 0 or -errno; ret_error (may be NULL) says where on failure. */
-int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error);
+int hwdb_load(const char *root, unsigned flags, struct hwdb **ret, struct xerror *ret_error);
 /* The same for a root already open: every file through rootfs.h's resolver. */
 struct rootfs;
-int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct hwdb_error *ret_error);
+int hwdb_load_rootfs(const struct rootfs *rfs, unsigned flags, struct hwdb **ret, struct xerror *ret_error);
 /* The same, for a caller that reads only keys starting with one of KEYS
  * (NULL-terminated; the array must outlive the hwdb): a file that does not
  * contain any of them is skipped unread and unparsed (so it gives no
  * warnings), a record that sets none of them is dropped. Every answer for
  * such a key is the one hwdb_load() gives. KEYS NULL: hwdb_load(). */
 int hwdb_load_keys(const char *root, unsigned flags, const char *const *keys, struct hwdb **ret,
-                   struct hwdb_error *ret_error);
+                   struct xerror *ret_error);
 int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *const *keys, struct hwdb **ret,
-                          struct hwdb_error *ret_error);
+                          struct xerror *ret_error);
 /* Read exactly PATHS (NULL-terminated), later ones winning, as if sorted. */
 int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret,
-                    struct hwdb_error *ret_error);
+                    struct xerror *ret_error);
 void hwdb_free(struct hwdb *h);
 static inline void hwdb_freep(struct hwdb **h) { hwdb_free(*h); }
 
 /* what the load skipped, in file and line order */
-const struct hwdb_error *hwdb_warnings(const struct hwdb *h, size_t *ret_n);
+const struct xerror *hwdb_warnings(const struct hwdb *h, size_t *ret_n);
 /* the files read, lowest priority first */
 const char *const *hwdb_files(const struct hwdb *h, size_t *ret_n);
 void hwdb_stats(const struct hwdb *h, struct hwdb_stats *ret);

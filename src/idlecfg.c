@@ -22,7 +22,6 @@ enum {
 
 struct args {
         const char *root;
-        const struct rootfs *rfs;       /* the root, opened once in main() */
         const char *kernel;
         const char *profile;
         const char *profiles_dir;
@@ -37,29 +36,139 @@ struct args {
         int verbose;
 };
 
+/* One run of a verb: what main() gets for it before the verb runs, as the
+ * verb table says, and what run_done() gives back afterwards. Verbs that
+ * decide on the way (refresh, rollback --measure) call run_detect() and
+ * run_plan() themselves; either way everything is freed in one place. */
+struct run {
+        const struct args *a;
+        struct rootfs rfs;              /* the root, opened once */
+        int lock;                       /* the lock of one instance, -1 while not taken */
+        const char *profile;            /* --profile, or the one refresh takes from the manifest */
+        char *chosen, *chosen_reason;   /* set: the profile refresh chose already, and why */
+        struct inventory *inv;
+        struct plan *plan;
+};
+
+/* what a verb needs before it runs */
+enum {
+        VERB_LOCK = 1 << 0,             /* the lock of the root (the writing verbs) */
+        VERB_INVENTORY = 1 << 1,        /* the inventory of the machine */
+        VERB_PLAN = 1 << 2,             /* the inventory and the plan */
+};
+
 struct verb {
         const char *name;
         int min_args, max_args;
-        int (*run)(const struct args *a, int argc, char **argv);
+        unsigned needs;                 /* VERB_*; every verb gets the root, opened */
+        /* the verb's own argument and option checks, before anything is read or locked; NULL: none */
+        int (*check)(const struct args *a, int argc, char **argv);
+        int (*run)(struct run *c, int argc, char **argv);
         const char *help;
 };
 
-static int verb_detect(const struct args *a, int argc, char **argv)
+/* "idlecfg: WHAT: file:line: message" on stderr; FALLBACK without a message */
+static void print_error(const char *what, const struct xerror *e, const char *fallback)
 {
-        struct detect_options o = { .rfs = a->rfs, .kernel = a->kernel };
-        struct inventory *inv = NULL;
+        _cleanup_free_ char *m = e->message ? xerror_format(e) : xstrdup(fallback);
+
+        fprintf(stderr, "idlecfg: %s%s%s\n", what ? what : "", what ? ": " : "", m);
+}
+
+static int report(int r, struct xerror *e, const char *what)
+{
+        if (r >= 0)
+                return EXIT_OK;
+        print_error(what, e, strerror(-r));
+        xerror_done(e);
+        /* a malformed manifest, journal, profile or hwdb value is bad input */
+        return r == -EINVAL || r == -EBADMSG ? EXIT_USAGE : EXIT_FAILURE_;
+}
+
+/* ---- the run context ---- */
+
+static int run_open(struct run *c, const struct args *a)
+{
         int r;
 
-        r = inventory_detect(&o, &inv);
+        *c = (struct run) { .a = a, .rfs = { .fd = -1 }, .lock = -1, .profile = a->profile };
+        r = rootfs_open(a->root, &c->rfs);
+        if (r < 0) {
+                fprintf(stderr, _("idlecfg: cannot open %s: %s\n"), a->root ? a->root : "/", strerror(-r));
+                return EXIT_FAILURE_;
+        }
+        return EXIT_OK;
+}
+
+static void run_done(struct run *c)
+{
+        plan_free(c->plan);
+        inventory_free(c->inv);
+        free(c->chosen);
+        free(c->chosen_reason);
+        if (c->lock >= 0)
+                close(c->lock);
+        /* what the optional files of the root made idlecfg assume */
+        for (size_t i = 0; c->rfs.warnings && i < c->rfs.warnings->n; i++)
+                fprintf(stderr, _("idlecfg: warning: %s\n"), c->rfs.warnings->v[i]);
+        rootfs_close(&c->rfs);
+        *c = (struct run) { .lock = -1 };
+}
+
+/* the lock of one instance, for every writing verb */
+static int run_lock(struct run *c)
+{
+        struct xerror e = {};
+        int r = rootfs_lock(&c->rfs, c->a->wait_ms, &e);
+
+        if (r < 0) {
+                print_error(NULL, &e, strerror(-r));
+                xerror_done(&e);
+                return EXIT_FAILURE_;
+        }
+        c->lock = r;
+        return EXIT_OK;
+}
+
+static int run_detect(struct run *c)
+{
+        struct detect_options o = { .rfs = &c->rfs, .kernel = c->a->kernel };
+        int r;
+
+        if (c->inv)
+                return EXIT_OK;
+        r = inventory_detect(&o, &c->inv);
         if (r < 0) {
                 fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
                 return EXIT_FAILURE_;
         }
-        if (a->json)
-                inventory_print_json(inv, stdout);
-        else
-                inventory_print_text(inv, stdout);
-        inventory_free(inv);
+        return EXIT_OK;
+}
+
+static int run_plan(struct run *c)
+{
+        struct plan_options po = { .root = c->a->root, .profile = c->chosen ? c->chosen : c->profile,
+                                   .profile_reason = c->chosen_reason, .profiles_dir = c->a->profiles_dir };
+        struct xerror e = {};
+        int r;
+
+        if (c->plan)
+                return EXIT_OK;
+        r = run_detect(c);
+        if (r != EXIT_OK)
+                return r;
+        r = plan_build(c->inv, &po, &c->plan, &e);
+        if (r < 0) {
+                print_error(NULL, &e, strerror(-r));
+                xerror_done(&e);
+                /* a bad profile or hwdb is bad input */
+                return r == -ENOMEM ? EXIT_FAILURE_ : EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+static int flush_stdout(void)
+{
         if (fflush(stdout) != 0 || ferror(stdout)) {
                 fprintf(stderr, _("idlecfg: cannot write output: %s\n"), strerror(errno));
                 return EXIT_FAILURE_;
@@ -67,72 +176,60 @@ static int verb_detect(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
-static int build_plan(const struct args *a, struct inventory **ret_inv, struct plan **ret_plan)
-{
-        struct detect_options o = { .rfs = a->rfs, .kernel = a->kernel };
-        struct plan_options po = { .root = a->root, .profile = a->profile, .profiles_dir = a->profiles_dir };
-        struct plan_error pe = {};
-        int r;
+/* ---- the verbs ---- */
 
-        r = inventory_detect(&o, ret_inv);
-        if (r < 0) {
-                fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
-                return EXIT_FAILURE_;
-        }
-        r = plan_build(*ret_inv, &po, ret_plan, &pe);
-        if (r < 0) {
-                fprintf(stderr, "idlecfg: %s\n", pe.message ? pe.message : strerror(-r));
-                plan_error_done(&pe);
-                inventory_free(*ret_inv);
-                /* a bad profile or hwdb is bad input */
-                return r == -ENOMEM ? EXIT_FAILURE_ : EXIT_USAGE;
+static int verb_detect(struct run *c, int argc, char **argv)
+{
+        if (c->a->json)
+                inventory_print_json(c->inv, stdout);
+        else
+                inventory_print_text(c->inv, stdout);
+        return flush_stdout();
+}
+
+static const struct { const char *name; enum emit_format fmt; } plan_formats[] = {
+        { "udev", EMIT_UDEV }, { "modprobe", EMIT_MODPROBE },
+        { "tmpfiles", EMIT_TMPFILES }, { "cmdline", EMIT_CMDLINE },
+        { "sysctl", EMIT_SYSCTL },
+        { "networkmanager", EMIT_NM }, { "link", EMIT_LINK },
+};
+
+static int check_plan(const struct args *a, int argc, char **argv)
+{
+        if (a->format && !streq(a->format, "text") && !streq(a->format, "json")) {
+                bool known = false;
+                for (size_t i = 0; i < ELEMENTSOF(plan_formats); i++)
+                        known = known || streq(a->format, plan_formats[i].name);
+                if (!known) {
+                        fprintf(stderr, _("idlecfg: unknown --format '%s'; valid: text, json, udev, modprobe, "
+                                          "tmpfiles, cmdline, sysctl, networkmanager, link\n"), a->format);
+                        return EXIT_USAGE;
+                }
         }
         return EXIT_OK;
 }
 
-static int verb_plan(const struct args *a, int argc, char **argv)
+static int verb_plan(struct run *c, int argc, char **argv)
 {
-        static const struct { const char *name; enum emit_format fmt; } formats[] = {
-                { "udev", EMIT_UDEV }, { "modprobe", EMIT_MODPROBE },
-                { "tmpfiles", EMIT_TMPFILES }, { "cmdline", EMIT_CMDLINE },
-        };
-        struct inventory *inv = NULL;
-        struct plan *p = NULL;
-        int r;
+        const struct args *a = c->a;
+        int r = EXIT_OK;
 
-        if (a->format && !streq(a->format, "text") && !streq(a->format, "json")) {
-                bool known = false;
-                for (size_t i = 0; i < ELEMENTSOF(formats); i++)
-                        known = known || streq(a->format, formats[i].name);
-                if (!known) {
-                        fprintf(stderr, _("idlecfg: unknown --format '%s'; valid: text, json, udev, modprobe, "
-                                          "tmpfiles, cmdline\n"), a->format);
-                        return EXIT_USAGE;
-                }
-        }
-        r = build_plan(a, &inv, &p);
-        if (r != EXIT_OK)
-                return r;
         if (a->json || streq_ptr(a->format, "json"))
-                plan_print_json(p, stdout);
+                plan_print_json(c->plan, stdout);
         else if (!a->format || streq(a->format, "text"))
-                plan_print_text(p, stdout);
+                plan_print_text(c->plan, stdout);
         else
-                for (size_t i = 0; i < ELEMENTSOF(formats); i++)
-                        if (streq(a->format, formats[i].name)) {
-                                struct emit_error ee = {};
-                                if (emit_render(p, formats[i].fmt, stdout, &ee) < 0) {
-                                        fprintf(stderr, "idlecfg: %s\n", ee.message ? ee.message : "?");
-                                        emit_error_done(&ee);
+                for (size_t i = 0; i < ELEMENTSOF(plan_formats); i++)
+                        if (streq(a->format, plan_formats[i].name)) {
+                                struct xerror ee = {};
+                                if (emit_render(c->plan, plan_formats[i].fmt, stdout, &ee) < 0) {
+                                        print_error(NULL, &ee, "?");
+                                        xerror_done(&ee);
                                         r = EXIT_USAGE;
                                 }
                         }
-        plan_free(p);
-        inventory_free(inv);
-        if (r == EXIT_OK && (fflush(stdout) != 0 || ferror(stdout))) {
-                fprintf(stderr, _("idlecfg: cannot write output: %s\n"), strerror(errno));
-                return EXIT_FAILURE_;
-        }
+        if (r == EXIT_OK)
+                r = flush_stdout();
         return r;
 }
 
@@ -171,25 +268,19 @@ static const struct device *find_device(const struct device *d, const char *arg)
         return NULL;
 }
 
-static int verb_explain(const struct args *a, int argc, char **argv)
+static int verb_explain(struct run *c, int argc, char **argv)
 {
-        struct inventory *inv = NULL;
-        struct plan *p = NULL;
+        const struct inventory *inv = c->inv;
+        const struct plan *p = c->plan;
         const struct device *d = NULL;
         size_t shown = 0;
-        int r;
 
-        r = build_plan(a, &inv, &p);
-        if (r != EXIT_OK)
-                return r;
-        for (size_t c = 0; c < _CL_MAX && !d; c++)
-                for (size_t i = 0; i < inv->classes[c].n && !d; i++)
-                        d = find_device(&inv->classes[c].v[i], argv[0]);
+        for (size_t k = 0; k < _CL_MAX && !d; k++)
+                for (size_t i = 0; i < inv->classes[k].n && !d; i++)
+                        d = find_device(&inv->classes[k].v[i], argv[0]);
         if (!d) {
                 fprintf(stderr, _("idlecfg: no device '%s' (give a sysfs path, a PCI address, "
                                   "USB vendor:product or a device name such as host0)\n"), argv[0]);
-                plan_free(p);
-                inventory_free(inv);
                 return EXIT_USAGE;
         }
         printf(_("Device %s (%s) %s\n"), d->name, d->class, strempty(d->devpath));
@@ -225,49 +316,23 @@ static int verb_explain(const struct args *a, int argc, char **argv)
         if (!shown)
                 printf(_("  none: no knob family plans anything for this device (no knob it manages, "
                          "or the device is not in a class idlecfg plans)\n"));
-        plan_free(p);
-        inventory_free(inv);
         return EXIT_OK;
-}
-
-
-/* the lock of one instance, for every writing verb */
-static int lock_root(const struct args *a, int *ret_lock)
-{
-        struct xerror e = {};
-        int r = rootfs_lock(a->rfs, a->wait_ms, &e);
-
-        if (r < 0) {
-                fprintf(stderr, "idlecfg: %s\n", e.message);
-                xerror_done(&e);
-                return EXIT_FAILURE_;
-        }
-        *ret_lock = r;
-        return EXIT_OK;
-}
-
-static int report(int r, struct xerror *e, const char *what)
-{
-        if (r >= 0)
-                return EXIT_OK;
-        fprintf(stderr, "idlecfg: %s%s%s\n", what ? what : "", what ? ": " : "", e->message ? e->message : strerror(-r));
-        xerror_done(e);
-        /* a malformed manifest, journal, profile or hwdb value is bad input */
-        return r == -EINVAL || r == -EBADMSG ? EXIT_USAGE : EXIT_FAILURE_;
 }
 
 /* JSON: install --json (refresh prints text) */
-static int do_install(const struct args *a, const struct rootfs *rfs, struct inventory *inv, struct plan *p, bool json)
+static int do_install(struct run *c, bool json)
 {
+        const struct args *a = c->a;
+        const struct plan *p = c->plan;
         struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir,
-                                     .json = json };
+                                     .json = json, .json_failed = stderr };
         struct xerror e = {};
         int r;
 
         if (!a->dry_run && !json)
                 printf(_("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"), p->profile,
-                       p->profile_reason, rfs->path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));
-        r = install_run(rfs, p, inv, &o, stdout, &e);
+                       p->profile_reason, c->rfs.path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));
+        r = install_run(&c->rfs, p, c->inv, &o, stdout, &e);
         if (r < 0) {
                 int code = report(r, &e, _("install failed"));
                 if (!a->dry_run)
@@ -281,72 +346,41 @@ static int do_install(const struct args *a, const struct rootfs *rfs, struct inv
         return EXIT_OK;
 }
 
-static int verb_install(const struct args *a, int argc, char **argv)
+static int verb_install(struct run *c, int argc, char **argv)
 {
-        struct inventory *inv = NULL;
-        struct plan *p = NULL;
-        _cleanup_close_ int lock = -1;
-        int r;
-
-        r = lock_root(a, &lock);
-        if (r != EXIT_OK)
-                return r;
-        r = build_plan(a, &inv, &p);
-        if (r == EXIT_OK) {
-                r = do_install(a, a->rfs, inv, p, a->json);
-                plan_free(p);
-                inventory_free(inv);
-        }
-        return r;
+        return do_install(c, c->a->json);
 }
-
-struct apply_ctx {
-        const struct args *a;
-        const struct plan *p;
-};
 
 static int do_apply(void *userdata, FILE *out)
 {
-        const struct apply_ctx *c = userdata;
+        const struct run *c = userdata;
         struct apply_options o = { .keep_going = c->a->keep_going, .dry_run = c->a->dry_run };
         struct xerror e = {};
         int r;
 
         fprintf(out, c->a->dry_run ? _("Would apply profile %s to the running system:\n")
-                                   : _("Applying profile %s to the running system:\n"), c->p->profile);
-        r = apply_run(c->a->rfs, c->p, &o, out, &e);
+                                   : _("Applying profile %s to the running system:\n"), c->plan->profile);
+        r = apply_run(&c->rfs, c->plan, &o, out, &e);
         return r < 0 ? report(r, &e, _("apply failed")) : (c->a->dry_run && r > 0 ? EXIT_CHANGES : EXIT_OK);
 }
 
-static int verb_apply(const struct args *a, int argc, char **argv)
+static int verb_apply(struct run *c, int argc, char **argv)
 {
-        struct inventory *inv = NULL;
-        struct plan *p = NULL;
-        _cleanup_close_ int lock = -1;
-        int r;
+        const struct args *a = c->a;
+        struct measure_request q = { .seconds = a->measure, .json = a->json, .verbose = a->verbose };
 
-        r = lock_root(a, &lock);
-        if (r != EXIT_OK)
-                return r;
-        r = build_plan(a, &inv, &p);
-        if (r == EXIT_OK) {
-                struct apply_ctx c = { .a = a, .p = p };
-                struct measure_request q = { .seconds = a->measure, .json = a->json, .verbose = a->verbose };
-                r = a->measure ? measure_around(&q, "apply", p, inv, do_apply, &c) : do_apply(&c, stdout);
-                plan_free(p);
-                inventory_free(inv);
-        }
-        return r;
+        return a->measure ? measure_around(&q, "apply", c->plan, c->inv, do_apply, c) : do_apply(c, stdout);
 }
 
 struct rollback_ctx {
-        const struct args *a;
+        const struct run *c;
         const char *what;
 };
 
 static int do_rollback(void *userdata, FILE *out)
 {
-        const struct rollback_ctx *c = userdata;
+        const struct rollback_ctx *rc = userdata;
+        const struct run *c = rc->c;
         static const struct {
                 const char *part;
                 int (*undo)(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error);
@@ -361,12 +395,12 @@ static int do_rollback(void *userdata, FILE *out)
         int r, code = EXIT_OK;
 
         for (size_t i = 0; i < ELEMENTSOF(parts) && (code == EXIT_OK || code == EXIT_CHANGES); i++) {
-                if (!streq(c->what, "all") && !streq(c->what, parts[i].part))
+                if (!streq(rc->what, "all") && !streq(rc->what, parts[i].part))
                         continue;
-                r = parts[i].undo(c->a->rfs, c->a->force, out, &e);
+                r = parts[i].undo(&c->rfs, c->a->force, out, &e);
                 if (r == -EBUSY) {
                         /* some values or files were left alone: said, not a failure */
-                        fprintf(stderr, "idlecfg: %s\n", e.message);
+                        print_error(NULL, &e, strerror(-r));
                         xerror_done(&e);
                         code = EXIT_CHANGES;
                         any = true;
@@ -377,174 +411,154 @@ static int do_rollback(void *userdata, FILE *out)
         }
         if (code == EXIT_OK && !any)
                 fprintf(out, _("Nothing to roll back: no journal of apply and no manifest of install in %s.\n"),
-                        c->a->rfs->path);
+                        c->rfs.path);
         return code;
 }
 
-static int verb_rollback(const struct args *a, int argc, char **argv)
+static int check_rollback(const struct args *a, int argc, char **argv)
 {
         const char *what = argc > 0 ? argv[0] : "all";
-        struct rollback_ctx c = { .a = a, .what = what };
-        _cleanup_close_ int lock = -1;
-        int r;
 
         if (!streq(what, "all") && !streq(what, "apply") && !streq(what, "install")) {
                 fprintf(stderr, _("idlecfg: rollback takes apply, install or all, not '%s'\n"), what);
                 return EXIT_USAGE;
         }
-        r = lock_root(a, &lock);
-        if (r != EXIT_OK)
-                return r;
-        if (a->measure) {
-                /* the plan only names knobs and reasons in the measurement */
-                struct measure_request q = { .seconds = a->measure, .json = a->json, .verbose = a->verbose };
-                struct inventory *inv = NULL;
-                struct plan *p = NULL;
-                if (build_plan(a, &inv, &p) != EXIT_OK)
-                        inv = NULL, p = NULL;
-                r = measure_around(&q, "rollback", p, inv, do_rollback, &c);
-                plan_free(p);
-                inventory_free(inv);
-        } else
-                r = do_rollback(&c, stdout);
-        return r;
+        return EXIT_OK;
 }
 
-static int verb_measure(const struct args *a, int argc, char **argv)
+static int verb_rollback(struct run *c, int argc, char **argv)
 {
-        struct measure_request q = { .seconds = a->seconds, .json = a->json, .verbose = a->verbose };
-        struct inventory *inv = NULL;
-        struct plan *p = NULL;
-        int r;
+        struct rollback_ctx rc = { .c = c, .what = argc > 0 ? argv[0] : "all" };
 
-        r = build_plan(a, &inv, &p);
-        if (r != EXIT_OK)
-                return r;
-        r = measure_verb(&q, p, inv);
-        plan_free(p);
-        inventory_free(inv);
-        return r;
-}
-
-static int verb_verify(const struct args *a, int argc, char **argv)
-{
-        struct inventory *inv = NULL;
-        struct plan *p = NULL;
-        struct xerror e = {};
-        int r;
-
-        r = build_plan(a, &inv, &p);
-        if (r == EXIT_OK) {
-                r = verify_run(a->rfs, p, inv, a->json, stdout, &e);
-                r = r < 0 ? report(r, &e, NULL) : r > 0 ? EXIT_CHANGES : EXIT_OK;
-                plan_free(p);
-                inventory_free(inv);
+        if (c->a->measure) {
+                /* the plan only names knobs and reasons in the measurement: without one, measured all the same */
+                struct measure_request q = { .seconds = c->a->measure, .json = c->a->json, .verbose = c->a->verbose };
+                (void) run_plan(c);
+                return measure_around(&q, "rollback", c->plan, c->plan ? c->inv : NULL, do_rollback, &rc);
         }
-        return r;
+        return do_rollback(&rc, stdout);
 }
 
-static int verb_refresh(const struct args *a, int argc, char **argv)
+static int verb_measure(struct run *c, int argc, char **argv)
 {
-        struct detect_options d = { .rfs = a->rfs, .kernel = a->kernel };
+        struct measure_request q = { .seconds = c->a->seconds, .json = c->a->json, .verbose = c->a->verbose };
+
+        return measure_verb(&q, c->plan, c->inv);
+}
+
+static int verb_verify(struct run *c, int argc, char **argv)
+{
+        struct xerror e = {};
+        int r = verify_run(&c->rfs, c->plan, c->inv, c->a->json, stdout, &e);
+
+        return r < 0 ? report(r, &e, NULL) : r > 0 ? EXIT_CHANGES : EXIT_OK;
+}
+
+static int verb_refresh(struct run *c, int argc, char **argv)
+{
+        const struct args *a = c->a;
         _cleanup_(manifest_freep) struct manifest *m = NULL;
-        _cleanup_free_ char *name = NULL, *why = NULL;
-        struct inventory *inv = NULL;
-        struct plan *p = NULL;
+        _cleanup_free_ char *name = NULL, *why = NULL, *chassis = NULL;
         struct kvlist now = {};
         struct xerror e = {};
-        struct profile_error pe = {};
-        struct args b = *a;
-        _cleanup_close_ int lock = -1;
+        bool selected;
         size_t changed = 0;
         int r;
 
-        r = lock_root(a, &lock);
-        if (r != EXIT_OK)
-                return r;
-        r = manifest_load(a->rfs, &m, &e);
+        r = manifest_load(&c->rfs, &m, &e);
         if (r == -ENOENT) {
-                printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), a->rfs->path);
+                printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), c->rfs.path);
                 return EXIT_OK;
         }
         if (r < 0) {
                 return report(r, &e, NULL);
         }
         /* the profile install chose: --profile again if that is how it was chosen */
-        if (!b.profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
-                b.profile = m->profile;
+        if (!c->profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
+                c->profile = m->profile;
 
         /* The cheap look, what a package hook pays on every upgrade: the
          * fingerprint straight from /sys, the kernel, the profile's name and
          * the stat (then content) digests of the files. Unchanged: done. */
         {
-                _cleanup_free_ char *kernel = NULL, *ksource = NULL, *chassis = NULL;
+                _cleanup_free_ char *kernel = NULL, *ksource = NULL;
                 char fp[17];
 
-                if (kernel_choose(a->rfs, a->kernel, &kernel, &ksource) < 0)
+                if (kernel_choose(&c->rfs, a->kernel, &kernel, &ksource) < 0)
                         kernel = NULL;
                 refresh_fingerprint(fp, &chassis);
-                r = profile_select_rootfs(a->rfs, b.profile, chassis, &name, &why, &pe);
-                if (r >= 0 && refresh_compare(a->rfs, &m->inputs, fp, kernel, name, a->profiles_dir, &now) == 0) {
+                r = profile_select_rootfs(&c->rfs, c->profile, chassis, &name, &why, &e);
+                selected = r >= 0;
+                if (selected && refresh_compare(&c->rfs, &m->inputs, fp, kernel, name, a->profiles_dir, &now) == 0) {
                         if (a->verbose)
-                                printf(_("%s is up to date: nothing changed since the last install.\n"), a->rfs->path);
+                                printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
                         return EXIT_OK;
                 }
-                profile_error_done(&pe);
+                xerror_done(&e);
                 kv_free(&now);
+        }
+
+        /* something differs: the full inventory decides, and is what gets
+         * installed; the profile is chosen again only if the inventory's
+         * chassis type is not the one the cheap look read */
+        r = run_detect(c);
+        if (r != EXIT_OK)
+                return r;
+        if (!selected || !streq_ptr(chassis, kv_get(&c->inv->platform, "chassis_type"))) {
                 free(name);
                 free(why);
                 name = why = NULL;
+                r = profile_select_rootfs(&c->rfs, c->profile, kv_get(&c->inv->platform, "chassis_type"), &name,
+                                          &why, &e);
+                if (r < 0) {
+                        print_error(NULL, &e, strerror(-r));
+                        xerror_done(&e);
+                        return EXIT_USAGE;
+                }
         }
-
-        /* something differs: the full inventory decides, and is what gets installed */
-        r = inventory_detect(&d, &inv);
-        if (r < 0) {
-                fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
-                return EXIT_FAILURE_;
-        }
-        r = profile_select_rootfs(a->rfs, b.profile, kv_get(&inv->platform, "chassis_type"), &name, &why, &pe);
-        if (r < 0) {
-                fprintf(stderr, "idlecfg: %s\n", pe.message ? pe.message : strerror(-r));
-                profile_error_done(&pe);
-                inventory_free(inv);
-                return EXIT_USAGE;
-        }
-        changed = refresh_compare(a->rfs, &m->inputs, inv->fingerprint, inv->kernel, name, a->profiles_dir, &now);
+        changed = refresh_compare(&c->rfs, &m->inputs, c->inv->fingerprint, c->inv->kernel, name, a->profiles_dir,
+                                  &now);
         for (size_t i = 0; i < now.n; i++) {
                 if (i == 0)
-                        printf(_("Changed since the last install of %s:\n"), a->rfs->path);
+                        printf(_("Changed since the last install of %s:\n"), c->rfs.path);
                 if (!now.v[i].value)
                         printf(_("  %s: files changed\n"), now.v[i].key);
                 else
                         printf("  %s: %s\n", now.v[i].key, now.v[i].value);
         }
         kv_free(&now);
-        inventory_free(inv);
-        inv = NULL;
         if (changed == 0) {
                 if (a->verbose)
-                        printf(_("%s is up to date: nothing changed since the last install.\n"), a->rfs->path);
+                        printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
                 return EXIT_OK;
         }
-        r = build_plan(&b, &inv, &p);
-        if (r == EXIT_OK) {
-                r = do_install(&b, a->rfs, inv, p, false);
-                plan_free(p);
-                inventory_free(inv);
-        }
-        return r;
+        /* the plan of this inventory and this profile: nothing detected or chosen twice */
+        c->chosen = TAKE_PTR(name);
+        c->chosen_reason = TAKE_PTR(why);
+        r = run_plan(c);
+        if (r != EXIT_OK)
+                return r;
+        return do_install(c, false);
 }
 
 static const struct verb verbs[] = {
-        { "detect", 0, 0, verb_detect, N_("Show the hardware, its power knobs and the fingerprint") },
-        { "plan", 0, 0, verb_plan, N_("Show the settings for this machine and why") },
-        { "explain", 1, 1, verb_explain, N_("Show every decision about one device and why") },
-        { "install", 0, 0, verb_install, N_("Write the configuration files into the root, with a manifest") },
-        { "apply", 0, 0, verb_apply, N_("Apply the settings to the running system now, journal first") },
-        { "rollback", 0, 1, verb_rollback, N_("Undo apply and/or install exactly: rollback [apply|install|all]") },
-        { "verify", 0, 0, verb_verify, N_("Compare the running system with the plan; list idle blockers") },
-        { "refresh", 0, 0, verb_refresh, N_("Re-install if hardware, kernel, hwdb or profile changed") },
-        { "measure", 0, 0, verb_measure, N_("Measure idle for --seconds: who suspends, who stays awake and why") },
+        { "detect", 0, 0, VERB_INVENTORY, NULL, verb_detect,
+          N_("Show the hardware, its power knobs and the fingerprint") },
+        { "plan", 0, 0, VERB_PLAN, check_plan, verb_plan, N_("Show the settings for this machine and why") },
+        { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why") },
+        { "install", 0, 0, VERB_LOCK | VERB_PLAN, NULL, verb_install,
+          N_("Write the configuration files into the root, with a manifest") },
+        { "apply", 0, 0, VERB_LOCK | VERB_PLAN, NULL, verb_apply,
+          N_("Apply the settings to the running system now, journal first") },
+        { "rollback", 0, 1, VERB_LOCK, check_rollback, verb_rollback,
+          N_("Undo apply and/or install exactly: rollback [apply|install|all]") },
+        { "verify", 0, 0, VERB_PLAN, NULL, verb_verify,
+          N_("Compare the running system with the plan; list idle blockers") },
+        /* detects and plans itself, only when something changed */
+        { "refresh", 0, 0, VERB_LOCK, NULL, verb_refresh,
+          N_("Re-install if hardware, kernel, hwdb or profile changed") },
+        { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
+          N_("Measure idle for --seconds: who suspends, who stays awake and why") },
 };
 
 static void usage(FILE *f)
@@ -560,7 +574,7 @@ static void usage(FILE *f)
         fputs(_("  -j, --json            print JSON (schema in idlecfg(8))\n"), f);
         fputs(_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n"), f);
         fputs(_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n"), f);
-        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles or cmdline\n"), f);
+        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link\n"), f);
         fputs(_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n"), f);
         fputs(_("      --force           install, rollback: overwrite files or values changed by others\n"), f);
         fputs(_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n"), f);
@@ -768,19 +782,20 @@ int main(int argc, char **argv)
                 }
         }
         {
-                struct rootfs rfs = { .fd = -1 };
-                int r = rootfs_open(a.root, &rfs);
+                struct run run;
+                int r = run_open(&run, &a);
 
-                if (r < 0) {
-                        fprintf(stderr, _("idlecfg: cannot open %s: %s\n"), a.root ? a.root : "/", strerror(-r));
-                        return EXIT_FAILURE_;
-                }
-                a.rfs = &rfs;
-                r = v->run(&a, nargs, argv + optind + 1);
-                /* what the optional files of the root made idlecfg assume */
-                for (size_t i = 0; i < rfs.warnings->n; i++)
-                        fprintf(stderr, _("idlecfg: warning: %s\n"), rfs.warnings->v[i]);
-                rootfs_close(&rfs);
+                if (r == EXIT_OK && v->check)
+                        r = v->check(&a, nargs, argv + optind + 1);
+                if (r == EXIT_OK && (v->needs & VERB_LOCK))
+                        r = run_lock(&run);
+                if (r == EXIT_OK && (v->needs & VERB_PLAN))
+                        r = run_plan(&run);
+                else if (r == EXIT_OK && (v->needs & VERB_INVENTORY))
+                        r = run_detect(&run);
+                if (r == EXIT_OK)
+                        r = v->run(&run, nargs, argv + optind + 1);
+                run_done(&run);
                 return r;
         }
 }

@@ -1,4 +1,5 @@
-/* install.c: render a plan into a root with a manifest and backups, and undo it
+/* install.c: render a plan into a root (targets, preflight, writing) and undo it; the
+ * manifest and backups it keeps are state.c's
  *
  * Order of every change, so that a crash at any point leaves a state that
  * rollback restores exactly: the replaced file's content goes to the backup
@@ -7,23 +8,26 @@
  * in the manifest before it is made. */
 #include "config.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
 #include "install.h"
-#include "journal.h"
+#include "diff.h"
 #include "json.h"
 #include "manifest.h"
 #include "refresh.h"
 #include "sha256.h"
+#include "state.h"
 
-#define MAX_FILE (16u << 20)
+#define MAX_FILE STATE_FILE_MAX
 
 enum target_kind {
         T_UDEV,
         T_MODPROBE,
         T_TMPFILES,
+        T_SYSCTL,
+        T_NM,                   /* NetworkManager conf.d */
+        T_LINK,                 /* drop-in of 99-default.link */
         T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
         T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
         T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
@@ -92,35 +96,6 @@ static void sha_of(const char *data, size_t len, char out[65])
         sha256_hex(data, len, 32, out);
 }
 
-int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error)
-{
-        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, MANIFEST_PATH);
-        size_t len;
-        int r;
-
-        r = rootfs_read(rfs, MANIFEST_PATH, MAX_FILE, &text, &len, NULL);
-        if (r == -ENOENT)
-                return r;
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
-        return manifest_parse(shown, text, len, ret, ret_error);
-}
-
-static int manifest_save(const struct rootfs *rfs, const struct manifest *m, struct xerror *ret_error)
-{
-        _cleanup_free_ char *text = manifest_format(m), *shown = rootfs_display(rfs, MANIFEST_PATH);
-        int r = rootfs_write_atomic(rfs, MANIFEST_PATH, text, strlen(text), 0644, (uid_t) -1, (gid_t) -1);
-
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
-        return 0;
-}
-
-static char *backup_path(const char *sha)
-{
-        return xasprintf(BACKUP_DIR "/%s", sha);
-}
-
 /* ---- what to write ---- */
 
 static size_t count_mech(const struct plan *p, enum mechanism m)
@@ -133,7 +108,7 @@ static size_t count_mech(const struct plan *p, enum mechanism m)
 
 static int render(const struct plan *p, enum emit_format fmt, char **ret, struct xerror *ret_error)
 {
-        struct emit_error ee = {};
+        struct xerror ee = {};
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
@@ -145,7 +120,7 @@ static int render(const struct plan *p, enum emit_format fmt, char **ret, struct
         fclose(f);
         if (r < 0) {
                 xerror_set(ret_error, r, "%s", ee.message ? ee.message : strerror(-r));
-                emit_error_done(&ee);
+                xerror_done(&ee);
                 free(buf);
                 return r;
         }
@@ -248,6 +223,9 @@ static int collect_targets(const struct rootfs *rfs, const struct plan *p, const
                 { UDEV_RULES_PATH, EMIT_UDEV, MECH_UDEV, T_UDEV },
                 { MODPROBE_PATH, EMIT_MODPROBE, MECH_MODPROBE, T_MODPROBE },
                 { TMPFILES_PATH, EMIT_TMPFILES, MECH_TMPFILES, T_TMPFILES },
+                { SYSCTL_PATH, EMIT_SYSCTL, MECH_SYSCTL, T_SYSCTL },
+                { NM_CONF_PATH, EMIT_NM, MECH_NM, T_NM },
+                { LINK_DROPIN_PATH, EMIT_LINK, MECH_LINK, T_LINK },
         };
         int r;
 
@@ -412,43 +390,6 @@ static int make_parent(struct ctx *c, const char *path)
         return r;
 }
 
-static int save_backup(struct ctx *c, const char *data, size_t len, const char *sha)
-{
-        _cleanup_free_ char *bp = backup_path(sha), *shown = rootfs_display(c->rfs, bp), *have = NULL;
-        char have_sha[65];
-        size_t have_len;
-        int r;
-
-        /* content-addressed: an intact copy is already there */
-        if (rootfs_read(c->rfs, bp, MAX_FILE, &have, &have_len, NULL) == 0) {
-                sha_of(have, have_len, have_sha);
-                if (streq(have_sha, sha))
-                        return 0;
-        }
-        r = rootfs_write_atomic(c->rfs, bp, data, len, 0600, (uid_t) -1, (gid_t) -1);
-        if (r < 0)
-                return xerror_set(c->error, r, _("cannot save a backup to %s: %s"), shown, strerror(-r));
-        return 0;
-}
-
-/* read a backup and check it is what the manifest says */
-static int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *ret_len, struct xerror *e)
-{
-        _cleanup_free_ char *bp = backup_path(sha), *shown = rootfs_display(rfs, bp), *data = NULL;
-        char got[65];
-        size_t len;
-        int r = rootfs_read(rfs, bp, MAX_FILE, &data, &len, NULL);
-
-        if (r < 0)
-                return xerror_set(e, r, _("the backup %s cannot be read: %s"), shown, strerror(-r));
-        sha_of(data, len, got);
-        if (!streq(got, sha))
-                return xerror_set(e, -EBADMSG, _("the backup %s is damaged (its checksum does not match)"), shown);
-        *ret = TAKE_PTR(data);
-        *ret_len = len;
-        return 0;
-}
-
 /* put PATH back as the manifest entry says it was before idlecfg */
 static int restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e)
 {
@@ -478,6 +419,9 @@ static const char *kind_name(enum target_kind k)
         case T_UDEV: return _("udev rules");
         case T_MODPROBE: return _("modprobe.d options");
         case T_TMPFILES: return _("tmpfiles.d lines");
+        case T_SYSCTL: return _("sysctl.d lines");
+        case T_NM: return _("NetworkManager defaults");
+        case T_LINK: return _("systemd .link drop-in");
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return _("kernel command line");
@@ -499,7 +443,7 @@ static int do_write(struct ctx *c, struct target *x)
         if (x->exists && !was_ours) {
                 /* what is there now is not ours: keep a copy (the first one is what
                  * rollback restores; a forced overwrite of an edited file keeps the edit too) */
-                r = save_backup(c, x->cur, x->cur_len, x->cur_sha);
+                r = save_backup(c->rfs, x->cur, x->cur_len, x->cur_sha, c->error);
                 if (r < 0)
                         return r;
         }
@@ -563,33 +507,6 @@ static int do_restore(struct ctx *c, struct target *x)
         return manifest_save(c->rfs, c->m, c->error);
 }
 
-/* remove backups no manifest entry needs any more */
-static int gc_backups(const struct rootfs *rfs, const struct manifest *m)
-{
-        int dfd = rootfs_openat(rfs, BACKUP_DIR, O_RDONLY | O_DIRECTORY);
-        DIR *d;
-        struct dirent *de;
-
-        if (dfd < 0)
-                return dfd == -ENOENT ? 0 : dfd;
-        d = fdopendir(dfd);
-        if (!d) {
-                close(dfd);
-                return -errno;
-        }
-        while ((de = readdir(d))) {
-                bool used = false;
-                if (de->d_name[0] == '.' && !startswith(de->d_name, ".#"))
-                        continue;
-                for (size_t i = 0; i < m->n_files && !used; i++)
-                        used = m->files[i].prev_exists && streq(m->files[i].prev_sha, de->d_name);
-                if (!used && fault_point("remove backup") == 0)
-                        (void) unlinkat(dirfd(d), de->d_name, 0);
-        }
-        closedir(d);
-        return 0;
-}
-
 /* the command an installer runs after a file of KIND changed (NULL: none), untranslated, for JSON */
 static char *next_command(const struct rootfs *rfs, const struct plan *p, enum target_kind kind)
 {
@@ -604,6 +521,12 @@ static char *next_command(const struct rootfs *rfs, const struct plan *p, enum t
                 return xasprintf("%supdate-initramfs -u -k %s", chroot, k);
         case T_TMPFILES:
                 return host ? xstrdup("systemd-tmpfiles --create " TMPFILES_PATH) : NULL;
+        case T_SYSCTL:
+                return host ? xstrdup("sysctl -p " SYSCTL_PATH) : NULL;
+        case T_NM:
+                return host ? xstrdup("nmcli general reload conf") : NULL;
+        case T_LINK:            /* nothing to run: udevd reads it when a NIC is added (boot) */
+                return NULL;
         case T_CMDLINE_KERNEL:
                 return xasprintf("%skernel-install add %s /boot/vmlinuz-%s", chroot, k, k);
         case T_CMDLINE_GRUB:
@@ -652,6 +575,25 @@ static void next_steps(const struct rootfs *rfs, const struct plan *p, const str
                         else
                                 fputs(_("  tmpfiles.d: nothing to run, it applies when the target boots\n"), out);
                         break;
+                case T_SYSCTL:
+                        if (host)
+                                fprintf(out, _("  sysctl -p %s  (or idlecfg apply, or reboot: systemd-sysctl "
+                                               "reads it at boot)\n"), SYSCTL_PATH);
+                        else
+                                fputs(_("  sysctl.d: nothing to run, systemd-sysctl applies it when the target "
+                                        "boots\n"), out);
+                        break;
+                case T_NM:
+                        if (host)
+                                fputs(_("  nmcli general reload conf  (NetworkManager applies it when it next "
+                                        "activates a Wi-Fi connection; or reboot)\n"), out);
+                        else
+                                fputs(_("  NetworkManager: nothing to run, it applies when the target boots\n"), out);
+                        break;
+                case T_LINK:
+                        fputs(_("  systemd .link drop-in: nothing to run; systemd-udevd applies it when a NIC is "
+                                "added (the next boot)\n"), out);
+                        break;
                 case T_CMDLINE_KERNEL:
                         fprintf(out, _("  %skernel-install add %s /boot/vmlinuz-%s  (the boot entry takes "
                                        "/etc/kernel/cmdline when it is made)\n"),
@@ -692,6 +634,9 @@ static const char *kind_key(enum target_kind k)
         case T_UDEV: return "udev";
         case T_MODPROBE: return "modprobe";
         case T_TMPFILES: return "tmpfiles";
+        case T_SYSCTL: return "sysctl";
+        case T_NM: return "networkmanager";
+        case T_LINK: return "link";
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return "cmdline";
@@ -775,6 +720,31 @@ static void print_json(const struct rootfs *rfs, const struct plan *p, const str
         json_finish(&j);
 }
 
+/* install --dry-run: the diff of every file that would change, what would be kept */
+static void dry_run(const struct rootfs *rfs, const struct manifest *m, const struct targets *t, FILE *out,
+                    struct xerror *ret_error)
+{
+        for (size_t i = 0; i < t->n; i++) {
+                const struct target *x = &t->v[i];
+                _cleanup_free_ char *a = xasprintf("a%s", x->path), *b = xasprintf("b%s", x->path);
+                _cleanup_free_ char *prev = NULL;
+                const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
+                size_t len;
+                if (x->action == A_WRITE)
+                        print_diff(out, x->exists ? a : "/dev/null", x->exists ? x->cur : "", b, x->content);
+                else if (x->action == A_RESTORE && mf->prev_exists &&
+                         read_backup(rfs, mf->prev_sha, &prev, &len, ret_error) == 0)
+                        print_diff(out, a, x->cur, b, prev);
+                else if (x->action == A_RESTORE)
+                        print_diff(out, a, x->exists ? x->cur : "", "/dev/null", "");
+                else if (x->action == A_KEEP_THEIRS) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+                        fprintf(out, _("# %s was changed since idlecfg wrote it: it would be kept "
+                                       "(--force to overwrite)\n"), shown);
+                }
+        }
+}
+
 static int install_targets(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
                            const struct install_options *o, FILE *out, struct targets *t,
                            struct xerror *ret_error)
@@ -799,25 +769,7 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         }
 
         if (o->dry_run) {
-                for (size_t i = 0; i < t->n; i++) {
-                        const struct target *x = &t->v[i];
-                        _cleanup_free_ char *a = xasprintf("a%s", x->path), *b = xasprintf("b%s", x->path);
-                        _cleanup_free_ char *prev = NULL;
-                        const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
-                        size_t len;
-                        if (x->action == A_WRITE)
-                                print_diff(out, x->exists ? a : "/dev/null", x->exists ? x->cur : "", b, x->content);
-                        else if (x->action == A_RESTORE && mf->prev_exists &&
-                                 read_backup(rfs, mf->prev_sha, &prev, &len, ret_error) == 0)
-                                print_diff(out, a, x->cur, b, prev);
-                        else if (x->action == A_RESTORE)
-                                print_diff(out, a, x->exists ? x->cur : "", "/dev/null", "");
-                        else if (x->action == A_KEEP_THEIRS) {
-                                _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
-                                fprintf(out, _("# %s was changed since idlecfg wrote it: it would be kept "
-                                               "(--force to overwrite)\n"), shown);
-                        }
-                }
+                dry_run(rfs, m, t, out, ret_error);
                 if (ret_error->message)
                         return -EBADMSG;
                 return changes;
@@ -909,7 +861,7 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
 
         if (!o->json)
                 return install_targets(rfs, p, inv, o, out, &t, ret_error);
-        /* the text goes into the JSON (or, on failure, to stderr with the error) */
+        /* the text goes into the JSON (or, on failure, to json_failed, before the error) */
         text = open_memstream(&log, &log_len);
         if (!text)
                 return -ENOMEM;
@@ -917,7 +869,8 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
         if (fclose(text) != 0)
                 return r < 0 ? r : -ENOMEM;
         if (r < 0) {
-                fputs(log, stderr);
+                if (o->json_failed)
+                        fputs(log, o->json_failed);
                 return r;
         }
         print_json(rfs, p, o, &t, r, log, out);
@@ -925,27 +878,6 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
 }
 
 /* ---- rollback ---- */
-
-/* idlecfg's state directory without a manifest or journal: remove what a crash left */
-static int state_cleanup(const struct rootfs *rfs)
-{
-        struct stat st;
-        int r;
-
-        if (rootfs_lstat(rfs, JOURNAL_PATH, &st) == 0)
-                return 0;       /* the journal of apply is still there: not ours to remove */
-        r = rootfs_remove_dir_files(rfs, BACKUP_DIR);
-        if (r < 0)
-                return r;
-        r = rootfs_remove_temps(rfs, MANIFEST_PATH);
-        if (r < 0)
-                return r;
-        r = rootfs_remove_temps(rfs, JOURNAL_PATH);
-        if (r < 0)
-                return r;
-        r = rootfs_rmdir(rfs, STATE_DIR);
-        return r == -ENOTEMPTY ? 0 : r;
-}
 
 int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error)
 {
@@ -1034,118 +966,4 @@ int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xer
                         (void) rootfs_rmdir(rfs, m->dirs[i]);
         fprintf(out, _("Every file idlecfg installed is as it was before.\n"));
         return 0;
-}
-
-/* ---- a unified diff for --dry-run ---- */
-
-struct lines {
-        const char **v;
-        size_t *len;
-        size_t n;
-};
-
-static void split_lines(const char *s, struct lines *l)
-{
-        while (*s) {
-                const char *nl = strchr(s, '\n');
-                size_t n = nl ? (size_t) (nl - s) + 1 : strlen(s);
-                l->v = xrealloc(l->v, (l->n + 1) * sizeof(char *));
-                l->len = xrealloc(l->len, (l->n + 1) * sizeof(size_t));
-                l->v[l->n] = s;
-                l->len[l->n++] = n;
-                s += n;
-        }
-}
-
-static bool line_eq(const struct lines *a, size_t i, const struct lines *b, size_t k)
-{
-        return a->len[i] == b->len[k] && memcmp(a->v[i], b->v[k], a->len[i]) == 0;
-}
-
-static void put_line(FILE *out, char tag, const char *s, size_t n)
-{
-        fputc(tag, out);
-        fwrite(s, 1, n, out);
-        if (n == 0 || s[n - 1] != '\n')
-                fputs("\n\\ No newline at end of file\n", out);
-}
-
-void print_diff(FILE *out, const char *name_a, const char *a, const char *name_b, const char *b)
-{
-        struct lines la = {}, lb = {};
-        char *ops;              /* ' ', '-', '+' in order */
-        size_t n_ops = 0, *ia, *ib;
-        unsigned *dp;
-
-        split_lines(a, &la);
-        split_lines(b, &lb);
-        /* longest common subsequence, from the ends (files here are small) */
-        if ((la.n + 1) * (lb.n + 1) > 16u << 20)
-                dp = NULL;      /* too big for the table: shown as a whole replacement */
-        else
-                dp = xcalloc((la.n + 1) * (lb.n + 1), sizeof(unsigned));
-#define DP(i, k) dp[(i) * (lb.n + 1) + (k)]
-        for (size_t i = la.n; dp && i-- > 0;)
-                for (size_t k = lb.n; k-- > 0;)
-                        DP(i, k) = line_eq(&la, i, &lb, k) ? DP(i + 1, k + 1) + 1
-                                   : DP(i + 1, k) > DP(i, k + 1) ? DP(i + 1, k) : DP(i, k + 1);
-        ops = xmalloc(la.n + lb.n + 1);
-        ia = xmalloc((la.n + lb.n + 1) * sizeof(size_t));
-        ib = xmalloc((la.n + lb.n + 1) * sizeof(size_t));
-        {
-                size_t i = 0, k = 0;
-                while (i < la.n || k < lb.n) {
-                        if (dp && i < la.n && k < lb.n && line_eq(&la, i, &lb, k))
-                                ops[n_ops] = ' ', ia[n_ops] = i++, ib[n_ops++] = k++;
-                        else if (i < la.n && (k >= lb.n || !dp || DP(i + 1, k) >= DP(i, k + 1)))
-                                ops[n_ops] = '-', ia[n_ops] = i++, ib[n_ops++] = k;
-                        else
-                                ops[n_ops] = '+', ia[n_ops] = i, ib[n_ops++] = k++;
-                }
-        }
-#undef DP
-        fprintf(out, "--- %s\n+++ %s\n", name_a, name_b);
-        /* hunks with three lines of context */
-        for (size_t s = 0; s < n_ops;) {
-                size_t start, end, ca = 0, cb = 0;
-                if (ops[s] == ' ') {
-                        s++;
-                        continue;
-                }
-                start = s >= 3 ? s - 3 : 0;
-                end = s;
-                for (;;) {
-                        size_t run = 0;
-                        while (end < n_ops && ops[end] != ' ')
-                                end++;
-                        while (end + run < n_ops && ops[end + run] == ' ')
-                                run++;
-                        if (end + run >= n_ops || run > 6) {
-                                end += run < 3 ? run : 3;
-                                break;
-                        }
-                        end += run;
-                }
-                for (size_t i = start; i < end; i++) {
-                        ca += ops[i] != '+';
-                        cb += ops[i] != '-';
-                }
-                fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", ca ? ia[start] + 1 : ia[start], ca,
-                        cb ? ib[start] + 1 : ib[start], cb);
-                for (size_t i = start; i < end; i++) {
-                        if (ops[i] == '+')
-                                put_line(out, '+', lb.v[ib[i]], lb.len[ib[i]]);
-                        else
-                                put_line(out, ops[i], la.v[ia[i]], la.len[ia[i]]);
-                }
-                s = end;
-        }
-        free(ops);
-        free(ia);
-        free(ib);
-        free(dp);
-        free(la.v);
-        free(la.len);
-        free(lb.v);
-        free(lb.len);
 }

@@ -7,11 +7,21 @@
 #include "manifest.h"
 #include "plan.h"
 #include "rootfs.h"
+#include "state.h"
 
 /* the files install owns */
 #define UDEV_RULES_PATH "/etc/udev/rules.d/70-idlecfg.rules"
 #define MODPROBE_PATH "/etc/modprobe.d/idlecfg.conf"
 #define TMPFILES_PATH "/etc/tmpfiles.d/idlecfg.conf"
+/* 90: after the distribution's defaults (10-70, /usr/lib/sysctl.d), before the
+ * administrator's 99-*.conf (Debian's 99-sysctl.conf -> ../sysctl.conf) */
+#define SYSCTL_PATH "/etc/sysctl.d/90-idlecfg.conf"
+/* read after the numbered files and Ubuntu's default-wifi-powersave-on.conf:
+ * of two files, the sections of the one read later win (NetworkManager.conf(5)) */
+#define NM_CONF_PATH "/etc/NetworkManager/conf.d/idlecfg.conf"
+/* a drop-in of the distribution's 99-default.link: a .link file of our own
+ * would replace it for the NICs it matched, NamePolicy and all */
+#define LINK_DROPIN_PATH "/etc/systemd/network/99-default.link.d/50-idlecfg.conf"
 #define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
 /* /etc/kernel/cmdline (and /proc/cmdline): one line of kernel parameters */
 #define KERNEL_CMDLINE_MAX (64u << 10)
@@ -24,6 +34,7 @@ struct install_options {
         bool force;             /* overwrite files the administrator changed */
         const char *profiles_dir;
         bool json;              /* print install's JSON (schema in idlecfg(8)) to OUT instead of text */
+        FILE *json_failed;      /* json: where the text goes when install fails (the caller's stderr); NULL: nowhere */
 };
 
 /* Write the plan's files into the root: 1 when something changed, 0 when all
@@ -39,9 +50,3 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
  * someone else since install are reported and kept unless FORCE. 0 done,
  * 1 nothing to undo, <0 failure (-EBUSY: some files were left alone). */
 int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error);
-
-/* The manifest of the root: 0 and *ret, -ENOENT when there is none. */
-int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error);
-
-/* a unified diff of two texts, for --dry-run (whole files; names as given) */
-void print_diff(FILE *out, const char *name_a, const char *a, const char *name_b, const char *b);

@@ -11,12 +11,14 @@
 const char *const class_names[_CL_MAX] = {
         [CL_PCI] = "pci", [CL_USB] = "usb", [CL_SATA] = "sata", [CL_NVME] = "nvme",
         [CL_SOUND] = "sound", [CL_DRM] = "drm", [CL_I2C] = "i2c",
+        [CL_NET] = "net",
 };
 
 const char *const class_titles[_CL_MAX] = {
         [CL_PCI] = N_("PCI devices"), [CL_USB] = N_("USB devices"), [CL_SATA] = N_("SATA hosts and disks"),
         [CL_NVME] = N_("NVMe controllers"), [CL_SOUND] = N_("Sound cards and codecs"),
         [CL_DRM] = N_("Graphics (DRM)"), [CL_I2C] = N_("I2C adapters and clients"),
+        [CL_NET] = N_("Network interfaces"),
 };
 
 struct device *device_list_add(struct device_list *l)

@@ -109,6 +109,7 @@ enum {
         CL_SOUND,
         CL_DRM,
         CL_I2C,
+        CL_NET,
         _CL_MAX,
 };
 extern const char *const class_names[_CL_MAX];

@@ -3,6 +3,7 @@
  *   idlecfg-journal 1
  *   run 1 1764763200 balanced           (one per apply run: number, time, profile)
  *   set /sys/devices/.../power/control on auto     (path, old, new; escaped fields)
+ *   set /proc/sys/kernel/nmi_watchdog 1 0          (a sysctl)
  *
  * apply appends and fsyncs each "set" line before it writes the attribute;
  * rollback reads them all and restores the old values, last first. */
@@ -11,11 +12,45 @@
 #include <limits.h>
 
 #include "journal.h"
+#include "knobs/knob.h"
 #include "manifest.h"
+
+/* FILE (below /proc/sys/) is a sysctl some knob family may set: rollback
+ * writes no other one, whatever a journal says */
+static bool sysctl_file_ok(const char *file)
+{
+        size_t n;
+        const struct knob_rule *rules = knob_rules(&n);
+
+        for (size_t i = 0; i < n; i++)
+                for (const char *k = rules[i].sysctls; k && *k;) {
+                        size_t m = strcspn(k, "|");
+                        bool same = strlen(file) == m;
+                        for (size_t c = 0; same && c < m; c++)
+                                same = file[c] == (k[c] == '.' ? '/' : k[c]);
+                        if (same)
+                                return true;
+                        k += m + (k[m] == '|');
+                }
+        return false;
+}
 
 bool journal_path_ok(const char *path)
 {
-        return path && startswith(path, "/sys/") && path_is_clean(path);
+        const char *proc = secure_getenv("IDLECFG_TEST_PROC");
+        _cleanup_free_ char *test = NULL;
+
+        if (!path || !path_is_clean(path))
+                return false;
+        if (startswith(path, "/sys/"))
+                return true;
+        if (startswith(path, "/proc/sys/"))
+                return sysctl_file_ok(path + strlen("/proc/sys/"));
+        /* the sysctls of the tests' /proc (IDLECFG_TEST_PROC), and only with it set */
+        if (!proc || !*proc)
+                return false;
+        test = xasprintf("%s/sys/", proc);
+        return startswith(path, test) && sysctl_file_ok(path + strlen(test));
 }
 
 void journal_free(struct journal *j)
@@ -97,7 +132,8 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
                         if (!j->runs)
                                 LBAD(_("%s:%u: a \"set\" line before the first \"run\" line"), name, lineno);
                         if (!journal_path_ok(v[1]))
-                                LBAD(_("%s:%u: refusing a path outside /sys: %s"), name, lineno, f[1]);
+                                LBAD(_("%s:%u: refusing a path outside /sys and idlecfg's sysctls: %s"), name,
+                                     lineno, f[1]);
                         j->v = xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
                         e = &j->v[j->n++];
                         *e = (struct journal_entry) { .path = v[1], .old = v[2], .new = v[3], .run = j->runs };

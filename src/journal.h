@@ -33,5 +33,6 @@ char *journal_header(void);
 char *journal_run_line(unsigned run, long long when, const char *profile);
 char *journal_set_line(const char *path, const char *old, const char *new);
 
-/* a sysfs path rollback may write: /sys/..., clean, no ".." */
+/* a path rollback may write: /sys/..., or /proc/sys/... (in the tests,
+ * $IDLECFG_TEST_PROC/sys/...) of a sysctl a knob family sets; clean, no ".." */
 bool journal_path_ok(const char *path);

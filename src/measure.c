@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "knobs/knob.h"
 #include "measure.h"
 
 #define MAX_PROC_FILE (4u << 20)
@@ -609,15 +610,44 @@ static const struct m_dev *find_dev(const struct measure_sample *s, const char *
 
 static const char *runtime_knob(const char *class)
 {
+        /* the families' own mapping first (src/knobs/registry.c), then the classes
+         * whose power/control another family's setting stands for */
         static const struct { const char *class, *knob; } map[] = {
                 { "pci", "pci.runtime_pm" }, { "usb", "usb.autosuspend" }, { "disk", "sata.runtime_pm" },
                 { "sata", "sata.runtime_pm" }, { "i2c", "i2c.runtime_pm" }, { "i2c-client", "i2c.runtime_pm" },
                 { "i2c-adapter", "i2c.runtime_pm" }, { "drm", "gpu.runtime_pm" }, { "nvme", "pci.runtime_pm" },
         };
+        const char *k = knob_runtime_pm_of(class);
+
+        if (k)
+                return k;
         for (size_t i = 0; class && i < ELEMENTSOF(map); i++)
                 if (streq(map[i].class, class))
                         return map[i].knob;
         return NULL;
+}
+
+/* whether setting S names DEVPATH's power/control through a class device's
+ * "device" link: an ATA port (.../ataN) is planned as .../ataN/ata_port/ataN,
+ * attribute device/power/control */
+static bool names_through_link(const struct setting *s, const char *devpath)
+{
+        size_t n = strlen(devpath);
+
+        return streq_ptr(s->attr, "device/power/control") && s->device && startswith(s->device, devpath) &&
+               s->device[n] == '/' && strchr(s->device + n + 1, '/') &&
+               !strchr(strchr(s->device + n + 1, '/') + 1, '/');
+}
+
+/* whether S is the skip of an ATA port's runtime PM, which the plan puts on
+ * the SATA host below the port (DEVPATH .../ataN, S on .../ataN/hostM/...) */
+static bool port_skip_below(const struct setting *s, const char *devpath)
+{
+        size_t n = strlen(devpath);
+
+        return !s->value && streq_ptr(s->device_class, "sata") &&
+               streq_ptr(s->knob, knob_runtime_pm_of("ata-port")) && s->device &&
+               startswith(s->device, devpath) && startswith(s->device + n, "/host");
 }
 
 /* the plan's setting of power/control on DEVPATH */
@@ -625,6 +655,8 @@ static const struct setting *runtime_setting(const struct plan *p, const char *d
 {
         for (size_t i = 0; p && i < p->n; i++) {
                 const struct setting *s = &p->v[i];
+                if (names_through_link(s, devpath) || port_skip_below(s, devpath))
+                        return s;
                 if (!streq_ptr(s->device, devpath))
                         continue;
                 if (streq_ptr(s->attr, "power/control") || (!s->value && runtime_knob(s->device_class) &&

@@ -12,6 +12,10 @@ enum mechanism {
         MECH_MODPROBE,  /* "options module param=value" in modprobe.d (loadable modules only) */
         MECH_TMPFILES,  /* "w /sys/module/M/parameters/P - - - - value" in tmpfiles.d (run time) */
         MECH_CMDLINE,   /* "module.param=value" on the kernel command line (built-in modules) */
+        MECH_SYSCTL,    /* "key = value" in sysctl.d; apply writes /proc/sys/KEY with '.' as '/' */
+        MECH_NM,        /* a [connection-idlecfg-IFNAME] section in NetworkManager's conf.d: param is the
+                           NetworkManager property ("wifi.powersave"), device_name the interface */
+        MECH_LINK,      /* "[Link] Param=value" in a drop-in of systemd's 99-default.link (WakeOnLan) */
         MECH_NONE,      /* a skip: nothing is written, the reason says why */
         _MECH_MAX,
 };
@@ -24,7 +28,8 @@ struct setting {
         char *device_class;     /* inventory class of the device ("pci", "usb", ...), NULL if global */
         /* where the value goes: a sysfs attribute relative to the device (power/control,
          * link/l1_2_aspm, link_power_management_policy) for MECH_UDEV, or module and
-         * parameter for MECH_MODPROBE, MECH_TMPFILES and MECH_CMDLINE */
+         * parameter for MECH_MODPROBE, MECH_TMPFILES and MECH_CMDLINE; for MECH_SYSCTL,
+         * param is the sysctl key ("vm.dirty_writeback_centisecs") and module NULL */
         char *attr;
         char *module;
         char *param;
@@ -59,6 +64,9 @@ void plan_add_warning(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 /* the same, unless the plan already has this warning */
 void plan_warn_once(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 void plan_free(struct plan *p);
+/* the plan for people (80 columns) and as JSON (schema in idlecfg(8)) */
+void plan_print_text(const struct plan *p, FILE *f);
+void plan_print_json(const struct plan *p, FILE *f);
 
 /* ---- emitters: render one file of a plan (emit.c) ---- */
 
@@ -67,21 +75,22 @@ enum emit_format {
         EMIT_MODPROBE,
         EMIT_TMPFILES,
         EMIT_CMDLINE,
+        EMIT_SYSCTL,
+        EMIT_NM,
+        EMIT_LINK,
 };
 
-struct emit_error {
-        char *message;          /* translated; names the setting and the offending value */
-};
-void emit_error_done(struct emit_error *e);
+/* Errors (struct xerror, util.h) of the emitters have no file: the message
+ * names the setting and the offending value. */
 
 /* Check one planned value against the strict whitelist of its knob before it
  * is written anywhere: 0, or -EINVAL with a message. */
-int emit_check_value(const struct setting *s, struct emit_error *ret_error);
+int emit_check_value(const struct setting *s, struct xerror *ret_error);
 
 /* Render the settings of one mechanism into f: deterministic, with a header
  * naming version, profile and fingerprint. Every value is checked first; on
  * any error nothing is written to f and -EINVAL is returned. */
-int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct emit_error *ret_error);
+int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct xerror *ret_error);
 
 /* ---- the whitelist of every knob (src/knobs/registry.c, checked in emit.c) ----
  * Each knob family declares the rules of its knobs; together they are one
@@ -105,6 +114,8 @@ struct knob_rule {
          * may set; params: "module.param", or a bare "param" for the command line only */
         const char *attrs;
         const char *params;
+        /* the sysctl keys ("kernel.nmi_watchdog") a sysctl.d line may set, "a|b"; NULL: none */
+        const char *sysctls;
 };
 
 /* the rule of KNOB, NULL for an unknown knob */

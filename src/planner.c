@@ -1,26 +1,19 @@
 /* planner.c: build the plan: load hwdb and profile, run every knob family */
 #include "config.h"
 
-#include <stdarg.h>
-
-#include "json.h"
 #include "modules.h"
 #include "planner.h"
 #include "rootfs.h"
 
-void plan_error_done(struct plan_error *e)
+/* hand the error of a loader on to the caller, file and line kept */
+static void error_move(struct xerror *to, struct xerror *from)
 {
-        free(e->message);
-        e->message = NULL;
-}
-
-static void plan_error_set(struct plan_error *e, char *message)
-{
-        if (e) {
-                free(e->message);
-                e->message = message;
+        if (to) {
+                xerror_done(to);
+                *to = *from;
         } else
-                free(message);
+                xerror_done(from);
+        *from = (struct xerror) {};
 }
 
 /* other power tools that manage the same knobs */
@@ -96,28 +89,33 @@ static char *boot_cmdline(const struct rootfs *rfs)
 }
 
 int plan_build(const struct inventory *inv, const struct plan_options *o, struct plan **ret,
-               struct plan_error *ret_error)
+               struct xerror *ret_error)
 {
         struct planctx c = { .inv = inv };
         _cleanup_free_ char *name = NULL, *why = NULL, *cmdline = NULL, *moddir = NULL, *note = NULL;
-        struct profile_error pe = {};
-        struct hwdb_error he = {};
+        struct xerror pe = {};
+        struct xerror he = {};
         struct hwdb *hwdb = NULL;
         struct modctx *own_mc = NULL;
         struct profile *profile = NULL;
         struct plan *p;
         size_t n_warn;
-        const struct hwdb_error *warn;
+        const struct xerror *warn;
         const struct knob_family *const *fam;
         size_t n_fam;
         int r;
 
-        r = profile_select_rootfs(inv->rfs, o->profile, kv_get(&inv->platform, "chassis_type"), &name, &why, &pe);
+        if (o->profile_reason) {
+                name = xstrdup(o->profile);
+                why = xstrdup(o->profile_reason);
+                r = 0;
+        } else
+                r = profile_select_rootfs(inv->rfs, o->profile, kv_get(&inv->platform, "chassis_type"), &name,
+                                          &why, &pe);
         if (r >= 0)
                 r = profile_load_rootfs(inv->rfs, o->profiles_dir, name, &profile, &pe);
         if (r < 0) {
-                plan_error_set(ret_error, profile_error_format(&pe));
-                profile_error_done(&pe);
+                error_move(ret_error, &pe);
                 return r;
         }
         r = hwdb_load_rootfs_keys(inv->rfs, HWDB_FILES_REQUIRED, planner_hwdb_keys, &hwdb, &he);
@@ -131,8 +129,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 }
         }
         if (r < 0) {
-                plan_error_set(ret_error, hwdb_error_format(&he));
-                hwdb_error_done(&he);
+                error_move(ret_error, &he);
                 profile_free(profile);
                 return r;
         }
@@ -157,7 +154,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         }
         warn = hwdb_warnings(hwdb, &n_warn);
         for (size_t i = 0; i < n_warn; i++) {
-                _cleanup_free_ char *w = hwdb_error_format(&warn[i]);
+                _cleanup_free_ char *w = xerror_format(&warn[i]);
                 plan_add_warning(p, "%s", w);
         }
         cmdline = boot_cmdline(inv->rfs);
@@ -181,109 +178,4 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         profile_free(profile);
         *ret = p;
         return 0;
-}
-
-/* ---- printing ---- */
-
-/* text wrapped at 80 columns at spaces, every line indented */
-static void print_wrapped(FILE *f, int indent, const char *text)
-{
-        int col = 0;
-
-        for (const char *p = text; *p; p += strspn(p, " ")) {
-                size_t w = strcspn(p, " ");
-                if (col > indent && col + 1 + (int) w > 80) {
-                        fputc('\n', f);
-                        col = 0;
-                }
-                if (col == 0)
-                        col = fprintf(f, "%*s%.*s", indent, "", (int) w, p);
-                else
-                        col += fprintf(f, " %.*s", (int) w, p);
-                p += w;
-        }
-        fputc('\n', f);
-}
-
-void plan_print_text(const struct plan *p, FILE *f)
-{
-        size_t planned = 0, skipped = 0, per[_MECH_MAX] = {};
-
-        fprintf(f, _("Profile %s (%s), fingerprint %s, kernel %s\n"), p->profile, p->profile_reason,
-                p->fingerprint, p->kernel ? p->kernel : _("unknown"));
-        /* a release that hides its upstream version: say which one the ranges compared */
-        if (p->kernel && !streq_ptr(p->kernel_version, p->kernel)) {
-                _cleanup_free_ char *k = p->kernel_version
-                        ? xasprintf(_("Kernel version for _KERNEL ranges: %s (%s)"), p->kernel_version,
-                                    p->kernel_version_source)
-                        : xasprintf(_("Kernel version for _KERNEL ranges: %s"), p->kernel_version_source);
-                print_wrapped(f, 0, k);
-        }
-        for (size_t i = 0; i < p->n; i++) {
-                const struct setting *s = &p->v[i];
-                const char *where = s->attr ? s->attr : s->param;
-
-                fprintf(f, "\n%s %s%s%s\n", s->knob, s->device_name ? s->device_name : _("(global)"),
-                        where ? " " : "", where ? where : "");
-                if (s->value) {
-                        fprintf(f, "    %s %s  (%s %s, %s)\n", _("set"), s->value, _("now"),
-                                s->current ? s->current : "?", mechanism_to_string(s->mech));
-                        planned++;
-                        per[s->mech]++;
-                } else
-                        skipped++;
-                print_wrapped(f, 4, s->reason ? s->reason : "");
-        }
-        if (p->n_warnings) {
-                fputc('\n', f);
-                for (size_t i = 0; i < p->n_warnings; i++) {
-                        _cleanup_free_ char *w = xasprintf("%s %s", _("warning:"), p->warnings[i]);
-                        print_wrapped(f, 0, w);
-                }
-        }
-        fprintf(f, _("\n%zu settings (udev %zu, modprobe %zu, tmpfiles %zu, command line %zu), %zu skipped\n"),
-                planned, per[MECH_UDEV], per[MECH_MODPROBE], per[MECH_TMPFILES], per[MECH_CMDLINE], skipped);
-}
-
-void plan_print_json(const struct plan *p, FILE *f)
-{
-        struct json j;
-
-        json_init(&j, f);
-        json_begin_object(&j);
-        json_kv_int(&j, "schema", 1);
-        json_kv_string(&j, "version", PACKAGE_VERSION);
-        json_kv_string(&j, "profile", p->profile);
-        json_kv_string(&j, "profile_reason", p->profile_reason);
-        json_kv_string(&j, "fingerprint", p->fingerprint);
-        json_kv_string(&j, "kernel", p->kernel);
-        json_kv_string(&j, "kernel_version", p->kernel_version);
-        json_kv_string(&j, "kernel_version_source", p->kernel_version_source);
-        json_key(&j, "settings");
-        json_begin_array(&j);
-        for (size_t i = 0; i < p->n; i++) {
-                const struct setting *s = &p->v[i];
-                json_begin_object(&j);
-                json_kv_string(&j, "knob", s->knob);
-                json_kv_string(&j, "device", s->device_name);
-                json_kv_string(&j, "devpath", s->device);
-                json_kv_string(&j, "class", s->device_class);
-                json_kv_string(&j, "attr", s->attr);
-                json_kv_string(&j, "module", s->module);
-                json_kv_string(&j, "param", s->param);
-                json_kv_string(&j, "value", s->value);
-                json_kv_string(&j, "current", s->current);
-                json_kv_string(&j, "mechanism", mechanism_to_string(s->mech));
-                json_kv_bool(&j, "skipped", !s->value);
-                json_kv_string(&j, "reason", s->reason);
-                json_end_object(&j);
-        }
-        json_end_array(&j);
-        json_key(&j, "warnings");
-        json_begin_array(&j);
-        for (size_t i = 0; i < p->n_warnings; i++)
-                json_string(&j, p->warnings[i]);
-        json_end_array(&j);
-        json_end_object(&j);
-        json_finish(&j);
 }

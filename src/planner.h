@@ -1,4 +1,4 @@
-/* planner.h: build a plan by running every knob family of the registry, and print it */
+/* planner.h: build a plan by running every knob family of the registry */
 #pragma once
 
 #include "knobs/knob.h"
@@ -6,15 +6,11 @@
 struct plan_options {
         const char *root;
         const char *profile;            /* --profile, NULL for the usual choice */
+        /* set: PROFILE is chosen already (profile_select_rootfs(), by refresh), and this is why */
+        const char *profile_reason;
         const char *profiles_dir;       /* extra profile directory (tests, uninstalled runs) */
 };
 
-struct plan_error {
-        char *message;                  /* translated, names file and line where there is one */
-};
-void plan_error_done(struct plan_error *e);
-
+/* ret_error (struct xerror, util.h) names file and line where there is one */
 int plan_build(const struct inventory *inv, const struct plan_options *o, struct plan **ret,
-               struct plan_error *ret_error);
-void plan_print_text(const struct plan *p, FILE *f);
-void plan_print_json(const struct plan *p, FILE *f);
+               struct xerror *ret_error);

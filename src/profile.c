@@ -45,27 +45,9 @@ struct schema {
         const struct profile_key *keys;
         size_t n;
         bool allow_empty;       /* idlecfg.conf may be all comments */
-        bool profile;           /* a profile: refuse retired keys with a word on why */
 };
 
-/* Keys earlier releases accepted although no knob family read them (#14):
- * refused like any unknown key, with the reason. A key a family declares
- * again is found in the schema first and never gets here. */
-static const struct { const char *section, *key; } retired_keys[] = {
-        { "wifi", "power_save" },
-        { "network", "wake_on_lan" }, { "kernel", "nmi_watchdog" }, { "kernel", "dirty_writeback_centisecs" },
-};
-
-/* KEY NULL: is SECTION only made of retired keys? */
-static bool retired(const struct schema *s, const char *section, const char *key)
-{
-        for (size_t i = 0; s->profile && i < ELEMENTSOF(retired_keys); i++)
-                if (streq(retired_keys[i].section, section) && (!key || streq(retired_keys[i].key, key)))
-                        return true;
-        return false;
-}
-
-static const struct schema conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true, false };
+static const struct schema conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true };
 
 /* meta_keys, then the registry's keys; built once, kept for the program's life */
 static const struct schema *profile_file_schema(void)
@@ -79,7 +61,7 @@ static const struct schema *profile_file_schema(void)
 
                 memcpy(keys, meta_keys, sizeof(meta_keys));
                 memcpy(keys + N_META, knob, n * sizeof(*keys));
-                s = (struct schema) { keys, N_META + n, false, true };
+                s = (struct schema) { keys, N_META + n, false };
         }
         return &s;
 }
@@ -141,26 +123,8 @@ static char *join(const char *const *v, const char *sep)
 
 /* ---- errors ---- */
 
-void profile_error_done(struct profile_error *e)
-{
-        if (!e)
-                return;
-        free(e->file);
-        free(e->message);
-        *e = (struct profile_error) {};
-}
-
-char *profile_error_format(const struct profile_error *e)
-{
-        if (e->file && e->line > 0)
-                return xasprintf("%s:%u: %s", e->file, e->line, strempty(e->message));
-        if (e->file)
-                return xasprintf("%s: %s", e->file, strempty(e->message));
-        return xstrdup(strempty(e->message));
-}
-
 _printf_(4, 5)
-static void set_error(struct profile_error *e, const char *file, unsigned line, const char *fmt, ...)
+static void set_error(struct xerror *e, const char *file, unsigned line, const char *fmt, ...)
 {
         va_list ap;
         char *msg;
@@ -173,20 +137,20 @@ static void set_error(struct profile_error *e, const char *file, unsigned line, 
         va_end(ap);
         if (!msg)
                 msg = xstrdup("out of memory");
-        profile_error_done(e);
+        xerror_done(e);
         e->file = file ? xstrdup(file) : NULL;
         e->line = line;
         e->message = msg;
 }
 
-static void move_error(struct profile_error *to, struct profile_error *from)
+static void move_error(struct xerror *to, struct xerror *from)
 {
         if (to) {
-                profile_error_done(to);
+                xerror_done(to);
                 *to = *from;
         } else
-                profile_error_done(from);
-        *from = (struct profile_error) {};
+                xerror_done(from);
+        *from = (struct xerror) {};
 }
 
 /* ---- names and values ---- */
@@ -346,7 +310,7 @@ static size_t ini_line_limit(void)
  * "key: value" (accepted), a key before any section (section "").
  * Sets *ret_stop to the offset of the bad line. */
 static int prescan(const char *buf, size_t len, const char *file, const struct schema *s,
-                   struct profile_error *err, size_t *ret_stop)
+                   struct xerror *err, size_t *ret_stop)
 {
         const char *p = buf, *end = buf + len;
         size_t limit = ini_line_limit();
@@ -420,12 +384,7 @@ static int prescan(const char *buf, size_t len, const char *file, const struct s
                         }
                         if (!schema_has_section(s, rest + 1)) {
                                 valid = schema_sections(s);
-                                if (retired(s, rest + 1, NULL))
-                                        set_error(err, file, line,
-                                                  _("section [%s] is not supported: no knob family plans its keys; "
-                                                    "remove it; valid: %s"), rest + 1, valid);
-                                else
-                                        set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
+                                set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
                                 return -EINVAL;
                         }
                         in_section = true;
@@ -502,7 +461,7 @@ struct parse_state {
         const char *file;
         struct reader *rd;
         struct parsed *out;
-        struct profile_error err;
+        struct xerror err;
         bool failed;
 };
 
@@ -518,13 +477,8 @@ static int handler(void *user, const char *section, const char *name, const char
         k = schema_find(st->schema, section, name);
         if (!k) {
                 _cleanup_free_ char *valid = schema_keys_of(st->schema, section);
-                if (retired(st->schema, section, name))
-                        set_error(&st->err, st->file, st->rd->line,
-                                  _("key '%s' in [%s] is not supported: no knob family plans it; remove it; valid: %s"),
-                                  name, section, valid);
-                else
-                        set_error(&st->err, st->file, st->rd->line, _("unknown key '%s' in [%s]; valid: %s"),
-                                  name, section, valid);
+                set_error(&st->err, st->file, st->rd->line, _("unknown key '%s' in [%s]; valid: %s"),
+                          name, section, valid);
                 st->failed = true;
                 return 0;
         }
@@ -553,9 +507,9 @@ static int handler(void *user, const char *section, const char *name, const char
 /* Parse BUF; on error the one nearest the top of the file is reported,
  * whether our line check or the schema found it. */
 static int parse_buffer(const char *buf, size_t len, const char *file, const struct schema *s,
-                        struct parsed *ret, struct profile_error *err)
+                        struct parsed *ret, struct xerror *err)
 {
-        struct profile_error scan_err = {};
+        struct xerror scan_err = {};
         struct parsed out = {};
         size_t stop = len;
         struct reader rd;
@@ -577,12 +531,12 @@ static int parse_buffer(const char *buf, size_t len, const char *file, const str
         st = (struct parse_state) { .schema = s, .file = file, .rd = &rd, .out = &out };
         ir = ini_parse_stream(reader_line, &rd, handler, &st);
         if (st.failed) {
-                profile_error_done(&scan_err);
+                xerror_done(&scan_err);
                 move_error(err, &st.err);
                 parsed_done(&out);
                 return -EINVAL;
         }
-        profile_error_done(&st.err);
+        xerror_done(&st.err);
         if (r < 0) {
                 move_error(err, &scan_err);
                 parsed_done(&out);
@@ -606,7 +560,7 @@ static int parse_buffer(const char *buf, size_t len, const char *file, const str
 
 /* FD was opened O_NONBLOCK so that a FIFO cannot hang us; only regular
  * files are read. */
-static int read_fd(int fd, const char *file, char **ret, size_t *ret_len, struct profile_error *err)
+static int read_fd(int fd, const char *file, char **ret, size_t *ret_len, struct xerror *err)
 {
         struct strbuf sb = {};
         struct stat st;
@@ -724,7 +678,7 @@ static int open_file(const struct rootfs *rfs, const char *path, bool in_root)
  * it would silently drop an admin's override. */
 static int find_profile(const struct rootfs *rfs, const struct search_dir *dirs, size_t n_dirs, size_t from,
                         const char *name, char **ret_display, size_t *ret_index, char **ret_buf,
-                        size_t *ret_len, struct profile_error *err)
+                        size_t *ret_len, struct xerror *err)
 {
         for (size_t i = from; i < n_dirs; i++) {
                 _cleanup_free_ char *path = xasprintf("%s/%s" PROFILE_SUFFIX, dirs[i].path, name);
@@ -904,7 +858,7 @@ static void chain_free(struct loaded *chain, size_t n)
 }
 
 static int not_found(const struct rootfs *rfs, const char *extra_dir, const struct search_dir *dirs, size_t n_dirs,
-                     const char *name, struct profile_error *err)
+                     const char *name, struct xerror *err)
 {
         _cleanup_free_ char *searched = dirs_string(dirs, 0, n_dirs);
         _cleanup_free_ char *avail = NULL;
@@ -925,7 +879,7 @@ static int not_found(const struct rootfs *rfs, const char *extra_dir, const stru
 }
 
 int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const char *name,
-                        struct profile **ret, struct profile_error *ret_error)
+                        struct profile **ret, struct xerror *ret_error)
 {
         const char *root = rfs->path;
         struct search_dir dirs[3];
@@ -945,7 +899,7 @@ int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const c
 
         for (;;) {
                 _cleanup_free_ char *buf = NULL, *path = NULL;
-                struct profile_error err = {};
+                struct xerror err = {};
                 const struct entry *inh;
                 size_t len = 0, idx = 0;
 
@@ -1071,7 +1025,7 @@ static char *conf_path(const char *root, bool display)
 }
 
 /* [main] profile= of idlecfg.conf; *ret_name stays NULL without one */
-static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_reason, struct profile_error *err)
+static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_reason, struct xerror *err)
 {
         const char *root = rfs->path;
         _cleanup_free_ char *path = conf_path(root, false), *display = conf_path(root, true);
@@ -1104,7 +1058,7 @@ static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_re
 }
 
 int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
-                          char **ret_name, char **ret_reason, struct profile_error *ret_error)
+                          char **ret_name, char **ret_reason, struct xerror *ret_error)
 {
         _cleanup_free_ char *name = NULL, *reason = NULL;
         long t = 0;
@@ -1152,7 +1106,7 @@ int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const 
 /* ---- the same for a root given by its path (tests, tools) ---- */
 
 /* a root that does not exist has no profiles in it (--profiles-dir may have) */
-static int open_root(const char *root, struct rootfs *rfs, struct profile_error *err)
+static int open_root(const char *root, struct rootfs *rfs, struct xerror *err)
 {
         int r = rootfs_open(root_is_host(root) ? "/" : root, rfs);
 
@@ -1166,7 +1120,7 @@ static int open_root(const char *root, struct rootfs *rfs, struct profile_error 
 }
 
 int profile_load(const char *root, const char *extra_dir, const char *name,
-                 struct profile **ret, struct profile_error *ret_error)
+                 struct profile **ret, struct xerror *ret_error)
 {
         struct rootfs rfs = { .fd = -1 };
         int r = open_root(root, &rfs, ret_error);
@@ -1193,7 +1147,7 @@ int profile_list(const char *root, const char *extra_dir, char ***ret_names, siz
 }
 
 int profile_select(const char *root, const char *cli_name, const char *chassis_type,
-                   char **ret_name, char **ret_reason, struct profile_error *ret_error)
+                   char **ret_name, char **ret_reason, struct xerror *ret_error)
 {
         struct rootfs rfs = { .fd = -1 };
         int r = open_root(root, &rfs, ret_error);

@@ -4,23 +4,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util.h"
+
 #define PROFILE_DEFAULT "balanced"
 /* files in one inherit chain, the named profile included */
 #define PROFILE_MAX_DEPTH 8
 /* a profile name becomes a file name: keep it short and free of '/' and '.' */
 #define PROFILE_NAME_MAX 64
 
-/* What went wrong, for the CLI to print: file and line are 0/NULL when the
- * error is not about one place. The message is already translated. Pass a
- * zeroed one ({}); the functions replace what it holds. */
-struct profile_error {
-        char *file;
-        unsigned line;
-        char *message;
-};
-void profile_error_done(struct profile_error *e);
-/* "file:line: message", "file: message" or "message" */
-char *profile_error_format(const struct profile_error *e);
+/* Errors (struct xerror, util.h): file and line are 0/NULL when the error is
+ * not about one place. Pass a zeroed one ({}); the functions replace what it
+ * holds. */
 
 enum profile_value_type {
         PROFILE_CHOICE,         /* one word from choices */
@@ -71,7 +65,7 @@ struct profile {
  * then ROOT/usr/share/idlecfg/profiles. For the host root the configured
  * SYSCONFDIR and PKGDATADIR stand in for /etc and /usr/share/idlecfg. */
 int profile_load(const char *root, const char *extra_dir, const char *name,
-                 struct profile **ret, struct profile_error *ret_error);
+                 struct profile **ret, struct xerror *ret_error);
 void profile_free(struct profile *p);
 static inline void profile_freep(struct profile **p) { profile_free(*p); }
 
@@ -89,16 +83,16 @@ bool profile_name_valid(const char *name);
  * string or NULL). ret_reason names the rule: "--profile",
  * "/etc/idlecfg/idlecfg.conf:3", "chassis type 10 (Notebook)". */
 int profile_select(const char *root, const char *cli_name, const char *chassis_type,
-                   char **ret_name, char **ret_reason, struct profile_error *ret_error);
+                   char **ret_name, char **ret_reason, struct xerror *ret_error);
 
 /* The same three for a root already open (rootfs.h): what idlecfg runs with,
  * the root opened once; the functions above open ROOT for their call. */
 struct rootfs;
 int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const char *name,
-                        struct profile **ret, struct profile_error *ret_error);
+                        struct profile **ret, struct xerror *ret_error);
 int profile_list_rootfs(const struct rootfs *rfs, const char *extra_dir, char ***ret_names, size_t *ret_n);
 int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
-                          char **ret_name, char **ret_reason, struct profile_error *ret_error);
+                          char **ret_name, char **ret_reason, struct xerror *ret_error);
 
 /* SMBIOS name of DMI chassis type T, NULL if unknown */
 const char *chassis_name(long t);

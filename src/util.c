@@ -67,6 +67,23 @@ char *xasprintf(const char *fmt, ...)
         return p;
 }
 
+char *xvasprintf(const char *fmt, va_list ap)
+{
+        va_list aq;
+        char *s;
+        int n;
+
+        va_copy(aq, ap);
+        n = vsnprintf(NULL, 0, fmt, aq);
+        va_end(aq);
+        if (n < 0)
+                n = 0;
+        s = xmalloc((size_t) n + 1);
+        s[0] = '\0';
+        vsnprintf(s, (size_t) n + 1, fmt, ap);
+        return s;
+}
+
 static void sb_grow(struct strbuf *sb, size_t extra)
 {
         if (sb->len + extra + 1 <= sb->cap)
@@ -290,10 +307,36 @@ int xerror_set(struct xerror *e, int r, const char *fmt, ...)
         return r;
 }
 
+void xerror_set_take(struct xerror *e, const char *file, unsigned line, char *message)
+{
+        if (!e) {
+                free(message);
+                return;
+        }
+        xerror_done(e);
+        *e = (struct xerror) {
+                .file = file ? xstrdup(file) : NULL,
+                .line = line,
+                .message = message ? message : xstrdup(""),
+        };
+}
+
+char *xerror_format(const struct xerror *e)
+{
+        if (e->file && e->line > 0)
+                return xasprintf("%s:%u: %s", e->file, e->line, strempty(e->message));
+        if (e->file)
+                return xasprintf("%s: %s", e->file, strempty(e->message));
+        return xstrdup(strempty(e->message));
+}
+
 void xerror_done(struct xerror *e)
 {
+        if (!e)
+                return;
+        free(e->file);
         free(e->message);
-        e->message = NULL;
+        *e = (struct xerror) {};
 }
 
 char *field_escape(const char *s)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -47,6 +48,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) _printf_(1, 2);
+/* the same with a va_list (not consumed: copied first) */
+char *xvasprintf(const char *fmt, va_list ap) _printf_(1, 0);
 
 /* growable string */
 struct strbuf {
@@ -91,13 +94,23 @@ bool root_is_host(const char *root);
 
 int strv_cmp(const void *a, const void *b);
 
-/* An error for the user: "FILE:LINE: message", "FILE: message" or "message",
- * translated. Library code fills it and returns -errno; the CLI prints it. */
+/* The one error type of idlecfg: an error for the user, translated, with the
+ * file and line it is about where there is one (the hwdb, a profile, a
+ * manifest). Library code fills it and returns -errno; only the verb layer
+ * prints it, as xerror_format() says: "FILE:LINE: message", "FILE: message"
+ * or "message". */
 struct xerror {
+        char *file;             /* NULL: no file, or the message names it */
+        unsigned line;          /* 0: no line */
         char *message;
 };
 /* set the message (if none is set yet) and return R */
 int xerror_set(struct xerror *e, int r, const char *fmt, ...) _printf_(3, 4);
+/* replace what E holds with MESSAGE (taken), at FILE:LINE (FILE may be NULL) */
+void xerror_set_take(struct xerror *e, const char *file, unsigned line, char *message);
+/* "file:line: message", "file: message" or "message" */
+char *xerror_format(const struct xerror *e);
+/* free what E holds and clear it; E may be NULL */
 void xerror_done(struct xerror *e);
 
 /* one field of a line-based state file: bytes outside '!'..'~' and the

@@ -95,7 +95,10 @@ with_sys() (
 
 FORMATS='cmdline
 json
+link
 modprobe
+networkmanager
+sysctl
 text
 tmpfiles
 udev'

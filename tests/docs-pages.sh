@@ -14,7 +14,7 @@ MAN=$top_srcdir/src
 PROFILE5=$MAN/idlecfg-profile.5
 CONF5=$MAN/idlecfg.conf.5
 HWDB7=$MAN/idlecfg-hwdb.7
-plan 24
+plan 25
 
 # ---- reading the pages ----
 
@@ -314,7 +314,21 @@ done
 check "the pages name the directories and files src/hwdb.c and src/profile.c read" test -z "$missing"
 [ -n "$missing" ] && diag "missing:$missing"
 
-# ---- 17-22: installed, and pointing at each other ----
+# the files install writes (src/install.h) are in idlecfg(8) FILES; the
+# sysctl keys the registry lets an emitter write are named in idlecfg-profile(5)
+missing=
+for f in $(sed -n 's/^#define [A-Z_]*_PATH "\(\/etc\/[^"]*\)"$/\1/p' "$top_srcdir/src/install.h"); do
+        section "$MAN/idlecfg.8" FILES | grep -q -- "$f" || missing="$missing $f"
+done
+keys=$("$REGISTRY" | awk '$1 == "sysctl" { print $2 }')
+for k in $keys; do
+        section "$PROFILE5" KEYS | grep -q -- "$k" || missing="$missing $k"
+done
+check "idlecfg(8) FILES names every file install writes; idlecfg-profile(5) every sysctl key ($(echo $keys))" \
+        sh -c "test -n '$keys' && test -z '$missing'"
+[ -n "$missing" ] && diag "missing:$missing"
+
+# ---- 18-23: installed, and pointing at each other ----
 
 pages="idlecfg.8 idlecfg.conf.5 idlecfg-profile.5 idlecfg-hwdb.7"
 installed=$(sed -n '/^dist_man_MANS *=/,/[^\\]$/p' "$top_srcdir/Makefile.am" | tr -s ' \t\\' '\n\n\n' | grep '^src/' | sort)

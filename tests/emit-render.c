@@ -6,11 +6,11 @@
 
 /*
  * Usage: emit-render FORMAT [PROFILE [FINGERPRINT [KERNEL]]]
- * FORMAT: udev, modprobe, tmpfiles or cmdline. One setting per line of stdin:
+ * FORMAT: udev, modprobe, tmpfiles, cmdline, sysctl, networkmanager or link. One setting per line of stdin:
  *
  *   mech|knob|device|attr|module|param|value|KEY=VALUE;KEY=VALUE|reason
  *
- * mech is udev, modprobe, tmpfiles, cmdline or none; an empty field is NULL;
+ * mech is udev, modprobe, tmpfiles, cmdline, sysctl, networkmanager, link or none; an empty field is NULL;
  * the match list and the reason may be left off. Blank lines and lines starting
  * with '#' are ignored. Exit 0 when rendered, 1 when emit_render refused the plan
  * (its message on stderr), 2 for bad usage or input.
@@ -18,11 +18,14 @@
 
 static const char *const mech_names[] = {
         [MECH_UDEV] = "udev", [MECH_MODPROBE] = "modprobe", [MECH_TMPFILES] = "tmpfiles",
-        [MECH_CMDLINE] = "cmdline", [MECH_NONE] = "none",
+        [MECH_CMDLINE] = "cmdline", [MECH_SYSCTL] = "sysctl", [MECH_NM] = "networkmanager", [MECH_LINK] = "link",
+        [MECH_NONE] = "none",
 };
 
 static const struct { const char *name; enum emit_format fmt; } formats[] = {
         { "udev", EMIT_UDEV }, { "modprobe", EMIT_MODPROBE }, { "tmpfiles", EMIT_TMPFILES }, { "cmdline", EMIT_CMDLINE },
+        { "sysctl", EMIT_SYSCTL },
+        { "networkmanager", EMIT_NM }, { "link", EMIT_LINK },
 };
 
 /* next '|'-separated field of *p, NULL when empty or missing */
@@ -47,7 +50,7 @@ static int parse_line(struct plan *p, char *line, unsigned nr)
 
         mech = field(&rest);
         for (m = 0; m < ELEMENTSOF(mech_names); m++)
-                if (mech && streq(mech, mech_names[m]))
+                if (mech && streq_ptr(mech, mech_names[m]))
                         break;
         if (m == ELEMENTSOF(mech_names)) {
                 fprintf(stderr, "emit-render: line %u: unknown mechanism '%s'\n", nr, strempty(mech));
@@ -78,7 +81,7 @@ static int parse_line(struct plan *p, char *line, unsigned nr)
 int main(int argc, char **argv)
 {
         struct plan *p;
-        struct emit_error e = {};
+        struct xerror e = {};
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
         ssize_t len;
@@ -87,7 +90,7 @@ int main(int argc, char **argv)
         int r;
 
         if (argc < 2 || argc > 5) {
-                fprintf(stderr, "usage: emit-render udev|modprobe|tmpfiles|cmdline [PROFILE [FINGERPRINT [KERNEL]]]\n");
+                fprintf(stderr, "usage: emit-render udev|modprobe|tmpfiles|cmdline|sysctl|networkmanager|link [PROFILE [FINGERPRINT [KERNEL]]]\n");
                 return 2;
         }
         for (f = 0; f < ELEMENTSOF(formats); f++)
@@ -116,7 +119,7 @@ int main(int argc, char **argv)
         plan_free(p);
         if (r < 0) {
                 fprintf(stderr, "emit-render: %s\n", e.message ? e.message : strerror(-r));
-                emit_error_done(&e);
+                xerror_done(&e);
                 return 1;
         }
         if (fflush(stdout) != 0)

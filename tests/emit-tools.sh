@@ -1,10 +1,11 @@
 #!/bin/sh
-# tests/emit-tools.sh: the real tools read what the emitters write (modprobe, systemd-tmpfiles, udevadm test)
+# tests/emit-tools.sh: the real tools read what the emitters write (modprobe, systemd-tmpfiles, systemd-sysctl,
+# procps sysctl -p, udevadm test)
 . "$top_srcdir/tests/lib.sh"
 RENDER=${EMIT_RENDER:-$top_builddir/tests/emit-render}
 [ -x "$RENDER" ] || skip_all "$RENDER not built"
 PATH=$PATH:/sbin:/usr/sbin
-plan 21
+plan 27
 
 have() { command -v "$1" >/dev/null 2>&1; }
 # skip COUNT test points with one reason
@@ -73,6 +74,69 @@ else
                 'test "$(cat "$1/sys/module/pcie_aspm/parameters/policy")" = powersupersave &&
                  test "$(cat "$1/sys/module/snd_hda_intel/parameters/power_save")" = 10' sh "$troot"
         check "systemd-tmpfiles wrote nothing outside the root" sh -c 'test -f "$1" && ! test -s "$1"' sh "$tmp/escaped"
+fi
+
+# ---- sysctl.d: systemd-sysctl and procps' sysctl -p apply the file to a tmpfs over /proc/sys ----
+# in a private mount namespace: what they write lands in the tmpfs, never in
+# the kernel's /proc/sys (the mount is checked before either tool runs)
+cat >"$tmp/sysctl.plan" <<'EOF'
+sysctl|kernel.nmi_watchdog||||kernel.nmi_watchdog|0||profile balanced [kernel] nmi_watchdog = off
+sysctl|kernel.dirty_writeback_centisecs||||vm.dirty_writeback_centisecs|1500||profile powersave [kernel] dirty_writeback_centisecs = 1500
+EOF
+check "sysctl: rendered, sorted by key, one 'key = value' line each" sh -c '"$1" sysctl <"$2" >"$3" &&
+        test "$(grep -v "^#" "$3" | grep .)" = "kernel.nmi_watchdog = 0
+vm.dirty_writeback_centisecs = 1500"' sh "$RENDER" "$tmp/sysctl.plan" "$tmp/90-idlecfg.conf"
+# sysctl-inner.sh TOOL...: inside the namespace, each tool applies $CONF to
+# fresh values (nmi_watchdog 1, writeback 500); $OUT.N.out is what it said,
+# $OUT.N.got its exit status and the two values after it
+cat >"$tmp/sysctl-inner.sh" <<'SH'
+set -e
+mount -t tmpfs tmpfs /proc/sys
+awk '$5 == "/proc/sys" && / - tmpfs / { f = 1 } END { exit !f }' /proc/self/mountinfo
+touch /proc/sys/.idlecfg-test-tmpfs
+n=0
+for tool in "$@"; do
+        n=$((n + 1))
+        test -e /proc/sys/.idlecfg-test-tmpfs
+        mkdir -p /proc/sys/kernel /proc/sys/vm
+        printf '1\n' >/proc/sys/kernel/nmi_watchdog
+        printf '500\n' >/proc/sys/vm/dirty_writeback_centisecs
+        rc=0
+        $tool "$CONF" >"$OUT.$n.out" 2>&1 || rc=$?
+        echo "rc=$rc $(cat /proc/sys/kernel/nmi_watchdog) $(cat /proc/sys/vm/dirty_writeback_centisecs)" >"$OUT.$n.got"
+done
+SH
+SYSTEMD_SYSCTL=
+for d in /usr/lib/systemd /lib/systemd; do
+        if [ -x "$d/systemd-sysctl" ]; then
+                SYSTEMD_SYSCTL=$d/systemd-sysctl
+                break
+        fi
+done
+printf '#!/bin/sh\nexec sysctl -p "$@"\n' >"$tmp/sysctl-p"
+chmod +x "$tmp/sysctl-p"
+if [ "$(id -u)" != 0 ] || ! unshare -m sh -c 'mount -t tmpfs tmpfs /proc/sys' 2>/dev/null; then
+        skip_n 2 "cannot mount a tmpfs over /proc/sys in a private mount namespace (needs root and unshare -m)"
+else
+        if [ -n "$SYSTEMD_SYSCTL" ]; then
+                CONF=$tmp/90-idlecfg.conf OUT=$tmp/ss unshare -m sh "$tmp/sysctl-inner.sh" "$SYSTEMD_SYSCTL" \
+                        >"$tmp/ss.log" 2>&1
+                check "systemd-sysctl FILE: exit 0, nothing said, both values written" sh -c '
+                        test "$(cat "$1.1.got")" = "rc=0 0 1500" && ! test -s "$1.1.out"' sh "$tmp/ss"
+                [ -f "$tmp/ss.1.got" ] || diag "$(cat "$tmp/ss.log")"
+        else
+                skip "systemd-sysctl FILE writes both values" "systemd-sysctl not installed"
+        fi
+        if have sysctl; then
+                CONF=$tmp/90-idlecfg.conf OUT=$tmp/sp unshare -m sh "$tmp/sysctl-inner.sh" "$tmp/sysctl-p" \
+                        >"$tmp/sp.log" 2>&1
+                check "procps sysctl -p FILE: exit 0, both values written and echoed" sh -c '
+                        test "$(cat "$1.1.got")" = "rc=0 0 1500" && grep -qx "kernel.nmi_watchdog = 0" "$1.1.out" &&
+                        grep -qx "vm.dirty_writeback_centisecs = 1500" "$1.1.out"' sh "$tmp/sp"
+                [ -f "$tmp/sp.1.got" ] || diag "$(cat "$tmp/sp.log")"
+        else
+                skip "procps sysctl -p FILE writes both values" "sysctl not installed"
+        fi
 fi
 
 # ---- udev rules: udevadm test, only under umockdev and a private mount namespace ----
@@ -217,5 +281,8 @@ hostile_check udev 'udev|pci.runtime_pm|0000:00:1f.6|power/control|||auto", RUN+
 hostile_check modprobe 'modprobe|audio.power_save|||snd_hda_intel|power_save|1 install snd_hda_intel /bin/sh||r'
 hostile_check tmpfiles 'tmpfiles|pcie_aspm.policy|||pcie_aspm|policy|%h/x||r'
 hostile_check cmdline 'cmdline|suspend.resume||||resume|/dev/sda init=/bin/sh||r'
+hostile_check sysctl 'sysctl|kernel.dirty_writeback_centisecs||||vm.dirty_writeback_centisecs|1500 kernel.panic = 1||r'
+hostile_check networkmanager 'networkmanager|wifi.power_save|wlan0] [main|||wifi.powersave|on||r'
+hostile_check link 'link|network.wake_on_lan|eno1|||WakeOnLan|off NamePolicy=kernel||r'
 
 done_testing

@@ -97,7 +97,7 @@ static struct setting *add_pci(struct plan *p, const char *knob, const char *dev
 /* render into memory; the stream is what a caller's file would have received */
 static int render(const struct plan *p, enum emit_format fmt, char **ret_out, char **ret_msg)
 {
-        struct emit_error e = {};
+        struct xerror e = {};
         char *buf = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
@@ -112,12 +112,14 @@ static int render(const struct plan *p, enum emit_format fmt, char **ret_out, ch
         *ret_out = buf;
         if (ret_msg)
                 *ret_msg = TAKE_PTR(e.message);
-        emit_error_done(&e);
+        xerror_done(&e);
         return r;
 }
 
 static const char *const format_names[] = {
         [EMIT_UDEV] = "udev", [EMIT_MODPROBE] = "modprobe", [EMIT_TMPFILES] = "tmpfiles", [EMIT_CMDLINE] = "cmdline",
+        [EMIT_SYSCTL] = "sysctl",
+        [EMIT_NM] = "networkmanager", [EMIT_LINK] = "link",
 };
 
 /* ---- plan basics ---- */
@@ -129,6 +131,8 @@ static void test_plan(void)
 
         ok(streq(mechanism_to_string(MECH_UDEV), "udev") && streq(mechanism_to_string(MECH_MODPROBE), "modprobe") &&
            streq(mechanism_to_string(MECH_TMPFILES), "tmpfiles") && streq(mechanism_to_string(MECH_CMDLINE), "cmdline") &&
+           streq(mechanism_to_string(MECH_SYSCTL), "sysctl") &&
+           streq(mechanism_to_string(MECH_NM), "networkmanager") && streq(mechanism_to_string(MECH_LINK), "link") &&
            streq(mechanism_to_string(MECH_NONE), "none") && streq(mechanism_to_string(_MECH_MAX), "unknown"),
            "mechanism names");
         for (int i = 0; i < 1000; i++) {
@@ -190,6 +194,11 @@ static const struct case_ cases[] = {
             "/dev/disk/by-uuid/0a1b" },
           { "UUID=", "UUID=----", "UUID=xyz", "LABEL=swap", "/dev/", "/dev/../etc", "/dev/sda2/", "/dev//sda",
             "PARTUUID=0a1b", "/etc/passwd", "UUID=0a1b 2c3d" } },
+        { "kernel.nmi_watchdog", { "0" }, { "1", "off", "panic", "00", "-0" } },
+        { "kernel.dirty_writeback_centisecs", { "100", "500", "1500", "6000" }, { "0", "99", "6001", "1500 ", "15s" } },
+        { "wifi.power_save", { "on", "off" }, { "3", "2", "ON", "on off", "ignore", "default" } },
+        { "wifi.driver_power_save", { "0", "1", "2", "3" }, { "4", "-1", "01", "Y" } },
+        { "network.wake_on_lan", { "off" }, { "on", "g", "d", "magic", "OFF" } },
 };
 
 /* hostile bytes every knob must refuse */
@@ -258,18 +267,18 @@ static void test_whitelists(void)
 
 static void check_refused(struct setting *s, const char *desc, const char *must_say)
 {
-        struct emit_error e = {};
+        struct xerror e = {};
         int r = emit_check_value(s, &e);
 
         ok(r == -EINVAL && e.message && contains(e.message, must_say), "refused: %s", desc);
-        emit_error_done(&e);
+        xerror_done(&e);
 }
 
 static void test_check(void)
 {
         struct plan *p = new_plan();
         struct setting *s;
-        struct emit_error e = {};
+        struct xerror e = {};
         int r;
 
         s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "auto", "why");
@@ -295,7 +304,7 @@ static void test_check(void)
                 emit_check_value(s, &e);
                 ok(e.message && strlen(e.message) < 400, "the message stays short (%zu bytes)",
                    e.message ? strlen(e.message) : 0);
-                emit_error_done(&e);
+                xerror_done(&e);
         }
         s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "on", "why");
         free(s->knob);
@@ -326,14 +335,14 @@ static void test_check(void)
                 };
                 bool all = true;
                 for (size_t i = 0; i < ELEMENTSOF(bad_keys); i++) {
-                        struct emit_error e2 = {};
+                        struct xerror e2 = {};
                         s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "auto", "why");
                         kv_add(&s->match, bad_keys[i], "x");
                         if (emit_check_value(s, &e2) != -EINVAL || !strstr(strempty(e2.message), "match key")) {
                                 printf("# key accepted: %s\n", bad_keys[i]);
                                 all = false;
                         }
-                        emit_error_done(&e2);
+                        xerror_done(&e2);
                 }
                 ok(all, "match keys other than SUBSYSTEM, KERNEL, DRIVER, ATTR{}, ATTRS{} are refused");
         }
@@ -356,14 +365,14 @@ static void test_check(void)
                 memset(long_value, 'a', 256);
                 long_value[256] = '\0';
                 for (size_t i = 0; i <= ELEMENTSOF(bad_values); i++) {
-                        struct emit_error e2 = {};
+                        struct xerror e2 = {};
                         s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "auto", "why");
                         kv_add(&s->match, "ATTR{device}", i < ELEMENTSOF(bad_values) ? bad_values[i] : long_value);
                         if (emit_check_value(s, &e2) != -EINVAL || !strstr(strempty(e2.message), "udev match ATTR{device}")) {
                                 printf("# match value %zu accepted\n", i);
                                 all = false;
                         }
-                        emit_error_done(&e2);
+                        xerror_done(&e2);
                 }
                 s = add_pci(p, "pci.runtime_pm", "0000:00:14.0", "power/control", "auto", "why");
                 kv_add(&s->match, "ATTR{device}", NULL);
@@ -406,6 +415,37 @@ static void test_check(void)
         ok(emit_check_value(s, NULL) == 0, "a bare command-line parameter passes");
         s = add(p, 42, "suspend.mem_sleep", NULL, NULL, NULL, "mem_sleep_default", "deep", "why");
         check_refused(s, "unknown mechanism", "unknown mechanism 42");
+
+        /* sysctl.d: the key is the rule's, spelt with dots, nothing else set */
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.nmi_watchdog", "0", "why");
+        ok(emit_check_value(s, NULL) == 0, "a sysctl setting of its own key passes");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.panic", "0", "why");
+        check_refused(s, "another sysctl key of the same knob", "sysctl kernel.panic is not one this knob may set "
+                      "(kernel.nmi_watchdog)");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel/nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl key with '/'", "sysctl key \"kernel/nmi_watchdog\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel..nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl key with an empty component", "sysctl key \"kernel..nmi_watchdog\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "-kernel.nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl key with systemd's ignore-failure prefix", "is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.*", "0", "why");
+        check_refused(s, "a sysctl glob", "sysctl key \"kernel.*\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl key without a dot", "sysctl key \"nmi_watchdog\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, "kernel", "nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl setting with a module", "sysctl key \"nmi_watchdog\" is not allowed");
+        s = add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, "nmi_watchdog", NULL, "kernel.nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl setting with an attribute", "a sysctl setting has neither module nor attribute");
+        s = add(p, MECH_CMDLINE, "kernel.nmi_watchdog", NULL, NULL, NULL, "nmi_watchdog", "0", "why");
+        check_refused(s, "a sysctl knob on the command line", "parameter nmi_watchdog is not one this knob may set "
+                      "(none)");
+        s = add(p, MECH_MODPROBE, "kernel.dirty_writeback_centisecs", NULL, NULL, "vm", "dirty_writeback_centisecs",
+                "1500", "why");
+        check_refused(s, "a sysctl key as a module parameter", "parameter vm.dirty_writeback_centisecs is not one "
+                      "this knob may set (none)");
+        s = add(p, MECH_SYSCTL, "pcie_aspm.policy", NULL, NULL, NULL, "pcie_aspm.policy", "default", "why");
+        check_refused(s, "a module parameter as a sysctl", "sysctl pcie_aspm.policy is not one this knob may set "
+                      "(none)");
         plan_free(p);
 }
 
@@ -467,6 +507,15 @@ static const char *const tmpfiles_reversed =
         "# pcie_aspm.policy: profile balanced [pcie_aspm] policy; at run time too\n"
         "w /sys/module/pcie_aspm/parameters/policy - - - - powersupersave\n";
 
+static const char *const sysctl_expected =
+        HEADER
+        "\n"
+        "# kernel.nmi_watchdog: profile balanced [kernel] nmi_watchdog = off\n"
+        "kernel.nmi_watchdog = 0\n"
+        "\n"
+        "# kernel.dirty_writeback_centisecs: profile powersave [kernel] dirty_writeback_centisecs = 1500\n"
+        "vm.dirty_writeback_centisecs = 1500\n";
+
 static const char *const cmdline_expected =
         "mem_sleep_default=deep pcie_aspm=off pcie_aspm.policy=powersupersave resume=UUID=0a1b-2c3d "
         "usbcore.autosuspend=2\n";
@@ -475,10 +524,10 @@ static const char *const cmdline_expected =
 static struct plan *sample_plan(bool reversed)
 {
         struct plan *p = new_plan();
-        int order[10];
+        int order[12];
 
-        for (int i = 0; i < 10; i++)
-                order[i] = reversed ? 9 - i : i;
+        for (int i = 0; i < 12; i++)
+                order[i] = reversed ? 11 - i : i;
         for (size_t i = 0; i < ELEMENTSOF(order); i++) {
                 struct setting *s = NULL;
                 switch (order[i]) {
@@ -524,6 +573,15 @@ static struct plan *sample_plan(bool reversed)
                         add(p, MECH_TMPFILES, "audio.power_save", NULL, NULL, "snd_hda_intel", "power_save", "10",
                             "profile balanced [audio] power_save = 10");
                         break;
+                case 10:
+                        add(p, MECH_SYSCTL, "kernel.dirty_writeback_centisecs", NULL, NULL, NULL,
+                            "vm.dirty_writeback_centisecs", "1500",
+                            "profile powersave [kernel] dirty_writeback_centisecs = 1500");
+                        break;
+                case 11:
+                        add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.nmi_watchdog", "0",
+                            "profile balanced [kernel] nmi_watchdog = off");
+                        break;
                 }
         }
         /* udev rules keep plan order: added in the same order whatever REVERSED says */
@@ -566,17 +624,18 @@ static void test_render(void)
         static const char *const *expected[] = {
                 [EMIT_UDEV] = &udev_expected, [EMIT_MODPROBE] = &modprobe_expected,
                 [EMIT_TMPFILES] = &tmpfiles_expected, [EMIT_CMDLINE] = &cmdline_expected,
+                [EMIT_SYSCTL] = &sysctl_expected,
         };
         struct plan *p = sample_plan(false), *q = sample_plan(true);
 
-        for (int fmt = EMIT_UDEV; fmt <= EMIT_CMDLINE; fmt++) {
+        for (int fmt = EMIT_UDEV; fmt <= EMIT_SYSCTL; fmt++) {
                 _cleanup_free_ char *a = NULL, *b = NULL, *c = NULL, *msg = NULL;
                 int r = render(p, fmt, &a, &msg);
                 ok(r == 0 && !msg && streq_diag(a, *expected[fmt]), "%s: sample plan renders exactly", format_names[fmt]);
                 render(p, fmt, &b, NULL);
                 ok(streq(a, b), "%s: rendering twice gives the same bytes", format_names[fmt]);
                 render(q, fmt, &c, NULL);
-                if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE)
+                if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE || fmt == EMIT_SYSCTL)
                         ok(streq_diag(c, a), "%s: sorted: the plan's order does not matter", format_names[fmt]);
                 else
                         ok(streq_diag(c, fmt == EMIT_UDEV ? udev_expected : tmpfiles_reversed),
@@ -594,7 +653,7 @@ static void test_shapes(void)
         int r;
 
         /* nothing to write */
-        for (int fmt = EMIT_UDEV; fmt <= EMIT_CMDLINE; fmt++) {
+        for (int fmt = EMIT_UDEV; fmt <= EMIT_SYSCTL; fmt++) {
                 _cleanup_free_ char *o = NULL;
                 r = render(p, fmt, &o, NULL);
                 if (fmt == EMIT_CMDLINE)
@@ -743,7 +802,7 @@ static void test_hostile_render(void)
                 "auto\"", "1\n", "auto\", RUN+=\"/bin/sh\"", "$(reboot)", "%d", "1%%", "\xc3\xa9", "1 2", "",
                 "0\nw /etc/shadow - - - - x",
         };
-        for (int fmt = EMIT_UDEV; fmt <= EMIT_CMDLINE; fmt++) {
+        for (int fmt = EMIT_UDEV; fmt <= EMIT_SYSCTL; fmt++) {
                 bool all = true;
                 for (size_t i = 0; i < ELEMENTSOF(values); i++) {
                         struct plan *p = new_plan();
@@ -765,6 +824,12 @@ static void test_hostile_render(void)
                                 add(p, MECH_TMPFILES, "pcie_aspm.policy", NULL, NULL, "pcie_aspm", "policy", "default", "r");
                                 s = add(p, MECH_TMPFILES, "audio.power_save", "0000:00:1f.6", NULL, "snd_hda_intel",
                                         "power_save", values[i], "r");
+                                break;
+                        case EMIT_SYSCTL:
+                                add(p, MECH_SYSCTL, "kernel.nmi_watchdog", NULL, NULL, NULL, "kernel.nmi_watchdog", "0",
+                                    "r");
+                                s = add(p, MECH_SYSCTL, "kernel.dirty_writeback_centisecs", "0000:00:1f.6", NULL, NULL,
+                                        "vm.dirty_writeback_centisecs", values[i], "r");
                                 break;
                         default:
                                 add(p, MECH_CMDLINE, "pcie_aspm.mode", NULL, NULL, NULL, "pcie_aspm", "off", "r");
@@ -789,7 +854,7 @@ static void test_hostile_render(void)
 static void test_write_error(void)
 {
         struct plan *p = new_plan();
-        struct emit_error e = {};
+        struct xerror e = {};
         FILE *f = fopen("/dev/full", "we");
         int r;
 
@@ -802,8 +867,66 @@ static void test_write_error(void)
         add(p, MECH_CMDLINE, "pcie_aspm.mode", NULL, NULL, NULL, "pcie_aspm", "off", "r");
         r = emit_render(p, EMIT_CMDLINE, f, &e);
         ok(r == -ENOSPC && contains(e.message, "cannot write"), "write errors are reported (r=%d)", r);
-        emit_error_done(&e);
+        xerror_done(&e);
         fclose(f);
+        plan_free(p);
+}
+
+/* the NetworkManager and .link renderers: whole files, and what they refuse */
+static void test_network(void)
+{
+        struct plan *p = new_plan();
+        struct setting *s;
+        char *out = NULL, *msg = NULL;
+        int r;
+
+        add(p, MECH_NM, "wifi.power_save", "wlp166s0", NULL, NULL, "wifi.powersave", "on", "profile balanced");
+        add(p, MECH_NM, "wifi.power_save", "wlan1", NULL, NULL, "wifi.powersave", "off", "hwdb (BE200)");
+        add(p, MECH_LINK, "network.wake_on_lan", "eno1", NULL, NULL, "WakeOnLan", "off", "profile powersave");
+        add(p, MECH_LINK, "network.wake_on_lan", "enp3s0", NULL, NULL, "WakeOnLan", "off", "profile powersave");
+        r = render(p, EMIT_NM, &out, NULL);
+        ok(r == 0 && streq_diag(out,
+           "# Generated by " PACKAGE_NAME " " PACKAGE_VERSION " for profile balanced, fingerprint 0123456789abcdef, "
+           "kernel 6.1.0-18-amd64.\n"
+           "# Do not edit: \"idlecfg install\" rewrites this file and \"idlecfg rollback\" restores the one it "
+           "replaced.\n"
+           "\n# wifi.power_save on wlp166s0: profile balanced\n"
+           "[connection-idlecfg-wlp166s0]\nmatch-device=interface-name:wlp166s0\nwifi.powersave=3\n"
+           "\n# wifi.power_save on wlan1: hwdb (BE200)\n"
+           "[connection-idlecfg-wlan1]\nmatch-device=interface-name:wlan1\nwifi.powersave=2\n"),
+           "networkmanager: one section per interface, 3 for on and 2 for off (nm-settings(5))");
+        free(out);
+        r = render(p, EMIT_LINK, &out, NULL);
+        ok(r == 0 && streq_diag(out,
+           "# Generated by " PACKAGE_NAME " " PACKAGE_VERSION " for profile balanced, fingerprint 0123456789abcdef, "
+           "kernel 6.1.0-18-amd64.\n"
+           "# Do not edit: \"idlecfg install\" rewrites this file and \"idlecfg rollback\" restores the one it "
+           "replaced.\n"
+           "\n[Link]\n# network.wake_on_lan on eno1: profile powersave\n"
+           "# network.wake_on_lan on enp3s0: profile powersave\nWakeOnLan=off\n"),
+           "link: one [Link] section, one WakeOnLan= line with every NIC's reason above it");
+        free(out);
+        plan_free(p);
+
+        p = new_plan();
+        s = add(p, MECH_NM, "wifi.power_save", "wlan0]\n[main", NULL, NULL, "wifi.powersave", "on", "why");
+        check_refused(s, "an interface name that ends the section", "interface name");
+        s = add(p, MECH_NM, "wifi.power_save", "wlan*", NULL, NULL, "wifi.powersave", "on", "why");
+        check_refused(s, "an interface name with a glob", "interface name");
+        s = add(p, MECH_NM, "wifi.power_save", "wlan0123456789ab", NULL, NULL, "wifi.powersave", "on", "why");
+        check_refused(s, "an interface name of 16 bytes", "interface name");
+        s = add(p, MECH_NM, "wifi.power_save", NULL, NULL, NULL, "wifi.powersave", "on", "why");
+        check_refused(s, "a NetworkManager section without an interface", "interface name");
+        s = add(p, MECH_NM, "wifi.power_save", "wlan0", NULL, NULL, "ipv6.ip6-privacy", "on", "why");
+        check_refused(s, "a NetworkManager property the knob may not set", "setting ipv6.ip6-privacy is not one");
+        s = add(p, MECH_LINK, "network.wake_on_lan", "eno1", NULL, NULL, "NamePolicy", "off", "why");
+        check_refused(s, "a .link setting the knob may not set", "setting NamePolicy is not one");
+        s = add(p, MECH_LINK, "network.wake_on_lan", "eno1", NULL, NULL, "WakeOnLan", "magic", "why");
+        check_refused(s, "WakeOnLan=magic", "value \"magic\" is not allowed");
+        r = render(p, EMIT_LINK, &out, &msg);
+        ok(r == -EINVAL && out && !*out && msg, "link: a refused value renders nothing (%s)", strempty(msg));
+        free(out);
+        free(msg);
         plan_free(p);
 }
 
@@ -816,6 +939,7 @@ int main(void)
         test_shapes();
         test_hostile_render();
         test_write_error();
+        test_network();
         printf("1..%d\n", n);
         return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

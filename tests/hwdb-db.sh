@@ -38,7 +38,8 @@ BEGIN {
         H = "[0-9A-F]"; H4 = H H H H; ID = "(0000" H4 "|\\*)"
         # property: the values it may have, the keys it may sit on
         split("PCI_RUNTIME_PM ASPM_DENY ASPM_ALLOW SATA_ALPM NVME_APST USB_AUTOSUSPEND " \
-              "USB_PERSIST AUDIO_POWER_SAVE I2C_RUNTIME_PM MEM_SLEEP I915_PSR I915_FBC AMDGPU_ABM AHCI_RUNTIME_PM", p, " ")
+              "USB_PERSIST AUDIO_POWER_SAVE I2C_RUNTIME_PM MEM_SLEEP I915_PSR I915_FBC AMDGPU_ABM AHCI_RUNTIME_PM " \
+              "WIFI_POWER_SAVE", p, " ")
         for (i in p) known["IDLECFG_" p[i]] = 1
         st = "(l0s|l1|l1_1|l1_2|clkpm|l1_1_pcipm|l1_2_pcipm)"
         val["IDLECFG_PCI_RUNTIME_PM"] = "^(deny|allow)$"
@@ -47,6 +48,7 @@ BEGIN {
         val["IDLECFG_NVME_APST"] = "^(deny|no-deepest)$"
         val["IDLECFG_USB_AUTOSUSPEND"] = "^(allow|deny)$"
         val["IDLECFG_USB_PERSIST"] = "^0$"
+        val["IDLECFG_WIFI_POWER_SAVE"] = "^deny$"
         val["IDLECFG_AUDIO_POWER_SAVE"] = "^deny$"
         val["IDLECFG_I2C_RUNTIME_PM"] = "^(deny|allow)$"
         val["IDLECFG_MEM_SLEEP"] = "^(s2idle|deep)$"
@@ -71,6 +73,7 @@ BEGIN {
         key["IDLECFG_USB_AUTOSUSPEND"] = key["IDLECFG_USB_PERSIST"] = usbkey
         key["IDLECFG_AUDIO_POWER_SAVE"] = "^pci:v\\*d\\*sv0000" H4 "sd0000" H4 "bc04sc0[13]\\*$"
         key["IDLECFG_I2C_RUNTIME_PM"] = i2ckey
+        key["IDLECFG_WIFI_POWER_SAVE"] = pcikey
         key["IDLECFG_MEM_SLEEP"] = key["IDLECFG_AMDGPU_ABM"] = dmikey
         # i915 display features: per machine, or per GPU generation (its PCI key)
         key["IDLECFG_I915_PSR"] = key["IDLECFG_I915_FBC"] = "(" dmikey ")|(" pcikey ")"

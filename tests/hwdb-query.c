@@ -64,7 +64,7 @@ int main(int argc, char **argv)
                 {}
         };
         _cleanup_(hwdb_freep) struct hwdb *h = NULL;
-        struct hwdb_error err = {};
+        struct xerror err = {};
         const char *list = NULL;
         bool sources = false, warnings = false, header;
         unsigned flags = 0;
@@ -99,18 +99,18 @@ int main(int argc, char **argv)
 
         r = hwdb_load_keys(argv[optind], flags, (const char *const *) keys, &h, &err);
         if (r < 0) {
-                _cleanup_free_ char *msg = hwdb_error_format(&err);
+                _cleanup_free_ char *msg = xerror_format(&err);
                 fprintf(stderr, "hwdb-query: %s\n", msg);
-                hwdb_error_done(&err);
+                xerror_done(&err);
                 return EXIT_FAILURE;
         }
         if (warnings) {
-                const struct hwdb_error *w;
+                const struct xerror *w;
                 size_t n;
 
                 w = hwdb_warnings(h, &n);
                 for (size_t i = 0; i < n; i++) {
-                        _cleanup_free_ char *msg = hwdb_error_format(&w[i]);
+                        _cleanup_free_ char *msg = xerror_format(&w[i]);
                         fprintf(stderr, "%s\n", msg);
                 }
         }

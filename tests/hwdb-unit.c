@@ -99,14 +99,14 @@ static bool check(const struct hwdb *h, const char *modalias, bool sources, cons
 
 static struct hwdb *load_root(const char *root, unsigned flags)
 {
-        struct hwdb_error err = {};
+        struct xerror err = {};
         struct hwdb *h = NULL;
         int r = hwdb_load(root, flags, &h, &err);
 
         if (r < 0) {
-                _cleanup_free_ char *msg = hwdb_error_format(&err);
+                _cleanup_free_ char *msg = xerror_format(&err);
                 printf("# hwdb_load(%s): %s\n", root, msg);
-                hwdb_error_done(&err);
+                xerror_done(&err);
                 return NULL;
         }
         return h;
@@ -118,7 +118,7 @@ static char *strict_error(const char *content, ssize_t len)
         _cleanup_free_ char *dir = fresh_dir("strict");
         _cleanup_free_ char *path = xasprintf("%s/t.hwdb", dir);
         const char *paths[] = { path, NULL };
-        struct hwdb_error err = {};
+        struct xerror err = {};
         struct hwdb *h = NULL;
         char *res;
         int r;
@@ -131,7 +131,7 @@ static char *strict_error(const char *content, ssize_t len)
         }
         res = xasprintf("%s%s:%u: %s", streq_ptr(err.file, path) ? "" : "<wrong file>", "t.hwdb",
                         err.line, err.message);
-        hwdb_error_done(&err);
+        xerror_done(&err);
         return res;
 }
 
@@ -140,7 +140,7 @@ static void test_format(void)
         _cleanup_free_ char *dir = fresh_dir("format");
         _cleanup_free_ char *p1 = xasprintf("%s/10-a.hwdb", dir);
         const char *paths[] = { p1, NULL };
-        struct hwdb_error err = {};
+        struct xerror err = {};
         struct hwdb *h = NULL;
         size_t nw;
 
@@ -289,7 +289,7 @@ static void test_order(void)
         _cleanup_free_ char *dir = fresh_dir("order");
         _cleanup_free_ char *p = xasprintf("%s/o.hwdb", dir);
         const char *paths[] = { p, NULL };
-        struct hwdb_error err = {};
+        struct xerror err = {};
         struct hwdb *h = NULL;
 
         /* sd-hwdb prints a key where its trie walk first meets it: shorter
@@ -315,7 +315,7 @@ static void test_line_ends(void)
         _cleanup_free_ char *dir = fresh_dir("eol");
         _cleanup_free_ char *p = xasprintf("%s/e.hwdb", dir);
         const char *paths[] = { p, NULL };
-        struct hwdb_error err = {};
+        struct xerror err = {};
         struct hwdb *h = NULL;
         static const char content[] =
                 "a:*\r\n K=crlf\r\n\r\n"                        /* 1-3 */
@@ -401,8 +401,8 @@ static void test_lenient(void)
         _cleanup_free_ char *p2 = xasprintf("%s/20-missing.hwdb", dir);
         _cleanup_free_ char *p3 = xasprintf("%s/30-good.hwdb", dir);
         const char *paths[] = { p1, p2, p3, NULL };
-        struct hwdb_error err = {};
-        const struct hwdb_error *w;
+        struct xerror err = {};
+        const struct xerror *w;
         struct hwdb *h = NULL;
         size_t nw;
 
@@ -434,7 +434,7 @@ static void test_misc(void)
 {
         _cleanup_free_ char *root = fresh_dir("misc");
         _cleanup_free_ char *missing = xasprintf("%s/does-not-exist", base);
-        struct hwdb_error err = {};
+        struct xerror err = {};
         struct hwdb_property prop;
         struct hwdb *h = NULL;
         size_t nf;
@@ -442,7 +442,7 @@ static void test_misc(void)
 
         r = hwdb_load(missing, 0, &h, &err);
         ok(r == -ENOENT && streq_ptr(err.file, missing), "missing root: -ENOENT naming it");
-        hwdb_error_done(&err);
+        xerror_done(&err);
 
         h = load_root(root, HWDB_STRICT);
         if (ok(h != NULL, "root without hwdb directories is an empty database")) {
@@ -466,7 +466,7 @@ static void test_misc(void)
         {
                 _cleanup_free_ char *fifo = xasprintf("%s/usr/lib/udev/hwdb.d/20-fifo.hwdb", root);
                 _cleanup_free_ char *subdir = xasprintf("%s/usr/lib/udev/hwdb.d/30-dir.hwdb", root);
-                const struct hwdb_error *w;
+                const struct xerror *w;
                 size_t nw;
 
                 if (mkfifo(fifo, 0644) < 0 || mkdir(subdir, 0755) < 0)
@@ -486,16 +486,16 @@ static void test_misc(void)
                 r = hwdb_load(root, HWDB_FILES_REQUIRED, &h, &err);
                 ok(r == -EBADFD && streq_ptr(err.file, "/usr/lib/udev/hwdb.d/20-fifo.hwdb") && err.line == 0,
                    "HWDB_FILES_REQUIRED: the FIFO is the error, naming it (r=%d)", r);
-                hwdb_error_done(&err);
+                xerror_done(&err);
         }
 
         {
-                struct hwdb_error e = { .file = (char *) "f.hwdb", .line = 3, .message = (char *) "bad" };
-                _cleanup_free_ char *a = hwdb_error_format(&e);
+                struct xerror e = { .file = (char *) "f.hwdb", .line = 3, .message = (char *) "bad" };
+                _cleanup_free_ char *a = xerror_format(&e);
                 _cleanup_free_ char *b = NULL;
                 e.line = 0;
-                b = hwdb_error_format(&e);
-                ok(streq(a, "f.hwdb:3: bad") && streq(b, "f.hwdb: bad"), "hwdb_error_format");
+                b = xerror_format(&e);
+                ok(streq(a, "f.hwdb:3: bad") && streq(b, "f.hwdb: bad"), "xerror_format");
         }
 }
 

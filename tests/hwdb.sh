@@ -7,7 +7,7 @@ HWDB_QUERY=${HWDB_QUERY:-$top_builddir/tests/hwdb-query}
 [ -x "$HWDB_QUERY" ] || skip_all "$HWDB_QUERY not built"
 DATA=$TESTS_DATA/hwdb
 SYSTEM_HWDB=${IDLECFG_SYSTEM_HWDB:-/usr/lib/udev/hwdb.d}
-plan 14
+plan 15
 
 # A merged-/usr root (lib -> usr/lib): Debian's systemd 252 reads
 # ROOT/lib/udev/hwdb.d and ROOT/etc/udev/hwdb.d, we read /usr/lib too.
@@ -133,6 +133,19 @@ awk 'BEGIN { x = "#"; while (length(x) < 65525) x = x "x"; printf "%s\nkey:a\n I
         >"$cut/usr/lib/udev/hwdb.d/10-cut.hwdb"
 check "a key across the 64 KiB boundary of the skip scan is read" \
         sh -c '[ "$("$1" --keys IDLECFG_ "$2" key:a)" = IDLECFG_X=1 ]' sh "$HWDB_QUERY" "$cut"
+# the scan tests 16 positions at a time for two bytes of each key: a key in
+# the last positions of a file (no final newline), and keys that do not share
+# their first byte, are found too
+tail=$tmp/tail
+mkhwroot "$tail"
+awk 'BEGIN { x = "#"; while (length(x) < 300) x = x "x"; printf "%s\nkey:a\n IDLECFG_X=1", x }' \
+        >"$tail/usr/lib/udev/hwdb.d/10-tail.hwdb"
+printf 'key:b\n ID_PERSIST=1\n' >"$tail/usr/lib/udev/hwdb.d/20-persist.hwdb"
+check "the skip scan finds a key at the very end of a file, and keys with different first bytes" \
+        sh -c '[ "$("$1" --keys IDLECFG_ "$2" key:a)" = IDLECFG_X=1 ] &&
+               [ "$("$1" --keys XX_,IDLECFG_ "$2" key:a)" = IDLECFG_X=1 ] &&
+               [ "$("$1" --keys ZZZZZZZZZZZZ,ID_PERSIST "$2" key:b)" = ID_PERSIST=1 ] &&
+               [ -z "$("$1" --keys ID_PERSISTENT "$2" key:b)" ]' sh "$HWDB_QUERY" "$tail"
 
 # the modaliases to ask: the hand-written list and every recorded machine
 list=$tmp/modaliases

@@ -2,7 +2,8 @@
  *   key SECTION KEY VALUE|VALUE...     (a number key: keep|MIN|MAX)
  *   property NAME VALUE|VALUE...       (a list: "list:" before the words; a range: MIN..MAX)
  *   rule KNOB
- *   module MODULE                      (module parameters detect reads) */
+ *   module MODULE                      (module parameters detect reads)
+ *   sysctl KEY                         (sysctl keys a rule lets sysctl.d set) */
 #include "config.h"
 
 #include "knobs/knob.h"
@@ -29,8 +30,15 @@ int main(void)
                         else
                                 printf("property %s %s%s\n", p->name, p->list ? "list:" : "", p->words);
                 }
-                for (size_t j = 0; j < fam[i]->n_rules; j++)
+                for (size_t j = 0; j < fam[i]->n_rules; j++) {
+                        const char *k = fam[i]->rules[j].sysctls;
                         printf("rule %s\n", fam[i]->rules[j].knob);
+                        while (k && *k) {
+                                size_t m = strcspn(k, "|");
+                                printf("sysctl %.*s\n", (int) m, k);
+                                k += m + (k[m] == '|');
+                        }
+                }
                 for (const char *const *m = fam[i]->modules; m && *m; m++)
                         printf("module %s\n", *m);
                 for (const char *const *m = fam[i]->modules_shown; m && *m; m++)

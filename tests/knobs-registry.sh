@@ -61,12 +61,21 @@ dmi:*
 HWDB
 }
 
+# systemd 252's default link file, for [network] wake_on_lan (a drop-in of it)
+link_default() {
+        mkdir -p "$1/usr/lib/systemd/network" "$1/usr/lib/x86_64-linux-gnu/systemd"
+        printf '[Match]\nOriginalName=*\n\n[Link]\nNamePolicy=keep kernel database onboard slot path\n' \
+                >"$1/usr/lib/systemd/network/99-default.link"
+        : >"$1/usr/lib/x86_64-linux-gnu/systemd/libsystemd-shared-252.so"
+}
+
 machines=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
 for m in $machines; do
         dir=$TESTS_DATA/machines/$m
         root=$tmp/$m-root
         mkroot_installed "$dir" "$root" || { echo "Bail out! cannot build the root of $m"; exit 1; }
         hwdb_local "$root"
+        link_default "$root"
         # a swap device with a UUID for [suspend] hibernate
         mkdir -p "$root/etc"
         echo "UUID=0a1b2c3d-4e5f-6789-abcd-ef0123456789 none swap sw 0 0" >>"$root/etc/fstab"

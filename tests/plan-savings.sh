@@ -12,7 +12,7 @@ if [ -d "$FIXTURES/recordings" ]; then
         recs=$(cd "$FIXTURES/recordings" && find . -name '*.umockdev' | sed 's|^\./||' | LC_ALL=C sort)
 fi
 n_recs=$(echo "$recs" | grep -c . || true)
-plan $((61 + 5 * n_recs))
+plan $((67 + 5 * n_recs))
 
 # knob|device|class|value|mechanism|reason|module|attr|current, one line per setting
 flat() {
@@ -63,6 +63,12 @@ for block in text.split("\n\n"):
                               % cmd[m.group(3)])
         out.append(block)
         extra.append("%s/power/control=on" % m.group(1))
+        if m.group(2) in ("ata2", "ata5"):
+            # the counters of a port whose runtime PM is off, and its uevent
+            # file (every device has one), for measure
+            extra += ["%s/power/%s" % (m.group(1), a) for a in
+                      ("runtime_status=active", "runtime_active_time=5000", "runtime_suspended_time=0")]
+            extra.append("%s/uevent=" % m.group(1))
         if m.group(2) == "ata1":
             extra.append("%s/link1/dev1.0/power/pm_qos_no_power_off=0" % m.group(1))
         continue
@@ -108,6 +114,34 @@ check "ata2/ata3: ports with disks and the disks themselves keep their runtime P
         ! grep -q '^sata.runtime_pm|ata[23]|.*|auto|' '$tmp/sata.flat' &&
         grep -q '^sata.runtime_pm|host1|sata||.*a disk or drive on this port' '$tmp/sata.flat' &&
         grep -q '^sata.runtime_pm|1:0:0:0|disk||.*never planned' '$tmp/sata.flat'"
+# the same port once runtime-suspended: ahci_port_suspend() stops its engines and
+# PxCMD reads 0 (seen in the q35 VM), which must not turn it into a DUMMY port
+{ cat "$m/extra"; echo "/devices/pci0000:00/0000:00:1f.2/ata4/power/runtime_status=suspended"; } >"$m/extra.suspended"
+run_edited "$m/machine.umockdev" "$m/extra.suspended" "$IDLECFG" plan --json --profile balanced --root "$root" --kernel "$KVER" >"$tmp/susp.json" 2>"$tmp/err"
+flat "$tmp/susp.json" >"$tmp/susp.flat"
+check "ata4, PxCMD 0 on a runtime-suspended port: internal, ALPM planned" \
+        planned sata.alpm host3 med_power_with_dipm "$tmp/susp.flat"
+check "ata4: the reason says the register reads 0 because the port is suspended" \
+        reason_has sata.alpm host3 "ahci_port_cmd 0 on a runtime-suspended port" "$tmp/susp.flat"
+check "ata4, PxCMD 0 on a runtime-suspended port: its runtime PM stays planned (the plan does not flip once it took effect)" \
+        planned sata.runtime_pm ata4 auto "$tmp/susp.flat"
+check "ata7/ata8, IDE-R ports (ata_generic): runtime PM skipped, saying they are not AHCI" sh -c "
+        grep '^sata.runtime_pm|host6|sata||' '$tmp/sata.flat' | grep -q 'not an AHCI port (ata_generic)' &&
+        grep '^sata.runtime_pm|host7|sata||' '$tmp/sata.flat' | grep -q 'not an AHCI port (ata_generic)'"
+run_edited "$m/machine.umockdev" "$m/extra" "$IDLECFG" verify --json --profile balanced --root "$root" --kernel "$KVER" >"$tmp/sata.verify.json" 2>"$tmp/err"
+check "verify: an ATA port with runtime PM off is an idle blocker of sata.runtime_pm, with the plan's value (ata5: auto) or skip (ata2: a disk)" python3 -c '
+import json, sys
+b = {x["device"]: x for x in json.load(open(sys.argv[1]))["blockers"] if x["knob"] == "sata.runtime_pm"}
+assert b["host4"]["planned"] == "auto" and "ATA port ata5" in b["host4"]["what"], b
+assert b["host1"]["planned"] is None and "a disk or drive on this port" in b["host1"]["reason"], b' "$tmp/sata.verify.json"
+run_edited "$m/machine.umockdev" "$m/extra" "$IDLECFG" measure --json --seconds 1 --profile balanced --root "$root" --kernel "$KVER" >"$tmp/sata.measure.json" 2>"$tmp/err"
+check "measure: an awake ATA port is attributed to its setting: ata5 knob-off (sata.runtime_pm, planned auto), ata2 on purpose (its disk)" python3 -c '
+import json, sys
+d = {x["devpath"]: x for x in json.load(open(sys.argv[1]))["devices"]}
+p = d["/devices/pci0000:00/0000:00:1f.2/ata5"]
+assert p["why"] == "knob-off" and p["knob"] == "sata.runtime_pm" and p["planned"] == "auto", p
+q = d["/devices/pci0000:00/0000:00:1f.2/ata2"]
+assert q["why"] == "on-purpose" and q["knob"] == "sata.runtime_pm" and "a disk or drive on this port" in q["reason"], q' "$tmp/sata.measure.json"
 check "ata3 holds /home on an external port: the fixture kernel (6.1) has no mask_port_ext, so a skip says what 6.17 would take" \
         sh -c "grep '^sata.mask_port_ext||' '$tmp/sata.flat' | grep -q 'ahci.mask_port_ext=0000:00:1f.2=0x4'"
 run_edited "$m/machine.umockdev" "$m/extra" "$IDLECFG" plan --format=udev --profile balanced --root "$root" --kernel "$KVER" >"$tmp/sata.rules" 2>"$tmp/err"

@@ -18,7 +18,7 @@
  */
 int main(int argc, char **argv)
 {
-        struct profile_error e = {};
+        struct xerror e = {};
         _cleanup_free_ char *msg = NULL;
         int r;
 
@@ -49,8 +49,8 @@ int main(int argc, char **argv)
                 fprintf(stderr, "usage: %s ROOT NAME | --select ROOT [CHASSIS_TYPE]\n", argv[0]);
                 return 2;
         }
-        msg = profile_error_format(&e);
+        msg = xerror_format(&e);
         printf("%s\n", msg);
-        profile_error_done(&e);
+        xerror_done(&e);
         return 1;
 }

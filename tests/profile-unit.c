@@ -31,16 +31,16 @@ static bool streq_diag(const char *got, const char *want)
 static void check_load(const char *root, const char *dir, const char *name, int want_r, const char *want,
                        const char *desc)
 {
-        struct profile_error e = {};
+        struct xerror e = {};
         struct profile *p = NULL;
         _cleanup_free_ char *got = NULL;
         int r = profile_load(root, dir, name, &p, &e);
 
         if (r < 0)
-                got = profile_error_format(&e);
+                got = xerror_format(&e);
         ok(r == want_r && (r < 0 ? !p : !!p) && streq_diag(got, want), "%s (r=%d)", desc, r);
         profile_free(p);
-        profile_error_done(&e);
+        xerror_done(&e);
 }
 
 /* "DIR/NAME.profile:LINE: MSG" for a file of the bad directory */
@@ -97,14 +97,14 @@ static bool setting_is(const struct profile *p, const char *section, const char 
 
 static struct profile *load_ok(const char *root, const char *dir, const char *name)
 {
-        struct profile_error e = {};
+        struct xerror e = {};
         struct profile *p = NULL;
 
         if (profile_load(root, dir, name, &p, &e) < 0) {
-                _cleanup_free_ char *m = profile_error_format(&e);
+                _cleanup_free_ char *m = xerror_format(&e);
                 printf("# loading %s: %s\n", name, m);
         }
-        profile_error_done(&e);
+        xerror_done(&e);
         return p;
 }
 
@@ -124,7 +124,7 @@ static void test_format(void)
         check_bad("long-section", 1, "section name too long (50 characters, limit 49)");
         check_bad("section-49", 1,
                   "unknown section [sssssssssssssssssssssssssssssssssssssssssssssssss]; valid: profile, pci, pcie_aspm, "
-                  "sata, usb, audio, gpu, i2c, nvme, suspend");
+                  "sata, usb, audio, gpu, i2c, nvme, suspend, kernel, wifi, network");
         check_bad("long-key", 2, "key name too long (50 characters, limit 49)");
         check_bad("inline-semicolon", 3,
                   "';' inside a line: inline comments are not supported; put the comment on a line of its own");
@@ -138,11 +138,7 @@ static void test_format(void)
         check_bad("section-unterminated", 1, "missing ']' in section header");
         check_bad("unknown-section", 4,
                   "unknown section [usbb]; valid: profile, pci, pcie_aspm, sata, usb, audio, gpu, i2c, nvme, "
-                  "suspend");
-        /* keys no knob family reads (#14): refused, and the message says why */
-        check_bad("retired-section", 4,
-                  "section [kernel] is not supported: no knob family plans its keys; remove it; valid: profile, pci, "
-                  "pcie_aspm, sata, usb, audio, gpu, i2c, nvme, suspend");
+                  "suspend, kernel, wifi, network");
         check_bad("key-before-section", 3, "key 'autosuspend' before the first [section]");
         check_bad("continuation", 3,
                   "indented line: continuation lines are not supported; start sections and keys at the beginning of the line");
@@ -187,9 +183,16 @@ static void test_schema(void)
         check_bad("unknown-value", 8,
                   "unknown value 'medium' for [sata] alpm; valid: max_performance, medium_power, med_power_with_dipm, "
                   "min_power_with_partial, min_power, keep");
+        /* the network families' keys (#11): their values only, with file:line */
+        check_bad("wifi-value", 3, "unknown value '3' for [wifi] power_save; valid: on, off, keep");
+        check_bad("wol-value", 3, "unknown value 'g' for [network] wake_on_lan; valid: off, keep");
         check_bad("empty-value", 2,
                   "missing value for [sata] alpm; valid: max_performance, medium_power, med_power_with_dipm, "
                   "min_power_with_partial, min_power, keep");
+        /* [kernel]: the profile's words, not the sysctl's numbers; a writeback of 0 (never) is refused */
+        check_bad("kernel-nmi-value", 3, "unknown value '0' for [kernel] nmi_watchdog; valid: off, keep");
+        check_bad("kernel-writeback-range", 2,
+                  "value 0 for [kernel] dirty_writeback_centisecs is out of range; valid: keep or an integer 100..6000");
         check_bad("int-text", 2, "invalid value '2s' for [usb] delay_ms; valid: keep or an integer 0..600000");
         check_bad("int-range", 2, "value 600001 for [usb] delay_ms is out of range; valid: keep or an integer 0..600000");
         check_bad("int-overflow", 2,
@@ -206,15 +209,15 @@ static void test_schema(void)
 
         /* the error struct carries the place apart from the message */
         {
-                struct profile_error e = {};
+                struct xerror e = {};
                 struct profile *p = NULL;
                 _cleanup_free_ char *f = xasprintf("%s/unknown-value.profile", bad);
                 int r = profile_load(none, bad, "unknown-value", &p, &e);
                 ok(r == -EINVAL && !p && streq_ptr(e.file, f) && e.line == 8 && e.message &&
                    startswith(e.message, "unknown value 'medium'"),
                    "error struct: file, line and message apart");
-                profile_error_done(&e);
-                ok(!e.file && !e.message && e.line == 0, "profile_error_done clears");
+                xerror_done(&e);
+                ok(!e.file && !e.message && e.line == 0, "xerror_done clears");
         }
 
         /* every knob can be left alone, except yes/no ones whose "no" already is that */
@@ -225,7 +228,7 @@ static void test_schema(void)
                 if (!has && !(k[i].choices && streq(k[i].choices[0], "yes") && streq(k[i].choices[1], "no")))
                         all_have_keep = false, printf("# [%s] %s has no keep\n", k[i].section, k[i].key);
         }
-        ok(nk == 18 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
+        ok(nk == 22 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
 
         ok(profile_name_valid("balanced") && profile_name_valid("my-laptop_2") && !profile_name_valid("") &&
            !profile_name_valid("../x") && !profile_name_valid("a/b") && !profile_name_valid(".hidden") &&
@@ -562,26 +565,26 @@ static void check_select(const char *root, const char *cli, const char *chassis,
                          const char *want_reason, const char *desc)
 {
         _cleanup_free_ char *name = NULL, *reason = NULL;
-        struct profile_error e = {};
+        struct xerror e = {};
         int r = profile_select(root, cli, chassis, &name, &reason, &e);
 
         if (r < 0) {
-                _cleanup_free_ char *m = profile_error_format(&e);
+                _cleanup_free_ char *m = xerror_format(&e);
                 printf("# %s\n", m);
         }
         ok(r == 0 && streq_diag(name, want_name) && streq_diag(reason, want_reason), "select: %s", desc);
-        profile_error_done(&e);
+        xerror_done(&e);
 }
 
 static void check_select_error(const char *root, const char *cli, const char *want, const char *desc)
 {
         _cleanup_free_ char *name = NULL, *reason = NULL, *got = NULL;
-        struct profile_error e = {};
+        struct xerror e = {};
         int r = profile_select(root, cli, "10", &name, &reason, &e);
 
-        got = profile_error_format(&e);
+        got = xerror_format(&e);
         ok(r == -EINVAL && !name && !reason && streq_diag(got, want), "select: %s", desc);
-        profile_error_done(&e);
+        xerror_done(&e);
 }
 
 static void test_select(void)
@@ -623,12 +626,12 @@ static void test_select(void)
         /* whatever the chassis, the chosen profile must exist */
         for (int t = 0; t <= 40; t++) {
                 _cleanup_free_ char *type = xasprintf("%d", t), *name = NULL, *reason = NULL;
-                struct profile_error e = {};
+                struct xerror e = {};
                 struct profile *p = NULL;
                 if (profile_select(none, NULL, type, &name, &reason, &e) < 0 || !(p = load_ok(none, shipped, name)))
                         all_load = false;
                 profile_free(p);
-                profile_error_done(&e);
+                xerror_done(&e);
         }
         ok(all_load, "every chassis type 0..40 selects a shipped profile that loads");
 

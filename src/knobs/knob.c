@@ -380,6 +380,17 @@ struct setting *plan_global(struct planctx *c, const char *knob, const char *mod
         return s;
 }
 
+struct setting *plan_service(struct planctx *c, const struct device *d, const char *knob, enum mechanism mech,
+                             const char *param, const char *value, char *reason_take)
+{
+        struct setting *s = add(c, d, knob, reason_take);
+
+        s->param = xstrdup(param);
+        s->value = xstrdup(value);
+        s->mech = mech;
+        return s;
+}
+
 bool usb_has_class(const struct device *d, const char *cls)
 {
         const char *dc = kv_get(&d->ids, "device_class");

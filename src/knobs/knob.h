@@ -68,6 +68,11 @@ struct setting *plan_param(struct planctx *c, const struct device *d, const char
 struct setting *plan_global(struct planctx *c, const char *knob, const char *module, const char *param,
                             const char *value, const char *current, enum mechanism mech, char *reason_take);
 
+/* A setting of device D that a service applies (MECH_NM, MECH_LINK): PARAM is
+ * its name there ("wifi.powersave", "WakeOnLan") */
+struct setting *plan_service(struct planctx *c, const struct device *d, const char *knob, enum mechanism mech,
+                             const char *param, const char *value, char *reason_take);
+
 /* udev match keys that identify device D */
 void match_device(const struct device *d, struct kvlist *match);
 
@@ -158,6 +163,15 @@ void knob_gpu(struct planctx *c);
 void knob_i2c(struct planctx *c);
 void knob_nvme(struct planctx *c);
 void knob_suspend(struct planctx *c);
+void knob_kernel(struct planctx *c);
+
+/* the /proc/sys file of sysctl KEY ("vm.dirty_writeback_centisecs" ->
+ * /proc/sys/vm/dirty_writeback_centisecs); below $IDLECFG_TEST_PROC instead of
+ * /proc in the tests. NULL under umockdev without that variable: the testbed
+ * mocks /sys only, and the host's /proc/sys is never read or written there. */
+char *sysctl_proc_path(const char *key);
+void knob_wifi(struct planctx *c);
+void knob_network(struct planctx *c);
 
 /* every family, in planning order */
 const struct knob_family *const *knob_registry(size_t *ret_n);
@@ -178,7 +192,9 @@ bool knob_kernel_range_ok(const char *value);
  * property no family declares (with its _REASON and _KERNEL companions) or a
  * malformed _KERNEL range is an error at its file:line. systemd's own ID_
  * properties are never checked here. 0 or -EINVAL with *ret_error set. */
-int knob_hwdb_check(const struct hwdb *h, struct hwdb_error *ret_error);
+int knob_hwdb_check(const struct hwdb *h, struct xerror *ret_error);
 
 extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_sata, knob_family_usb,
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;
+extern const struct knob_family knob_family_kernel;
+extern const struct knob_family knob_family_wifi, knob_family_network;

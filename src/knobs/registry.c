@@ -16,6 +16,9 @@ static const struct knob_family *const families[] = {
         &knob_family_i2c,
         &knob_family_nvme,
         &knob_family_suspend,
+        &knob_family_kernel,
+        &knob_family_wifi,
+        &knob_family_network,
 };
 
 const struct knob_family *const *knob_registry(size_t *ret_n)
@@ -219,7 +222,7 @@ static char *valid_set(const struct knob_property *p)
         return xstrdup(p->words);
 }
 
-int knob_hwdb_check(const struct hwdb *h, struct hwdb_error *ret_error)
+int knob_hwdb_check(const struct hwdb *h, struct xerror *ret_error)
 {
         _cleanup_free_ struct hwdb_property *all = NULL;
         size_t n = hwdb_all_properties(h, &all);
@@ -244,13 +247,7 @@ int knob_hwdb_check(const struct hwdb *h, struct hwdb_error *ret_error)
                         msg = xasprintf(_("Invalid value %s=%s: expected %s."), q->key, q->value, set);
                 }
                 if (msg) {
-                        if (ret_error) {
-                                hwdb_error_done(ret_error);
-                                *ret_error = (struct hwdb_error) {
-                                        .file = xstrdup(q->file), .line = q->line, .message = msg,
-                                };
-                        } else
-                                free(msg);
+                        xerror_set_take(ret_error, q->file, q->line, msg);
                         return -EINVAL;
                 }
         }

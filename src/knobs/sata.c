@@ -48,6 +48,14 @@ static enum port_kind port_kind(const struct device *h, char **ret_what)
                 *ret_what = xstrdup("ahci_port_cmd not readable");
                 return PORT_UNKNOWN;
         }
+        if (cmd == 0 && streq_ptr(kv_get(&h->knobs, "port/power/runtime_status"), "suspended")) {
+                /* ahci_port_suspend() stops the port's DMA and FIS engines (ST, FRE,
+                 * CR, FR read 0); HPCP, MPSP, ESP and CPD are capability bits the
+                 * firmware sets and keep their value: none is set */
+                *ret_what = xstrdup("ahci_port_cmd 0 on a runtime-suspended port (its engines stopped): "
+                                    "internal port (no HPCP, MPSP or ESP bit)");
+                return PORT_INTERNAL;
+        }
         if (cmd == 0) {
                 *ret_what = xstrdup("ahci_port_cmd 0: a port outside the controller's port map (DUMMY)");
                 return PORT_DUMMY;
@@ -213,8 +221,18 @@ static void ports_runtime_pm(struct planctx *c)
                 enum port_kind k;
                 size_t disks = 0, odd = 0;
 
-                if (!kv_find(&h->knobs, "port/power/control") || !streq_ptr(kv_get(&h->ids, "proc_name"), "ahci"))
+                if (!kv_find(&h->knobs, "port/power/control"))
                         continue;
+                if (!streq_ptr(kv_get(&h->ids, "proc_name"), "ahci")) {
+                        /* an SFF/PATA port (ata_piix, ata_generic, an AMT IDE-R port): no
+                         * PxCMD tells whether a drive can be attached to it */
+                        plan_skip(c, h, "sata.runtime_pm",
+                                  xasprintf("skipped: not an AHCI port (%s): no PxCMD register says whether a "
+                                            "drive can appear on it, and a suspended port does not notice one "
+                                            "(libata freezes a port before suspending it)",
+                                            strempty(kv_get(&h->ids, "proc_name"))));
+                        continue;
+                }
                 if (streq(want, "on")) {
                         plan_port(c, h, want, profile_reason(c, "sata", "runtime_pm"));
                         continue;
@@ -410,8 +428,11 @@ static const struct knob_attr attrs[] = {
 /* the SATA defaults at boot, shown by detect */
 static const char *const modules_shown[] = { "ahci", "libata", NULL };
 
+/* verify and measure: whose runtime PM a device's power/control is. "ata-port"
+ * is the ATA port (ataN, reached through its ata_port class device): a planned
+ * port's setting names it; detect hangs its power/control on the SATA host. */
 static const struct knob_runtime_pm runtime_pm[] = {
-        { "disk", "sata.runtime_pm" }, { "sata", "sata.runtime_pm" },
+        { "disk", "sata.runtime_pm" }, { "sata", "sata.runtime_pm" }, { "ata-port", "sata.runtime_pm" },
 };
 
 const struct knob_family knob_family_sata = {

@@ -45,14 +45,14 @@ int main(int argc, char **argv)
         }
         t = xmalloc((size_t) runs * sizeof(*t));
         for (int i = 0; i < runs; i++) {
-                struct hwdb_error err = {};
+                struct xerror err = {};
                 double start = now_ms();
                 int r = hwdb_load(root, 0, &h, &err);
 
                 if (r < 0) {
-                        _cleanup_free_ char *msg = hwdb_error_format(&err);
+                        _cleanup_free_ char *msg = xerror_format(&err);
                         fprintf(stderr, "hwdb-bench: %s\n", msg);
-                        hwdb_error_done(&err);
+                        xerror_done(&err);
                         return 1;
                 }
                 t[i] = now_ms() - start;

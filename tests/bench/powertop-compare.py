@@ -94,6 +94,15 @@ def find_setting(plan, path):
                 return s, None
         return None, None
     best = None
+    # an ATA port (.../ataN, no subsystem): a planned port names its ata_port
+    # class device, a skipped one the SCSI host below it (.../ataN/hostM/...)
+    port = re.search(r"/(ata\d+)$", dev)
+    if port:
+        for s in plan["settings"]:
+            if s.get("devpath") and s["knob"] == "sata.runtime_pm" and (
+                    "/sys" + s["devpath"] == "%s/ata_port/%s" % (dev, port.group(1)) or
+                    re.fullmatch(re.escape(dev) + r"/host\d+(/scsi_host/host\d+)?", "/sys" + s["devpath"])):
+                return s, None
     for s in plan["settings"]:
         if s.get("devpath") and "/sys" + s["devpath"] == dev:
             if s.get("attr") and "/sys%s/%s" % (s["devpath"], s["attr"]) == path:

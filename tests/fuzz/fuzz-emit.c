@@ -186,7 +186,7 @@ static bool match_key_ok(const char *k)
 
 static void check_setting(const struct setting *s)
 {
-        struct emit_error e = {};
+        struct xerror e = {};
         const struct knob_rule *rules;
         size_t n_rules;
         int r = emit_check_value(s, &e);
@@ -200,7 +200,7 @@ static void check_setting(const struct setting *s)
 
         if (r < 0) {
                 fuzz_assert(r == -EINVAL && e.message && e.message[0], "refused with %d and no message", r);
-                emit_error_done(&e);
+                xerror_done(&e);
                 return;
         }
         fuzz_assert(!e.message, "passed with a message: %s", e.message);
@@ -231,6 +231,12 @@ static void check_setting(const struct setting *s)
                             strempty(s->param));
                 fuzz_assert(!s->module || (s->module[0] && only(s->module, NAME_CHARS "-")),
                             "module \"%s\" passed", s->module);
+                break;
+        case MECH_SYSCTL:
+                /* one file below /proc/sys: dotted names, no glob, no '/', no ".." */
+                fuzz_assert(!s->module && !s->attr && s->param && s->param[0] != '.' && strchr(s->param, '.') &&
+                            only(s->param, NAME_CHARS ".") && !strstr(s->param, "..") &&
+                            s->param[strlen(s->param) - 1] != '.', "sysctl key \"%s\" passed", strempty(s->param));
                 break;
         default:
                 fuzz_assert(false, "mechanism %d passed", (int) s->mech);
@@ -434,6 +440,7 @@ static void check_file(const struct plan *p, enum emit_format fmt, const char *o
         static const enum mechanism mech_of[] = {
                 [EMIT_UDEV] = MECH_UDEV, [EMIT_MODPROBE] = MECH_MODPROBE,
                 [EMIT_TMPFILES] = MECH_TMPFILES, [EMIT_CMDLINE] = MECH_CMDLINE,
+                [EMIT_SYSCTL] = MECH_SYSCTL,
         };
         struct set got = {}, want = {}, modules = {};
         _cleanup_free_ char *copy = xstrdup(out);
@@ -473,6 +480,16 @@ static void check_file(const struct plan *p, enum emit_format fmt, const char *o
                         for (char *s2 = NULL, *w = strtok_r(line, " ", &s2); w; w = strtok_r(NULL, " ", &s2))
                                 read_word(NULL, w, &got, out);
                         break;
+                case EMIT_SYSCTL: {
+                        /* "key = value", as systemd-sysctl splits it at the first '=' */
+                        char *eq = strstr(line, " = ");
+                        fuzz_assert(eq && eq > line && only(eq + 3, VALUE_CHARS),
+                                    "sysctl.d line \"%s\":\n%s", line, out);
+                        *eq = '\0';
+                        fuzz_assert(only(line, NAME_CHARS "."), "sysctl key \"%s\":\n%s", line, out);
+                        set_add(&got, xasprintf("%s\x1d%s", line, eq + 3));
+                        break;
+                }
                 }
         }
         if (fmt == EMIT_CMDLINE)
@@ -494,7 +511,7 @@ static void check_file(const struct plan *p, enum emit_format fmt, const char *o
         }
         set_one_value_per_target(&got, "file");
         set_same(&got, &want, fmt == EMIT_UDEV ? "udev" : fmt == EMIT_MODPROBE ? "modprobe" :
-                              fmt == EMIT_TMPFILES ? "tmpfiles" : "cmdline", out);
+                              fmt == EMIT_TMPFILES ? "tmpfiles" : fmt == EMIT_SYSCTL ? "sysctl" : "cmdline", out);
         set_done(&got);
         set_done(&want);
         set_done(&modules);
@@ -507,7 +524,7 @@ static void render(const struct plan *p, enum emit_format fmt)
         int r[2];
 
         for (int k = 0; k < 2; k++) {
-                struct emit_error e = {};
+                struct xerror e = {};
                 FILE *f = open_memstream(&out[k], &len[k]);
 
                 fuzz_assert(f, "open_memstream");
@@ -518,7 +535,7 @@ static void render(const struct plan *p, enum emit_format fmt)
                         fuzz_assert(len[k] == 0, "refused (%s) but wrote %zu bytes", e.message, len[k]);
                 } else
                         fuzz_assert(!e.message, "rendered with a message");
-                emit_error_done(&e);
+                xerror_done(&e);
         }
         fuzz_assert(r[0] == r[1] && len[0] == len[1] && memcmp(out[0], out[1], len[0]) == 0,
                     "format %d: two renderings of one plan differ", (int) fmt);
@@ -541,6 +558,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         render(p, EMIT_MODPROBE);
         render(p, EMIT_TMPFILES);
         render(p, EMIT_CMDLINE);
+        render(p, EMIT_SYSCTL);
         plan_free(p);
         return 0;
 }

@@ -39,20 +39,20 @@ static const char *const fixed_queries[] = {
 
 struct loaded {
         struct hwdb *h;
-        struct hwdb_error err;
+        struct xerror err;
         int r;
 };
 
 static void load_files(const char *const *paths, unsigned flags, struct loaded *ret)
 {
-        ret->err = (struct hwdb_error) {};
+        ret->err = (struct xerror) {};
         ret->h = NULL;
         ret->r = hwdb_load_files(paths, flags, &ret->h, &ret->err);
 }
 
 static void load_root(const char *root, unsigned flags, struct loaded *ret)
 {
-        ret->err = (struct hwdb_error) {};
+        ret->err = (struct xerror) {};
         ret->h = NULL;
         ret->r = hwdb_load(root, flags, &ret->h, &ret->err);
 }
@@ -60,7 +60,7 @@ static void load_root(const char *root, unsigned flags, struct loaded *ret)
 static void loaded_done(struct loaded *l)
 {
         hwdb_free(l->h);
-        hwdb_error_done(&l->err);
+        xerror_done(&l->err);
 }
 
 static const char *basename_of(const char *path)
@@ -83,7 +83,7 @@ static unsigned count_lines(const char *data, size_t len)
 static void check_strict(const struct loaded *lax, const struct loaded *strict)
 {
         size_t n_warn;
-        const struct hwdb_error *w;
+        const struct xerror *w;
 
         fuzz_assert(lax->r == 0, "a lax load of readable files failed: %d %s", lax->r, strempty(lax->err.message));
         w = hwdb_warnings(lax->h, &n_warn);
@@ -91,12 +91,12 @@ static void check_strict(const struct loaded *lax, const struct loaded *strict)
                 fuzz_assert(n_warn == 0, "strict load passed, the lax one has %zu warnings", n_warn);
                 fuzz_assert(strict->h, "no hwdb from a successful load");
         } else {
-                _cleanup_free_ char *a = hwdb_error_format(&strict->err), *b = NULL;
+                _cleanup_free_ char *a = xerror_format(&strict->err), *b = NULL;
 
                 fuzz_assert(strict->r == -EINVAL, "strict load failed with %d", strict->r);
                 fuzz_assert(!strict->h, "a failed load returned a hwdb");
                 fuzz_assert(n_warn > 0, "strict load failed (%s), the lax one has no warning", a);
-                b = hwdb_error_format(&w[0]);
+                b = xerror_format(&w[0]);
                 fuzz_assert(streq(a, b), "strict error \"%s\" is not the first warning \"%s\"", a, b);
         }
         for (size_t i = 0; i < n_warn; i++) {

@@ -65,9 +65,9 @@ static char *line_of(const struct file *f, unsigned line)
         return NULL;
 }
 
-static void check_error(const char *what, int r, const struct profile_error *e)
+static void check_error(const char *what, int r, const struct xerror *e)
 {
-        _cleanup_free_ char *s = profile_error_format(e);
+        _cleanup_free_ char *s = xerror_format(e);
 
         fuzz_assert(r < 0, "%s: %d", what, r);
         fuzz_assert(e->message && e->message[0], "%s: error %d without a message", what, r);
@@ -189,7 +189,7 @@ static void check_profile(const struct profile *p, const char *name)
 
 static void load(const char *root, const char *extra, const char *name)
 {
-        struct profile_error e = {};
+        struct xerror e = {};
         struct profile *p = NULL;
         int r = profile_load(root, extra, name, &p, &e);
 
@@ -201,13 +201,13 @@ static void load(const char *root, const char *extra, const char *name)
                 check_error(name, r, &e);
         }
         profile_free(p);
-        profile_error_done(&e);
+        xerror_done(&e);
 }
 
 static void select_and_load(const char *root, const char *extra)
 {
         _cleanup_free_ char *name = NULL, *reason = NULL;
-        struct profile_error e = {};
+        struct xerror e = {};
         int r = profile_select(root, NULL, "10", &name, &reason, &e);
 
         if (r == 0) {
@@ -218,7 +218,7 @@ static void select_and_load(const char *root, const char *extra)
                 fuzz_assert(!name && !reason, "profile_select failed and returned a name");
                 check_error("idlecfg.conf", r, &e);
         }
-        profile_error_done(&e);
+        xerror_done(&e);
 }
 
 static void list(const char *root, const char *extra)

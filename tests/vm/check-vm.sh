@@ -348,7 +348,7 @@ measure_setup() {
         else
                 _cmd=$_bin
         fi
-        printf '#!/bin/sh\nLD_LIBRARY_PATH=/usr/local/lib/idlecfg-vm exec %s measure --json --seconds %s\n' \
+        printf '#!/bin/sh\nLD_LIBRARY_PATH=/usr/local/lib/idlecfg-vm exec %s measure --seconds %s "$@"\n' \
                 "$_cmd" "$measure_secs" >"$_r/etc/idlecfg-vm/measure"
         chmod 755 "$_r/etc/idlecfg-vm/measure"
         echo "$measure_secs" >"$_r/etc/idlecfg-vm/measure-seconds"
@@ -451,12 +451,17 @@ for machine in $machines; do
                 fi
                 rm -rf "$baseroot"
                 base=$mw/baseline/out
-                # the machine for run-machine: the recording and the module
-                # parameters, which umockdev cannot record
+                # the machine for run-machine: the recording, the module
+                # parameters and the power/control of the ATA port directories
+                # (ataN: a device without a subsystem, which umockdev-record
+                # leaves out; detect reads the port's runtime PM there), none of
+                # which umockdev can record
                 mkdir -p "$mw/machine"
                 cp "$base/vm.umockdev" "$mw/machine/machine.umockdev"
                 awk -F'\t' '$1 ~ /^\/sys\/module\/[^\/]*\/parameters\// && $2 != "<unreadable>" {
                         split($1, p, "/"); print p[4] "/" p[6] "=" $2 }' "$base/snapshot.txt" >"$mw/machine/modparams"
+                awk -F'\t' '$1 ~ /^\/sys\/devices\/.*\/ata[0-9]+\/power\/control$/ && $1 !~ /\/ata_port\// && $2 != "<unreadable>" {
+                        print substr($1, 5) "=" $2 }' "$base/snapshot.txt" >"$mw/machine/sysattrs"
                 missing=
                 for drv in $(machine_drivers "$machine"); do
                         grep -qx "E: DRIVER=$drv" "$base/vm.umockdev" || missing="$missing $drv"

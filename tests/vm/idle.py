@@ -23,6 +23,7 @@ that idlecfg leaves, with the plan's reason for it.
 import argparse
 import json
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True      # the source tree may be read-only (distcheck)
@@ -96,7 +97,15 @@ def plan_reason(plan, path):
         return "no plan"
     dev = device_of(path)
     best = None
+    # an ATA port (.../ataN, no subsystem): a planned port names its ata_port
+    # class device, a skipped one the SCSI host below it (.../ataN/hostM/...)
+    port = re.search(r"/(ata\d+)$", dev)
     for s in plan["settings"]:
+        if port and s.get("devpath") and s["knob"] == "sata.runtime_pm" and (
+                stable("/sys" + s["devpath"]) == dev + "/ata_port/" + port.group(1) or
+                re.fullmatch(re.escape(dev) + r"/host[^/]+(/scsi_host/host[^/]+)?", stable("/sys" + s["devpath"]))):
+            best = s
+            break
         if s.get("devpath") and stable("/sys" + s["devpath"]) == dev:
             attr = s.get("attr")
             if attr and stable("/sys" + s["devpath"] + "/" + attr) == path:

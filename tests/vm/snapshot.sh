@@ -26,7 +26,7 @@ idle=$(cat /etc/idlecfg-vm/idle 2>/dev/null || echo 0)
 if [ -x /etc/idlecfg-vm/measure ]; then
         m=$(cat /etc/idlecfg-vm/measure-seconds)
         [ "$idle" -gt "$m" ] && sleep $((idle - m))
-        /etc/idlecfg-vm/measure >measure.json 2>measure.err
+        /etc/idlecfg-vm/measure --json >measure.json 2>measure.err
         echo $? >measure.rc
 else
         sleep "$idle"
@@ -47,6 +47,9 @@ find /sys/devices -path '*/power/runtime_status' -type f | perl -e '
                 }
                 printf "%s\t%s\t%s\t%s\t%s\n", $d, $st, base("$d/driver"), base("$d/subsystem"), @cls ? join(",", @cls) : "-";
         }' | LC_ALL=C sort >idle.txt
+# the same measurement as text, once more after the sample (idlecfg(8)'s
+# example is taken from it)
+[ -x /etc/idlecfg-vm/measure ] && /etc/idlecfg-vm/measure >measure.txt 2>&1
 
 # path<TAB>value, one read() each as idlecfg reads them (perl: one process, not
 # one cat per file, which costs a minute under TCG); a file that cannot be read
@@ -80,7 +83,7 @@ systemctl --failed --no-legend --plain >failed-units 2>&1
 journalctl -b -o short-monotonic --no-pager >journal.txt 2>&1
 journalctl -b -p warning -o cat --no-pager >warnings.txt 2>&1
 files="settled sampled idle.txt snapshot.txt cmdline kernel modules failed-units journal.txt warnings.txt"
-[ -e measure.rc ] && files="$files measure.json measure.err measure.rc"
+[ -e measure.rc ] && files="$files measure.json measure.err measure.rc measure.txt"
 # the peer's unit, on the powertop boot
 if [ -e /etc/systemd/system/idlecfg-vm-powertop.service ]; then
         systemctl show -p Result -p ExecMainStatus idlecfg-vm-powertop.service >tune-result 2>&1

@@ -1,0 +1,316 @@
+/* knobs/network.c: Wake-on-LAN, through a drop-in of systemd's 99-default.link
+ *
+ * systemd-udevd's net_setup_link applies the first .link file (in lexical
+ * order over /etc, /run and /usr/lib/systemd/network) whose [Match] fits a
+ * NIC, and only that one (systemd.link(5)). A .link file of our own would thus
+ * replace 99-default.link for the NICs it matches, and with it NamePolicy,
+ * AlternativeNamesPolicy and MACAddressPolicy: the interface names would
+ * change. A drop-in of 99-default.link (99-default.link.d/NN.conf) only adds
+ * WakeOnLan= to what that file does, for exactly the NICs it already
+ * configures. NICs that an earlier .link file matches never see it: they are
+ * skipped with that file named. Drop-ins of .link files came with systemd 248
+ * (systemd PR #18873, merged March 2021; systemd issue #23128 shows them at
+ * work in 249); older udevd ignores them silently. */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+
+#include "knob.h"
+#include "rootfs.h"
+
+#define LINK_DROPINS_SINCE 248
+#define LINK_FILE_MAX (64u << 10)
+
+/* the directories of .link files, highest priority first */
+static const char *const link_dirs[] = {
+        "/etc/systemd/network", "/run/systemd/network", "/usr/local/lib/systemd/network",
+        "/usr/lib/systemd/network", "/lib/systemd/network",
+};
+
+struct link_file {
+        char *name;             /* 10-foo.link */
+        char *path;             /* where the one that counts lives */
+        char *text;             /* NULL: masked (empty, or a link to /dev/null) */
+};
+
+struct link_files {
+        struct link_file *v;
+        size_t n;
+};
+
+static void link_files_done(struct link_files *l)
+{
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].name);
+                free(l->v[i].path);
+                free(l->v[i].text);
+        }
+        free(l->v);
+}
+
+static int link_cmp(const void *a, const void *b)
+{
+        return strcmp(((const struct link_file *) a)->name, ((const struct link_file *) b)->name);
+}
+
+/* every .link file that counts, sorted by name: a name in a higher directory hides the others */
+static void link_files_load(struct planctx *c, struct link_files *l)
+{
+        for (size_t k = 0; k < ELEMENTSOF(link_dirs); k++) {
+                int dfd = rootfs_openat(c->inv->rfs, link_dirs[k], O_RDONLY | O_DIRECTORY);
+                struct dirent *de;
+                DIR *d;
+
+                if (dfd < 0)
+                        continue;
+                d = fdopendir(dfd);
+                if (!d) {
+                        close(dfd);
+                        continue;
+                }
+                while ((de = readdir(d))) {
+                        bool seen = false;
+                        struct link_file *f;
+                        int r;
+
+                        if (!endswith_str(de->d_name, ".link") || de->d_name[0] == '.')
+                                continue;
+                        for (size_t i = 0; i < l->n && !seen; i++)
+                                seen = streq(l->v[i].name, de->d_name);
+                        if (seen)
+                                continue;
+                        l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+                        f = &l->v[l->n++];
+                        *f = (struct link_file) { .name = xstrdup(de->d_name),
+                                                  .path = xasprintf("%s/%s", link_dirs[k], de->d_name) };
+                        /* a link to /dev/null resolves to the target's device node (or
+                         * nothing): not a regular file; an empty file masks too */
+                        r = rootfs_read_file(c->inv->rfs, f->path, 0, LINK_FILE_MAX, &f->text, NULL, NULL);
+                        if (r == 0 && !*strstrip(f->text))
+                                { free(f->text); f->text = NULL; }
+                        else if (r < 0 && r != -EBADFD && r != -ENOENT)
+                                rootfs_warn(c->inv->rfs, "%s: %s; idlecfg treats it as masked", f->path,
+                                            rootfs_strerror(r));
+                }
+                closedir(d);
+        }
+        if (l->n)
+                qsort(l->v, l->n, sizeof(*l->v), link_cmp);
+}
+
+/* systemd's version in the target, from its shared library's name
+ * (libsystemd-shared-252.so, libsystemd-shared-255.4-1.fc40.so); 0 if not found */
+static unsigned systemd_version(struct planctx *c, char **ret_where)
+{
+        static const char *const dirs[] = {
+                "/usr/lib/systemd", "/lib/systemd", "/usr/lib64/systemd", "/usr/lib/x86_64-linux-gnu/systemd",
+                "/usr/lib/aarch64-linux-gnu/systemd", "/usr/lib/i386-linux-gnu/systemd",
+                "/usr/lib/arm-linux-gnueabihf/systemd", "/usr/lib/riscv64-linux-gnu/systemd",
+                "/usr/lib/powerpc64le-linux-gnu/systemd", "/usr/lib/s390x-linux-gnu/systemd",
+        };
+
+        for (size_t k = 0; k < ELEMENTSOF(dirs); k++) {
+                int dfd = rootfs_openat(c->inv->rfs, dirs[k], O_RDONLY | O_DIRECTORY);
+                struct dirent *de;
+                unsigned best = 0;
+                DIR *d;
+
+                if (dfd < 0)
+                        continue;
+                d = fdopendir(dfd);
+                if (!d) {
+                        close(dfd);
+                        continue;
+                }
+                while ((de = readdir(d))) {
+                        const char *v = startswith(de->d_name, "libsystemd-shared-") ?
+                                        de->d_name + strlen("libsystemd-shared-") : NULL;
+                        if (v && isdigit((unsigned char) *v) && strstr(v, ".so")) {
+                                unsigned long n = strtoul(v, NULL, 10);
+                                if (n > best && n < 100000) {
+                                        best = (unsigned) n;
+                                        free(*ret_where);
+                                        *ret_where = xasprintf("%s/%s", dirs[k], de->d_name);
+                                }
+                        }
+                }
+                closedir(d);
+                if (best)
+                        return best;
+        }
+        return 0;
+}
+
+enum match { M_NO, M_MAYBE, M_YES };
+
+/* "Driver=e1000e r8169", "Type=!wlan": a list of globs, "!" inverts the whole list */
+static enum match glob_list(const char *list, const char *value)
+{
+        bool invert = list[0] == '!';
+        bool hit = false;
+        _cleanup_free_ char *copy = xstrdup(list + invert);
+
+        if (!value)
+                return M_MAYBE;
+        for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w && !hit; w = strtok_r(NULL, " \t", &save))
+                hit = fnmatch(w, value, 0) == 0;
+        return hit != invert ? M_YES : M_NO;
+}
+
+/* Does the [Match] section of TEXT fit NIC D? Only Driver=, Type= and
+ * OriginalName=* are decided here; any other key (MACAddress=, Path=,
+ * Property=, Host=, ...) makes it "maybe". No key at all matches every NIC. */
+static enum match link_matches(const char *text, const struct device *d)
+{
+        _cleanup_free_ char *copy = xstrdup(text);
+        enum match m = M_YES;
+        bool in_match = false;
+
+        for (char *save = NULL, *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+                char *eq, *key, *value;
+                enum match k;
+
+                line = strstrip(line);
+                if (!*line || *line == '#' || *line == ';')
+                        continue;
+                if (*line == '[') {
+                        in_match = streq(line, "[Match]");
+                        continue;
+                }
+                if (!in_match || !(eq = strchr(line, '=')))
+                        continue;
+                *eq = '\0';
+                key = strstrip(line);
+                value = strstrip(eq + 1);
+                if (!*value)
+                        continue;       /* an empty assignment resets the list */
+                if (streq(key, "Driver"))
+                        k = glob_list(value, d->driver);
+                else if (streq(key, "Type"))
+                        k = glob_list(value, kv_get(&d->ids, "kind"));
+                else if (streq(key, "OriginalName") && streq(value, "*"))
+                        k = M_YES;
+                else
+                        k = M_MAYBE;
+                if (k == M_NO)
+                        return M_NO;
+                if (k == M_MAYBE)
+                        m = M_MAYBE;
+        }
+        return m;
+}
+
+static void skip_all(struct planctx *c, const struct device_list *net, char *why_take)
+{
+        _cleanup_free_ char *why = why_take;
+
+        for (size_t i = 0; i < net->n; i++)
+                if (streq_ptr(kv_get(&net->v[i].ids, "kind"), "ether"))
+                        plan_skip(c, &net->v[i], "network.wake_on_lan", xasprintf("skipped: %s", why));
+}
+
+void knob_network(struct planctx *c)
+{
+        const struct device_list *net = &c->inv->classes[CL_NET];
+        const char *value = profile_value(c, "network", "wake_on_lan");
+        _cleanup_(link_files_done) struct link_files l = {};
+        _cleanup_free_ char *pwhy = NULL, *lib = NULL;
+        const struct link_file *dflt = NULL;
+        unsigned version;
+        bool any = false;
+
+        for (size_t i = 0; i < net->n && !any; i++)
+                any = streq_ptr(kv_get(&net->v[i].ids, "kind"), "ether");
+        if (!any)
+                return;
+        if (!value) {
+                plan_skip_keep(c, "network.wake_on_lan", "network", "wake_on_lan");
+                return;
+        }
+        pwhy = profile_reason(c, "network", "wake_on_lan");
+        link_files_load(c, &l);
+        for (size_t i = 0; i < l.n; i++)
+                if (streq(l.v[i].name, "99-default.link"))
+                        dflt = &l.v[i];
+        if (!dflt) {
+                skip_all(c, net, xasprintf("the target has no 99-default.link (systemd-udevd's default link "
+                                           "configuration); wanted WakeOnLan=%s by %s", value, pwhy));
+                return;
+        }
+        if (!dflt->text) {
+                skip_all(c, net, xasprintf("%s is masked: no .link file applies to these NICs and a drop-in "
+                                           "of it would do nothing; wanted WakeOnLan=%s by %s", dflt->path, value,
+                                           pwhy));
+                return;
+        }
+        version = systemd_version(c, &lib);
+        if (version && version < LINK_DROPINS_SINCE) {
+                skip_all(c, net, xasprintf("systemd %u in the target (%s) reads no drop-ins of .link files "
+                                           "(they came in %d), and a .link file of idlecfg's own would replace "
+                                           "99-default.link and rename the NICs; wanted WakeOnLan=%s by %s",
+                                           version, lib, LINK_DROPINS_SINCE, value, pwhy));
+                return;
+        }
+        for (size_t i = 0; i < net->n; i++) {
+                const struct device *d = &net->v[i];
+                const struct link_file *first = NULL;
+                enum match m = M_NO;
+
+                if (!streq_ptr(kv_get(&d->ids, "kind"), "ether"))
+                        continue;
+                /* the .link files sorted before 99-default.link that fit this NIC: the
+                 * first sure match, else the first possible one */
+                for (size_t k = 0; k < l.n && &l.v[k] != dflt; k++) {
+                        enum match x = l.v[k].text ? link_matches(l.v[k].text, d) : M_NO;
+                        if (x == M_YES) {
+                                m = M_YES;
+                                first = &l.v[k];
+                                break;
+                        }
+                        if (x == M_MAYBE && !first) {
+                                m = M_MAYBE;
+                                first = &l.v[k];
+                        }
+                }
+                if (m == M_YES) {
+                        plan_skip(c, d, "network.wake_on_lan",
+                                  xasprintf("skipped: %s matches this NIC before 99-default.link (the first "
+                                            "matching .link file is the only one applied), so a drop-in of "
+                                            "99-default.link does not reach it; set WakeOnLan=%s there; "
+                                            "wanted by %s", first->path, value, pwhy));
+                        plan_add_warning(c->plan, "%s: %s matches it before 99-default.link: [network] "
+                                         "wake_on_lan does not reach it", d->name, first->path);
+                        continue;
+                }
+                if (first)
+                        plan_add_warning(c->plan, "%s: %s may match it before 99-default.link (a [Match] key "
+                                         "idlecfg does not evaluate); then WakeOnLan=%s does not reach it",
+                                         d->name, first->path, value);
+                plan_service(c, d, "network.wake_on_lan", MECH_LINK, "WakeOnLan", value,
+                             xasprintf("%s; drop-in of %s, %s", pwhy, dflt->path,
+                                       version ? "systemd in the target reads it" :
+                                                 "systemd's version in the target is unknown: drop-ins of "
+                                                 ".link files need 248 or later"));
+        }
+}
+
+static const char *const ch_wake_on_lan[] = { "off", "keep", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("wake_on_lan", ch_wake_on_lan),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_WORDS("network.wake_on_lan", "off", NULL, "WakeOnLan"),
+};
+
+const struct knob_family knob_family_network = {
+        .name = "network",
+        .section = "network",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        .plan = knob_network,
+};

@@ -1,0 +1,181 @@
+/* knobs/wifi.c: 802.11 power save, through NetworkManager's defaults or the driver's parameter */
+#include "config.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+
+#include "knob.h"
+#include "rootfs.h"
+
+/* NetworkManager in the target: its daemon, wherever the distribution puts it */
+static bool has_networkmanager(struct planctx *c, const char **ret_path)
+{
+        static const char *const paths[] = {
+                "/usr/sbin/NetworkManager", "/usr/bin/NetworkManager", "/sbin/NetworkManager",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                _cleanup_close_ int fd = rootfs_openat(c->inv->rfs, paths[i], O_PATH);
+                if (fd >= 0) {
+                        *ret_path = paths[i];
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* The conf.d files of /etc read after ours that set wifi.powersave too: of two
+ * files, the sections of the later one win (NetworkManager.conf(5)), so the
+ * administrator's own "zz-wifi.conf" beats idlecfg, as it should, but the plan
+ * says so. The files of /usr/lib and /run are read before /etc. */
+static void warn_later_files(struct planctx *c)
+{
+        static const char *const dir = "/etc/NetworkManager/conf.d";
+        const char *ours = "idlecfg.conf";
+        int dfd = rootfs_openat(c->inv->rfs, dir, O_RDONLY | O_DIRECTORY);
+        DIR *d;
+        struct dirent *de;
+        char **names = NULL;
+        size_t n = 0;
+
+        if (dfd < 0)
+                return;
+        d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return;
+        }
+        while ((de = readdir(d)))
+                if (endswith_str(de->d_name, ".conf") && strcmp(de->d_name, ours) > 0) {
+                        names = xrealloc(names, (n + 1) * sizeof(char *));
+                        names[n++] = xstrdup(de->d_name);
+                }
+        closedir(d);
+        if (n)
+                qsort(names, n, sizeof(char *), strv_cmp);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *path = xasprintf("%s/%s", dir, names[i]), *text = NULL;
+                if (rootfs_read_file(c->inv->rfs, path, 0, 1u << 20, &text, NULL, NULL) == 0 &&
+                    strstr(text, "wifi.powersave"))
+                        plan_add_warning(c->plan, "%s sets wifi.powersave and is read after %s/%s: where its "
+                                         "section matches, it wins over idlecfg's [wifi] power_save", path, dir, ours);
+                free(names[i]);
+        }
+        free(names);
+}
+
+/* Drivers whose module has a power-save parameter, for targets without
+ * NetworkManager. The values are the drivers' own (MODULE_PARM_DESC):
+ * iwlmvm and iwlmld power_scheme "1-active, 2-balanced, 3-low power, default:
+ * 2" (1 keeps the firmware out of power save; 2 is power save as mac80211
+ * asks), ath9k and ath9k_htc ps_enable "Enable WLAN PowerSave" (default 0). A
+ * parameter the target kernel lacks makes plan_param() a skip with the reason. */
+static const struct driver_param {
+        const char *driver, *module, *param, *off, *on;
+} driver_params[] = {
+        { "iwlwifi", "iwlmvm", "power_scheme", "1", "2" },
+        { "iwlwifi", "iwlmld", "power_scheme", "1", "2" },
+        { "ath9k", "ath9k", "ps_enable", "0", "1" },
+        { "ath9k_htc", "ath9k_htc", "ps_enable", "0", "1" },
+};
+
+static void plan_driver_param(struct planctx *c, const struct device *d, const char *want, char *reason_take)
+{
+        const struct driver_param *found = NULL;
+
+        for (size_t i = 0; i < ELEMENTSOF(driver_params); i++) {
+                const struct driver_param *dp = &driver_params[i];
+                if (!streq_ptr(d->driver, dp->driver))
+                        continue;
+                /* iwlwifi's firmware decides between iwlmvm and iwlmld: the first the kernel has */
+                if (!found || (c->mc && (modctx_state(c->mc, dp->module) == MOD_BUILTIN ||
+                                         modctx_state(c->mc, dp->module) == MOD_LOADABLE) &&
+                               modctx_state(c->mc, found->module) != MOD_BUILTIN &&
+                               modctx_state(c->mc, found->module) != MOD_LOADABLE))
+                        found = dp;
+        }
+        if (!found) {
+                _cleanup_free_ char *why = reason_take;
+                plan_skip(c, d, "wifi.power_save",
+                          xasprintf("skipped: no NetworkManager in the target and driver %s has no power-save "
+                                    "parameter idlecfg knows; the kernel's default stays (CONFIG_CFG80211_DEFAULT_PS); "
+                                    "wanted %s by %s", d->driver ? d->driver : "(none)", want, why));
+                return;
+        }
+        plan_param(c, d, "wifi.driver_power_save", found->module, found->param,
+                   streq(want, "on") ? found->on : found->off,
+                   xasprintf("%s; no NetworkManager in the target: the driver's parameter", reason_take));
+        free(reason_take);
+}
+
+void knob_wifi(struct planctx *c)
+{
+        const struct device_list *net = &c->inv->classes[CL_NET];
+        const char *value = profile_value(c, "wifi", "power_save");
+        const char *nm = NULL;
+        bool any = false, have_nm;
+
+        for (size_t i = 0; i < net->n && !any; i++)
+                any = streq_ptr(kv_get(&net->v[i].ids, "kind"), "wlan");
+        if (!any)
+                return;
+        if (!value) {
+                plan_skip_keep(c, "wifi.power_save", "wifi", "power_save");
+                return;
+        }
+        have_nm = has_networkmanager(c, &nm);
+        if (have_nm)
+                warn_later_files(c);
+        for (size_t i = 0; i < net->n; i++) {
+                const struct device *d = &net->v[i];
+                const char *want = value;
+                char *reason;
+                struct hwdb_fact f;
+
+                if (!streq_ptr(kv_get(&d->ids, "kind"), "wlan"))
+                        continue;
+                /* a known-bad card: its deny entry wins over the profile's "on" */
+                if (streq(value, "on") && hwdb_fact(c, d->modalias, "IDLECFG_WIFI_POWER_SAVE", &f) &&
+                    streq(f.value, "deny")) {
+                        want = "off";
+                        reason = fact_reason(&f);
+                } else
+                        reason = profile_reason(c, "wifi", "power_save");
+                if (have_nm) {
+                        plan_service(c, d, "wifi.power_save", MECH_NM, "wifi.powersave", want,
+                                     xasprintf("%s; NetworkManager (%s) sets it on every activation", reason, nm));
+                        free(reason);
+                } else
+                        plan_driver_param(c, d, want, reason);
+        }
+}
+
+static const char *const ch_power_save[] = { "on", "off", "keep", NULL };
+
+static const struct profile_key keys[] = {
+        KEY_CHOICE("power_save", ch_power_save),
+};
+
+static const struct knob_rule rules[] = {
+        RULE_WORDS("wifi.power_save", "on|off", NULL, "wifi.powersave"),
+        RULE_RANGE("wifi.driver_power_save", 0, 3, NULL,
+                   "iwlmvm.power_scheme|iwlmld.power_scheme|ath9k.ps_enable|ath9k_htc.ps_enable"),
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_WIFI_POWER_SAVE", "deny",
+                   "802.11 power save breaks this Wi-Fi card: it is planned off where the profile asks for on"),
+};
+
+static const char *const modules[] = { "iwlmvm", "iwlmld", "iwlwifi", "ath9k", "ath9k_htc", NULL };
+
+const struct knob_family knob_family_wifi = {
+        .name = "wifi",
+        .section = "wifi",
+        KNOB_LIST(keys, keys),
+        KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
+        /* read for the plan's "now" values; shown last, after the other families' */
+        .modules_shown = modules,
+        .plan = knob_wifi,
+};

@@ -1,0 +1,215 @@
+/* plan.c: the plan as data (settings, skips and warnings, each with its reason) and its text and JSON forms */
+#include "config.h"
+
+#include <stdarg.h>
+
+#include "json.h"
+#include "plan.h"
+#include "util.h"
+
+static const char *const mechanism_names[_MECH_MAX] = {
+        [MECH_UDEV] = "udev",
+        [MECH_MODPROBE] = "modprobe",
+        [MECH_TMPFILES] = "tmpfiles",
+        [MECH_CMDLINE] = "cmdline",
+        [MECH_SYSCTL] = "sysctl",
+        [MECH_NM] = "networkmanager",
+        [MECH_LINK] = "link",
+        [MECH_NONE] = "none",
+};
+
+const char *mechanism_to_string(enum mechanism m)
+{
+        if ((unsigned) m >= _MECH_MAX)
+                return "unknown";
+        return mechanism_names[m];
+}
+
+/* the plan's arrays carry no capacity: they grow whenever the count reaches a power of two */
+static size_t grown(size_t n)
+{
+        if (n == 0)
+                return 8;
+        if (n >= 8 && (n & (n - 1)) == 0)
+                return 2 * n;
+        return 0;
+}
+
+struct setting *plan_add(struct plan *p)
+{
+        size_t cap = grown(p->n);
+        struct setting *s;
+
+        if (cap)
+                p->v = xrealloc(p->v, cap * sizeof(*p->v));
+        s = &p->v[p->n++];
+        *s = (struct setting) { .mech = MECH_NONE };
+        return s;
+}
+
+void plan_add_warning(struct plan *p, const char *fmt, ...)
+{
+        size_t cap = grown(p->n_warnings);
+        va_list ap;
+
+        if (cap)
+                p->warnings = xrealloc(p->warnings, cap * sizeof(*p->warnings));
+        va_start(ap, fmt);
+        p->warnings[p->n_warnings++] = xvasprintf(fmt, ap);
+        va_end(ap);
+}
+
+void plan_warn_once(struct plan *p, const char *fmt, ...)
+{
+        _cleanup_free_ char *w = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        w = xvasprintf(fmt, ap);
+        va_end(ap);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                if (streq(p->warnings[i], w))
+                        return;
+        plan_add_warning(p, "%s", w);
+}
+
+static void setting_done(struct setting *s)
+{
+        free(s->knob);
+        free(s->device);
+        free(s->device_name);
+        free(s->device_class);
+        free(s->attr);
+        free(s->module);
+        free(s->param);
+        free(s->value);
+        free(s->current);
+        free(s->reason);
+        kv_free(&s->match);
+}
+
+void plan_free(struct plan *p)
+{
+        if (!p)
+                return;
+        for (size_t i = 0; i < p->n; i++)
+                setting_done(&p->v[i]);
+        free(p->v);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                free(p->warnings[i]);
+        free(p->warnings);
+        free(p->profile);
+        free(p->profile_reason);
+        free(p->fingerprint);
+        free(p->kernel);
+        free(p->kernel_version);
+        free(p->kernel_version_source);
+        free(p);
+}
+
+/* ---- printing ---- */
+
+/* text wrapped at 80 columns at spaces, every line indented */
+static void print_wrapped(FILE *f, int indent, const char *text)
+{
+        int col = 0;
+
+        for (const char *p = text; *p; p += strspn(p, " ")) {
+                size_t w = strcspn(p, " ");
+                if (col > indent && col + 1 + (int) w > 80) {
+                        fputc('\n', f);
+                        col = 0;
+                }
+                if (col == 0)
+                        col = fprintf(f, "%*s%.*s", indent, "", (int) w, p);
+                else
+                        col += fprintf(f, " %.*s", (int) w, p);
+                p += w;
+        }
+        fputc('\n', f);
+}
+
+void plan_print_text(const struct plan *p, FILE *f)
+{
+        size_t planned = 0, skipped = 0, per[_MECH_MAX] = {};
+
+        fprintf(f, _("Profile %s (%s), fingerprint %s, kernel %s\n"), p->profile, p->profile_reason,
+                p->fingerprint, p->kernel ? p->kernel : _("unknown"));
+        /* a release that hides its upstream version: say which one the ranges compared */
+        if (p->kernel && !streq_ptr(p->kernel_version, p->kernel)) {
+                _cleanup_free_ char *k = p->kernel_version
+                        ? xasprintf(_("Kernel version for _KERNEL ranges: %s (%s)"), p->kernel_version,
+                                    p->kernel_version_source)
+                        : xasprintf(_("Kernel version for _KERNEL ranges: %s"), p->kernel_version_source);
+                print_wrapped(f, 0, k);
+        }
+        for (size_t i = 0; i < p->n; i++) {
+                const struct setting *s = &p->v[i];
+                const char *where = s->attr ? s->attr : s->param;
+
+                fprintf(f, "\n%s %s%s%s\n", s->knob, s->device_name ? s->device_name : _("(global)"),
+                        where ? " " : "", where ? where : "");
+                if (s->value) {
+                        fprintf(f, "    %s %s  (%s %s, %s)\n", _("set"), s->value, _("now"),
+                                s->current ? s->current : "?", mechanism_to_string(s->mech));
+                        planned++;
+                        per[s->mech]++;
+                } else
+                        skipped++;
+                print_wrapped(f, 4, s->reason ? s->reason : "");
+        }
+        if (p->n_warnings) {
+                fputc('\n', f);
+                for (size_t i = 0; i < p->n_warnings; i++) {
+                        _cleanup_free_ char *w = xasprintf("%s %s", _("warning:"), p->warnings[i]);
+                        print_wrapped(f, 0, w);
+                }
+        }
+        fprintf(f, _("\n%zu settings (udev %zu, modprobe %zu, tmpfiles %zu, command line %zu, sysctl %zu), "
+                     "%zu skipped\n"),
+                planned, per[MECH_UDEV], per[MECH_MODPROBE], per[MECH_TMPFILES], per[MECH_CMDLINE], per[MECH_SYSCTL],
+                skipped);
+}
+
+void plan_print_json(const struct plan *p, FILE *f)
+{
+        struct json j;
+
+        json_init(&j, f);
+        json_begin_object(&j);
+        json_kv_int(&j, "schema", 1);
+        json_kv_string(&j, "version", PACKAGE_VERSION);
+        json_kv_string(&j, "profile", p->profile);
+        json_kv_string(&j, "profile_reason", p->profile_reason);
+        json_kv_string(&j, "fingerprint", p->fingerprint);
+        json_kv_string(&j, "kernel", p->kernel);
+        json_kv_string(&j, "kernel_version", p->kernel_version);
+        json_kv_string(&j, "kernel_version_source", p->kernel_version_source);
+        json_key(&j, "settings");
+        json_begin_array(&j);
+        for (size_t i = 0; i < p->n; i++) {
+                const struct setting *s = &p->v[i];
+                json_begin_object(&j);
+                json_kv_string(&j, "knob", s->knob);
+                json_kv_string(&j, "device", s->device_name);
+                json_kv_string(&j, "devpath", s->device);
+                json_kv_string(&j, "class", s->device_class);
+                json_kv_string(&j, "attr", s->attr);
+                json_kv_string(&j, "module", s->module);
+                json_kv_string(&j, "param", s->param);
+                json_kv_string(&j, "value", s->value);
+                json_kv_string(&j, "current", s->current);
+                json_kv_string(&j, "mechanism", mechanism_to_string(s->mech));
+                json_kv_bool(&j, "skipped", !s->value);
+                json_kv_string(&j, "reason", s->reason);
+                json_end_object(&j);
+        }
+        json_end_array(&j);
+        json_key(&j, "warnings");
+        json_begin_array(&j);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                json_string(&j, p->warnings[i]);
+        json_end_array(&j);
+        json_end_object(&j);
+        json_finish(&j);
+}

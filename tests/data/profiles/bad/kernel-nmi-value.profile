@@ -1,0 +1,3 @@
+[kernel]
+# 0 is what the file says, not what the profile says
+nmi_watchdog = 0

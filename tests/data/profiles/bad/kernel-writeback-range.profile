@@ -1,0 +1,2 @@
+[kernel]
+dirty_writeback_centisecs = 0

@@ -1,5 +1,0 @@
-[usb]
-autosuspend = allowlist
-
-[kernel]
-nmi_watchdog = 0

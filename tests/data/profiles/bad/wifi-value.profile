@@ -1,0 +1,3 @@
+# a Wi-Fi power save value no family knows
+[wifi]
+power_save = 3
