@@ -878,8 +878,12 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         if (r < 0)
                 inv->moddir_note = xasprintf(_("no kernel found in %s/lib/modules: %s"),
                                              root_is_host(inv->root) ? "" : inv->root, strerror(-r));
-        else
+        else {
                 mc = modctx_new(inv->rfs, inv->kernel, &inv->moddir, &inv->moddir_note);
+                if (kernel_release_abi_only(inv->kernel))
+                        (void) kernel_upstream(inv->rfs, inv->kernel, &inv->kernel_version,
+                                               &inv->kernel_version_source);
+        }
 
         udev = udev_new();
         if (!udev) {

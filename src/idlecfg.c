@@ -291,6 +291,13 @@ static int verb_explain(struct run *c, int argc, char **argv)
         for (size_t i = 0; i < d->knobs.n; i++)
                 printf("  %s = %s\n", d->knobs.v[i].key, d->knobs.v[i].value ? d->knobs.v[i].value : _("(unreadable)"));
         printf(_("\nDecisions (profile %s, %s):\n"), p->profile, p->profile_reason);
+        if (p->kernel && !streq_ptr(p->kernel_version, p->kernel)) {
+                if (p->kernel_version)
+                        printf(_("  kernel %s, version for _KERNEL ranges: %s (%s)\n"), p->kernel,
+                               p->kernel_version, p->kernel_version_source);
+                else
+                        printf(_("  kernel %s, version for _KERNEL ranges: %s\n"), p->kernel, p->kernel_version_source);
+        }
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
                 /* a setting planned on the parent (an I2C adapter's on its controller) */

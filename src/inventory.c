@@ -97,6 +97,8 @@ void inventory_free(struct inventory *inv)
         free(inv->root);
         free(inv->kernel);
         free(inv->kernel_source);
+        free(inv->kernel_version);
+        free(inv->kernel_version_source);
         free(inv->moddir);
         free(inv->moddir_note);
         modctx_free(inv->mc);

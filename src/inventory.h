@@ -81,6 +81,11 @@ struct inventory {
         const struct rootfs *rfs; /* the root itself (borrowed): every read of it goes through this */
         char *kernel;           /* target kernel release */
         char *kernel_source;    /* how it was chosen: "running", "--kernel", "newest in root" */
+        /* for a release that hides its sublevel (6.1.0-18-amd64): the upstream
+         * version (6.1.76) where the root says it, NULL if unknown; and where it
+         * was read, or what was looked at (NULL: the release is not of that form) */
+        char *kernel_version;
+        char *kernel_version_source;
         char *moddir;           /* DIR/lib/modules/VERSION if it exists */
         char *moddir_note;      /* plain words when there is none */
         struct modctx *mc;      /* the target kernel's module indexes, loaded once per run; NULL: none */

@@ -76,6 +76,118 @@ int kernel_choose(const struct rootfs *rfs, const char *kernel, char **ret_kver,
         return 0;
 }
 
+bool kernel_release_abi_only(const char *release)
+{
+        const char *p = release;
+        size_t n;
+
+        for (int part = 0; part < 2; part++) {
+                n = strspn(p, "0123456789");
+                if (n == 0 || p[n] != '.')
+                        return false;
+                p += n + 1;
+        }
+        if (!startswith(p, "0-"))
+                return false;
+        p += 2;
+        n = strspn(p, "0123456789");
+        return n > 0 && (p[n] == '\0' || p[n] == '-');
+}
+
+/* "6.1.76-1", "1:6.1.76-1~deb12u1": the leading X.Y.Z, if it belongs to RELEASE's X.Y */
+static char *upstream_of(const char *release, const char *version)
+{
+        const char *v = version + strspn(version, "0123456789");
+        size_t n, mm;
+
+        if (*v == ':')
+                version = v + 1;
+        n = strspn(version, "0123456789.");
+        mm = strspn(release, "0123456789.");
+        /* X.Y of the release, with its dot: "6.1." */
+        for (size_t i = 0, dots = 0; i < mm; i++)
+                if (release[i] == '.' && ++dots == 2) {
+                        mm = i + 1;
+                        break;
+                }
+        if (n <= mm || strncmp(version, release, mm) != 0 || strspn(version + mm, "0123456789") != n - mm)
+                return NULL;
+        return xstrndup(version, n);
+}
+
+/* the Version of the installed package NAME in a dpkg status text, NULL if none */
+static char *dpkg_version(const char *text, const char *name)
+{
+        for (const char *s = text; s && *s;) {
+                const char *end = strstr(s, "\n\n");
+                size_t len = end ? (size_t) (end - s) : strlen(s);
+                _cleanup_free_ char *st = xstrndup(s, len);
+                char *pkg = NULL, *ver = NULL, *status = NULL;
+
+                for (char *l = st, *nl; l; l = nl) {
+                        nl = strchr(l, '\n');
+                        if (nl)
+                                *nl++ = '\0';
+                        if (startswith(l, "Package: "))
+                                pkg = l + 9;
+                        else if (startswith(l, "Version: "))
+                                ver = l + 9;
+                        else if (startswith(l, "Status: "))
+                                status = l + 8;
+                }
+                if (pkg && ver && streq(pkg, name) && (!status || endswith_str(status, " installed")))
+                        return xstrdup(ver);
+                s = end ? end + 2 : NULL;
+        }
+        return NULL;
+}
+
+int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_version, char **ret_source)
+{
+        _cleanup_free_ char *text = NULL, *pkg = xasprintf("linux-image-%s", release), *looked = NULL;
+        struct utsname u;
+        int r;
+
+        r = rootfs_read_file(rfs, "/var/lib/dpkg/status", 0, DPKG_STATUS_MAX, &text, NULL, NULL);
+        if (r >= 0) {
+                /* the signed image, else the unsigned one of a custom build */
+                _cleanup_free_ char *unsigned_pkg = xasprintf("%s-unsigned", pkg);
+                const char *names[] = { pkg, unsigned_pkg };
+                for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                        _cleanup_free_ char *ver = dpkg_version(text, names[i]);
+                        _cleanup_free_ char *up = ver ? upstream_of(release, ver) : NULL;
+                        if (up) {
+                                *ret_source = xasprintf("/var/lib/dpkg/status: %s %s", names[i], ver);
+                                *ret_version = TAKE_PTR(up);
+                                return 1;
+                        }
+                }
+                looked = xasprintf("no installed %s in /var/lib/dpkg/status", pkg);
+        } else if (r == -ENOENT)
+                looked = xstrdup("no /var/lib/dpkg/status");
+        else {
+                _cleanup_free_ char *why = rootfs_read_strerror(r, DPKG_STATUS_MAX);
+                looked = xasprintf("/var/lib/dpkg/status: %s", why);
+        }
+        free(text);
+        text = NULL;
+        if (root_is_host(rfs->path) && uname(&u) == 0 && streq(u.release, release) &&
+            rootfs_read_file(rfs, "/proc/version", 0, 4096, &text, NULL, NULL) >= 0) {
+                const char *d = strstr(text, " Debian ");
+                _cleanup_free_ char *up = d ? upstream_of(release, d + 8) : NULL;
+                if (up) {
+                        size_t n = strcspn(d + 8, " \n");
+                        *ret_source = xasprintf("/proc/version: Debian %.*s", (int) n, d + 8);
+                        *ret_version = TAKE_PTR(up);
+                        return 1;
+                }
+                *ret_source = xasprintf("%s; no \"Debian X.Y.Z\" in /proc/version", looked);
+                return 0;
+        }
+        *ret_source = TAKE_PTR(looked);
+        return 0;
+}
+
 struct modctx *modctx_new(const struct rootfs *rfs, const char *kver, char **ret_moddir, char **ret_note)
 {
         _cleanup_free_ char *rel = xasprintf("/lib/modules/%s", kver);

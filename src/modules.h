@@ -10,6 +10,21 @@ struct modctx;
 struct rootfs;
 int kernel_choose(const struct rootfs *rfs, const char *kernel, char **ret_kver, char **ret_source);
 
+/* Is RELEASE a distribution's ABI name that hides the upstream sublevel,
+ * X.Y.0-N[-FLAVOUR] (Debian's 6.1.0-18-amd64, Ubuntu's 6.8.0-45-generic)? */
+bool kernel_release_abi_only(const char *release);
+
+/* The largest dpkg status file kernel_upstream() reads (a desktop's is a few MiB) */
+#define DPKG_STATUS_MAX (64u << 20)
+
+/* The upstream version X.Y.Z of RELEASE where the target says it: the Version
+ * of its linux-image-RELEASE package in /var/lib/dpkg/status ("6.1.76-1"
+ * gives 6.1.76), else, when RELEASE is the running kernel of the host root,
+ * "Debian X.Y.Z" in /proc/version. 1 with *ret_version and *ret_source ("the
+ * file: what it says"), 0 when unknown with *ret_source saying what was
+ * looked at; every file is read through rootfs_read_file(). */
+int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_version, char **ret_source);
+
 /* NULL (and a note) when the target has no module directory */
 struct modctx *modctx_new(const struct rootfs *rfs, const char *kver, char **ret_moddir, char **ret_note);
 void modctx_free(struct modctx *m);

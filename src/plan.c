@@ -59,6 +59,20 @@ void plan_add_warning(struct plan *p, const char *fmt, ...)
         va_end(ap);
 }
 
+void plan_warn_once(struct plan *p, const char *fmt, ...)
+{
+        _cleanup_free_ char *w = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        w = xvasprintf(fmt, ap);
+        va_end(ap);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                if (streq(p->warnings[i], w))
+                        return;
+        plan_add_warning(p, "%s", w);
+}
+
 static void setting_done(struct setting *s)
 {
         free(s->knob);
@@ -88,6 +102,8 @@ void plan_free(struct plan *p)
         free(p->profile_reason);
         free(p->fingerprint);
         free(p->kernel);
+        free(p->kernel_version);
+        free(p->kernel_version_source);
         free(p);
 }
 
@@ -119,6 +135,14 @@ void plan_print_text(const struct plan *p, FILE *f)
 
         fprintf(f, _("Profile %s (%s), fingerprint %s, kernel %s\n"), p->profile, p->profile_reason,
                 p->fingerprint, p->kernel ? p->kernel : _("unknown"));
+        /* a release that hides its upstream version: say which one the ranges compared */
+        if (p->kernel && !streq_ptr(p->kernel_version, p->kernel)) {
+                _cleanup_free_ char *k = p->kernel_version
+                        ? xasprintf(_("Kernel version for _KERNEL ranges: %s (%s)"), p->kernel_version,
+                                    p->kernel_version_source)
+                        : xasprintf(_("Kernel version for _KERNEL ranges: %s"), p->kernel_version_source);
+                print_wrapped(f, 0, k);
+        }
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
                 const char *where = s->attr ? s->attr : s->param;
@@ -159,6 +183,8 @@ void plan_print_json(const struct plan *p, FILE *f)
         json_kv_string(&j, "profile_reason", p->profile_reason);
         json_kv_string(&j, "fingerprint", p->fingerprint);
         json_kv_string(&j, "kernel", p->kernel);
+        json_kv_string(&j, "kernel_version", p->kernel_version);
+        json_kv_string(&j, "kernel_version_source", p->kernel_version_source);
         json_key(&j, "settings");
         json_begin_array(&j);
         for (size_t i = 0; i < p->n; i++) {

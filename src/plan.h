@@ -49,6 +49,10 @@ struct plan {
         char *profile_reason;   /* why it was chosen */
         char *fingerprint;
         char *kernel;           /* target kernel release, NULL if unknown */
+        /* the version _KERNEL ranges compare (the release, or its upstream
+         * version), NULL if unknown; and where it comes from, or why unknown */
+        char *kernel_version;
+        char *kernel_version_source;
         struct setting *v;
         size_t n;
         char **warnings;        /* two tools fighting, hwdb warnings, ... */
@@ -57,6 +61,8 @@ struct plan {
 
 struct setting *plan_add(struct plan *p);
 void plan_add_warning(struct plan *p, const char *fmt, ...) _printf_(2, 3);
+/* the same, unless the plan already has this warning */
+void plan_warn_once(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 void plan_free(struct plan *p);
 /* the plan for people (80 columns) and as JSON (schema in idlecfg(8)) */
 void plan_print_text(const struct plan *p, FILE *f);

@@ -1,6 +1,7 @@
 /* planner.c: build the plan: load hwdb and profile, run every knob family */
 #include "config.h"
 
+#include "modules.h"
 #include "planner.h"
 #include "rootfs.h"
 
@@ -137,6 +138,20 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         p->profile_reason = xstrdup(why);
         p->fingerprint = xstrdup(inv->fingerprint);
         p->kernel = inv->kernel ? xstrdup(inv->kernel) : NULL;
+        /* what _KERNEL ranges compare (src/knobs/knob.c) */
+        if (inv->kernel_version) {
+                p->kernel_version = xstrdup(inv->kernel_version);
+                p->kernel_version_source = xstrdup(strempty(inv->kernel_version_source));
+        } else if (inv->kernel && kernel_release_abi_only(inv->kernel)) {
+                p->kernel_version_source = xasprintf("unknown: %s names no upstream sublevel and the root does not "
+                                                     "say it (%s); ranges that need it are not decided",
+                                                     inv->kernel,
+                                                     inv->kernel_version_source ? inv->kernel_version_source
+                                                                                : "not looked up");
+        } else if (inv->kernel) {
+                p->kernel_version = xstrdup(inv->kernel);
+                p->kernel_version_source = xstrdup("the release");
+        }
         warn = hwdb_warnings(hwdb, &n_warn);
         for (size_t i = 0; i < n_warn; i++) {
                 _cleanup_free_ char *w = xerror_format(&warn[i]);

@@ -259,7 +259,7 @@ section "$HWDB7" PROPERTIES | awk '
 same_list "idlecfg-hwdb(7) PROPERTIES documents every property of the registry and the rules, and no other" \
         "$tmp/props.code" "$tmp/props.doc" code page
 # what the plan functions look up must be declared in the registry
-readers=$(cd "$top_srcdir" && grep -l -e 'hwdb_fact *(' -e 'hwdb_get *(' -e 'hwdb_query *(' src/*.c src/knobs/*.c | grep -v '^src/hwdb\.c$')
+readers=$(cd "$top_srcdir" && grep -l -e 'hwdb_fact\(_undecided\)\? *(' -e 'hwdb_get *(' -e 'hwdb_query *(' src/*.c src/knobs/*.c | grep -v '^src/hwdb\.c$')
 for f in $readers; do
         # (not "IDLECFG_": planner_hwdb_keys holds key prefixes)
         grep -o '"\(IDLECFG\|ID\)_[A-Z0-9_]*"' "$top_srcdir/$f" | tr -d '"' | grep -v '_$'

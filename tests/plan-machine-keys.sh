@@ -75,11 +75,19 @@ check "on that board everything but PCI runtime PM is planned as on the recorded
 
 # NVMe: a board check_vendor_combination_bug names for every drive
 nv='dmi:bvnINSYDECorp.:bvr1.07:bd06/01/2023:br1.7:svnMadeUp:pnLaptop:pvr1:rvnMadeUp:rnLXKT-ZXEG-N6:rvr1:cvnMadeUp:ct10:cvr1:'
+# (the entry holds for kernels <6.1.192: 6.1.0-18-amd64 names no sublevel, so
+# without the root's dpkg status the range is not decided and the drive skipped;
+# the status says 6.1.76)
 nvme() {
         variant amd-laptop nv "$nv" 06/01/2023 && plan_of nv || return 1
+        grep -q '^nvme\.apst|.*||skipped: hwdb /usr/lib/udev/hwdb.d/60-idlecfg-linux-platform.hwdb:[0-9]* sets IDLECFG_NVME_APST=deny for kernels <6.1.192 only, and the upstream sublevel of kernel 6.1.0-18-amd64 is unknown (no /var/lib/dpkg/status): ' "$tmp/nv.flat" ||
+                { echo "without dpkg status:"; grep '^nvme' "$tmp/nv.flat"; return 1; }
+        mkdir -p "$tmp/nv-root/var/lib/dpkg"
+        printf 'Package: linux-image-%s\nStatus: install ok installed\nVersion: 6.1.76-1\n' "$KVER" >"$tmp/nv-root/var/lib/dpkg/status"
+        plan_of nv || return 1
         grep -q '^nvme\.apst|.*|0|hwdb /usr/lib/udev/hwdb.d/60-idlecfg-linux-platform.hwdb:[0-9]* (kernel check_vendor_combination_bug: NVME_QUIRK_NO_APST' "$tmp/nv.flat"
 }
-check "LXKT-ZXEG-N6 board: APST off (nvme_core.default_ps_max_latency_us=0) on the kernel before the quirk" nvme
+check "LXKT-ZXEG-N6 board: APST off (nvme_core.default_ps_max_latency_us=0) on the kernel before the quirk (6.1.76 by dpkg status; skipped without it)" nvme
 nvme_ref() {
         # the recorded laptop itself has no quirk for its drive
         grep -q '"reason": "skipped: no APST quirk for ' "$TESTS_DATA/machines/amd-laptop/expected/plan-balanced.json" &&

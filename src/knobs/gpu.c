@@ -22,6 +22,7 @@ static void feature(struct planctx *c, const struct device *gpu, const char *key
         const char *want = profile_value(c, "gpu", key);
         const char *dmi = kv_get(&c->inv->platform, "modalias");
         struct hwdb_fact f;
+        _cleanup_free_ char *undecided = NULL;
 
         if (!want) {
                 plan_skip_keep(c, knob, "gpu", key);
@@ -33,7 +34,13 @@ static void feature(struct planctx *c, const struct device *gpu, const char *key
         }
         /* the machine (dmi:) first, then the GPU itself (its PCI modalias: one
          * entry per generation, with a _KERNEL range where the driver's default moved) */
-        if (!hwdb_fact(c, dmi, property, &f) && !(gpu && hwdb_fact(c, gpu->modalias, property, &f))) {
+        if (!hwdb_fact_undecided(c, dmi, property, &f, &undecided) &&
+            !(!undecided && gpu && hwdb_fact_undecided(c, gpu->modalias, property, &f, &undecided))) {
+                if (undecided) {
+                        plan_skip(c, NULL, knob, xasprintf("skipped: %s: the driver's default stays (%s)", undecided,
+                                                           baseline));
+                        return;
+                }
                 _cleanup_free_ char *why = profile_reason(c, "gpu", key);
                 plan_skip(c, NULL, knob, xasprintf("skipped: %s, and no hwdb entry for this platform or GPU: "
                                                      "the driver's default stays (%s)", why, baseline));
@@ -73,9 +80,13 @@ static void gpu_runtime_pm(struct planctx *c)
                 any = true;
                 if (!want)
                         return;
-                /* an hwdb entry of the device is the pci family's: [pci] runtime_pm decides */
-                if (hwdb_fact(c, d->modalias, "IDLECFG_PCI_RUNTIME_PM", &f))
-                        continue;
+                /* an hwdb entry of the device is the pci family's: [pci] runtime_pm decides
+                 * (and says so when its kernel range cannot be decided) */
+                {
+                        _cleanup_free_ char *undecided = NULL;
+                        if (hwdb_fact_undecided(c, d->modalias, "IDLECFG_PCI_RUNTIME_PM", &f, &undecided) || undecided)
+                                continue;
+                }
                 for (size_t k = 0; k < ELEMENTSOF(runpm_drivers); k++)
                         runpm = runpm || streq_ptr(d->driver, runpm_drivers[k]);
                 if (!runpm) {

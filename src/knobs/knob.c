@@ -34,15 +34,38 @@ int kernel_compare(const char *a, const char *b)
         return 0;
 }
 
-/* "<6.10", ">=6.1": does the target kernel fall in the range? Unknown kernel: yes. */
-static bool kernel_in_range(const char *kernel, const char *range)
+/* X.Y.Z with Z > 0 in the X.Y of RELEASE: a comparison the sublevel decides */
+static bool range_needs_sublevel(const char *release, const char *v)
 {
+        const char *a = release, *b = v;
+
+        for (int part = 0; part < 2; part++) {
+                size_t n = strspn(a, "0123456789"), m = strspn(b, "0123456789");
+                if (n != m || strncmp(a, b, n) != 0 || a[n] != '.' || b[m] != '.')
+                        return false;
+                a += n + 1;
+                b += m + 1;
+        }
+        return strspn(b, "0123456789") > 0 && strspn(b, "0") < strspn(b, "0123456789");
+}
+
+enum { RANGE_OUT, RANGE_IN, RANGE_UNDECIDED };
+
+/* "<6.10", ">=6.1": does the target kernel fall in the range? It compares the
+ * upstream version where detect found one, else the release. Unknown kernel:
+ * yes. A release that hides its sublevel (6.1.0-18-amd64) with no upstream
+ * version known and a range in its X.Y that needs the sublevel: undecided. */
+static int kernel_in_range(const struct inventory *inv, const char *range)
+{
+        const char *kernel = inv->kernel_version ? inv->kernel_version : inv->kernel;
         const char *v = range + strspn(range, "<>=");
         size_t oplen = (size_t) (v - range);
         int c;
 
         if (!kernel || !*v)
-                return true;
+                return RANGE_IN;
+        if (!inv->kernel_version && kernel_release_abi_only(inv->kernel) && range_needs_sublevel(inv->kernel, v))
+                return RANGE_UNDECIDED;
         c = kernel_compare(kernel, v);
         if (oplen == 1 && range[0] == '<') return c < 0;
         if (oplen == 2 && startswith(range, "<=")) return c <= 0;
@@ -116,6 +139,20 @@ const char *const planner_hwdb_keys[] = { "IDLECFG_", "ID_AUTOSUSPEND", "ID_PERS
 
 bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret)
 {
+        return hwdb_fact_undecided(c, key, property, ret, NULL);
+}
+
+/* why the entry of P (the property) and K (its _KERNEL) is not used */
+static char *undecided_reason(struct planctx *c, const struct hwdb_property *p, const struct hwdb_property *k)
+{
+        return xasprintf("hwdb %s:%u sets %s=%s for kernels %s only, and the upstream sublevel of kernel %s is "
+                         "unknown (%s)", p->file, p->line, p->key, p->value, k->value, c->inv->kernel,
+                         strempty(c->inv->kernel_version_source));
+}
+
+bool hwdb_fact_undecided(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret,
+                         char **ret_undecided)
+{
         _cleanup_free_ char *kkey = NULL, *bkey = NULL, *rkey = NULL;
         struct hwdb_property p[4];
 
@@ -128,8 +165,20 @@ bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct 
         if (hwdb_get_keys(c->hwdb, key, (const char *const[]) { property, kkey, bkey, rkey }, 4, p) <= 0 ||
             !p[0].key)
                 return false;
-        if (p[1].key && !kernel_in_range(c->inv->kernel, p[1].value))
-                return false;
+        if (p[1].key) {
+                int k = kernel_in_range(c->inv, p[1].value);
+                if (k == RANGE_UNDECIDED) {
+                        _cleanup_free_ char *why = undecided_reason(c, &p[0], &p[1]);
+                        if (ret_undecided) {
+                                if (!*ret_undecided)
+                                        *ret_undecided = TAKE_PTR(why);
+                        } else
+                                plan_warn_once(c->plan, "%s: the entry is not used", why);
+                        return false;
+                }
+                if (k == RANGE_OUT)
+                        return false;
+        }
         if (p[2].key && !bios_in_range(c->inv, p[2].value))
                 return false;
         *ret = (struct hwdb_fact) {

@@ -30,6 +30,13 @@ extern const char *const planner_hwdb_keys[];
 /* Look up PROPERTY for KEY (a modalias or one of our own keys). False when no
  * entry sets it, or when its P_KERNEL or P_BIOS_DATE range excludes the target. */
 bool hwdb_fact(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret);
+/* The same; when an entry's P_KERNEL range cannot be decided (a release such
+ * as 6.1.0-18-amd64 whose upstream sublevel the root does not say, and a range
+ * such as >=6.1.192 that needs it), false, and *ret_undecided, if still NULL,
+ * is set to why: the caller skips the device with it. hwdb_fact() turns it
+ * into a plan warning instead. */
+bool hwdb_fact_undecided(struct planctx *c, const char *key, const char *property, struct hwdb_fact *ret,
+                         char **ret_undecided);
 /* "idlecfg-on:DMI-MODALIAS|KEY": the key of a device on this machine (hwdb keys
  * that need both; the prefix keeps the globs of plain dmi: and pci: entries off
  * it); NULL when the machine has no DMI modalias or KEY is NULL */

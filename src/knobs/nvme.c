@@ -23,6 +23,7 @@ void knob_nvme(struct planctx *c)
                 const char *pci_alias = NULL;
                 _cleanup_free_ char *mkey = NULL;
                 struct hwdb_fact f;
+                _cleanup_free_ char *undecided = NULL;
                 bool found;
 
                 for (size_t k = 0; k < pci->n; k++)
@@ -30,11 +31,17 @@ void knob_nvme(struct planctx *c)
                                 pci_alias = pci->v[k].modalias;
                 mkey = machine_key(c, pci_alias);
                 /* this controller on this machine (check_vendor_combination_bug), the
-                 * model, the PCI ID, then the machine alone */
-                found = hwdb_fact(c, mkey, "IDLECFG_NVME_APST", &f) ||
-                        hwdb_fact(c, key, "IDLECFG_NVME_APST", &f) ||
-                        hwdb_fact(c, pci_alias, "IDLECFG_NVME_APST", &f) ||
-                        hwdb_fact(c, kv_get(&c->inv->platform, "modalias"), "IDLECFG_NVME_APST", &f);
+                 * model, the PCI ID, then the machine alone; an entry whose kernel
+                 * range cannot be decided stops the search */
+                found = hwdb_fact_undecided(c, mkey, "IDLECFG_NVME_APST", &f, &undecided) ||
+                        (!undecided && hwdb_fact_undecided(c, key, "IDLECFG_NVME_APST", &f, &undecided)) ||
+                        (!undecided && hwdb_fact_undecided(c, pci_alias, "IDLECFG_NVME_APST", &f, &undecided)) ||
+                        (!undecided && hwdb_fact_undecided(c, kv_get(&c->inv->platform, "modalias"),
+                                                           "IDLECFG_NVME_APST", &f, &undecided));
+                if (!found && undecided) {
+                        plan_skip(c, d, "nvme.apst", xasprintf("skipped: %s: the kernel's APST stays", undecided));
+                        continue;
+                }
                 if (!found) {
                         plan_skip(c, d, "nvme.apst",
                                   xasprintf("skipped: no APST quirk for %s: the kernel's APST stays",

@@ -90,12 +90,15 @@ void knob_pci_runtime_pm(struct planctx *c)
                 bool denied = false;
 
                 _cleanup_free_ char *mkey = machine_key(c, d->modalias);
+                _cleanup_free_ char *undecided = NULL;
 
                 if (!kv_find(&d->knobs, "power/control"))
                         continue;       /* no runtime PM file on this kernel */
                 /* this function on this machine (bridge_d3_blacklist), then the function */
-                if (hwdb_fact(c, mkey, "IDLECFG_PCI_RUNTIME_PM", &f) ||
-                    hwdb_fact(c, d->modalias, "IDLECFG_PCI_RUNTIME_PM", &f)) {
+                /* an entry whose kernel range cannot be decided stops the search:
+                 * a less specific one must not stand in for it */
+                if (hwdb_fact_undecided(c, mkey, "IDLECFG_PCI_RUNTIME_PM", &f, &undecided) ||
+                    (!undecided && hwdb_fact_undecided(c, d->modalias, "IDLECFG_PCI_RUNTIME_PM", &f, &undecided))) {
                         _cleanup_free_ char *why = fact_reason(&f);
                         if (streq(f.value, "deny")) {
                                 plan_skip(c, d, "pci.runtime_pm", xasprintf("skipped: %s", why));
@@ -105,6 +108,10 @@ void knob_pci_runtime_pm(struct planctx *c)
                                 plan_device(c, d, "pci.runtime_pm", "power/control", want, TAKE_PTR(why));
                                 continue;
                         }
+                }
+                if (undecided) {
+                        plan_skip(c, d, "pci.runtime_pm", xasprintf("skipped: %s: the kernel default stays", undecided));
+                        continue;
                 }
                 if (xhci(c, d, want) || (!streq(want, "on") && ahci_platform_denied(c, d)))
                         continue;
