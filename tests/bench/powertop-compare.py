@@ -130,8 +130,17 @@ def plan_reason(plan, path):
     best, via = find_setting(plan, path)
     if best is None:
         if path.startswith("/proc/sys/"):
-            return "no idlecfg knob reads this yet ([kernel] keys accepted, not read: issue #11)"
-        return "idlecfg has no setting for this device"
+            key = path[len("/proc/sys/"):].replace("/", ".")
+            for s in plan["settings"]:
+                # the [kernel] family: knob kernel.NAME, param the sysctl key (also on a skip)
+                if s["knob"].startswith("kernel.") and (
+                        s.get("param") == key or s["knob"].split(".", 1)[1] == key.rsplit(".", 1)[-1]):
+                    best = s
+                    break
+            if best is None:
+                return "no idlecfg setting for this sysctl"
+        else:
+            return "idlecfg has no setting for this device"
     on = " (on %s)" % via.rsplit("/", 1)[1] if via else ""
     if best["skipped"]:
         return "%s%s skipped: %s" % (best["knob"], on, best["reason"].replace("skipped: ", ""))
