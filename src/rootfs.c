@@ -720,3 +720,40 @@ int rootfs_remove_dir_files(const struct rootfs *r, const char *dirpath)
         e = rootfs_rmdir(r, dirpath);
         return e == -ENOTEMPTY ? 0 : e;
 }
+
+int rootfs_list_dir(const struct rootfs *r, const char *path, const char *suffix, char ***ret, size_t *ret_n)
+{
+        int dfd = rootfs_openat(r, path, O_RDONLY | O_DIRECTORY);
+        char **v = NULL;
+        size_t n = 0;
+        struct dirent *de;
+        DIR *d;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (dfd < 0)
+                return dfd;
+        d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return -errno;
+        }
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && (!suffix || endswith_str(de->d_name, suffix))) {
+                        v = xrealloc(v, (n + 1) * sizeof(char *));
+                        v[n++] = xstrdup(de->d_name);
+                }
+        closedir(d);
+        if (n)
+                qsort(v, n, sizeof(char *), strv_cmp);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+void rootfs_list_free(char **v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}

@@ -106,3 +106,10 @@ int rootfs_remove_temps(const struct rootfs *r, const char *path);
 /* Remove every regular file directly in DIRPATH, then the directory if it is
  * empty (idlecfg's own state directories only). */
 int rootfs_remove_dir_files(const struct rootfs *r, const char *dirpath);
+
+/* The names in directory PATH of the root that end in SUFFIX (NULL: any),
+ * without the hidden ones, sorted as strcmp() does: 0 with *RET (free with
+ * rootfs_list_free()) and *RET_N, or -errno when the directory cannot be
+ * opened (-ENOENT: there is none). */
+int rootfs_list_dir(const struct rootfs *r, const char *path, const char *suffix, char ***ret, size_t *ret_n);
+void rootfs_list_free(char **v, size_t n);

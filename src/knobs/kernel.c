@@ -283,23 +283,15 @@ static void sysctl_conflicts(struct planctx *c)
         if (!planned || !rfs)
                 return;
         for (size_t d = 0; d < ELEMENTSOF(sysctl_dirs); d++) {
-                int fd = rootfs_openat(rfs, sysctl_dirs[d], O_RDONLY | O_DIRECTORY);
-                DIR *dir;
-                struct dirent *de;
+                char **names;
+                size_t m;
 
-                if (fd < 0)
+                if (rootfs_list_dir(rfs, sysctl_dirs[d], ".conf", &names, &m) < 0)
                         continue;
-                dir = fdopendir(fd);
-                if (!dir) {
-                        close(fd);
-                        continue;
-                }
-                while ((de = readdir(dir)))
-                        if (de->d_name[0] != '.' && endswith_str(de->d_name, ".conf")) {
-                                v = xrealloc(v, (n + 1) * sizeof(*v));
-                                v[n++] = (struct conf_file) { .name = xstrdup(de->d_name), .dir = d };
-                        }
-                closedir(dir);
+                v = xrealloc(v, (n + m + 1) * sizeof(*v));
+                for (size_t i = 0; i < m; i++)
+                        v[n++] = (struct conf_file) { .name = names[i], .dir = d };
+                free(names);
         }
         if (n)
                 qsort(v, n, sizeof(*v), conf_file_cmp);

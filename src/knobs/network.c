@@ -60,32 +60,25 @@ static int link_cmp(const void *a, const void *b)
 static void link_files_load(struct planctx *c, struct link_files *l)
 {
         for (size_t k = 0; k < ELEMENTSOF(link_dirs); k++) {
-                int dfd = rootfs_openat(c->inv->rfs, link_dirs[k], O_RDONLY | O_DIRECTORY);
-                struct dirent *de;
-                DIR *d;
+                char **names;
+                size_t m;
 
-                if (dfd < 0)
+                if (rootfs_list_dir(c->inv->rfs, link_dirs[k], ".link", &names, &m) < 0)
                         continue;
-                d = fdopendir(dfd);
-                if (!d) {
-                        close(dfd);
-                        continue;
-                }
-                while ((de = readdir(d))) {
+                for (size_t j = 0; j < m; j++) {
+                        const char *name = names[j];
                         bool seen = false;
                         struct link_file *f;
                         int r;
 
-                        if (!endswith_str(de->d_name, ".link") || de->d_name[0] == '.')
-                                continue;
                         for (size_t i = 0; i < l->n && !seen; i++)
-                                seen = streq(l->v[i].name, de->d_name);
+                                seen = streq(l->v[i].name, name);
                         if (seen)
                                 continue;
                         l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
                         f = &l->v[l->n++];
-                        *f = (struct link_file) { .name = xstrdup(de->d_name),
-                                                  .path = xasprintf("%s/%s", link_dirs[k], de->d_name) };
+                        *f = (struct link_file) { .name = xstrdup(name),
+                                                  .path = xasprintf("%s/%s", link_dirs[k], name) };
                         /* a link to /dev/null resolves to the target's device node (or
                          * nothing): not a regular file; an empty file masks too */
                         r = rootfs_read_file(c->inv->rfs, f->path, 0, LINK_FILE_MAX, &f->text, NULL, NULL);
@@ -95,7 +88,7 @@ static void link_files_load(struct planctx *c, struct link_files *l)
                                 rootfs_warn(c->inv->rfs, "%s: %s; idlecfg treats it as masked", f->path,
                                             rootfs_strerror(r));
                 }
-                closedir(d);
+                rootfs_list_free(names, m);
         }
         if (l->n)
                 qsort(l->v, l->n, sizeof(*l->v), link_cmp);

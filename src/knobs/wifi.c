@@ -32,36 +32,22 @@ static void warn_later_files(struct planctx *c)
 {
         static const char *const dir = "/etc/NetworkManager/conf.d";
         const char *ours = "idlecfg.conf";
-        int dfd = rootfs_openat(c->inv->rfs, dir, O_RDONLY | O_DIRECTORY);
-        DIR *d;
-        struct dirent *de;
         char **names = NULL;
         size_t n = 0;
 
-        if (dfd < 0)
+        if (rootfs_list_dir(c->inv->rfs, dir, ".conf", &names, &n) < 0)
                 return;
-        d = fdopendir(dfd);
-        if (!d) {
-                close(dfd);
-                return;
-        }
-        while ((de = readdir(d)))
-                if (endswith_str(de->d_name, ".conf") && strcmp(de->d_name, ours) > 0) {
-                        names = xrealloc(names, (n + 1) * sizeof(char *));
-                        names[n++] = xstrdup(de->d_name);
-                }
-        closedir(d);
-        if (n)
-                qsort(names, n, sizeof(char *), strv_cmp);
         for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *path = xasprintf("%s/%s", dir, names[i]), *text = NULL;
+                _cleanup_free_ char *path = NULL, *text = NULL;
+                if (strcmp(names[i], ours) <= 0)
+                        continue;
+                path = xasprintf("%s/%s", dir, names[i]);
                 if (rootfs_read_file(c->inv->rfs, path, 0, 1u << 20, &text, NULL, NULL) == 0 &&
                     strstr(text, "wifi.powersave"))
                         plan_add_warning(c->plan, "%s sets wifi.powersave and is read after %s/%s: where its "
                                          "section matches, it wins over idlecfg's [wifi] power_save", path, dir, ours);
-                free(names[i]);
         }
-        free(names);
+        rootfs_list_free(names, n);
 }
 
 /* Drivers whose module has a power-save parameter, for targets without
