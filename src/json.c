@@ -154,6 +154,24 @@ void json_kv_string(struct json *j, const char *key, const char *s) { json_key(j
 void json_kv_int(struct json *j, const char *key, long long v) { json_key(j, key); json_int(j, v); }
 void json_kv_bool(struct json *j, const char *key, bool v) { json_key(j, key); json_bool(j, v); }
 
+void json_kv_int_or_null(struct json *j, const char *key, bool have, long long v)
+{
+        json_key(j, key);
+        if (have)
+                json_int(j, v);
+        else
+                json_null(j);
+}
+
+void json_kv_milli_or_null(struct json *j, const char *key, bool have, long long milli)
+{
+        json_key(j, key);
+        if (have)
+                json_milli(j, milli);
+        else
+                json_null(j);
+}
+
 void json_finish(struct json *j)
 {
         fputc('\n', j->f);

@@ -28,4 +28,7 @@ void json_kv_string(struct json *j, const char *key, const char *s);
 void json_kv_int(struct json *j, const char *key, long long v);
 void json_kv_milli(struct json *j, const char *key, long long milli);
 void json_kv_bool(struct json *j, const char *key, bool v);
+/* KEY: V when HAVE, else null (a counter that is absent is never shown as 0) */
+void json_kv_int_or_null(struct json *j, const char *key, bool have, long long v);
+void json_kv_milli_or_null(struct json *j, const char *key, bool have, long long milli);
 void json_finish(struct json *j);

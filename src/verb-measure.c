@@ -272,11 +272,7 @@ static void print_text(const struct measure_result *r, int verbose, FILE *out)
 
 static void json_kv_value_or_null(struct json *j, const char *key, const struct m_value *v)
 {
-        json_key(j, key);
-        if (v->err < 0)
-                json_null(j);
-        else
-                json_int(j, (long long) v->v);
+        json_kv_int_or_null(j, key, v->err >= 0, (long long) v->v);
 }
 
 static void json_chain(struct json *j, const struct measure_result *r, const size_t *chain, size_t n)
@@ -302,10 +298,8 @@ static void print_json_body(struct json *j, const struct measure_result *r)
                 json_kv_string(j, "driver", m->d->driver);
                 json_kv_string(j, "control", m->d->control);
                 json_kv_string(j, "runtime_status", m->d->status);
-                json_key(j, "active_ms");
-                if (m->have_times) json_int(j, (long long) m->active_ms); else json_null(j);
-                json_key(j, "suspended_ms");
-                if (m->have_times) json_int(j, (long long) m->suspended_ms); else json_null(j);
+                json_kv_int_or_null(j, "active_ms", m->have_times, (long long) m->active_ms);
+                json_kv_int_or_null(j, "suspended_ms", m->have_times, (long long) m->suspended_ms);
                 json_key(j, "suspended_percent");
                 if (m->have_times && m->active_ms + m->suspended_ms > 0)
                         json_milli(j, share_milli(m->suspended_ms, m->active_ms + m->suspended_ms));
@@ -337,12 +331,9 @@ static void print_json_body(struct json *j, const struct measure_result *r)
                         const struct measure_cstate *s = &r->cpus[i].states[k];
                         json_begin_object(j);
                         json_kv_string(j, "name", s->name);
-                        json_key(j, "time_us");
-                        if (s->have) json_int(j, (long long) s->time_us); else json_null(j);
-                        json_key(j, "usage");
-                        if (s->have) json_int(j, (long long) s->usage); else json_null(j);
-                        json_key(j, "residency_percent");
-                        if (s->have) json_milli(j, share_milli(s->time_us, r->interval_us)); else json_null(j);
+                        json_kv_int_or_null(j, "time_us", s->have, (long long) s->time_us);
+                        json_kv_int_or_null(j, "usage", s->have, (long long) s->usage);
+                        json_kv_milli_or_null(j, "residency_percent", s->have, share_milli(s->time_us, r->interval_us));
                         json_end_object(j);
                 }
                 json_end_array(j);
@@ -361,8 +352,7 @@ static void print_json_body(struct json *j, const struct measure_result *r)
                         json_kv_string(j, "path", p);
                 }
                 json_kv_value_or_null(j, "delta_us", &r->residency[i]);
-                json_key(j, "percent");
-                if (r->residency[i].err < 0) json_null(j); else json_milli(j, share_milli(r->residency[i].v, r->interval_us));
+                json_kv_milli_or_null(j, "percent", r->residency[i].err >= 0, share_milli(r->residency[i].v, r->interval_us));
                 json_kv_string(j, "absent", r->residency[i].err < 0 ? absent_word(r->residency[i].err) : NULL);
                 json_end_object(j);
         }
@@ -375,11 +365,9 @@ static void print_json_body(struct json *j, const struct measure_result *r)
                 json_begin_object(j);
                 json_kv_string(j, "zone", z->z->id);
                 json_kv_string(j, "name", z->z->name);
-                json_key(j, "delta_uj");
-                if (z->err < 0) json_null(j); else json_int(j, (long long) z->delta_uj);
+                json_kv_int_or_null(j, "delta_uj", z->err >= 0, (long long) z->delta_uj);
                 json_kv_bool(j, "wrapped", z->wrapped);
-                json_key(j, "watts");
-                if (z->err < 0) json_null(j); else json_milli(j, milliwatts(z->delta_uj, r->interval_us));
+                json_kv_milli_or_null(j, "watts", z->err >= 0, milliwatts(z->delta_uj, r->interval_us));
                 json_kv_string(j, "absent", z->err < 0 ? absent_word(z->err) : NULL);
                 json_end_object(j);
         }
@@ -392,13 +380,10 @@ static void print_json_body(struct json *j, const struct measure_result *r)
                 json_begin_object(j);
                 json_kv_string(j, "name", b->b->name);
                 json_kv_string(j, "status", b->b->status);
-                json_key(j, "drained_uwh");
-                if (b->have_energy) json_int(j, b->drained_uwh); else json_null(j);
-                json_key(j, "watts");
-                if (b->have_energy && r->interval_us)
-                        json_milli(j, (long long) ((double) b->drained_uwh * 3600.0 * 1000.0 / (double) r->interval_us));
-                else
-                        json_null(j);
+                json_kv_int_or_null(j, "drained_uwh", b->have_energy, b->drained_uwh);
+                json_kv_milli_or_null(j, "watts", b->have_energy && r->interval_us,
+                                      r->interval_us ? (long long) ((double) b->drained_uwh * 3600.0 * 1000.0 /
+                                                                    (double) r->interval_us) : 0);
                 json_kv_value_or_null(j, "power_now_uw", &b->b->power_uw);
                 json_end_object(j);
         }

@@ -154,20 +154,6 @@ check "each file's header documents the IDLECFG properties the file uses" proble
 
 # 8-16: spot checks with systemd-hwdb query
 q() { "$SYSTEMD_HWDB" --root "$root" query "$1"; }
-# has KEY LINE...: the answer for KEY contains each LINE
-has() {
-        _k=$1
-        shift
-        q "$_k" >"$tmp/answer"
-        for _l in "$@"; do
-                grep -qxF -- "$_l" "$tmp/answer" || { printf '%s: no %s in:\n' "$_k" "$_l"; cat "$tmp/answer"; return 1; }
-        done
-}
-# lacks KEY PROPERTY: the answer for KEY does not set PROPERTY
-lacks() {
-        q "$1" >"$tmp/answer"
-        if grep -q "^$2=" "$tmp/answer"; then printf '%s: unexpected %s in:\n' "$1" "$2"; cat "$tmp/answer"; return 1; fi
-}
 deny_m500() { has 'idlecfg-ata:Crucial_CT480M500SSD1:MU05' IDLECFG_SATA_ALPM=deny; }
 check "NOLPM Crucial M500, full ATA model: IDLECFG_SATA_ALPM=deny" deny_m500
 deny_m500_sysfs() { has 'idlecfg-ata:Crucial_CT480M50:MU05' IDLECFG_SATA_ALPM=deny; }

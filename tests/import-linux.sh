@@ -80,18 +80,6 @@ check "linux-mini report: per table, mirrored + skipped = power rows, each skip 
 
 # 7-12: what the synthetic rows become, asked of systemd-hwdb
 q() { "$SYSTEMD_HWDB" --root "$tmp/root" query "$1"; }
-has() {
-        _k=$1
-        shift
-        q "$_k" >"$tmp/answer"
-        for _l in "$@"; do
-                grep -qxF -- "$_l" "$tmp/answer" || { printf '%s: no %s in:\n' "$_k" "$_l"; cat "$tmp/answer"; return 1; }
-        done
-}
-lacks() {
-        q "$1" >"$tmp/answer"
-        if grep -q "^$2=" "$tmp/answer"; then printf '%s: unexpected %s in:\n' "$1" "$2"; cat "$tmp/answer"; return 1; fi
-}
 ata() {
         has 'idlecfg-ata:ADATA SU680:V8X01c44' IDLECFG_SATA_ALPM=deny &&
                 has 'idlecfg-ata:Crucial_CT512MX100SSD1:MU01' IDLECFG_SATA_ALPM=deny &&

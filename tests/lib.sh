@@ -167,3 +167,19 @@ normalize() {
 run_machine() {
         "$top_srcdir/tests/run-machine" "$@"
 }
+
+# hwdb answers, for scripts that define q KEY (their systemd-hwdb query):
+# has KEY LINE...: the answer for KEY contains each LINE
+has() {
+        _k=$1
+        shift
+        q "$_k" >"$tmp/answer"
+        for _l in "$@"; do
+                grep -qxF -- "$_l" "$tmp/answer" || { printf '%s: no %s in:\n' "$_k" "$_l"; cat "$tmp/answer"; return 1; }
+        done
+}
+# lacks KEY PROPERTY: the answer for KEY does not set PROPERTY
+lacks() {
+        q "$1" >"$tmp/answer"
+        if grep -q "^$2=" "$tmp/answer"; then printf '%s: unexpected %s in:\n' "$1" "$2"; cat "$tmp/answer"; return 1; fi
+}

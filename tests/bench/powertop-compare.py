@@ -13,6 +13,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "vm"))
+from compare import sysctl_setting  # noqa: E402  (shared with tests/vm/idle.py)
+
 PCI = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
 USB_DEV = re.compile(r"^(usb\d+|\d+-[\d.]+)$")
 
@@ -130,13 +134,7 @@ def plan_reason(plan, path):
     best, via = find_setting(plan, path)
     if best is None:
         if path.startswith("/proc/sys/"):
-            key = path[len("/proc/sys/"):].replace("/", ".")
-            for s in plan["settings"]:
-                # the [kernel] family: knob kernel.NAME, param the sysctl key (also on a skip)
-                if s["knob"].startswith("kernel.") and (
-                        s.get("param") == key or s["knob"].split(".", 1)[1] == key.rsplit(".", 1)[-1]):
-                    best = s
-                    break
+            best = sysctl_setting(plan, path)
             if best is None:
                 return "no idlecfg setting for this sysctl"
         else:

@@ -307,3 +307,14 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def sysctl_setting(plan, path):
+    """The [kernel] family's setting or skip of /proc/sys/PATH in PLAN (knob
+    kernel.NAME, param the sysctl key), or None."""
+    key = path[len("/proc/sys/"):].replace("/", ".")
+    for s in plan["settings"]:
+        if s["knob"].startswith("kernel.") and (
+                s.get("param") == key or s["knob"].split(".", 1)[1] == key.rsplit(".", 1)[-1]):
+            return s
+    return None

@@ -29,7 +29,7 @@ import sys
 
 sys.dont_write_bytecode = True      # the source tree may be read-only (distcheck)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare import stable  # noqa: E402  (the names probe order does not change)
+from compare import stable, sysctl_setting  # noqa: E402  (the names probe order does not change)
 
 # USB interface classes whose runtime PM is unsafe to enable: HID (lost input
 # and wake-up events, the reason systemd's hwdb allows only a few HID devices)
@@ -127,13 +127,7 @@ def plan_reason(plan, path):
                 break
     if best is None:
         if path.startswith("/proc/sys/"):
-            key = path[len("/proc/sys/"):].replace("/", ".")
-            for s in plan["settings"]:
-                # the [kernel] family: knob kernel.NAME, param the sysctl key (also on a skip)
-                if s["knob"].startswith("kernel.") and (
-                        s.get("param") == key or s["knob"].split(".", 1)[1] == key.rsplit(".", 1)[-1]):
-                    best = s
-                    break
+            best = sysctl_setting(plan, path)
             if best is None:
                 return "no idlecfg setting for this sysctl"
         else:
