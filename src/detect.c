@@ -865,7 +865,7 @@ static void scan_devices(struct inventory *inv, struct modctx *mc, struct udev *
 
 int detect_storage(struct inventory *inv, struct udev *udev);
 
-int inventory_detect(const struct detect_options *o, struct inventory **ret)
+int inventory_detect(const struct detect_options *o, struct inventory **ret, struct xerror *ret_error)
 {
         struct inventory *inv = xcalloc(1, sizeof(*inv));
         struct udev *udev;
@@ -879,7 +879,12 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
                 inv->moddir_note = xasprintf(_("no kernel found in %s/lib/modules: %s"),
                                              root_is_host(inv->root) ? "" : inv->root, strerror(-r));
         else {
-                mc = modctx_new(inv->rfs, inv->kernel, &inv->moddir, &inv->moddir_note);
+                r = modctx_new(inv->rfs, inv->kernel, &mc, &inv->moddir, &inv->moddir_note);
+                if (r < 0) {
+                        xerror_set_take(ret_error, NULL, 0, TAKE_PTR(inv->moddir_note));
+                        inventory_free(inv);
+                        return r;
+                }
                 if (kernel_release_abi_only(inv->kernel))
                         (void) kernel_upstream(inv->rfs, inv->kernel, &inv->kernel_version,
                                                &inv->kernel_version_source);

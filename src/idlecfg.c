@@ -133,13 +133,18 @@ static int run_lock(struct run *c)
 static int run_detect(struct run *c)
 {
         struct detect_options o = { .rfs = &c->rfs, .kernel = c->a->kernel };
+        struct xerror e = {};
         int r;
 
         if (c->inv)
                 return EXIT_OK;
-        r = inventory_detect(&o, &c->inv);
+        r = inventory_detect(&o, &c->inv, &e);
         if (r < 0) {
-                fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
+                if (e.message)
+                        print_error(NULL, &e, NULL);
+                else
+                        fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
+                xerror_done(&e);
                 return EXIT_FAILURE_;
         }
         return EXIT_OK;
@@ -161,8 +166,8 @@ static int run_plan(struct run *c)
         if (r < 0) {
                 print_error(NULL, &e, strerror(-r));
                 xerror_done(&e);
-                /* a bad profile or hwdb is bad input */
-                return r == -ENOMEM ? EXIT_FAILURE_ : EXIT_USAGE;
+                /* a bad profile or hwdb is bad input; a missing libkmod is not */
+                return r == -ENOMEM || r == -ELIBACC ? EXIT_FAILURE_ : EXIT_USAGE;
         }
         return EXIT_OK;
 }

@@ -120,7 +120,9 @@ struct detect_options {
         const char *kernel;
 };
 
-int inventory_detect(const struct detect_options *o, struct inventory **ret);
+/* 0, or -errno with RET_ERROR filled where there is more to say (-ELIBACC:
+ * the target has module indexes and libkmod.so.2 cannot be opened) */
+int inventory_detect(const struct detect_options *o, struct inventory **ret, struct xerror *ret_error);
 void inventory_free(struct inventory *inv);
 void inventory_fingerprint(struct inventory *inv);
 /* cpu_arch, cpu_vendor, cpu_family, cpu_model from cpu0's modalias */

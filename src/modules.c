@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <libkmod.h>
 #include <sys/stat.h>
@@ -14,6 +15,72 @@ struct modctx {
         struct kmod_ctx *ctx;
         int dirfd;              /* the module directory libkmod reads through /proc/self/fd */
 };
+
+/* libkmod is opened at run time, the first time a module question must be
+ * answered, as systemd's dlopen_libkmod() does: it pulls in libcrypto, libzstd
+ * and liblzma, which cost every run their loading (a few ms and 2 MiB), and
+ * most runs (refresh with nothing changed, rollback, --help) ask none. The
+ * headers still give the prototypes; sym_X has X's type. */
+static void *libkmod_dl;
+static typeof(kmod_new) *sym_kmod_new;
+static typeof(kmod_set_log_priority) *sym_kmod_set_log_priority;
+static typeof(kmod_load_resources) *sym_kmod_load_resources;
+static typeof(kmod_unref) *sym_kmod_unref;
+static typeof(kmod_list_next) *sym_kmod_list_next;
+static typeof(kmod_module_new_from_name) *sym_kmod_module_new_from_name;
+static typeof(kmod_module_new_from_lookup) *sym_kmod_module_new_from_lookup;
+static typeof(kmod_module_get_module) *sym_kmod_module_get_module;
+static typeof(kmod_module_get_name) *sym_kmod_module_get_name;
+static typeof(kmod_module_get_path) *sym_kmod_module_get_path;
+static typeof(kmod_module_get_initstate) *sym_kmod_module_get_initstate;
+static typeof(kmod_module_get_info) *sym_kmod_module_get_info;
+static typeof(kmod_module_info_get_key) *sym_kmod_module_info_get_key;
+static typeof(kmod_module_info_get_value) *sym_kmod_module_info_get_value;
+static typeof(kmod_module_info_free_list) *sym_kmod_module_info_free_list;
+static typeof(kmod_module_unref) *sym_kmod_module_unref;
+static typeof(kmod_module_unref_list) *sym_kmod_module_unref_list;
+
+#define DLSYM_ARG(name) { (void **) &sym_##name, #name }
+
+/* libkmod's kmod_list_foreach() calls kmod_list_next() by name */
+#define sym_kmod_list_foreach(entry, first) \
+        for (entry = (first); entry; entry = sym_kmod_list_next((first), entry))
+
+/* 0, or -ELIBACC with *ret_error saying why (dlerror(): the file, or the missing symbol) */
+static int dlopen_libkmod(char **ret_error)
+{
+        static const struct { void **sym; const char *name; } syms[] = {
+                DLSYM_ARG(kmod_new), DLSYM_ARG(kmod_set_log_priority), DLSYM_ARG(kmod_load_resources),
+                DLSYM_ARG(kmod_unref), DLSYM_ARG(kmod_list_next), DLSYM_ARG(kmod_module_new_from_name),
+                DLSYM_ARG(kmod_module_new_from_lookup), DLSYM_ARG(kmod_module_get_module),
+                DLSYM_ARG(kmod_module_get_name), DLSYM_ARG(kmod_module_get_path),
+                DLSYM_ARG(kmod_module_get_initstate), DLSYM_ARG(kmod_module_get_info),
+                DLSYM_ARG(kmod_module_info_get_key), DLSYM_ARG(kmod_module_info_get_value),
+                DLSYM_ARG(kmod_module_info_free_list), DLSYM_ARG(kmod_module_unref),
+                DLSYM_ARG(kmod_module_unref_list),
+        };
+        /* the tests' way to run without it (tests/modules.sh) */
+        const char *name = getenv("IDLECFG_TEST_LIBKMOD");
+        void *dl;
+
+        if (libkmod_dl)
+                return 0;
+        dl = dlopen(name && *name ? name : "libkmod.so.2", RTLD_NOW | RTLD_NODELETE);
+        if (!dl) {
+                *ret_error = xstrdup(dlerror());
+                return -ELIBACC;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(syms); i++) {
+                *syms[i].sym = dlsym(dl, syms[i].name);
+                if (!*syms[i].sym) {
+                        *ret_error = xstrdup(dlerror());
+                        dlclose(dl);
+                        return -ELIBACC;
+                }
+        }
+        libkmod_dl = dl;
+        return 0;
+}
 
 const char *mod_state_to_string(enum mod_state s)
 {
@@ -188,16 +255,19 @@ int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_ve
         return 0;
 }
 
-struct modctx *modctx_new(const struct rootfs *rfs, const char *kver, char **ret_moddir, char **ret_note)
+int modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret, char **ret_moddir,
+               char **ret_note)
 {
         _cleanup_free_ char *rel = xasprintf("/lib/modules/%s", kver);
         _cleanup_free_ char *dir = rootfs_display(rfs, rel);
-        _cleanup_free_ char *dep = NULL, *kdir = NULL;
+        _cleanup_free_ char *dep = NULL, *kdir = NULL, *why = NULL;
         _cleanup_close_ int fd = -1, depfd = -1;
         struct kmod_ctx *ctx;
         struct modctx *m;
         struct stat st;
+        int r;
 
+        *ret = NULL;
         *ret_moddir = NULL;
         *ret_note = NULL;
         fd = rootfs_openat(rfs, rel, O_PATH | O_DIRECTORY);
@@ -209,14 +279,20 @@ struct modctx *modctx_new(const struct rootfs *rfs, const char *kver, char **ret
                 else
                         *ret_note = xasprintf(_("no module directory %s in the target root; module resolution "
                                                 "and parameter checks are skipped"), dir);
-                return NULL;
+                return 0;
         }
         dep = xasprintf("%s/modules.dep.bin", rel);
         depfd = rootfs_openat(rfs, dep, O_RDONLY | O_NONBLOCK | O_NOCTTY);
         if (depfd < 0 || fstat(depfd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 *ret_note = xasprintf(_("%s has no modules.dep.bin (run depmod for %s); module resolution "
                                         "is skipped"), dir, kver);
-                return NULL;
+                return 0;
+        }
+        /* the indexes are there: now libkmod is needed, and its absence is an error */
+        r = dlopen_libkmod(&why);
+        if (r < 0) {
+                *ret_note = xasprintf(_("the module index of %s cannot be read: %s"), dir, why);
+                return r;
         }
         /* libkmod takes a directory name: give it the directory resolved in the
          * root, /proc/self/fd/N, so that it does not resolve the path again
@@ -227,29 +303,30 @@ struct modctx *modctx_new(const struct rootfs *rfs, const char *kver, char **ret
                 kdir = xstrdup(dir);
         }
         /* no configuration: the running system's aliases are not the target's */
-        ctx = kmod_new(kdir, (const char *const[]) { NULL });
+        ctx = sym_kmod_new(kdir, (const char *const[]) { NULL });
         if (!ctx) {
                 *ret_note = xasprintf(_("cannot open module directory %s"), dir);
-                return NULL;
+                return 0;
         }
-        kmod_set_log_priority(ctx, 0);
-        if (kmod_load_resources(ctx) < 0) {
-                kmod_unref(ctx);
+        sym_kmod_set_log_priority(ctx, 0);
+        if (sym_kmod_load_resources(ctx) < 0) {
+                sym_kmod_unref(ctx);
                 *ret_note = xasprintf(_("cannot load the module indexes of %s"), dir);
-                return NULL;
+                return 0;
         }
         m = xcalloc(1, sizeof(*m));
         m->ctx = ctx;
         m->dirfd = TAKE_FD(fd);
         *ret_moddir = TAKE_PTR(dir);
-        return m;
+        *ret = m;
+        return 0;
 }
 
 void modctx_free(struct modctx *m)
 {
         if (!m)
                 return;
-        kmod_unref(m->ctx);
+        sym_kmod_unref(m->ctx);
         if (m->dirfd >= 0)
                 close(m->dirfd);
         free(m);
@@ -260,9 +337,9 @@ void modctx_free(struct modctx *m)
  * modules.builtin.bin before it would look at the running /sys/module. */
 static enum mod_state state_of(struct kmod_module *mod)
 {
-        if (kmod_module_get_path(mod))
+        if (sym_kmod_module_get_path(mod))
                 return MOD_LOADABLE;
-        if (kmod_module_get_initstate(mod) == KMOD_MODULE_BUILTIN)
+        if (sym_kmod_module_get_initstate(mod) == KMOD_MODULE_BUILTIN)
                 return MOD_BUILTIN;
         return MOD_NOT_FOUND;
 }
@@ -274,10 +351,10 @@ enum mod_state modctx_state(struct modctx *m, const char *name)
 
         if (!m)
                 return MOD_UNKNOWN;
-        if (kmod_module_new_from_name(m->ctx, name, &mod) < 0)
+        if (sym_kmod_module_new_from_name(m->ctx, name, &mod) < 0)
                 return MOD_NOT_FOUND;
         s = state_of(mod);
-        kmod_module_unref(mod);
+        sym_kmod_module_unref(mod);
         return s;
 }
 
@@ -289,11 +366,11 @@ void modctx_resolve(struct modctx *m, const char *modalias, struct module_ref **
 
         *ret = NULL;
         *ret_n = 0;
-        if (!m || !modalias || kmod_module_new_from_lookup(m->ctx, modalias, &list) < 0)
+        if (!m || !modalias || sym_kmod_module_new_from_lookup(m->ctx, modalias, &list) < 0)
                 return;
-        kmod_list_foreach(l, list) {
-                struct kmod_module *mod = kmod_module_get_module(l);
-                const char *name = kmod_module_get_name(mod);
+        sym_kmod_list_foreach(l, list) {
+                struct kmod_module *mod = sym_kmod_module_get_module(l);
+                const char *name = sym_kmod_module_get_name(mod);
                 bool dup = false;
 
                 for (size_t i = 0; i < n; i++)
@@ -302,9 +379,9 @@ void modctx_resolve(struct modctx *m, const char *modalias, struct module_ref **
                         v = xrealloc(v, (n + 1) * sizeof(*v));
                         v[n++] = (struct module_ref) { .name = xstrdup(name), .state = state_of(mod) };
                 }
-                kmod_module_unref(mod);
+                sym_kmod_module_unref(mod);
         }
-        kmod_module_unref_list(list);
+        sym_kmod_module_unref_list(list);
         *ret = v;
         *ret_n = n;
 }
@@ -316,18 +393,18 @@ bool modctx_has_param(struct modctx *m, const char *name, const char *param)
         size_t plen = strlen(param);
         bool found = false;
 
-        if (!m || kmod_module_new_from_name(m->ctx, name, &mod) < 0)
+        if (!m || sym_kmod_module_new_from_name(m->ctx, name, &mod) < 0)
                 return false;
-        if (kmod_module_get_info(mod, &info) >= 0) {
-                kmod_list_foreach(l, info) {
-                        const char *k = kmod_module_info_get_key(l);
-                        const char *v = kmod_module_info_get_value(l);
+        if (sym_kmod_module_get_info(mod, &info) >= 0) {
+                sym_kmod_list_foreach(l, info) {
+                        const char *k = sym_kmod_module_info_get_key(l);
+                        const char *v = sym_kmod_module_info_get_value(l);
                         if (v && (streq(k, "parm") || streq(k, "parmtype")) &&
                             strncmp(v, param, plen) == 0 && v[plen] == ':')
                                 found = true;
                 }
-                kmod_module_info_free_list(info);
+                sym_kmod_module_info_free_list(info);
         }
-        kmod_module_unref(mod);
+        sym_kmod_module_unref(mod);
         return found;
 }

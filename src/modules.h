@@ -25,8 +25,11 @@ bool kernel_release_abi_only(const char *release);
  * looked at; every file is read through rootfs_read_file(). */
 int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_version, char **ret_source);
 
-/* NULL (and a note) when the target has no module directory */
-struct modctx *modctx_new(const struct rootfs *rfs, const char *kver, char **ret_moddir, char **ret_note);
+/* The target's module indexes, through libkmod (opened here, at run time):
+ * 0 with *ret, or 0 with *ret NULL and a note when the target has no module
+ * directory (or indexes libkmod cannot load); -ELIBACC when the indexes are
+ * there but libkmod.so.2 cannot be opened, *ret_note saying so. */
+int modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret, char **ret_moddir, char **ret_note);
 void modctx_free(struct modctx *m);
 
 /* modules a modalias resolves to, each with its state */

@@ -160,8 +160,17 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         cmdline = boot_cmdline(inv->rfs);
         /* detect loaded the target's module indexes; a hand-made inventory has none */
         c.mc = inv->mc;
-        if (!c.mc && inv->kernel && !inv->moddir_note)
-                c.mc = own_mc = modctx_new(inv->rfs, inv->kernel, &moddir, &note);
+        if (!c.mc && inv->kernel && !inv->moddir_note) {
+                r = modctx_new(inv->rfs, inv->kernel, &own_mc, &moddir, &note);
+                if (r < 0) {
+                        xerror_set_take(ret_error, NULL, 0, TAKE_PTR(note));
+                        plan_free(p);
+                        hwdb_free(hwdb);
+                        profile_free(profile);
+                        return r;
+                }
+                c.mc = own_mc;
+        }
         c.hwdb = hwdb;
         c.profile = profile;
         c.plan = p;
