@@ -1,8 +1,9 @@
 #!/bin/sh
-# tests/modules.sh: libkmod resolution against fixture module trees (depmod -b)
+# tests/modules.sh: libkmod resolution against fixture module trees (depmod -b),
+# and what happens without libkmod.so.2 at run time (src/modules.c opens it with dlopen)
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
-plan 12
+plan 16
 
 cat > "$tmp/m.umockdev" <<'REC'
 P: /devices/pci0000:00/0000:00:1f.3
@@ -87,6 +88,34 @@ if [ ! -d "/lib/modules/$(uname -r)" ]; then
         check "host without /lib/modules: plain note" sh -c "tr '\n' ' ' < '$tmp/host.txt' | tr -s ' ' | grep -q 'this kernel has no loadable modules installed'"
 else
         skip "host has /lib/modules/$(uname -r)"
+fi
+
+# 13-15: libkmod.so.2 missing at run time. IDLECFG_TEST_LIBKMOD names the
+# library src/modules.c opens instead of libkmod.so.2: one that does not exist
+nolib() { IDLECFG_TEST_LIBKMOD=libkmod-absent.so.2 run_machine "$tmp/m.umockdev" "$IDLECFG" "$@"; }
+moddir=$tmp/root/lib/modules/$KVER
+nolib plan --root "$tmp/root" --kernel "$KVER" >"$tmp/nolib.out" 2>"$tmp/nolib.err"; rc=$?
+check "no libkmod, module indexes in the root: plan exits 3 and says why, prints no plan" sh -c "
+        test $rc -eq 3 && test ! -s '$tmp/nolib.out' && grep -qx 'idlecfg: the module index of $moddir cannot be read: libkmod-absent.so.2: cannot open shared object file: No such file or directory' '$tmp/nolib.err'"
+nolib detect --root "$tmp/root" --kernel "$KVER" >"$tmp/nolib2.out" 2>&1; rc=$?
+check "and detect the same" sh -c "test $rc -eq 3 && grep -q 'the module index of $moddir cannot be read: libkmod-absent.so.2' '$tmp/nolib2.out'"
+nolib plan --root "$tmp/empty" --kernel 6.99.0 --profiles-dir "$top_srcdir/profiles" >"$tmp/nolib3.out" 2>&1; rc=$?
+check "no libkmod and no module directory: nothing needs it, plan exits 0" sh -c "
+        test $rc -eq 0 && grep -q '^Profile balanced .*, kernel 6.99.0\$' '$tmp/nolib3.out' && grep -q ' settings (udev ' '$tmp/nolib3.out'"
+# 16: the real library made unreadable, without the hook: an empty file bound over
+# it in a private mount namespace (as root, with unshare)
+lib=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libkmod\.so\.2 (libc6,x86-64) => //p' | head -n 1)
+[ -n "$lib" ] || lib=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libkmod\.so\.2 .* => //p' | head -n 1)
+: >"$tmp/empty.so"
+if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null 2>&1 &&
+   unshare -m sh -c "mount --bind '$tmp/empty.so' '$(readlink -f "$lib" 2>/dev/null)'" 2>/dev/null; then
+        unshare -m sh -c 'mount --bind "$1" "$2" && exec "$3" "$4" "$5" plan --root "$6" --kernel "$7"' sh \
+                "$tmp/empty.so" "$(readlink -f "$lib")" "$top_srcdir/tests/run-machine" "$tmp/m.umockdev" "$IDLECFG" \
+                "$tmp/root" "$KVER" >"$tmp/nolib4.out" 2>&1; rc=$?
+        check "libkmod.so.2 unreadable ($lib bound to an empty file): plan exits 3 naming it" sh -c "
+                test $rc -eq 3 && grep -q '^idlecfg: the module index of $moddir cannot be read: [^ ]*libkmod.so.2: ' '$tmp/nolib4.out'"
+else
+        skip "libkmod.so.2 hidden by a bind mount" "needs root, unshare -m and ldconfig -p"
 fi
 
 # parameters of a built-in module are known from modules.builtin.modinfo

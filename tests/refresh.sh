@@ -3,11 +3,12 @@
 # straight from /sys must be detect's on every recording; a changed device set
 # re-installs and an unchanged one does not; a touched input (same bytes)
 # re-installs nothing, changed bytes do; a manifest written before the
-# content digests still refreshes correctly.
+# content digests still refreshes correctly; a refresh with nothing changed
+# does not load libkmod (src/modules.c opens it only for the module indexes).
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 REFRESH_FP=${REFRESH_FP:-$top_builddir/tests/refresh-fp}
-plan 13
+plan 14
 
 # 1-2: the same fingerprint as detect: recorded machines and a generated one
 fp_same() {
@@ -90,4 +91,15 @@ check "refresh on another machine (the device set changed): re-installs, names t
         test $rc -eq 0 && grep -q '^  fingerprint: ' '$out.10' && grep -q '^Installing profile' '$out.10'"
 run_machine "$TESTS_DATA/machines/amd-laptop" "$IDLECFG" --root "$root" --kernel "$KVER" refresh >"$out.11" 2>&1; rc=$?
 check "then on the same machine again: nothing to do" sh -c "test $rc -eq 0 && test ! -s '$out.11'"
+
+# 14: the libraries ld.so loads (LD_DEBUG=files): libkmod.so.2 (and with it
+# libcrypto) for plan, which reads the module indexes, not for the quiet refresh
+mkdir -p "$tmp/ld"
+run_machine "$TESTS_DATA/machines/amd-laptop" env LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld/refresh" \
+        "$IDLECFG" --root "$root" --kernel "$KVER" refresh >"$out.12" 2>&1; rc=$?
+run_machine "$TESTS_DATA/machines/amd-laptop" env LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld/plan" \
+        "$IDLECFG" --root "$root" --kernel "$KVER" plan >"$out.13" 2>&1
+check "refresh with nothing changed does not load libkmod.so.2; plan does" sh -c "
+        test $rc -eq 0 && test ! -s '$out.12' && ls '$tmp/ld/' | grep -q '^refresh' &&
+        ! cat '$tmp'/ld/refresh* | grep -q 'file=libkmod' && cat '$tmp'/ld/plan* | grep -q 'file=libkmod.so.2 '"
 done_testing
