@@ -115,8 +115,7 @@ static void set_common(struct device *x, struct dev *d, struct modctx *mc)
         if (!s)
                 s = udev_device_get_sysattr_value(d->u, "modalias");
         x->modalias = s ? xstrdup(s) : NULL;
-        if (x->modalias)
-                modctx_resolve(mc, x->modalias, &x->modules, &x->n_modules);
+        /* its modules are resolved on demand: device_modules() */
 }
 
 typedef void (*visit_fn)(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d);
@@ -580,8 +579,6 @@ static void visit_net(struct inventory *inv, struct modctx *mc, struct udev *ude
         x->driver = v ? xstrdup(v) : NULL;
         if (!x->modalias && (v = udev_device_get_property_value(p, "MODALIAS")))
                 x->modalias = xstrdup(v);
-        if (x->modalias && !x->n_modules)
-                modctx_resolve(mc, x->modalias, &x->modules, &x->n_modules);
         add_knobs(x, d);
 }
 
@@ -865,7 +862,42 @@ static void scan_devices(struct inventory *inv, struct modctx *mc, struct udev *
 
 int detect_storage(struct inventory *inv, struct udev *udev);
 
-int inventory_detect(const struct detect_options *o, struct inventory **ret, struct xerror *ret_error)
+const struct module_ref *device_modules(const struct inventory *inv, const struct device *d, size_t *ret_n)
+{
+        /* a cache: the answer is the same whenever it is asked */
+        struct device *x = (struct device *) d;
+
+        if (!x->modules_resolved) {
+                x->modules_resolved = true;
+                modctx_resolve(inv->mc, x->modalias, &x->modules, &x->n_modules);
+        }
+        *ret_n = x->n_modules;
+        return x->modules;
+}
+
+static void resolve_all(const struct inventory *inv, struct device *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                size_t k;
+                (void) device_modules(inv, &v[i], &k);
+                resolve_all(inv, v[i].children, v[i].n_children);
+        }
+}
+
+int inventory_resolve_modules(struct inventory *inv, struct xerror *ret_error)
+{
+        const char *why;
+        int r;
+
+        for (size_t c = 0; c < ELEMENTSOF(inv->classes); c++)
+                resolve_all(inv, inv->classes[c].v, inv->classes[c].n);
+        r = modctx_error(inv->mc, &why);
+        if (r < 0)
+                xerror_set_take(ret_error, NULL, 0, xstrdup(why));
+        return r;
+}
+
+int inventory_detect(const struct detect_options *o, struct inventory **ret)
 {
         struct inventory *inv = xcalloc(1, sizeof(*inv));
         struct udev *udev;
@@ -879,12 +911,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret, str
                 inv->moddir_note = xasprintf(_("no kernel found in %s/lib/modules: %s"),
                                              root_is_host(inv->root) ? "" : inv->root, strerror(-r));
         else {
-                r = modctx_new(inv->rfs, inv->kernel, &mc, &inv->moddir, &inv->moddir_note);
-                if (r < 0) {
-                        xerror_set_take(ret_error, NULL, 0, TAKE_PTR(inv->moddir_note));
-                        inventory_free(inv);
-                        return r;
-                }
+                (void) modctx_new(inv->rfs, inv->kernel, &mc, &inv->moddir, &inv->moddir_note);
                 if (kernel_release_abi_only(inv->kernel))
                         (void) kernel_upstream(inv->rfs, inv->kernel, &inv->kernel_version,
                                                &inv->kernel_version_source);

@@ -133,18 +133,13 @@ static int run_lock(struct run *c)
 static int run_detect(struct run *c)
 {
         struct detect_options o = { .rfs = &c->rfs, .kernel = c->a->kernel };
-        struct xerror e = {};
         int r;
 
         if (c->inv)
                 return EXIT_OK;
-        r = inventory_detect(&o, &c->inv, &e);
+        r = inventory_detect(&o, &c->inv);
         if (r < 0) {
-                if (e.message)
-                        print_error(NULL, &e, NULL);
-                else
-                        fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
-                xerror_done(&e);
+                fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
                 return EXIT_FAILURE_;
         }
         return EXIT_OK;
@@ -185,6 +180,14 @@ static int flush_stdout(void)
 
 static int verb_detect(struct run *c, int argc, char **argv)
 {
+        struct xerror e = {};
+
+        /* the modules of every device are shown: resolve them all (libkmod) */
+        if (inventory_resolve_modules(c->inv, &e) < 0) {
+                print_error(NULL, &e, NULL);
+                xerror_done(&e);
+                return EXIT_FAILURE_;
+        }
         if (c->a->json)
                 inventory_print_json(c->inv, stdout);
         else

@@ -32,8 +32,9 @@ struct device {
         char *identity;         /* what the fingerprint hashes; NULL: not part of it */
         struct kvlist ids;      /* identity and description, in display order */
         struct kvlist knobs;    /* power attributes: relative path -> current value */
-        struct module_ref *modules;
+        struct module_ref *modules;     /* the modules its modalias resolves to: device_modules() */
         size_t n_modules;
+        bool modules_resolved;
         struct device *children;
         size_t n_children;
         char **notes;           /* what could not be read, and why */
@@ -120,10 +121,14 @@ struct detect_options {
         const char *kernel;
 };
 
-/* 0, or -errno with RET_ERROR filled where there is more to say (-ELIBACC:
- * the target has module indexes and libkmod.so.2 cannot be opened) */
-int inventory_detect(const struct detect_options *o, struct inventory **ret, struct xerror *ret_error);
+int inventory_detect(const struct detect_options *o, struct inventory **ret);
 void inventory_free(struct inventory *inv);
+/* The modules device D's modalias resolves to in the target kernel, resolved
+ * at the first call (libkmod is loaded only when some run asks) */
+const struct module_ref *device_modules(const struct inventory *inv, const struct device *d, size_t *ret_n);
+/* Resolve every device's modules now (detect prints them): 0, or the error of
+ * modctx_error() (-ELIBACC: libkmod.so.2 missing) in RET_ERROR */
+int inventory_resolve_modules(struct inventory *inv, struct xerror *ret_error);
 void inventory_fingerprint(struct inventory *inv);
 /* cpu_arch, cpu_vendor, cpu_family, cpu_model from cpu0's modalias */
 void platform_add_cpu(struct kvlist *platform, const char *modalias);

@@ -12,8 +12,12 @@
 #include "rootfs.h"
 
 struct modctx {
-        struct kmod_ctx *ctx;
+        struct kmod_ctx *ctx;   /* NULL until the first question */
         int dirfd;              /* the module directory libkmod reads through /proc/self/fd */
+        char *kdir;             /* the name libkmod is given: /proc/self/fd/N */
+        char *dir;              /* for messages: DIR/lib/modules/VERSION */
+        int error;              /* < 0: the indexes could not be loaded; error_message says why */
+        char *error_message;
 };
 
 /* libkmod is opened at run time, the first time a module question must be
@@ -255,17 +259,15 @@ int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_ve
         return 0;
 }
 
-int modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret, char **ret_moddir,
-               char **ret_note)
+void modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret, char **ret_moddir,
+                char **ret_note)
 {
         _cleanup_free_ char *rel = xasprintf("/lib/modules/%s", kver);
         _cleanup_free_ char *dir = rootfs_display(rfs, rel);
-        _cleanup_free_ char *dep = NULL, *kdir = NULL, *why = NULL;
+        _cleanup_free_ char *dep = NULL, *kdir = NULL;
         _cleanup_close_ int fd = -1, depfd = -1;
-        struct kmod_ctx *ctx;
         struct modctx *m;
         struct stat st;
-        int r;
 
         *ret = NULL;
         *ret_moddir = NULL;
@@ -279,20 +281,14 @@ int modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret, 
                 else
                         *ret_note = xasprintf(_("no module directory %s in the target root; module resolution "
                                                 "and parameter checks are skipped"), dir);
-                return 0;
+                return;
         }
         dep = xasprintf("%s/modules.dep.bin", rel);
         depfd = rootfs_openat(rfs, dep, O_RDONLY | O_NONBLOCK | O_NOCTTY);
         if (depfd < 0 || fstat(depfd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 *ret_note = xasprintf(_("%s has no modules.dep.bin (run depmod for %s); module resolution "
                                         "is skipped"), dir, kver);
-                return 0;
-        }
-        /* the indexes are there: now libkmod is needed, and its absence is an error */
-        r = dlopen_libkmod(&why);
-        if (r < 0) {
-                *ret_note = xasprintf(_("the module index of %s cannot be read: %s"), dir, why);
-                return r;
+                return;
         }
         /* libkmod takes a directory name: give it the directory resolved in the
          * root, /proc/self/fd/N, so that it does not resolve the path again
@@ -302,33 +298,64 @@ int modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret, 
                 free(kdir);
                 kdir = xstrdup(dir);
         }
+        m = xcalloc(1, sizeof(*m));
+        m->dirfd = TAKE_FD(fd);
+        m->kdir = TAKE_PTR(kdir);
+        m->dir = xstrdup(dir);
+        *ret_moddir = TAKE_PTR(dir);
+        *ret = m;
+}
+
+/* libkmod and the indexes, at the first question: NULL (and M's error) if they cannot be had */
+static struct kmod_ctx *ctx_of(struct modctx *m)
+{
+        _cleanup_free_ char *why = NULL;
+        struct kmod_ctx *ctx;
+        int r;
+
+        if (!m || m->ctx || m->error < 0)
+                return m ? m->ctx : NULL;
+        r = dlopen_libkmod(&why);
+        if (r < 0) {
+                m->error = r;
+                m->error_message = xasprintf(_("the module index of %s cannot be read: %s"), m->dir, why);
+                return NULL;
+        }
         /* no configuration: the running system's aliases are not the target's */
-        ctx = sym_kmod_new(kdir, (const char *const[]) { NULL });
+        ctx = sym_kmod_new(m->kdir, (const char *const[]) { NULL });
         if (!ctx) {
-                *ret_note = xasprintf(_("cannot open module directory %s"), dir);
-                return 0;
+                m->error = -ENOENT;
+                m->error_message = xasprintf(_("cannot open module directory %s"), m->dir);
+                return NULL;
         }
         sym_kmod_set_log_priority(ctx, 0);
         if (sym_kmod_load_resources(ctx) < 0) {
                 sym_kmod_unref(ctx);
-                *ret_note = xasprintf(_("cannot load the module indexes of %s"), dir);
-                return 0;
+                m->error = -EBADMSG;
+                m->error_message = xasprintf(_("cannot load the module indexes of %s"), m->dir);
+                return NULL;
         }
-        m = xcalloc(1, sizeof(*m));
         m->ctx = ctx;
-        m->dirfd = TAKE_FD(fd);
-        *ret_moddir = TAKE_PTR(dir);
-        *ret = m;
-        return 0;
+        return ctx;
+}
+
+int modctx_error(const struct modctx *m, const char **ret_message)
+{
+        *ret_message = m ? m->error_message : NULL;
+        return m ? m->error : 0;
 }
 
 void modctx_free(struct modctx *m)
 {
         if (!m)
                 return;
-        sym_kmod_unref(m->ctx);
+        if (m->ctx)
+                sym_kmod_unref(m->ctx);
         if (m->dirfd >= 0)
                 close(m->dirfd);
+        free(m->kdir);
+        free(m->dir);
+        free(m->error_message);
         free(m);
 }
 
@@ -349,7 +376,7 @@ enum mod_state modctx_state(struct modctx *m, const char *name)
         struct kmod_module *mod = NULL;
         enum mod_state s;
 
-        if (!m)
+        if (!ctx_of(m))
                 return MOD_UNKNOWN;
         if (sym_kmod_module_new_from_name(m->ctx, name, &mod) < 0)
                 return MOD_NOT_FOUND;
@@ -366,7 +393,7 @@ void modctx_resolve(struct modctx *m, const char *modalias, struct module_ref **
 
         *ret = NULL;
         *ret_n = 0;
-        if (!m || !modalias || sym_kmod_module_new_from_lookup(m->ctx, modalias, &list) < 0)
+        if (!modalias || !ctx_of(m) || sym_kmod_module_new_from_lookup(m->ctx, modalias, &list) < 0)
                 return;
         sym_kmod_list_foreach(l, list) {
                 struct kmod_module *mod = sym_kmod_module_get_module(l);
@@ -393,7 +420,7 @@ bool modctx_has_param(struct modctx *m, const char *name, const char *param)
         size_t plen = strlen(param);
         bool found = false;
 
-        if (!m || sym_kmod_module_new_from_name(m->ctx, name, &mod) < 0)
+        if (!ctx_of(m) || sym_kmod_module_new_from_name(m->ctx, name, &mod) < 0)
                 return false;
         if (sym_kmod_module_get_info(mod, &info) >= 0) {
                 sym_kmod_list_foreach(l, info) {

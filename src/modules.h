@@ -25,11 +25,16 @@ bool kernel_release_abi_only(const char *release);
  * looked at; every file is read through rootfs_read_file(). */
 int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_version, char **ret_source);
 
-/* The target's module indexes, through libkmod (opened here, at run time):
- * 0 with *ret, or 0 with *ret NULL and a note when the target has no module
- * directory (or indexes libkmod cannot load); -ELIBACC when the indexes are
- * there but libkmod.so.2 cannot be opened, *ret_note saying so. */
-int modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret, char **ret_moddir, char **ret_note);
+/* The target's module indexes: *ret when DIR/lib/modules/KVER has
+ * modules.dep.bin, else *ret NULL and a note. Nothing is loaded yet:
+ * libkmod.so.2 is opened (dlopen) and the indexes read at the first question,
+ * so that a run that asks none never loads libkmod (nor libcrypto, libzstd
+ * and liblzma, which it pulls in). */
+void modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret, char **ret_moddir, char **ret_note);
+/* 0, or < 0 when a question could not be answered because libkmod.so.2 or the
+ * indexes could not be loaded (-ELIBACC: the library), *ret_message saying so;
+ * the answers given meanwhile (unknown, no parameter, no modules) must not be used */
+int modctx_error(const struct modctx *m, const char **ret_message);
 void modctx_free(struct modctx *m);
 
 /* modules a modalias resolves to, each with its state */

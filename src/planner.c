@@ -161,14 +161,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         /* detect loaded the target's module indexes; a hand-made inventory has none */
         c.mc = inv->mc;
         if (!c.mc && inv->kernel && !inv->moddir_note) {
-                r = modctx_new(inv->rfs, inv->kernel, &own_mc, &moddir, &note);
-                if (r < 0) {
-                        xerror_set_take(ret_error, NULL, 0, TAKE_PTR(note));
-                        plan_free(p);
-                        hwdb_free(hwdb);
-                        profile_free(profile);
-                        return r;
-                }
+                modctx_new(inv->rfs, inv->kernel, &own_mc, &moddir, &note);
                 c.mc = own_mc;
         }
         c.hwdb = hwdb;
@@ -182,6 +175,20 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                         fam[i]->plan(&c);
         warn_tools(&c);
 
+        /* a module question found libkmod.so.2 (or the indexes) missing: the
+         * answers it got are not the kernel's, and neither is this plan */
+        {
+                const char *kmod_why;
+                r = modctx_error(c.mc, &kmod_why);
+                if (r < 0) {
+                        xerror_set_take(ret_error, NULL, 0, xstrdup(kmod_why));
+                        modctx_free(own_mc);
+                        plan_free(p);
+                        hwdb_free(hwdb);
+                        profile_free(profile);
+                        return r;
+                }
+        }
         modctx_free(own_mc);
         hwdb_free(hwdb);
         profile_free(profile);

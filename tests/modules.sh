@@ -3,7 +3,7 @@
 # and what happens without libkmod.so.2 at run time (src/modules.c opens it with dlopen)
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
-plan 16
+plan 17
 
 cat > "$tmp/m.umockdev" <<'REC'
 P: /devices/pci0000:00/0000:00:1f.3
@@ -90,11 +90,11 @@ else
         skip "host has /lib/modules/$(uname -r)"
 fi
 
-# 13-15: libkmod.so.2 missing at run time. IDLECFG_TEST_LIBKMOD names the
+# 12-14: libkmod.so.2 missing at run time. IDLECFG_TEST_LIBKMOD names the
 # library src/modules.c opens instead of libkmod.so.2: one that does not exist
 nolib() { IDLECFG_TEST_LIBKMOD=libkmod-absent.so.2 run_machine "$tmp/m.umockdev" "$IDLECFG" "$@"; }
 moddir=$tmp/root/lib/modules/$KVER
-nolib plan --root "$tmp/root" --kernel "$KVER" >"$tmp/nolib.out" 2>"$tmp/nolib.err"; rc=$?
+nolib plan --root "$tmp/root" --kernel "$KVER" --profiles-dir "$top_srcdir/profiles" --profile balanced >"$tmp/nolib.out" 2>"$tmp/nolib.err"; rc=$?
 check "no libkmod, module indexes in the root: plan exits 3 and says why, prints no plan" sh -c "
         test $rc -eq 3 && test ! -s '$tmp/nolib.out' && grep -qx 'idlecfg: the module index of $moddir cannot be read: libkmod-absent.so.2: cannot open shared object file: No such file or directory' '$tmp/nolib.err'"
 nolib detect --root "$tmp/root" --kernel "$KVER" >"$tmp/nolib2.out" 2>&1; rc=$?
@@ -102,6 +102,16 @@ check "and detect the same" sh -c "test $rc -eq 3 && grep -q 'the module index o
 nolib plan --root "$tmp/empty" --kernel 6.99.0 --profiles-dir "$top_srcdir/profiles" >"$tmp/nolib3.out" 2>&1; rc=$?
 check "no libkmod and no module directory: nothing needs it, plan exits 0" sh -c "
         test $rc -eq 0 && grep -q '^Profile balanced .*, kernel 6.99.0\$' '$tmp/nolib3.out' && grep -q ' settings (udev ' '$tmp/nolib3.out'"
+# 15: a plan that asks no module question (the buildhost recording: virtio,
+# no GPU, no HDA) needs no libkmod: the same plan with it or without it
+bh=$TESTS_DATA/machines/buildhost
+run_machine "$bh" "$IDLECFG" plan --root "$tmp/root" --kernel "$KVER" --profiles-dir "$top_srcdir/profiles" \
+        --profile balanced >"$tmp/bh.out" 2>&1; rc1=$?
+IDLECFG_TEST_LIBKMOD=libkmod-absent.so.2 run_machine "$bh" "$IDLECFG" plan --root "$tmp/root" --kernel "$KVER" \
+        --profiles-dir "$top_srcdir/profiles" --profile balanced >"$tmp/bh-nolib.out" 2>&1; rc2=$?
+check "no module question (buildhost): the same plan without libkmod, exit 0" sh -c "
+        test $rc1 -eq 0 && test $rc2 -eq 0 && grep -q '^pci.runtime_pm ' '$tmp/bh.out' && cmp '$tmp/bh.out' '$tmp/bh-nolib.out'"
+
 # 16: the real library made unreadable, without the hook: an empty file bound over
 # it in a private mount namespace (as root, with unshare)
 lib=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libkmod\.so\.2 (libc6,x86-64) => //p' | head -n 1)
@@ -109,9 +119,9 @@ lib=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libkmod\.so\.2 (libc6,x86
 : >"$tmp/empty.so"
 if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null 2>&1 &&
    unshare -m sh -c "mount --bind '$tmp/empty.so' '$(readlink -f "$lib" 2>/dev/null)'" 2>/dev/null; then
-        unshare -m sh -c 'mount --bind "$1" "$2" && exec "$3" "$4" "$5" plan --root "$6" --kernel "$7"' sh \
+        unshare -m sh -c 'mount --bind "$1" "$2" && exec "$3" "$4" "$5" plan --root "$6" --kernel "$7" --profiles-dir "$8" --profile balanced' sh \
                 "$tmp/empty.so" "$(readlink -f "$lib")" "$top_srcdir/tests/run-machine" "$tmp/m.umockdev" "$IDLECFG" \
-                "$tmp/root" "$KVER" >"$tmp/nolib4.out" 2>&1; rc=$?
+                "$tmp/root" "$KVER" "$top_srcdir/profiles" >"$tmp/nolib4.out" 2>&1; rc=$?
         check "libkmod.so.2 unreadable ($lib bound to an empty file): plan exits 3 naming it" sh -c "
                 test $rc -eq 3 && grep -q '^idlecfg: the module index of $moddir cannot be read: [^ ]*libkmod.so.2: ' '$tmp/nolib4.out'"
 else

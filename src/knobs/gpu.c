@@ -3,14 +3,27 @@
 
 #include "knob.h"
 
+/* the first PCI device that DRIVER drives, or would in the target kernel:
+ * bound to it, or a display controller (class 03, or no class known) whose modalias resolves to
+ * it first (i915 and amdgpu drive only those; the modules of other devices,
+ * and with them libkmod, are not needed) */
 static const struct device *has_driver(struct planctx *c, const char *driver)
 {
         const struct device_list *l = &c->inv->classes[CL_PCI];
 
-        for (size_t i = 0; i < l->n; i++)
-                if (streq_ptr(l->v[i].driver, driver) ||
-                    (l->v[i].n_modules && streq(l->v[i].modules[0].name, driver)))
+        for (size_t i = 0; i < l->n; i++) {
+                const char *cls = kv_get(&l->v[i].ids, "class");
+                const struct module_ref *m;
+                size_t n;
+
+                if (streq_ptr(l->v[i].driver, driver))
                         return &l->v[i];
+                if (cls && !startswith(cls, "03"))
+                        continue;
+                m = device_modules(c->inv, &l->v[i], &n);
+                if (n && streq(m[0].name, driver))
+                        return &l->v[i];
+        }
         return NULL;
 }
 
