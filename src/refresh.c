@@ -188,8 +188,10 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                           enum digest_mode mode)
 {
         static const char *const hwdb_dirs[] = { "/etc/udev/hwdb.d", "/usr/lib/udev/hwdb.d", "/lib/udev/hwdb.d" };
+        /* the text indexes, and the binary ones libkmod reads (depmod writes all at once) */
         static const char *const module_files[] = {
                 "modules.dep", "modules.alias", "modules.builtin", "modules.builtin.modinfo",
+                "modules.dep.bin", "modules.alias.bin", "modules.builtin.bin", "modules.builtin.alias.bin",
         };
         struct sha256 s;
 

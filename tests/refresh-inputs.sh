@@ -8,7 +8,7 @@
 # [network] plans depend on NetworkManager, .link files and systemd's version.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
-plan 14
+plan 15
 
 REC=$TESTS_DATA/net/wifi-ether.umockdev
 root=$tmp/root
@@ -67,6 +67,9 @@ step 11 ic refresh
 # fstab: the plan's storage facts come from it
 printf 'UUID=0123 / ext4 defaults 0 1\nUUID=4567 none swap sw 0 0\n' >"$root/etc/fstab"
 step 12 ic refresh
+# what plan reads of the root, and what an unchanged refresh looks at (src/rootfs.c's trace)
+IDLECFG_TRACE_READS=$out.plan-reads ic plan --profile powersave >/dev/null 2>&1
+IDLECFG_TRACE_READS=$out.refresh-reads ic refresh >"$out.13" 2>&1
 SH
 out=$tmp/out
 run_machine "$REC" env IDLECFG="$IDLECFG" root="$root" KVER="$KVER" manifest="$manifest" out="$out" status_sh="$tmp/status.sh" \
@@ -98,5 +101,16 @@ check "the kernel package's upstream version changes under the same ABI name: re
 check "then quiet" quiet 11
 check "fstab changes: re-plans" replanned 12 "system: files changed"
 check "every step ran in one session" test -s "$out.12"
+# every path plan reads is one refresh looks at, or a file of a directory
+# refresh lists, or a directory refresh looks into
+uncovered() {
+        sort -u "$out.refresh-reads" >"$tmp/r"
+        sort -u "$out.plan-reads" | while IFS= read -r p; do
+                grep -qxF -- "$p" "$tmp/r" || grep -qxF -- "${p%/*}" "$tmp/r" || grep -qF -- "$p/" "$tmp/r" || echo "$p"
+        done >"$tmp/uncovered"
+        [ -s "$out.plan-reads" ] && [ "$(cat "$out.13")" = "" ] && [ ! -s "$tmp/uncovered" ] ||
+                { diag "plan reads what refresh does not digest:"; diag "$(cat "$tmp/uncovered")"; return 1; }
+}
+check "refresh digests every file of the root that plan reads ($(sort -u "$out.plan-reads" 2>/dev/null | wc -l) paths)" uncovered
 
 done_testing
