@@ -121,6 +121,9 @@ struct detect_options {
 };
 
 int inventory_detect(const struct detect_options *o, struct inventory **ret);
+/* the files of the root detect reads (fstab, other power tools), for refresh */
+struct knob_input;
+const struct knob_input *detect_inputs(size_t *ret_n);
 void inventory_free(struct inventory *inv);
 void inventory_fingerprint(struct inventory *inv);
 /* cpu_arch, cpu_vendor, cpu_family, cpu_model from cpu0's modalias */
