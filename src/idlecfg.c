@@ -408,11 +408,12 @@ static int do_rollback(void *userdata, FILE *out)
         static const struct {
                 const char *part;
                 int (*undo)(const struct rootfs *rfs, bool force, struct rollback_result *ret, struct xerror *ret_error);
+                bool values;            /* live values (apply), or files (install) */
                 const char *failed;
         } parts[] = {
                 /* the live values first, then the files */
-                { "apply", apply_rollback, N_("rollback of apply failed") },
-                { "install", install_rollback, N_("rollback of install failed") },
+                { "apply", apply_rollback, true, N_("rollback of apply failed") },
+                { "install", install_rollback, false, N_("rollback of install failed") },
         };
         struct xerror e = {};
         bool any = false;
@@ -423,7 +424,7 @@ static int do_rollback(void *userdata, FILE *out)
                         continue;
                 _cleanup_(rollback_result_free) struct rollback_result res = {};
                 r = parts[i].undo(&c->rfs, c->a->force, &res, &e);
-                rollback_print(&res, parts[i].undo == apply_rollback, out);
+                rollback_print(&res, parts[i].values, out);
                 if (r == -EBUSY) {
                         /* some values or files were left alone: said, not a failure */
                         print_error(NULL, &e, strerror(-r));

@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include "json.h"
-#include "knobs/knob.h"
 #include "verb-apply.h"
 
 void apply_print(const struct apply_result *r, bool dry_run, FILE *out)
@@ -73,7 +72,7 @@ void apply_print(const struct apply_result *r, bool dry_run, FILE *out)
                         dry_run ? r->n_would : r->n_changed, r->n_same, r->n_later);
 }
 
-void rollback_print(const struct rollback_result *r, bool apply, FILE *out)
+void rollback_print(const struct rollback_result *r, bool values, FILE *out)
 {
         for (size_t i = 0; i < r->n; i++) {
                 const struct rollback_entry *e = &r->v[i];
@@ -111,7 +110,7 @@ void rollback_print(const struct rollback_result *r, bool apply, FILE *out)
                         break;
                 }
         }
-        if (r->done && apply)
+        if (r->done && values)
                 fprintf(out, _("Every value idlecfg applied is as it was before (%zu restored).\n"), r->restored);
         else if (r->done)
                 fprintf(out, _("Every file idlecfg installed is as it was before.\n"));
