@@ -18,10 +18,8 @@
 #include "install.h"
 #include "journal.h"
 #include "knobs/knob.h"
-#include "json.h"
 #include "manifest.h"
-
-#define MAX_JOURNAL (64u << 20)
+#include "state.h"
 
 char *value_normalize(const char *raw)
 {
@@ -127,70 +125,6 @@ static char *restore_value(const char *old)
         return xstrdup(old);
 }
 
-/* ---- the journal file ---- */
-
-struct jfile {
-        const struct rootfs *rfs;
-        int fd;
-        bool run_written;
-        unsigned run;
-        const char *profile;
-};
-
-static int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *ret_error)
-{
-        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, JOURNAL_PATH);
-        size_t len;
-        int r = rootfs_read(rfs, JOURNAL_PATH, MAX_JOURNAL, &text, &len, NULL);
-
-        if (r == -ENOENT)
-                return r;
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
-        return journal_parse(shown, text, len, ret, ret_error);
-}
-
-static int jfile_append(struct jfile *jf, const char *line, struct xerror *ret_error)
-{
-        _cleanup_free_ char *shown = rootfs_display(jf->rfs, JOURNAL_PATH);
-        size_t len = strlen(line);
-        int r;
-
-        if (jf->fd < 0) {
-                struct stat st;
-                r = rootfs_lstat(jf->rfs, JOURNAL_PATH, &st);
-                if (r == -ENOENT || (r == 0 && st.st_size == 0)) {
-                        _cleanup_free_ char *h = journal_header();
-                        r = rootfs_mkdir_p(jf->rfs, STATE_DIR, NULL, NULL);
-                        if (r >= 0)
-                                r = rootfs_write_atomic(jf->rfs, JOURNAL_PATH, h, strlen(h), 0600, (uid_t) -1,
-                                                        (gid_t) -1);
-                }
-                if (r < 0)
-                        return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
-                jf->fd = rootfs_openat(jf->rfs, JOURNAL_PATH, O_WRONLY | O_APPEND | O_NOFOLLOW);
-                if (jf->fd < 0)
-                        return xerror_set(ret_error, jf->fd, _("cannot open %s: %s"), shown, strerror(-jf->fd));
-        }
-        r = fault_point("journal append");
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
-        for (size_t off = 0; off < len;) {
-                ssize_t n = write(jf->fd, line + off, len - off);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return xerror_set(ret_error, -errno, _("cannot write %s: %s"), shown, strerror(errno));
-                off += (size_t) n;
-        }
-        r = fault_point("journal fsync");
-        if (r < 0 || fsync(jf->fd) < 0) {
-                r = r < 0 ? r : -errno;
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
-        }
-        return 0;
-}
-
 /* ---- apply ---- */
 
 struct change {
@@ -199,13 +133,31 @@ struct change {
         const struct setting *s;
 };
 
-static const char *setting_where(const struct setting *s)
+const char *setting_where(const struct setting *s)
 {
         return s->device_name ? s->device_name : s->module ? s->module : "system";
 }
 
+static struct apply_entry *entry_add(struct apply_result *res, enum apply_state state, const struct setting *s,
+                                     const char *path)
+{
+        res->v = xrealloc(res->v, (res->n + 1) * sizeof(*res->v));
+        res->v[res->n] = (struct apply_entry) { .state = state, .s = s, .path = path ? xstrdup(path) : NULL };
+        return &res->v[res->n++];
+}
+
+void apply_result_free(struct apply_result *r)
+{
+        for (size_t i = 0; i < r->n; i++) {
+                free(r->v[i].path);
+                free(r->v[i].old);
+        }
+        free(r->v);
+        *r = (struct apply_result) {};
+}
+
 /* undo this run's changes, last first */
-static size_t undo(struct change *v, size_t n, FILE *out)
+static size_t undo(struct change *v, size_t n, struct apply_result *res)
 {
         size_t failed = 0;
 
@@ -213,20 +165,21 @@ static size_t undo(struct change *v, size_t n, FILE *out)
                 _cleanup_free_ char *back = restore_value(v[i].old);
                 int r = write_attr(v[i].path, back);
                 if (r < 0) {
-                        fprintf(out, _("  could not undo %s (%s): %s; \"idlecfg rollback\" will try again\n"),
-                                v[i].path, setting_where(v[i].s), strerror(-r));
+                        entry_add(res, APPLY_UNDO_FAILED, v[i].s, v[i].path)->err = r;
                         failed++;
                 } else
-                        fprintf(out, _("  undid %s\n"), v[i].path);
+                        entry_add(res, APPLY_UNDONE, v[i].s, v[i].path);
         }
         return failed;
 }
 
-int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply_options *o, FILE *out,
-              struct xerror *ret_error)
+int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply_options *o,
+              struct apply_result *res, struct xerror *ret_error)
 {
         _cleanup_(journal_freep) struct journal *j = NULL;
-        struct jfile jf = { .rfs = rfs, .fd = -1, .profile = p->profile };
+        struct journal_file jf = { .rfs = rfs, .fd = -1 };
+        bool run_written = false;
+        unsigned run;
         struct change *done = NULL;
         size_t n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
         int r;
@@ -234,7 +187,7 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
         r = journal_load(rfs, &j, ret_error);
         if (r < 0 && r != -ENOENT)
                 return r;
-        jf.run = (j ? j->runs : 0) + 1;
+        run = (j ? j->runs : 0) + 1;
 
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
@@ -258,7 +211,7 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                 }
                 if (!path) {
                         n_later++;
-                        fprintf(out, _("  later: %s %s=%s: %s\n"), s->knob, strempty(s->param), s->value, why);
+                        entry_add(res, APPLY_LATER, s, NULL)->why = why;
                         continue;
                 }
                 r = read_raw(path, &old);
@@ -267,34 +220,27 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                         /* the running kernel lacks it, or has it read-only (nmi_watchdog
                          * without a hard-lockup detector): systemd-sysctl gets nowhere either */
                         n_later++;
-                        fprintf(out, r == -ENOENT ? _("  absent: %s %s=%s: the running kernel has no %s; nothing to set\n")
-                                                  : _("  absent: %s %s=%s: %s is read-only in the running kernel; "
-                                                      "nothing to set\n"), s->knob, s->param, s->value, path);
+                        entry_add(res, r == -ENOENT ? APPLY_SYSCTL_ABSENT : APPLY_SYSCTL_READONLY, s, path);
                         continue;
                 }
                 if (r == -ENOENT && s->mech != MECH_UDEV) {
                         n_later++;
-                        fprintf(out, _("  later: %s %s.%s=%s: the module is not loaded or does not show the "
-                                       "parameter; it takes effect when it loads\n"), s->knob, s->module, s->param,
-                                s->value);
+                        entry_add(res, APPLY_MODULE_LATER, s, path);
                         continue;
                 }
                 if (r == 0 && s->mech != MECH_UDEV && stat(path, &st) == 0 && !(st.st_mode & 0222)) {
                         n_later++;
-                        fprintf(out, _("  later: %s %s.%s=%s: read-only at run time, it takes effect at the "
-                                       "next boot or module load\n"), s->knob, s->module, s->param, s->value);
+                        entry_add(res, APPLY_PARAM_READONLY, s, path);
                         continue;
                 }
                 if (r == -ENOENT) {
                         /* the generated rule's TEST== guard skips it the same way */
                         n_later++;
-                        fprintf(out, _("  absent: %s on %s: %s does not exist now; nothing to set\n"), s->knob,
-                                setting_where(s), path);
+                        entry_add(res, APPLY_ABSENT, s, path);
                         continue;
                 }
                 if (r < 0) {
-                        fprintf(out, _("  FAILED %s on %s: cannot read %s: %s (nothing written: the old value "
-                                       "is needed to undo it)\n"), s->knob, setting_where(s), path, strerror(-r));
+                        entry_add(res, APPLY_READ_FAILED, s, path)->err = r;
                         n_failed++;
                         if (!o->keep_going) {
                                 xerror_set(ret_error, r, _("%s on %s: cannot read %s: %s"), s->knob, setting_where(s),
@@ -310,23 +256,22 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                         continue;
                 }
                 if (o->dry_run) {
-                        fprintf(out, _("  would set %s on %s: %s %s -> %s\n"), s->knob, setting_where(s), path, norm,
-                                s->value);
+                        entry_add(res, APPLY_WOULD_SET, s, path)->old = TAKE_PTR(norm);
                         n_would++;
                         continue;
                 }
-                if (!jf.run_written) {
-                        _cleanup_free_ char *line = journal_run_line(jf.run, (long long) time(NULL), p->profile);
-                        r = jfile_append(&jf, line, ret_error);
+                if (!run_written) {
+                        _cleanup_free_ char *line = journal_run_line(run, (long long) time(NULL), p->profile);
+                        r = journal_append(&jf, line, ret_error);
                         if (r < 0)
                                 goto fail;
-                        jf.run_written = true;
+                        run_written = true;
                 }
                 /* the journal line and the write it announces: a signal waits for both */
                 signals_defer();
                 {
                         _cleanup_free_ char *line = journal_set_line(path, old, s->value);
-                        r = jfile_append(&jf, line, ret_error);
+                        r = journal_append(&jf, line, ret_error);
                         if (r < 0) {
                                 signals_undefer();
                                 goto fail;
@@ -335,8 +280,7 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                 r = write_attr(path, s->value);
                 signals_undefer();
                 if (r < 0) {
-                        fprintf(out, _("  FAILED %s on %s: the kernel refused %s for %s: %s\n"), s->knob,
-                                setting_where(s), s->value, path, strerror(-r));
+                        entry_add(res, APPLY_REFUSED, s, path)->err = r;
                         n_failed++;
                         if (!o->keep_going) {
                                 xerror_set(ret_error, r, _("%s on %s: the kernel refused %s for %s: %s"), s->knob,
@@ -346,33 +290,32 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                         }
                         continue;
                 }
+                entry_add(res, APPLY_SET, s, path)->old = TAKE_PTR(norm);
                 done = xrealloc(done, (n_done + 1) * sizeof(*done));
                 done[n_done++] = (struct change) { .path = TAKE_PTR(path), .old = TAKE_PTR(old), .s = s };
-                fprintf(out, _("  set %s on %s: %s %s -> %s\n"), s->knob, setting_where(s),
-                        done[n_done - 1].path, norm, s->value);
         }
-        if (jf.fd >= 0)
-                close(jf.fd);
+        journal_close(&jf);
         for (size_t i = 0; i < n_done; i++) {
                 free(done[i].path);
                 free(done[i].old);
         }
         free(done);
-        fprintf(out, o->dry_run ? _("%zu settings would change, %zu already as planned, %zu take effect later or not at all now\n")
-                                : _("%zu settings changed, %zu already as planned, %zu take effect later or not at all now\n"),
-                o->dry_run ? n_would : n_done, n_same, n_later);
+        res->finished = true;
+        res->n_changed = n_done;
+        res->n_would = n_would;
+        res->n_same = n_same;
+        res->n_later = n_later;
+        res->n_failed = n_failed;
         if (n_failed > 0)
                 return xerror_set(ret_error, -EIO, _("%zu settings were refused (--keep-going: the rest is applied; "
                                                      "\"idlecfg rollback\" undoes it)"), n_failed);
         return n_done + n_would > 0;
 
 fail:
-        if (jf.fd >= 0)
-                close(jf.fd);
+        journal_close(&jf);
         if (n_done > 0)
-                fprintf(out, _("Undoing the %zu settings this run changed (all or nothing; --keep-going "
-                               "applies what the kernel takes):\n"), n_done);
-        if (undo(done, n_done, out) > 0)
+                entry_add(res, APPLY_UNDOING, NULL, NULL)->n_undo = n_done;
+        if (undo(done, n_done, res) > 0)
                 xerror_set(ret_error, -EIO, _("apply failed and could not undo everything"));
         for (size_t i = 0; i < n_done; i++) {
                 free(done[i].path);
@@ -382,7 +325,7 @@ fail:
         return r < 0 ? r : -EIO;
 }
 
-int apply_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error)
+int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
 {
         _cleanup_(journal_freep) struct journal *j = NULL;
         _cleanup_free_ char *shown = rootfs_display(rfs, JOURNAL_PATH);
@@ -391,8 +334,8 @@ int apply_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerro
 
         r = journal_load(rfs, &j, ret_error);
         if (r == -ENOENT) {
-                r = rootfs_remove_temps(rfs, JOURNAL_PATH);
-                return r < 0 ? xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r)) : 1;
+                r = journal_remove_temps(rfs, ret_error);
+                return r < 0 ? r : 1;
         }
         if (r < 0)
                 return r;
@@ -400,10 +343,11 @@ int apply_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerro
                 const struct journal_entry *e = &j->v[i];
                 _cleanup_free_ char *cur = NULL, *ncur = NULL, *nold = value_normalize(e->old);
                 _cleanup_free_ char *nnew = value_normalize(e->new), *back = NULL;
+                struct rollback_entry *x;
 
                 r = read_raw(e->path, &cur);
                 if (r < 0) {
-                        fprintf(out, _("  left %s: cannot read it: %s\n"), e->path, strerror(-r));
+                        rollback_add(res, RB_UNREADABLE, e->path)->err = r;
                         left++;
                         continue;
                 }
@@ -411,30 +355,36 @@ int apply_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerro
                 if (streq(ncur, nold))
                         continue;       /* as before: the write never happened, or was undone */
                 if (!streq(ncur, nnew) && !force) {
-                        fprintf(out, _("  left %s alone: it is %s, not %s as idlecfg set it (someone changed it "
-                                       "since; --force restores %s anyway)\n"), e->path, ncur, nnew, nold);
+                        x = rollback_add(res, RB_VALUE_CHANGED, e->path);
+                        x->cur = TAKE_PTR(ncur);
+                        x->set = TAKE_PTR(nnew);
+                        x->old = TAKE_PTR(nold);
                         left++;
                         continue;
                 }
                 back = restore_value(e->old);
                 r = write_attr(e->path, back);
                 if (r < 0) {
-                        fprintf(out, _("  could not restore %s to %s: %s\n"), e->path, nold, strerror(-r));
+                        x = rollback_add(res, RB_WRITE_FAILED, e->path);
+                        x->old = TAKE_PTR(nold);
+                        x->err = r;
                         left++;
                         continue;
                 }
-                fprintf(out, _("  restored %s: %s -> %s\n"), e->path, ncur, nold);
+                x = rollback_add(res, RB_VALUE_RESTORED, e->path);
+                x->cur = TAKE_PTR(ncur);
+                x->old = TAKE_PTR(nold);
                 restored++;
         }
+        res->restored = restored;
         if (left > 0)
                 return xerror_set(ret_error, -EBUSY, P_("%zu value was left as it is; %s keeps it for a later rollback",
                                                           "%zu values were left as they are; %s keeps them for a later rollback",
                                                           left), left, shown);
-        r = rootfs_unlink(rfs, JOURNAL_PATH);
+        r = journal_remove(rfs, ret_error);
         if (r < 0)
-                return xerror_set(ret_error, r, _("cannot remove %s: %s"), shown, strerror(-r));
-        (void) rootfs_remove_temps(rfs, JOURNAL_PATH);
-        fprintf(out, _("Every value idlecfg applied is as it was before (%zu restored).\n"), restored);
+                return r;
+        res->done = true;
         return 0;
 }
 
@@ -449,15 +399,8 @@ static const struct setting *plan_find(const struct plan *p, const char *devpath
         return NULL;
 }
 
-struct blocker {
-        const struct device *d;
-        char *what;
-        const char *knob;
-        const struct setting *s;
-};
-
 struct blockers {
-        struct blocker *v;
+        struct verify_blocker *v;
         size_t n;
 };
 
@@ -465,7 +408,7 @@ static void blocker_add(struct blockers *b, const struct plan *p, const struct d
                         char *what_take)
 {
         b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
-        b->v[b->n++] = (struct blocker) { .d = d, .what = what_take, .knob = knob,
+        b->v[b->n++] = (struct verify_blocker) { .d = d, .what = what_take, .knob = knob,
                                           .s = plan_find(p, d->devpath, knob) };
 }
 
@@ -528,36 +471,30 @@ static void find_blockers(const struct plan *p, const struct device *d, struct b
                 find_blockers(p, &d->children[i], b);
 }
 
-struct residency {
-        const char *name;
-        const char *path;
-        bool have;
-        unsigned long long value, delta;
-};
-
-static void residencies(struct residency *r, size_t n)
+/* the package residency counters, read twice 0.25 s apart */
+static void residencies(struct verify_result *res)
 {
-        _cleanup_free_ char **first = xcalloc(n, sizeof(char *));
+        struct m_value first[_M_RES_MAX];
         bool any = false;
 
-        for (size_t i = 0; i < n; i++)
-                any = (read_raw(r[i].path, &first[i]) == 0) || any;
+        for (size_t i = 0; i < _M_RES_MAX; i++) {
+                first[i] = measure_read_residency("/sys", i);
+                any = first[i].err == 0 || any;
+        }
         if (any)
                 nanosleep(&(struct timespec) { .tv_nsec = 250 * 1000 * 1000 }, NULL);
-        for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *again = NULL;
-                if (!first[i] || read_raw(r[i].path, &again) < 0) {
-                        free(first[i]);
+        for (size_t i = 0; i < _M_RES_MAX; i++) {
+                struct m_value again;
+                if (first[i].err < 0)
                         continue;
-                }
-                r[i].have = true;
-                r[i].value = strtoull(again, NULL, 10);
-                r[i].delta = r[i].value - strtoull(first[i], NULL, 10);
-                free(first[i]);
+                again = measure_read_residency("/sys", i);
+                if (again.err < 0)
+                        continue;
+                res->residency[i].have = true;
+                res->residency[i].value = again.v;
+                res->residency[i].delta = again.v - first[i].v;
         }
 }
-
-enum vstate { V_MATCH, V_DRIFT, V_LATER, V_MISSING };
 
 /* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL, read
  * only): 0 and "off" or the ethtool letters ("g", "pumbg"), or -errno. The
@@ -596,155 +533,58 @@ static int wol_read(const char *name, char **ret)
         return 0;
 }
 
-int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv, bool json,
-               FILE *out, struct xerror *ret_error)
+void verify_result_free(struct verify_result *r)
 {
-        static const char *const state_names[] = { "match", "drift", "later", "missing" };
-        struct residency res[] = {
-                { "low_power_idle_cpu_residency_us", "/sys/devices/system/cpu/cpuidle/low_power_idle_cpu_residency_us" },
-                { "low_power_idle_system_residency_us", "/sys/devices/system/cpu/cpuidle/low_power_idle_system_residency_us" },
-                { "pmc_core_slp_s0_residency_usec", "/sys/kernel/debug/pmc_core/slp_s0_residency_usec" },
-        };
+        for (size_t i = 0; i < r->n_blockers; i++)
+                free(r->blockers[i].what);
+        free(r->blockers);
+        for (size_t i = 0; r->actual && i < r->n; i++)
+                free(r->actual[i]);
+        free(r->actual);
+        free(r->state);
+        *r = (struct verify_result) {};
+}
+
+int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+               struct verify_result *res, struct xerror *ret_error)
+{
         _cleanup_(manifest_freep) struct manifest *m = NULL;
         struct blockers b = {};
-        enum vstate *st = xcalloc(p->n ? p->n : 1, sizeof(*st));
-        char **actual = xcalloc(p->n ? p->n : 1, sizeof(char *));
-        size_t count[4] = {};
         struct xerror ignored = {};
-        struct json j;
         int r;
 
         r = manifest_load(rfs, &m, &ignored);
         xerror_done(&ignored);
-        if (r < 0)
-                m = NULL;
+        res->installed = r >= 0;
+        res->n = p->n;
+        res->state = xcalloc(p->n ? p->n : 1, sizeof(*res->state));
+        res->actual = xcalloc(p->n ? p->n : 1, sizeof(char *));
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
                 const char *why = NULL;
                 _cleanup_free_ char *path = setting_live_path(s, &why), *raw = NULL;
+                enum verify_state *st = &res->state[i];
                 if (!s->value)
                         continue;
                 if (s->mech == MECH_LINK && streq_ptr(s->param, "WakeOnLan") &&
-                    wol_read(s->device_name, &actual[i]) == 0)
+                    wol_read(s->device_name, &res->actual[i]) == 0)
                         /* the kernel answers: the one network setting verify can read */
-                        st[i] = streq(actual[i], s->value) ? V_MATCH : V_DRIFT;
+                        *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
                 else if (!path)
-                        st[i] = V_LATER;
+                        *st = VERIFY_LATER;
                 else if (read_raw(path, &raw) < 0)
-                        st[i] = s->mech == MECH_UDEV ? V_MISSING : V_LATER;
+                        *st = s->mech == MECH_UDEV ? VERIFY_MISSING : VERIFY_LATER;
                 else {
-                        actual[i] = value_normalize(raw);
-                        st[i] = streq(actual[i], s->value) ? V_MATCH : V_DRIFT;
+                        res->actual[i] = value_normalize(raw);
+                        *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
                 }
-                count[st[i]]++;
+                res->count[*st]++;
         }
         for (size_t c = 0; c < _CL_MAX; c++)
                 for (size_t i = 0; i < inv->classes[c].n; i++)
                         find_blockers(p, &inv->classes[c].v[i], &b);
-        residencies(res, ELEMENTSOF(res));
-
-        if (json) {
-                json_init(&j, out);
-                json_begin_object(&j);
-                json_kv_int(&j, "schema", 1);
-                json_kv_string(&j, "profile", p->profile);
-                json_kv_bool(&j, "installed", m != NULL);
-                json_key(&j, "settings");
-                json_begin_array(&j);
-                for (size_t i = 0; i < p->n; i++) {
-                        const struct setting *s = &p->v[i];
-                        if (!s->value)
-                                continue;
-                        json_begin_object(&j);
-                        json_kv_string(&j, "knob", s->knob);
-                        json_kv_string(&j, "device", s->device_name);
-                        json_kv_string(&j, "devpath", s->device);
-                        json_kv_string(&j, "attr", s->attr);
-                        json_kv_string(&j, "module", s->module);
-                        json_kv_string(&j, "param", s->param);
-                        json_kv_string(&j, "wanted", s->value);
-                        json_kv_string(&j, "actual", actual[i]);
-                        json_kv_string(&j, "state", state_names[st[i]]);
-                        json_kv_string(&j, "mechanism", mechanism_to_string(s->mech));
-                        json_end_object(&j);
-                }
-                json_end_array(&j);
-                json_key(&j, "blockers");
-                json_begin_array(&j);
-                for (size_t i = 0; i < b.n; i++) {
-                        json_begin_object(&j);
-                        json_kv_string(&j, "device", b.v[i].d->name);
-                        json_kv_string(&j, "devpath", b.v[i].d->devpath);
-                        json_kv_string(&j, "class", b.v[i].d->class);
-                        json_kv_string(&j, "what", b.v[i].what);
-                        json_kv_string(&j, "knob", b.v[i].knob);
-                        json_kv_string(&j, "planned", b.v[i].s ? b.v[i].s->value : NULL);
-                        json_kv_string(&j, "reason", b.v[i].s ? b.v[i].s->reason : NULL);
-                        json_end_object(&j);
-                }
-                json_end_array(&j);
-                json_key(&j, "residency");
-                json_begin_array(&j);
-                for (size_t i = 0; i < ELEMENTSOF(res); i++) {
-                        if (!res[i].have)
-                                continue;
-                        json_begin_object(&j);
-                        json_kv_string(&j, "name", res[i].name);
-                        json_kv_int(&j, "value", (long long) res[i].value);
-                        json_kv_int(&j, "delta", (long long) res[i].delta);
-                        json_end_object(&j);
-                }
-                json_end_array(&j);
-                json_end_object(&j);
-                json_finish(&j);
-        } else {
-                fprintf(out, _("Settings of profile %s: %zu match, %zu drift, %zu missing, %zu take effect "
-                               "later (boot or module load)\n"), p->profile, count[V_MATCH], count[V_DRIFT],
-                        count[V_MISSING], count[V_LATER]);
-                for (size_t i = 0; i < p->n; i++) {
-                        const struct setting *s = &p->v[i];
-                        if (!s->value || (st[i] != V_DRIFT && st[i] != V_MISSING))
-                                continue;
-                        fprintf(out, "  %-7s %s %s %s: ", state_names[st[i]], s->knob, setting_where(s),
-                                s->attr ? s->attr : strempty(s->param));
-                        if (st[i] == V_DRIFT)
-                                fprintf(out, _("wanted %s, is %s; "), s->value, actual[i]);
-                        else
-                                fprintf(out, _("the attribute is gone; "));
-                        if (s->mech == MECH_LINK)
-                                /* apply has no way to set it: only udevd, when the NIC is added */
-                                fprintf(out, m ? _("%s (installed; systemd-udevd sets it at the next boot)\n")
-                                               : _("%s (not installed: idlecfg install, then boot)\n"),
-                                        mechanism_to_string(s->mech));
-                        else
-                                fprintf(out, m ? _("%s (installed; idlecfg apply sets it now)\n")
-                                               : _("%s (not installed: idlecfg install, or apply for now)\n"),
-                                        mechanism_to_string(s->mech));
-                }
-                fprintf(out, b.n ? _("Idle blockers (%zu):\n") : _("Idle blockers: none found\n"), b.n);
-                for (size_t i = 0; i < b.n; i++) {
-                        const struct blocker *x = &b.v[i];
-                        fprintf(out, "  %s (%s): %s", x->d->name, x->d->class, x->what);
-                        if (x->s && !x->s->value)
-                                fprintf(out, _("; kept on purpose: %s\n"), x->s->reason);
-                        else if (x->s)
-                                fprintf(out, _("; knob %s, planned %s\n"), x->knob, x->s->value);
-                        else if (x->knob)
-                                fprintf(out, _("; knob %s (not planned on this device)\n"), x->knob);
-                        else
-                                fputc('\n', out);
-                }
-                for (size_t i = 0; i < ELEMENTSOF(res); i++)
-                        if (res[i].have)
-                                fprintf(out, _("Residency %s: %llu (+%llu in 0.25 s)\n"), res[i].name, res[i].value,
-                                        res[i].delta);
-        }
-        for (size_t i = 0; i < b.n; i++)
-                free(b.v[i].what);
-        free(b.v);
-        for (size_t i = 0; i < p->n; i++)
-                free(actual[i]);
-        free(actual);
-        free(st);
-        return count[V_DRIFT] + count[V_MISSING] > 0;
+        res->blockers = b.v;
+        res->n_blockers = b.n;
+        residencies(res);
+        return res->count[VERIFY_DRIFT] + res->count[VERIFY_MISSING] > 0;
 }

@@ -713,23 +713,47 @@ static void detect_modparams(struct inventory *inv)
 
 /* ---- other power tools in the root ---- */
 
+static const struct { const char *name, *unit, *paths[4]; } tools[] = {
+        { "tlp", "tlp.service", { "/usr/sbin/tlp", "/usr/bin/tlp" } },
+        { "tuned", "tuned.service", { "/usr/sbin/tuned", "/usr/bin/tuned" } },
+        { "power-profiles-daemon", "power-profiles-daemon.service",
+          { "/usr/libexec/power-profiles-daemon", "/usr/lib/power-profiles-daemon/power-profiles-daemon",
+            "/usr/lib/systemd/system/power-profiles-daemon.service" } },
+        { "laptop-mode-tools", "laptop-mode.service", { "/usr/sbin/laptop_mode", "/usr/bin/laptop_mode" } },
+        { "powertop", "powertop.service",
+          { "/etc/systemd/system/powertop.service", "/usr/lib/systemd/system/powertop.service" } },
+};
+static const char *const wants[] = {
+        "/etc/systemd/system/multi-user.target.wants", "/etc/systemd/system/graphical.target.wants",
+        "/etc/systemd/system/sysinit.target.wants", "/etc/systemd/system/basic.target.wants",
+};
+
+/* the files of the root detect reads, for refresh: whether each tool's
+ * program and its enabling link exist, and /etc/fstab (read by storage.c) */
+const struct knob_input *detect_inputs(size_t *ret_n)
+{
+        static const char *const fstab[] = { "/etc/fstab" };
+        static const char **paths;
+        static struct knob_input inputs[2];
+        size_t n = 0;
+
+        if (!paths) {
+                paths = xcalloc(ELEMENTSOF(tools) * (4 + ELEMENTSOF(wants)), sizeof(*paths));
+                for (size_t i = 0; i < ELEMENTSOF(tools); i++) {
+                        for (size_t p = 0; p < 4 && tools[i].paths[p]; p++)
+                                paths[n++] = tools[i].paths[p];
+                        for (size_t w = 0; w < ELEMENTSOF(wants); w++)
+                                paths[n++] = xasprintf("%s/%s", wants[w], tools[i].unit);
+                }
+                inputs[0] = (struct knob_input) { INPUT_EXISTS, paths, n, NULL };
+                inputs[1] = (struct knob_input) KNOB_INPUT(INPUT_FILE, fstab, NULL);
+        }
+        *ret_n = ELEMENTSOF(inputs);
+        return inputs;
+}
+
 static void detect_tools(struct inventory *inv)
 {
-        static const struct { const char *name, *unit, *paths[4]; } tools[] = {
-                { "tlp", "tlp.service", { "/usr/sbin/tlp", "/usr/bin/tlp" } },
-                { "tuned", "tuned.service", { "/usr/sbin/tuned", "/usr/bin/tuned" } },
-                { "power-profiles-daemon", "power-profiles-daemon.service",
-                  { "/usr/libexec/power-profiles-daemon", "/usr/lib/power-profiles-daemon/power-profiles-daemon",
-                    "/usr/lib/systemd/system/power-profiles-daemon.service" } },
-                { "laptop-mode-tools", "laptop-mode.service", { "/usr/sbin/laptop_mode", "/usr/bin/laptop_mode" } },
-                { "powertop", "powertop.service",
-                  { "/etc/systemd/system/powertop.service", "/usr/lib/systemd/system/powertop.service" } },
-        };
-        static const char *const wants[] = {
-                "/etc/systemd/system/multi-user.target.wants", "/etc/systemd/system/graphical.target.wants",
-                "/etc/systemd/system/sysinit.target.wants", "/etc/systemd/system/basic.target.wants",
-        };
-
         for (size_t i = 0; i < ELEMENTSOF(tools); i++) {
                 char *found = NULL;
                 bool enabled = false;

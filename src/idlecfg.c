@@ -11,6 +11,8 @@
 #include "planner.h"
 #include "refresh.h"
 #include "util.h"
+#include "verb-apply.h"
+#include "verb-install.h"
 #include "verb-measure.h"
 
 enum {
@@ -332,15 +334,35 @@ static int do_install(struct run *c, bool json)
 {
         const struct args *a = c->a;
         const struct plan *p = c->plan;
-        struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir,
-                                     .json = json, .json_failed = stderr };
+        struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir };
+        _cleanup_(install_result_free) struct install_result res = {};
         struct xerror e = {};
         int r;
 
         if (!a->dry_run && !json)
                 printf(_("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"), p->profile,
                        p->profile_reason, c->rfs.path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));
-        r = install_run(&c->rfs, p, c->inv, &o, stdout, &e);
+        r = install_run(&c->rfs, p, c->inv, &o, &res, &e);
+        if (!json) {
+                install_print(&res, stdout);
+                if (r >= 0 && !a->dry_run)
+                        install_print_next_steps(&res, &c->rfs, p, stdout);
+        } else {
+                /* the text goes into the JSON (or, on failure, to stderr before the error) */
+                _cleanup_free_ char *text = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&text, &len);
+
+                if (!f)
+                        return report(-ENOMEM, &e, _("install failed"));
+                install_print(&res, f);
+                if (fclose(f) != 0)
+                        return report(-ENOMEM, &e, _("install failed"));
+                if (r < 0)
+                        fputs(text, stderr);
+                else
+                        install_print_json(&res, &c->rfs, p, a->dry_run, r, text, stdout);
+        }
         if (r < 0) {
                 int code = report(r, &e, _("install failed"));
                 if (!a->dry_run)
@@ -363,12 +385,14 @@ static int do_apply(void *userdata, FILE *out)
 {
         const struct run *c = userdata;
         struct apply_options o = { .keep_going = c->a->keep_going, .dry_run = c->a->dry_run };
+        _cleanup_(apply_result_free) struct apply_result res = {};
         struct xerror e = {};
         int r;
 
         fprintf(out, c->a->dry_run ? _("Would apply profile %s to the running system:\n")
                                    : _("Applying profile %s to the running system:\n"), c->plan->profile);
-        r = apply_run(&c->rfs, c->plan, &o, out, &e);
+        r = apply_run(&c->rfs, c->plan, &o, &res, &e);
+        apply_print(&res, c->a->dry_run, out);
         return r < 0 ? report(r, &e, _("apply failed")) : (c->a->dry_run && r > 0 ? EXIT_CHANGES : EXIT_OK);
 }
 
@@ -391,12 +415,13 @@ static int do_rollback(void *userdata, FILE *out)
         const struct run *c = rc->c;
         static const struct {
                 const char *part;
-                int (*undo)(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error);
+                int (*undo)(const struct rootfs *rfs, bool force, struct rollback_result *ret, struct xerror *ret_error);
+                bool values;            /* live values (apply), or files (install) */
                 const char *failed;
         } parts[] = {
                 /* the live values first, then the files */
-                { "apply", apply_rollback, N_("rollback of apply failed") },
-                { "install", install_rollback, N_("rollback of install failed") },
+                { "apply", apply_rollback, true, N_("rollback of apply failed") },
+                { "install", install_rollback, false, N_("rollback of install failed") },
         };
         struct xerror e = {};
         bool any = false;
@@ -405,7 +430,9 @@ static int do_rollback(void *userdata, FILE *out)
         for (size_t i = 0; i < ELEMENTSOF(parts) && (code == EXIT_OK || code == EXIT_CHANGES); i++) {
                 if (!streq(rc->what, "all") && !streq(rc->what, parts[i].part))
                         continue;
-                r = parts[i].undo(&c->rfs, c->a->force, out, &e);
+                _cleanup_(rollback_result_free) struct rollback_result res = {};
+                r = parts[i].undo(&c->rfs, c->a->force, &res, &e);
+                rollback_print(&res, parts[i].values, out);
                 if (r == -EBUSY) {
                         /* some values or files were left alone: said, not a failure */
                         print_error(NULL, &e, strerror(-r));
@@ -456,10 +483,14 @@ static int verb_measure(struct run *c, int argc, char **argv)
 
 static int verb_verify(struct run *c, int argc, char **argv)
 {
+        _cleanup_(verify_result_free) struct verify_result res = {};
         struct xerror e = {};
-        int r = verify_run(&c->rfs, c->plan, c->inv, c->a->json, stdout, &e);
+        int r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
 
-        return r < 0 ? report(r, &e, NULL) : r > 0 ? EXIT_CHANGES : EXIT_OK;
+        if (r < 0)
+                return report(r, &e, NULL);
+        verify_print(&res, c->plan, c->a->json, stdout);
+        return r > 0 ? EXIT_CHANGES : EXIT_OK;
 }
 
 static int verb_refresh(struct run *c, int argc, char **argv)

@@ -12,36 +12,12 @@
 #include <sys/stat.h>
 
 #include "install.h"
-#include "diff.h"
-#include "json.h"
 #include "manifest.h"
 #include "refresh.h"
 #include "sha256.h"
 #include "state.h"
 
 #define MAX_FILE STATE_FILE_MAX
-
-enum target_kind {
-        T_UDEV,
-        T_MODPROBE,
-        T_TMPFILES,
-        T_SYSCTL,
-        T_NM,                   /* NetworkManager conf.d */
-        T_LINK,                 /* drop-in of 99-default.link */
-        T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
-        T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
-        T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
-        T_OTHER,                /* a file of an earlier install that is no longer wanted */
-};
-
-enum action {
-        A_NONE,                 /* already as wanted */
-        A_WRITE,                /* write ours (recording what it replaces) */
-        A_RESTORE,              /* no longer wanted: put back what was there */
-        A_DROP,                 /* no longer wanted and already as before: forget it */
-        A_KEEP_THEIRS,          /* changed by the administrator: left alone */
-        A_ADOPT,                /* already has our content, the manifest an older checksum */
-};
 
 struct target {
         char *path;
@@ -358,8 +334,32 @@ struct ctx {
         const struct rootfs *rfs;
         struct manifest *m;
         struct xerror *error;
-        FILE *out;
+        struct install_result *res;
 };
+
+static struct install_event *event_add(struct install_result *res, enum install_event_kind what, const char *shown)
+{
+        res->v = xrealloc(res->v, (res->n + 1) * sizeof(*res->v));
+        res->v[res->n] = (struct install_event) { .what = what, .path = shown ? xstrdup(shown) : NULL };
+        return &res->v[res->n++];
+}
+
+void install_result_free(struct install_result *r)
+{
+        for (size_t i = 0; i < r->n; i++) {
+                free(r->v[i].path);
+                free(r->v[i].name_a);
+                free(r->v[i].a);
+                free(r->v[i].name_b);
+                free(r->v[i].b);
+        }
+        free(r->v);
+        for (size_t i = 0; i < r->n_files; i++)
+                free(r->files[i].path);
+        free(r->files);
+        free(r->cmdline_words);
+        *r = (struct install_result) {};
+}
 
 static int collect_dir(const char *path, void *userdata)
 {
@@ -413,23 +413,6 @@ static int restore_file(const struct rootfs *rfs, const struct manifest_file *mf
         return 0;
 }
 
-static const char *kind_name(enum target_kind k)
-{
-        switch (k) {
-        case T_UDEV: return _("udev rules");
-        case T_MODPROBE: return _("modprobe.d options");
-        case T_TMPFILES: return _("tmpfiles.d lines");
-        case T_SYSCTL: return _("sysctl.d lines");
-        case T_NM: return _("NetworkManager defaults");
-        case T_LINK: return _("systemd .link drop-in");
-        case T_CMDLINE_KERNEL:
-        case T_CMDLINE_GRUB:
-        case T_CMDLINE_OWN: return _("kernel command line");
-        case T_OTHER: break;
-        }
-        return _("file");
-}
-
 static int do_write(struct ctx *c, struct target *x)
 {
         _cleanup_free_ char *shown = rootfs_display(c->rfs, x->path);
@@ -438,6 +421,7 @@ static int do_write(struct ctx *c, struct target *x)
         mode_t mode = 0644;
         uid_t uid = (uid_t) -1;
         gid_t gid = (gid_t) -1;
+        struct install_event *ev;
         int r;
 
         if (x->exists && !was_ours) {
@@ -474,19 +458,10 @@ static int do_write(struct ctx *c, struct target *x)
         r = rootfs_write_atomic(c->rfs, x->path, x->content, strlen(x->content), mode, uid, gid);
         if (r < 0)
                 return xerror_set(c->error, r, _("cannot write %s: %s"), shown, strerror(-r));
-        if (!x->exists)
-                fprintf(c->out, P_("  wrote %s (%s, %zu setting)\n", "  wrote %s (%s, %zu settings)\n", x->n_settings),
-                        shown, kind_name(x->kind), x->n_settings);
-        else if (adopted)
-                fprintf(c->out, P_("  changed %s (%s, %zu setting; the old file is kept for rollback)\n",
-                                   "  changed %s (%s, %zu settings; the old file is kept for rollback)\n", x->n_settings),
-                        shown, kind_name(x->kind), x->n_settings);
-        else if (was_ours)
-                fprintf(c->out, P_("  updated %s (%s, %zu setting)\n", "  updated %s (%s, %zu settings)\n", x->n_settings),
-                        shown, kind_name(x->kind), x->n_settings);
-        else
-                fprintf(c->out, _("  overwrote your changed %s (--force; your version is kept in %s)\n"), shown,
-                        BACKUP_DIR);
+        ev = event_add(c->res, !x->exists ? IE_WROTE : adopted ? IE_CHANGED : was_ours ? IE_UPDATED : IE_OVERWROTE,
+                       shown);
+        ev->kind = x->kind;
+        ev->n_settings = x->n_settings;
         return 0;
 }
 
@@ -500,229 +475,26 @@ static int do_restore(struct ctx *c, struct target *x)
                 r = restore_file(c->rfs, mf, c->error);
                 if (r < 0)
                         return r;
-                fprintf(c->out, mf->prev_exists ? _("  restored %s: nothing of ours is needed there now\n")
-                                                : _("  removed %s: nothing of ours is needed there now\n"), shown);
+                event_add(c->res, mf->prev_exists ? IE_RESTORED_UNNEEDED : IE_REMOVED_UNNEEDED, shown);
         }
         manifest_remove_file(c->m, x->path);
         return manifest_save(c->rfs, c->m, c->error);
 }
 
-/* the command an installer runs after a file of KIND changed (NULL: none), untranslated, for JSON */
-static char *next_command(const struct rootfs *rfs, const struct plan *p, enum target_kind kind)
+/* a diff of the dry run */
+static void diff_add(struct install_result *res, const char *name_a, const char *a, const char *name_b, const char *b)
 {
-        bool host = root_is_host(rfs->path);
-        const char *k = p->kernel ? p->kernel : "KERNEL";
-        _cleanup_free_ char *chroot = host ? xstrdup("") : xasprintf("chroot %s ", rfs->path);
+        struct install_event *ev = event_add(res, IE_DIFF, NULL);
 
-        switch (kind) {
-        case T_UDEV:
-                return host ? xstrdup("udevadm control --reload && udevadm trigger --action=change") : NULL;
-        case T_MODPROBE:
-                return xasprintf("%supdate-initramfs -u -k %s", chroot, k);
-        case T_TMPFILES:
-                return host ? xstrdup("systemd-tmpfiles --create " TMPFILES_PATH) : NULL;
-        case T_SYSCTL:
-                return host ? xstrdup("sysctl -p " SYSCTL_PATH) : NULL;
-        case T_NM:
-                return host ? xstrdup("nmcli general reload conf") : NULL;
-        case T_LINK:            /* nothing to run: udevd reads it when a NIC is added (boot) */
-                return NULL;
-        case T_CMDLINE_KERNEL:
-                return xasprintf("%skernel-install add %s /boot/vmlinuz-%s", chroot, k, k);
-        case T_CMDLINE_GRUB:
-                return xasprintf("%supdate-grub", chroot);
-        case T_CMDLINE_OWN:     /* nothing to run: the words are in install's "cmdline" */
-        case T_OTHER:
-                break;
-        }
-        return NULL;
-}
-
-static void next_steps(const struct rootfs *rfs, const struct plan *p, const struct targets *t, FILE *out)
-{
-        bool host = root_is_host(rfs->path), any = false;
-        const char *k = p->kernel ? p->kernel : "KERNEL";
-        _cleanup_free_ char *chroot = host ? xstrdup("") : xasprintf("chroot %s ", rfs->path);
-
-        for (size_t i = 0; i < t->n; i++) {
-                const struct target *x = &t->v[i];
-                if ((x->action != A_WRITE && x->action != A_RESTORE) || x->kind == T_OTHER ||
-                    (x->kind == T_CMDLINE_OWN && !x->content))
-                        continue;
-                if (!any)
-                        fputs(host ? _("Next steps (idlecfg runs none of them):\n")
-                                   : _("Next steps for the installer (idlecfg runs nothing in the target):\n"), out);
-                any = true;
-                switch (x->kind) {
-                case T_UDEV:
-                        if (host)
-                                fputs(_("  udevadm control --reload && udevadm trigger --action=change  "
-                                        "(or reboot)\n"), out);
-                        else
-                                fputs(_("  udev rules: nothing to run, they apply when the target boots\n"), out);
-                        break;
-                case T_MODPROBE:
-                        if (host)
-                                fprintf(out, _("  update-initramfs -u -k %s  (or dracut -f): modules in the "
-                                               "initramfs read modprobe.d there\n"), k);
-                        else
-                                fprintf(out, _("  chroot %s update-initramfs -u -k %s  (or dracut -f): modules "
-                                               "in the initramfs read modprobe.d there\n"), rfs->path, k);
-                        break;
-                case T_TMPFILES:
-                        if (host)
-                                fprintf(out, _("  systemd-tmpfiles --create %s  (or reboot)\n"), TMPFILES_PATH);
-                        else
-                                fputs(_("  tmpfiles.d: nothing to run, it applies when the target boots\n"), out);
-                        break;
-                case T_SYSCTL:
-                        if (host)
-                                fprintf(out, _("  sysctl -p %s  (or idlecfg apply, or reboot: systemd-sysctl "
-                                               "reads it at boot)\n"), SYSCTL_PATH);
-                        else
-                                fputs(_("  sysctl.d: nothing to run, systemd-sysctl applies it when the target "
-                                        "boots\n"), out);
-                        break;
-                case T_NM:
-                        if (host)
-                                fputs(_("  nmcli general reload conf  (NetworkManager applies it when it next "
-                                        "activates a Wi-Fi connection; or reboot)\n"), out);
-                        else
-                                fputs(_("  NetworkManager: nothing to run, it applies when the target boots\n"), out);
-                        break;
-                case T_LINK:
-                        fputs(_("  systemd .link drop-in: nothing to run; systemd-udevd applies it when a NIC is "
-                                "added (the next boot)\n"), out);
-                        break;
-                case T_CMDLINE_KERNEL:
-                        fprintf(out, _("  %skernel-install add %s /boot/vmlinuz-%s  (the boot entry takes "
-                                       "/etc/kernel/cmdline when it is made)\n"),
-                                chroot, k, k);
-                        break;
-                case T_CMDLINE_GRUB:
-                        fprintf(out, _("  %supdate-grub  (or grub-mkconfig -o /boot/grub/grub.cfg)\n"),
-                                chroot);
-                        break;
-                case T_CMDLINE_OWN:
-                        fprintf(out, _("  add these words to the kernel command line of this system's boot "
-                                       "loader: %s\n  (idlecfg found neither /etc/kernel/cmdline nor GRUB; "
-                                       "%s holds the same words on one line, nothing else)\n"),
-                                t->cmdline_words, OWN_CMDLINE_PATH);
-                        break;
-                case T_OTHER:
-                        break;
-                }
-        }
-}
-
-static const char *action_name(enum action a)
-{
-        switch (a) {
-        case A_NONE: return "none";
-        case A_WRITE: return "write";
-        case A_RESTORE: return "restore";
-        case A_DROP: return "drop";
-        case A_KEEP_THEIRS: return "keep";
-        case A_ADOPT: return "adopt";
-        }
-        return "none";
-}
-
-static const char *kind_key(enum target_kind k)
-{
-        switch (k) {
-        case T_UDEV: return "udev";
-        case T_MODPROBE: return "modprobe";
-        case T_TMPFILES: return "tmpfiles";
-        case T_SYSCTL: return "sysctl";
-        case T_NM: return "networkmanager";
-        case T_LINK: return "link";
-        case T_CMDLINE_KERNEL:
-        case T_CMDLINE_GRUB:
-        case T_CMDLINE_OWN: return "cmdline";
-        case T_OTHER: break;
-        }
-        return "other";
-}
-
-/* install --json: what was (or, with --dry-run, would be) done, and the words
- * of the kernel command line as an array; LOG is what the text output says */
-static void print_json(const struct rootfs *rfs, const struct plan *p, const struct install_options *o,
-                       const struct targets *t, int changes, const char *log, FILE *out)
-{
-        struct json j;
-
-        json_init(&j, out);
-        json_begin_object(&j);
-        json_kv_int(&j, "schema", 1);
-        json_kv_string(&j, "version", PACKAGE_VERSION);
-        json_kv_string(&j, "root", rfs->path);
-        json_kv_string(&j, "profile", p->profile);
-        json_kv_string(&j, "profile_reason", p->profile_reason);
-        json_kv_string(&j, "fingerprint", p->fingerprint);
-        json_kv_string(&j, "kernel", p->kernel);
-        json_kv_bool(&j, "dry_run", o->dry_run);
-        json_kv_bool(&j, "changed", changes > 0);
-        json_key(&j, "files");
-        json_begin_array(&j);
-        for (size_t i = 0; i < t->n; i++) {
-                const struct target *x = &t->v[i];
-                if (!x->content && x->action == A_NONE)
-                        continue;       /* nothing of ours wanted there, and nothing there */
-                json_begin_object(&j);
-                json_kv_string(&j, "path", x->path);
-                json_kv_string(&j, "kind", kind_key(x->kind));
-                json_kv_string(&j, "action", action_name(x->action));
-                json_kv_int(&j, "settings", (long long) x->n_settings);
-                json_end_object(&j);
-        }
-        json_end_array(&j);
-        json_key(&j, "cmdline");
-        if (t->cmdline_words) {
-                _cleanup_free_ char *w = xstrdup(t->cmdline_words);
-                const struct target *x = NULL;
-                for (size_t i = 0; i < t->n && !x; i++)
-                        if (t->v[i].kind >= T_CMDLINE_KERNEL && t->v[i].kind <= T_CMDLINE_OWN && t->v[i].content)
-                                x = &t->v[i];
-                json_begin_object(&j);
-                json_kv_string(&j, "path", x ? x->path : NULL);
-                json_kv_string(&j, "mechanism", !x ? NULL : x->kind == T_CMDLINE_KERNEL ? "kernel-cmdline" :
-                                                x->kind == T_CMDLINE_GRUB ? "grub" : "file");
-                json_key(&j, "words");
-                json_begin_array(&j);
-                for (char *save = NULL, *word = strtok_r(w, " ", &save); word; word = strtok_r(NULL, " ", &save))
-                        json_string(&j, word);
-                json_end_array(&j);
-                json_end_object(&j);
-        } else
-                json_null(&j);
-        json_key(&j, "next_steps");
-        json_begin_array(&j);
-        for (size_t i = 0; i < t->n && !o->dry_run; i++) {
-                _cleanup_free_ char *cmd = NULL;
-                if (t->v[i].action == A_WRITE || t->v[i].action == A_RESTORE)
-                        cmd = next_command(rfs, p, t->v[i].kind);
-                if (cmd)
-                        json_string(&j, cmd);
-        }
-        json_end_array(&j);
-        if (o->dry_run)
-                json_kv_string(&j, "diff", log);
-        else {
-                _cleanup_free_ char *l = xstrdup(log);
-                json_key(&j, "messages");
-                json_begin_array(&j);
-                for (char *save = NULL, *line = strtok_r(l, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-                        json_string(&j, line + strspn(line, " "));
-                json_end_array(&j);
-        }
-        json_end_object(&j);
-        json_finish(&j);
+        ev->name_a = xstrdup(name_a);
+        ev->a = a ? xstrdup(a) : NULL;
+        ev->name_b = xstrdup(name_b);
+        ev->b = b ? xstrdup(b) : NULL;
 }
 
 /* install --dry-run: the diff of every file that would change, what would be kept */
-static void dry_run(const struct rootfs *rfs, const struct manifest *m, const struct targets *t, FILE *out,
-                    struct xerror *ret_error)
+static void dry_run(const struct rootfs *rfs, const struct manifest *m, const struct targets *t,
+                    struct install_result *res, struct xerror *ret_error)
 {
         for (size_t i = 0; i < t->n; i++) {
                 const struct target *x = &t->v[i];
@@ -731,26 +503,25 @@ static void dry_run(const struct rootfs *rfs, const struct manifest *m, const st
                 const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
                 size_t len;
                 if (x->action == A_WRITE)
-                        print_diff(out, x->exists ? a : "/dev/null", x->exists ? x->cur : "", b, x->content);
+                        diff_add(res, x->exists ? a : "/dev/null", x->exists ? x->cur : "", b, x->content);
                 else if (x->action == A_RESTORE && mf->prev_exists &&
                          read_backup(rfs, mf->prev_sha, &prev, &len, ret_error) == 0)
-                        print_diff(out, a, x->cur, b, prev);
+                        diff_add(res, a, x->cur, b, prev);
                 else if (x->action == A_RESTORE)
-                        print_diff(out, a, x->exists ? x->cur : "", "/dev/null", "");
+                        diff_add(res, a, x->exists ? x->cur : "", "/dev/null", "");
                 else if (x->action == A_KEEP_THEIRS) {
                         _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
-                        fprintf(out, _("# %s was changed since idlecfg wrote it: it would be kept "
-                                       "(--force to overwrite)\n"), shown);
+                        event_add(res, IE_DIFF_KEPT, shown);
                 }
         }
 }
 
 static int install_targets(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
-                           const struct install_options *o, FILE *out, struct targets *t,
+                           const struct install_options *o, struct install_result *res, struct targets *t,
                            struct xerror *ret_error)
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
-        struct ctx c = { .rfs = rfs, .error = ret_error, .out = out };
+        struct ctx c = { .rfs = rfs, .error = ret_error, .res = res };
         bool changes = false, conflicts = false;
         int r;
 
@@ -763,13 +534,18 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         r = preflight(rfs, m, t, o->force, ret_error);
         if (r < 0)
                 return r;
+        res->files = xcalloc(t->n ? t->n : 1, sizeof(*res->files));
         for (size_t i = 0; i < t->n; i++) {
-                changes = changes || t->v[i].action == A_WRITE || t->v[i].action == A_RESTORE;
-                conflicts = conflicts || t->v[i].action == A_KEEP_THEIRS;
+                const struct target *x = &t->v[i];
+                changes = changes || x->action == A_WRITE || x->action == A_RESTORE;
+                conflicts = conflicts || x->action == A_KEEP_THEIRS;
+                res->files[res->n_files++] = (struct install_file) { .path = xstrdup(x->path), .kind = x->kind,
+                        .action = x->action, .n_settings = x->n_settings, .wanted = !!x->content };
         }
+        res->cmdline_words = t->cmdline_words ? xstrdup(t->cmdline_words) : NULL;
 
         if (o->dry_run) {
-                dry_run(rfs, m, t, out, ret_error);
+                dry_run(rfs, m, t, res, ret_error);
                 if (ret_error->message)
                         return -EBADMSG;
                 return changes;
@@ -810,15 +586,10 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
                         return r;
                 if (x->action == A_KEEP_THEIRS && x->content) {
                         _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
-                        fprintf(out, x->exists ? _("  kept %s: it was changed since idlecfg wrote it; ours is "
-                                                   "beside it as %s%s (--force to overwrite)\n")
-                                               : _("  did not recreate %s: it was deleted since idlecfg wrote "
-                                                   "it; ours is beside it as %s%s (--force to recreate)\n"),
-                                shown, shown, NEW_SUFFIX);
+                        event_add(res, x->exists ? IE_KEPT_BESIDE : IE_NOT_RECREATED, shown);
                 } else if (x->action == A_KEEP_THEIRS) {
                         _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
-                        fprintf(out, _("  kept %s: it was changed since idlecfg wrote it and is no longer "
-                                       "needed (--force to restore the original)\n"), shown);
+                        event_add(res, IE_KEPT_UNNEEDED, shown);
                 }
         }
 
@@ -844,42 +615,21 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         (void) gc_backups(rfs, m);
 
         if (!changes && !conflicts)
-                fprintf(out, _("Nothing to change: every file is as the plan wants it.\n"));
-        if (!o->json)
-                next_steps(rfs, p, t, out);
+                event_add(res, IE_NOTHING, NULL);
         return changes;
 }
 
 int install_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
-                const struct install_options *o, FILE *out, struct xerror *ret_error)
+                const struct install_options *o, struct install_result *res, struct xerror *ret_error)
 {
         _cleanup_(targets_free) struct targets t = {};
-        _cleanup_free_ char *log = NULL;
-        size_t log_len = 0;
-        FILE *text;
-        int r;
 
-        if (!o->json)
-                return install_targets(rfs, p, inv, o, out, &t, ret_error);
-        /* the text goes into the JSON (or, on failure, to json_failed, before the error) */
-        text = open_memstream(&log, &log_len);
-        if (!text)
-                return -ENOMEM;
-        r = install_targets(rfs, p, inv, o, text, &t, ret_error);
-        if (fclose(text) != 0)
-                return r < 0 ? r : -ENOMEM;
-        if (r < 0) {
-                if (o->json_failed)
-                        fputs(log, o->json_failed);
-                return r;
-        }
-        print_json(rfs, p, o, &t, r, log, out);
-        return r;
+        return install_targets(rfs, p, inv, o, res, &t, ret_error);
 }
 
 /* ---- rollback ---- */
 
-int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xerror *ret_error)
+int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
         _cleanup_free_ char *mshown = rootfs_display(rfs, MANIFEST_PATH);
@@ -908,7 +658,7 @@ int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xer
                         return xerror_set(ret_error, r, _("cannot look at %s: %s"), shown, strerror(-r));
                 exists = r == 0;
                 if (exists && !S_ISREG(st.st_mode)) {
-                        fprintf(out, _("  left %s alone: it is no longer a regular file\n"), shown);
+                        rollback_add(res, RB_NOT_REGULAR, shown);
                         left++;
                         continue;
                 }
@@ -928,12 +678,9 @@ int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xer
                         r = restore_file(rfs, mf, ret_error);
                         if (r < 0)
                                 return r;
-                        fprintf(out, mf->prev_exists ? _("  restored %s\n") : _("  removed %s\n"), shown);
+                        rollback_add(res, mf->prev_exists ? RB_FILE_RESTORED : RB_FILE_REMOVED, shown);
                 } else {
-                        fprintf(out, exists ? _("  left %s alone: it was changed since idlecfg wrote it "
-                                                "(--force restores the original anyway)\n")
-                                            : _("  left %s alone: it was deleted since idlecfg wrote it "
-                                                "(--force restores the original anyway)\n"), shown);
+                        rollback_add(res, exists ? RB_FILE_CHANGED : RB_FILE_DELETED, shown);
                         left++;
                         continue;
                 }
@@ -964,6 +711,6 @@ int install_rollback(const struct rootfs *rfs, bool force, FILE *out, struct xer
         for (size_t i = m->n_dirs; i-- > 0;)
                 if (streq(m->dirs[i], "/var") || streq(m->dirs[i], "/var/lib"))
                         (void) rootfs_rmdir(rfs, m->dirs[i]);
-        fprintf(out, _("Every file idlecfg installed is as it was before.\n"));
+        res->done = true;
         return 0;
 }

@@ -493,6 +493,17 @@ static int sample_file(const char *base, const char *path, char **ret)
         return read_file_full(p, MAX_PROC_FILE, ret, NULL);
 }
 
+struct m_value measure_read_residency(const char *sys, unsigned i)
+{
+        _cleanup_free_ char *p = xasprintf("%s%s", sys, measure_residency_paths[i]);
+        _cleanup_free_ char *dir = xstrdup(p);
+        _cleanup_close_ int dfd = -1;
+
+        *strrchr(dir, '/') = '\0';
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return dfd < 0 ? (struct m_value) { .err = -errno } : read_number_at(dfd, strrchr(p, '/') + 1);
+}
+
 int measure_sample(const struct measure_env *env, const struct measure_clock *c, struct measure_sample **ret)
 {
         struct measure_sample *s = xcalloc(1, sizeof(*s));
@@ -515,15 +526,8 @@ int measure_sample(const struct measure_env *env, const struct measure_clock *c,
         s->devs = devs.v;
         s->n_devs = devs.n;
         sample_cpuidle(env, s);
-        for (size_t i = 0; i < _M_RES_MAX; i++) {
-                _cleanup_free_ char *p = xasprintf("%s%s", env->sys, measure_residency_paths[i]);
-                _cleanup_free_ char *dir = xstrdup(p);
-                _cleanup_close_ int dfd = -1;
-                *strrchr(dir, '/') = '\0';
-                dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                s->residency[i] = dfd < 0 ? (struct m_value) { .err = -errno }
-                                          : read_number_at(dfd, strrchr(p, '/') + 1);
-        }
+        for (size_t i = 0; i < _M_RES_MAX; i++)
+                s->residency[i] = measure_read_residency(env->sys, i);
         sample_class(env, "powercap", s, one_zone);
         sample_class(env, "power_supply", s, one_supply);
         r = sample_file(env->proc, "/interrupts", &irq);

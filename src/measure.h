@@ -80,6 +80,9 @@ struct m_count {
 enum { M_LPI_CPU, M_LPI_SYSTEM, M_PMC_SLP_S0, _M_RES_MAX };
 extern const char *const measure_residency_names[_M_RES_MAX];
 extern const char *const measure_residency_paths[_M_RES_MAX];
+/* one package residency counter (M_LPI_CPU, ...) below SYS ("/sys"): the one
+ * reader of measure and verify */
+struct m_value measure_read_residency(const char *sys, unsigned i);
 
 struct measure_sample {
         uint64_t t_us;

@@ -186,29 +186,50 @@ static char *upstream_of(const char *release, const char *version)
         return xstrndup(version, n);
 }
 
-/* the Version of the installed package NAME in a dpkg status text, NULL if none */
+/* the Version of NAME in one stanza (LEN bytes at S) if it is installed, NULL if not */
+static char *stanza_version(const char *s, size_t len, const char *name)
+{
+        _cleanup_free_ char *st = xstrndup(s, len);
+        char *pkg = NULL, *ver = NULL, *status = NULL;
+
+        for (char *l = st, *nl; l; l = nl) {
+                nl = strchr(l, '\n');
+                if (nl)
+                        *nl++ = '\0';
+                if (startswith(l, "Package: "))
+                        pkg = l + 9;
+                else if (startswith(l, "Version: "))
+                        ver = l + 9;
+                else if (startswith(l, "Status: "))
+                        status = l + 8;
+        }
+        if (pkg && ver && streq(pkg, name) && (!status || endswith_str(status, " installed")))
+                return xstrdup(ver);
+        return NULL;
+}
+
+/* the Version of the installed package NAME in a dpkg status text, NULL if
+ * none; only the stanzas with its Package line are parsed (refresh reads the
+ * file on every package hook, and a desktop's holds thousands) */
 static char *dpkg_version(const char *text, const char *name)
 {
-        for (const char *s = text; s && *s;) {
-                const char *end = strstr(s, "\n\n");
-                size_t len = end ? (size_t) (end - s) : strlen(s);
-                _cleanup_free_ char *st = xstrndup(s, len);
-                char *pkg = NULL, *ver = NULL, *status = NULL;
+        _cleanup_free_ char *needle = xasprintf("Package: %s", name);
+        size_t n = strlen(needle);
 
-                for (char *l = st, *nl; l; l = nl) {
-                        nl = strchr(l, '\n');
-                        if (nl)
-                                *nl++ = '\0';
-                        if (startswith(l, "Package: "))
-                                pkg = l + 9;
-                        else if (startswith(l, "Version: "))
-                                ver = l + 9;
-                        else if (startswith(l, "Status: "))
-                                status = l + 8;
-                }
-                if (pkg && ver && streq(pkg, name) && (!status || endswith_str(status, " installed")))
-                        return xstrdup(ver);
-                s = end ? end + 2 : NULL;
+        for (const char *p = strstr(text, needle); p; p = strstr(p + n, needle)) {
+                const char *start = p, *end;
+                char *v;
+
+                if ((p != text && p[-1] != '\n') || (p[n] != '\n' && p[n] != '\0'))
+                        continue;
+                while (start > text + 1 && !(start[-1] == '\n' && start[-2] == '\n'))
+                        start--;
+                if (start == text + 1)
+                        start = text;
+                end = strstr(p, "\n\n");
+                v = stanza_version(start, end ? (size_t) (end - start) : strlen(start), name);
+                if (v)
+                        return v;
         }
         return NULL;
 }

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include "install.h"
+#include "knobs/knob.h"
+#include "modules.h"
 #include "inventory.h"
 #include "refresh.h"
 #include "sha256.h"
@@ -115,19 +117,81 @@ static char *digest_end(struct sha256 *s)
         return xstrdup(out);
 }
 
-/* the groups of files a plan reads */
-enum group { G_HWDB, G_PROFILES, G_MODULES, G_BOOT, _G_MAX };
-static const char *const group_names[_G_MAX] = { "hwdb", "profiles", "modules", "boot" };
+/* the names in DIR that start with PREFIX, without their stat data or contents */
+static void digest_names(const struct rootfs *rfs, const char *dir, const char *prefix, struct sha256 *s)
+{
+        char **names = NULL;
+        size_t n = 0;
+
+        sha256_update(s, dir, strlen(dir) + 1);
+        if (rootfs_list_dir(rfs, dir, NULL, &names, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (startswith(names[i], prefix))
+                        sha256_update(s, names[i], strlen(names[i]) + 1);
+        rootfs_list_free(names, n);
+}
+
+/* whether PATH exists: the name itself (a link, even a dangling one) and what it leads to */
+static void digest_exists(const struct rootfs *rfs, const char *path, struct sha256 *s)
+{
+        struct stat st;
+        int fd = rootfs_openat(rfs, path, O_PATH);
+        char what[2] = { rootfs_lstat(rfs, path, &st) == 0 ? 'l' : '-', fd >= 0 ? 'e' : '-' };
+
+        if (fd >= 0)
+                close(fd);
+        sha256_update(s, path, strlen(path) + 1);
+        sha256_update(s, what, sizeof(what));
+}
+
+static void digest_inputs(const struct rootfs *rfs, const struct knob_input *in, size_t n, const char *kernel,
+                          enum digest_mode mode, struct sha256 *s)
+{
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < in[i].n_paths; k++) {
+                        const char *path = in[i].paths[k], *pk = strstr(path, "%k");
+                        _cleanup_free_ char *p = NULL;
+
+                        if (pk) {
+                                if (!kernel)
+                                        continue;
+                                p = xasprintf("%.*s%s%s", (int) (pk - path), path, kernel, pk + 2);
+                                path = p;
+                        }
+                        switch (in[i].kind) {
+                        case INPUT_FILE:
+                                digest_file(rfs, path, mode, s);
+                                break;
+                        case INPUT_DIR:
+                                digest_dir(rfs, path, in[i].match, mode, s);
+                                break;
+                        case INPUT_NAMES:
+                                digest_names(rfs, path, in[i].match, s);
+                                break;
+                        case INPUT_EXISTS:
+                                digest_exists(rfs, path, s);
+                                break;
+                        }
+                }
+}
+
+/* the groups of files a plan reads: "system" holds the files that detect
+ * and the knob families declare (struct knob_input) */
+enum group { G_HWDB, G_PROFILES, G_MODULES, G_BOOT, G_SYSTEM, _G_MAX };
+static const char *const group_names[_G_MAX] = { "hwdb", "profiles", "modules", "boot", "system" };
 static const char *const group_content_names[_G_MAX] = {
-        "hwdb-content", "profiles-content", "modules-content", "boot-content",
+        "hwdb-content", "profiles-content", "modules-content", "boot-content", "system-content",
 };
 
 static char *digest_group(const struct rootfs *rfs, enum group g, const char *kernel, const char *profiles_dir,
                           enum digest_mode mode)
 {
         static const char *const hwdb_dirs[] = { "/etc/udev/hwdb.d", "/usr/lib/udev/hwdb.d", "/lib/udev/hwdb.d" };
+        /* the text indexes, and the binary ones libkmod reads (depmod writes all at once) */
         static const char *const module_files[] = {
                 "modules.dep", "modules.alias", "modules.builtin", "modules.builtin.modinfo",
+                "modules.dep.bin", "modules.alias.bin", "modules.builtin.bin", "modules.builtin.alias.bin",
         };
         struct sha256 s;
 
@@ -174,10 +238,37 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                         digest_file(rfs, "/etc/default/grub", mode, &s);
                 }
                 break;
+        case G_SYSTEM: {
+                size_t n, m;
+                const struct knob_input *d = detect_inputs(&n);
+                const struct knob_family *const *fam = knob_registry(&m);
+
+                digest_inputs(rfs, d, n, kernel, mode, &s);
+                for (size_t i = 0; i < m; i++)
+                        digest_inputs(rfs, fam[i]->inputs, fam[i]->n_inputs, kernel, mode, &s);
+                break;
+        }
         default:
                 break;
         }
         return digest_end(&s);
+}
+
+/* the upstream version the plan's _KERNEL ranges use, where the release
+ * hides it (a kernel package update that keeps the ABI name); "" where the
+ * release says it, "-" where it is unknown */
+static char *kernel_version_input(const struct rootfs *rfs, const char *kernel)
+{
+        _cleanup_free_ char *source = NULL;
+        char *v = NULL;
+
+        if (!kernel || !kernel_release_abi_only(kernel))
+                return xstrdup("");
+        if (kernel_upstream(rfs, kernel, &v, &source) <= 0) {
+                free(v);
+                return xstrdup("-");
+        }
+        return v;
 }
 
 void refresh_inputs(const struct rootfs *rfs, const char *fingerprint, const char *kernel, const char *profile,
@@ -186,6 +277,7 @@ void refresh_inputs(const struct rootfs *rfs, const char *fingerprint, const cha
         kv_add(ret, "version", PACKAGE_VERSION);
         kv_add(ret, "fingerprint", strempty(fingerprint));
         kv_add(ret, "kernel", strempty(kernel));
+        kv_add_take(ret, "kernel_version", kernel_version_input(rfs, kernel));
         kv_add(ret, "profile", strempty(profile));
         /* files: names and stat data (a package upgrade replaces a file, a new
          * inode, even when it keeps its time), then names and contents */
@@ -200,9 +292,11 @@ size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const
                        const char *kernel, const char *profile, const char *profiles_dir,
                        struct kvlist *ret_changed)
 {
+        _cleanup_free_ char *kernel_version = kernel_version_input(rfs, kernel);
         const char *const values[][2] = {
                 { "version", PACKAGE_VERSION }, { "fingerprint", strempty(fingerprint) },
-                { "kernel", strempty(kernel) }, { "profile", strempty(profile) },
+                { "kernel", strempty(kernel) }, { "kernel_version", kernel_version },
+                { "profile", strempty(profile) },
         };
         size_t changed = 0;
 

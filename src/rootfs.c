@@ -254,6 +254,25 @@ static int walk_open(int rootfd, const char *path, int flags)
         }
 }
 
+/* IDLECFG_TRACE_READS=FILE (tests): every path of the root that is opened,
+ * read or looked at (not written), one a line, appended to FILE, so that a
+ * test can compare what plan reads with what refresh digests */
+static void trace_read(const char *path)
+{
+        static int state;       /* 0 not looked, 1 on, -1 off */
+        static FILE *f;
+
+        if (state == 0) {
+                const char *file = secure_getenv("IDLECFG_TRACE_READS");
+                f = file && *file ? fopen(file, "ae") : NULL;
+                state = f ? 1 : -1;
+        }
+        if (state > 0) {
+                fprintf(f, "%s\n", path);
+                fflush(f);
+        }
+}
+
 /* The one resolver: every path of a root is opened here, links resolved
  * inside the root, magic links (/proc/self/fd/N) refused. */
 static int resolve_open(int rootfd, const char *path, int flags)
@@ -321,6 +340,7 @@ int rootfs_openat(const struct rootfs *r, const char *path, int flags)
 {
         if (flags & O_CREAT)
                 return -EINVAL;
+        trace_read(path);
         return resolve_open(r->fd, path, flags);
 }
 
@@ -349,8 +369,10 @@ static int open_parent(const struct rootfs *r, const char *path, char **ret_name
 int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret)
 {
         _cleanup_free_ char *name = NULL;
-        _cleanup_close_ int dfd = open_parent(r, path, &name);
+        _cleanup_close_ int dfd = -1;
 
+        trace_read(path);
+        dfd = open_parent(r, path, &name);
         if (dfd < 0)
                 return dfd;
         if (fstatat(dfd, name, ret, AT_SYMLINK_NOFOLLOW) < 0)
@@ -367,6 +389,7 @@ int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, s
 
         /* O_NONBLOCK: a FIFO opens at once (and is then refused) instead of waiting
          * for a writer; O_NOCTTY: a terminal device node does not become ours */
+        trace_read(path);
         fd = resolve_open(r->fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
                                        (flags & ROOTFS_NOFOLLOW ? O_NOFOLLOW : 0));
         if (fd < 0)

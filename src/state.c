@@ -129,3 +129,105 @@ int state_cleanup(const struct rootfs *rfs)
         r = rootfs_rmdir(rfs, STATE_DIR);
         return r == -ENOTEMPTY ? 0 : r;
 }
+
+/* ---- the journal file of apply (its format: journal.c) ---- */
+
+#define MAX_JOURNAL (64u << 20)
+
+int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *ret_error)
+{
+        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, JOURNAL_PATH);
+        size_t len;
+        int r = rootfs_read(rfs, JOURNAL_PATH, MAX_JOURNAL, &text, &len, NULL);
+
+        if (r == -ENOENT)
+                return r;
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        return journal_parse(shown, text, len, ret, ret_error);
+}
+
+int journal_append(struct journal_file *jf, const char *line, struct xerror *ret_error)
+{
+        _cleanup_free_ char *shown = rootfs_display(jf->rfs, JOURNAL_PATH);
+        size_t len = strlen(line);
+        int r;
+
+        if (jf->fd < 0) {
+                struct stat st;
+                r = rootfs_lstat(jf->rfs, JOURNAL_PATH, &st);
+                if (r == -ENOENT || (r == 0 && st.st_size == 0)) {
+                        _cleanup_free_ char *h = journal_header();
+                        r = rootfs_mkdir_p(jf->rfs, STATE_DIR, NULL, NULL);
+                        if (r >= 0)
+                                r = rootfs_write_atomic(jf->rfs, JOURNAL_PATH, h, strlen(h), 0600, (uid_t) -1,
+                                                        (gid_t) -1);
+                }
+                if (r < 0)
+                        return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
+                jf->fd = rootfs_openat(jf->rfs, JOURNAL_PATH, O_WRONLY | O_APPEND | O_NOFOLLOW);
+                if (jf->fd < 0)
+                        return xerror_set(ret_error, jf->fd, _("cannot open %s: %s"), shown, strerror(-jf->fd));
+        }
+        r = fault_point("journal append");
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
+        for (size_t off = 0; off < len;) {
+                ssize_t n = write(jf->fd, line + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return xerror_set(ret_error, -errno, _("cannot write %s: %s"), shown, strerror(errno));
+                off += (size_t) n;
+        }
+        r = fault_point("journal fsync");
+        if (r < 0 || fsync(jf->fd) < 0) {
+                r = r < 0 ? r : -errno;
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
+        }
+        return 0;
+}
+
+void journal_close(struct journal_file *jf)
+{
+        if (jf->fd >= 0)
+                close(jf->fd);
+        jf->fd = -1;
+}
+
+int journal_remove_temps(const struct rootfs *rfs, struct xerror *ret_error)
+{
+        int r = rootfs_remove_temps(rfs, JOURNAL_PATH);
+
+        return r < 0 ? xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r)) : 0;
+}
+
+int journal_remove(const struct rootfs *rfs, struct xerror *ret_error)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, JOURNAL_PATH);
+        int r = rootfs_unlink(rfs, JOURNAL_PATH);
+
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot remove %s: %s"), shown, strerror(-r));
+        (void) rootfs_remove_temps(rfs, JOURNAL_PATH);
+        return 0;
+}
+
+struct rollback_entry *rollback_add(struct rollback_result *r, enum rollback_state state, const char *path)
+{
+        r->v = xrealloc(r->v, (r->n + 1) * sizeof(*r->v));
+        r->v[r->n] = (struct rollback_entry) { .state = state, .path = xstrdup(path) };
+        return &r->v[r->n++];
+}
+
+void rollback_result_free(struct rollback_result *r)
+{
+        for (size_t i = 0; i < r->n; i++) {
+                free(r->v[i].path);
+                free(r->v[i].cur);
+                free(r->v[i].set);
+                free(r->v[i].old);
+        }
+        free(r->v);
+        *r = (struct rollback_result) {};
+}

@@ -27,3 +27,49 @@ int gc_backups(const struct rootfs *rfs, const struct manifest *m);
  * crash left (backups, temporary files, the directory); nothing while the
  * journal of apply is there */
 int state_cleanup(const struct rootfs *rfs);
+
+/* The journal of apply in the root (its lines: journal.h): 0 and *ret,
+ * -ENOENT when there is none. */
+struct journal;
+int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *ret_error);
+/* the journal opened for appending: made with its header when absent or
+ * empty, each line written and fsynced before journal_append() returns */
+struct journal_file {
+        const struct rootfs *rfs;
+        int fd;                 /* -1 until the first line */
+};
+int journal_append(struct journal_file *jf, const char *line, struct xerror *ret_error);
+void journal_close(struct journal_file *jf);
+/* remove the temporary files a crash left beside the journal */
+int journal_remove_temps(const struct rootfs *rfs, struct xerror *ret_error);
+/* remove the journal (everything in it is undone), then its temporary files */
+int journal_remove(const struct rootfs *rfs, struct xerror *ret_error);
+
+/* what a rollback (of apply or of install) did, entry by entry in order */
+enum rollback_state {
+        RB_UNREADABLE,          /* apply: left, cannot read it (err) */
+        RB_VALUE_CHANGED,       /* apply: left, someone changed it (cur, set, old) */
+        RB_WRITE_FAILED,        /* apply: could not restore it to old (err) */
+        RB_VALUE_RESTORED,      /* apply: cur -> old */
+        RB_NOT_REGULAR,         /* install: left, no longer a regular file */
+        RB_FILE_RESTORED,       /* install: the file before idlecfg is back */
+        RB_FILE_REMOVED,        /* install: there was none: removed */
+        RB_FILE_CHANGED,        /* install: left, changed since idlecfg wrote it */
+        RB_FILE_DELETED,        /* install: left, deleted since idlecfg wrote it */
+};
+
+struct rollback_entry {
+        enum rollback_state state;
+        char *path;             /* as shown: /sys/..., or the file in the root */
+        char *cur, *set, *old;  /* apply: normalized values now, as idlecfg set it, before */
+        int err;
+};
+
+struct rollback_result {
+        struct rollback_entry *v;
+        size_t n;
+        size_t restored;        /* apply: the values restored */
+        bool done;              /* everything is as it was before: the journal or manifest is gone */
+};
+struct rollback_entry *rollback_add(struct rollback_result *r, enum rollback_state state, const char *path);
+void rollback_result_free(struct rollback_result *r);

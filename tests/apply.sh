@@ -9,21 +9,9 @@ PATH=$PATH:/sbin:/usr/sbin
 machines="intel-laptop amd-laptop desktop-sata buildhost"
 plan 34
 
-# Inside the testbed: snapshots of the mock /sys. Every device attribute
-# compares byte for byte. Module parameters compare by value: the recorded
-# pcie_aspm/parameters/policy reads "[default] performance ...", a list the
-# kernel shows but does not take back, so rollback writes the selected word,
-# which the real kernel shows as the same list again.
+# Inside the testbed: snap (tests/snap.sh) and ic
 cat >"$tmp/lib-inner.sh" <<'SH'
-snap() {
-        (cd "$UMOCKDEV_DIR/sys" &&
-         find . -type f ! -path '*/parameters/*' -exec sha256sum {} + | sort -k2 &&
-         find . -type f -path '*/parameters/*' | sort | while IFS= read -r f; do
-                v=$(cat "$f")
-                case $v in *\[*) v=$(printf '%s' "$v" | sed -n 's/.*\[\([^]]*\)\].*/\1/p') ;; esac
-                printf '%s value=%s\n' "$f" "$v"
-         done) >"$1"
-}
+. "$top_srcdir/tests/snap.sh"
 ic() { "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile "$PROFILE" "$@"; }
 SH
 

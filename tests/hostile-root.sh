@@ -182,15 +182,6 @@ check "SIGTERM at each of rollback's $hit steps: exit 143; the next rollback res
 # SIGTERM at every step of apply (journal lines and sysfs writes of the mock
 # /sys): exit 143; a journal line and its write are one commit, so the
 # journal always holds what was changed, and rollback restores /sys exactly
-snap() {
-        (cd "$UMOCKDEV_DIR/sys" &&
-         find . -type f ! -path '*/parameters/*' -exec sha256sum {} + | sort -k2 &&
-         find . -type f -path '*/parameters/*' | sort | while IFS= read -r f; do
-                v=$(cat "$f")
-                case $v in *\[*) v=$(printf '%s' "$v" | sed -n 's/.*\[\([^]]*\)\].*/\1/p') ;; esac
-                printf '%s value=%s\n' "$f" "$v"
-         done) >"$1"
-}
 reset_root
 snap "$tmp/sys.before"
 n=0 hit=0 bad=0 deferred=0

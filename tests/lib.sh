@@ -164,6 +164,8 @@ normalize() {
         sed -e "s|$1|@ROOT@|g" -e 's|"version": "[^"]*"|"version": "@VERSION@"|'
 }
 
+. "$top_srcdir/tests/snap.sh"
+
 run_machine() {
         "$top_srcdir/tests/run-machine" "$@"
 }

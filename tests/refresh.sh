@@ -70,7 +70,7 @@ run_machine "$TESTS_DATA/machines/intel-laptop" env IDLECFG="$IDLECFG" root="$ro
 quiet() { [ "$(cat "$out.$1")" = "rc=0" ] && cmp -s "$out.$(($1 - 1)).m" "$out.$1.m"; }
 
 check "install writes the stat and the content digests of each input group" sh -c "
-        for g in hwdb profiles modules boot; do grep -q \"^input \$g [0-9a-f]\\{32\\}\$\" '$out.1.m' &&
+        for g in hwdb profiles modules boot system; do grep -q \"^input \$g [0-9a-f]\\{32\\}\$\" '$out.1.m' &&
                 grep -q \"^input \$g-content [0-9a-f]\\{32\\}\$\" '$out.1.m' || exit 1; done"
 check "refresh, the same machine and nothing changed: exit 0, no output, manifest untouched" quiet 2
 check "refresh after a touch of hwdb, profile, boot and module files: nothing re-installed" quiet 3

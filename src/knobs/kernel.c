@@ -13,6 +13,8 @@
 #define PROC_SYS_MAX 4096
 #define SYSCTL_CONF_MAX (1u << 20)
 #define KCONFIG_MAX (4u << 20)
+#define KCONFIG_PATH "/boot/config-%k"
+#define SYSCTL_CONF "/etc/sysctl.conf"
 
 char *sysctl_proc_path(const char *key)
 {
@@ -79,7 +81,7 @@ static const char *kconfig_option(struct planctx *c, const char *option, char **
 
         if (!c->inv->kernel || !c->inv->rfs)
                 return NULL;
-        *ret_file = xasprintf("/boot/config-%s", c->inv->kernel);
+        *ret_file = xasprintf("/boot/config-%s", c->inv->kernel);  /* KCONFIG_PATH */
         if (rootfs_read_file(c->inv->rfs, *ret_file, 0, KCONFIG_MAX, &text, NULL, NULL) < 0)
                 return NULL;
         set = xasprintf("\n%s=", option);
@@ -295,7 +297,7 @@ static void sysctl_conflicts(struct planctx *c)
         }
         if (n)
                 qsort(v, n, sizeof(*v), conf_file_cmp);
-        (void) rootfs_read_file(rfs, "/etc/sysctl.conf", 0, SYSCTL_CONF_MAX, &etc_conf, NULL, NULL);
+        (void) rootfs_read_file(rfs, SYSCTL_CONF, 0, SYSCTL_CONF_MAX, &etc_conf, NULL, NULL);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *path = NULL, *text = NULL, *shown = NULL;
                 int cmp = strcmp(v[i].name, ours);
@@ -316,7 +318,7 @@ static void sysctl_conflicts(struct planctx *c)
                 conf_check(c, shown, text, cmp > 0, v[i].dir <= 2);
         }
         if (etc_conf && !etc_conf_linked) {
-                _cleanup_free_ char *shown = rootfs_display(rfs, "/etc/sysctl.conf");
+                _cleanup_free_ char *shown = rootfs_display(rfs, SYSCTL_CONF);
                 /* procps' sysctl --system reads it after every sysctl.d file */
                 conf_check(c, shown, etc_conf, true, true);
         }
@@ -344,10 +346,21 @@ static const struct knob_rule rules[] = {
         { "kernel.dirty_writeback_centisecs", KNOB_INT, NULL, 100, 6000, NULL, NULL, "vm.dirty_writeback_centisecs" },
 };
 
+/* the kernel's configuration (nmi_watchdog's detector), the sysctl.d files
+ * whose settings the plan warns about */
+static const char *const kconfig[] = { KCONFIG_PATH };
+static const char *const sysctl_conf[] = { SYSCTL_CONF };
+static const struct knob_input inputs[] = {
+        KNOB_INPUT(INPUT_FILE, kconfig, NULL),
+        KNOB_INPUT(INPUT_DIR, sysctl_dirs, ".conf"),
+        KNOB_INPUT(INPUT_FILE, sysctl_conf, NULL),
+};
+
 const struct knob_family knob_family_kernel = {
         .name = "kernel",
         .section = "kernel",
         KNOB_LIST(keys, keys),
         KNOB_LIST(rules, rules),
+        KNOB_LIST(inputs, inputs),
         .plan = knob_kernel,
 };

@@ -113,6 +113,25 @@ struct knob_runtime_pm {
         const char *knob;
 };
 
+/* Files and directories of the target root that a family's plan reads beyond
+ * what every plan reads (hwdb, profiles, module index, kernel command line):
+ * refresh digests them, so that a change there re-plans. PATHS is the array
+ * the plan function itself reads them from; "%k" in a path stands for the
+ * target kernel's release. */
+enum knob_input_kind {
+        INPUT_FILE,             /* a file: its stat data, else its content */
+        INPUT_DIR,              /* a directory's files whose names end in MATCH */
+        INPUT_NAMES,            /* the names in a directory that start with MATCH */
+        INPUT_EXISTS,           /* whether the path exists (links followed inside the root) */
+};
+struct knob_input {
+        enum knob_input_kind kind;
+        const char *const *paths;
+        size_t n_paths;
+        const char *match;
+};
+#define KNOB_INPUT(kind, array, match) { kind, array, ELEMENTSOF(array), match }
+
 struct knob_family {
         const char *name;               /* "sata" */
         const char *section;            /* its profile section, NULL if it has none */
@@ -137,6 +156,9 @@ struct knob_family {
         /* explain: classes whose setting is planned on the parent device
          * (an I2C adapter's runtime PM is its controller's) */
         const char *const *on_parent;   /* NULL-terminated, or NULL */
+        /* refresh: the root's files the plan function reads (see above) */
+        const struct knob_input *inputs;
+        size_t n_inputs;
         void (*plan)(struct planctx *c);
 };
 

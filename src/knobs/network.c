@@ -96,17 +96,18 @@ static void link_files_load(struct planctx *c, struct link_files *l)
 
 /* systemd's version in the target, from its shared library's name
  * (libsystemd-shared-252.so, libsystemd-shared-255.4-1.fc40.so); 0 if not found */
+static const char *const systemd_dirs[] = {
+        "/usr/lib/systemd", "/lib/systemd", "/usr/lib64/systemd", "/usr/lib/x86_64-linux-gnu/systemd",
+        "/usr/lib/aarch64-linux-gnu/systemd", "/usr/lib/i386-linux-gnu/systemd",
+        "/usr/lib/arm-linux-gnueabihf/systemd", "/usr/lib/riscv64-linux-gnu/systemd",
+        "/usr/lib/powerpc64le-linux-gnu/systemd", "/usr/lib/s390x-linux-gnu/systemd",
+};
+#define SYSTEMD_SHARED "libsystemd-shared-"
+
 static unsigned systemd_version(struct planctx *c, char **ret_where)
 {
-        static const char *const dirs[] = {
-                "/usr/lib/systemd", "/lib/systemd", "/usr/lib64/systemd", "/usr/lib/x86_64-linux-gnu/systemd",
-                "/usr/lib/aarch64-linux-gnu/systemd", "/usr/lib/i386-linux-gnu/systemd",
-                "/usr/lib/arm-linux-gnueabihf/systemd", "/usr/lib/riscv64-linux-gnu/systemd",
-                "/usr/lib/powerpc64le-linux-gnu/systemd", "/usr/lib/s390x-linux-gnu/systemd",
-        };
-
-        for (size_t k = 0; k < ELEMENTSOF(dirs); k++) {
-                int dfd = rootfs_openat(c->inv->rfs, dirs[k], O_RDONLY | O_DIRECTORY);
+        for (size_t k = 0; k < ELEMENTSOF(systemd_dirs); k++) {
+                int dfd = rootfs_openat(c->inv->rfs, systemd_dirs[k], O_RDONLY | O_DIRECTORY);
                 struct dirent *de;
                 unsigned best = 0;
                 DIR *d;
@@ -119,14 +120,14 @@ static unsigned systemd_version(struct planctx *c, char **ret_where)
                         continue;
                 }
                 while ((de = readdir(d))) {
-                        const char *v = startswith(de->d_name, "libsystemd-shared-") ?
-                                        de->d_name + strlen("libsystemd-shared-") : NULL;
+                        const char *v = startswith(de->d_name, SYSTEMD_SHARED) ?
+                                        de->d_name + strlen(SYSTEMD_SHARED) : NULL;
                         if (v && isdigit((unsigned char) *v) && strstr(v, ".so")) {
                                 unsigned long n = strtoul(v, NULL, 10);
                                 if (n > best && n < 100000) {
                                         best = (unsigned) n;
                                         free(*ret_where);
-                                        *ret_where = xasprintf("%s/%s", dirs[k], de->d_name);
+                                        *ret_where = xasprintf("%s/%s", systemd_dirs[k], de->d_name);
                                 }
                         }
                 }
@@ -300,10 +301,17 @@ static const struct knob_rule rules[] = {
         RULE_WORDS("network.wake_on_lan", "off", NULL, "WakeOnLan"),
 };
 
+/* the .link files, and systemd's version (the name of its shared library) */
+static const struct knob_input inputs[] = {
+        KNOB_INPUT(INPUT_DIR, link_dirs, ".link"),
+        KNOB_INPUT(INPUT_NAMES, systemd_dirs, SYSTEMD_SHARED),
+};
+
 const struct knob_family knob_family_network = {
         .name = "network",
         .section = "network",
         KNOB_LIST(keys, keys),
         KNOB_LIST(rules, rules),
+        KNOB_LIST(inputs, inputs),
         .plan = knob_network,
 };

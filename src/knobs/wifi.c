@@ -8,16 +8,17 @@
 #include "rootfs.h"
 
 /* NetworkManager in the target: its daemon, wherever the distribution puts it */
+static const char *const nm_paths[] = {
+        "/usr/sbin/NetworkManager", "/usr/bin/NetworkManager", "/sbin/NetworkManager",
+};
+static const char *const nm_conf_dirs[] = { "/etc/NetworkManager/conf.d" };
+
 static bool has_networkmanager(struct planctx *c, const char **ret_path)
 {
-        static const char *const paths[] = {
-                "/usr/sbin/NetworkManager", "/usr/bin/NetworkManager", "/sbin/NetworkManager",
-        };
-
-        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
-                _cleanup_close_ int fd = rootfs_openat(c->inv->rfs, paths[i], O_PATH);
+        for (size_t i = 0; i < ELEMENTSOF(nm_paths); i++) {
+                _cleanup_close_ int fd = rootfs_openat(c->inv->rfs, nm_paths[i], O_PATH);
                 if (fd >= 0) {
-                        *ret_path = paths[i];
+                        *ret_path = nm_paths[i];
                         return true;
                 }
         }
@@ -30,7 +31,7 @@ static bool has_networkmanager(struct planctx *c, const char **ret_path)
  * says so. The files of /usr/lib and /run are read before /etc. */
 static void warn_later_files(struct planctx *c)
 {
-        static const char *const dir = "/etc/NetworkManager/conf.d";
+        const char *dir = nm_conf_dirs[0];
         const char *ours = "idlecfg.conf";
         char **names = NULL;
         size_t n = 0;
@@ -155,12 +156,19 @@ static const struct knob_property properties[] = {
 
 static const char *const modules[] = { "iwlmvm", "iwlmld", "iwlwifi", "ath9k", "ath9k_htc", NULL };
 
+/* NetworkManager's daemon (it decides the mechanism), the conf.d files the plan warns about */
+static const struct knob_input inputs[] = {
+        KNOB_INPUT(INPUT_EXISTS, nm_paths, NULL),
+        KNOB_INPUT(INPUT_DIR, nm_conf_dirs, ".conf"),
+};
+
 const struct knob_family knob_family_wifi = {
         .name = "wifi",
         .section = "wifi",
         KNOB_LIST(keys, keys),
         KNOB_LIST(rules, rules),
         KNOB_LIST(properties, properties),
+        KNOB_LIST(inputs, inputs),
         /* read for the plan's "now" values; shown last, after the other families' */
         .modules_shown = modules,
         .plan = knob_wifi,

@@ -175,6 +175,9 @@ def target(s, links):
         if s["param"] in BARE_PARAMS:
             return BARE_PARAMS[s["param"]], None
         return None, "no known place where the running kernel shows %s=" % s["param"]
+    if mech == "sysctl":
+        # the key's dots are the directories of /proc/sys (sysctl.d(5))
+        return "/proc/sys/" + s["param"].replace(".", "/"), None
     return None, "mechanism %s" % mech
 
 
@@ -199,6 +202,17 @@ def same(raw, wanted):
     if live in BOOL_TRUE | BOOL_FALSE and wanted in BOOL_TRUE | BOOL_FALSE:
         return (live in BOOL_TRUE) == (wanted in BOOL_TRUE)
     return False
+
+
+def sysctl_setting(plan, path):
+    """The [kernel] family's setting or skip of /proc/sys/PATH in PLAN (knob
+    kernel.NAME, param the sysctl key), or None."""
+    key = path[len("/proc/sys/"):].replace("/", ".")
+    for s in plan["settings"]:
+        if s["knob"].startswith("kernel.") and (
+                s.get("param") == key or s["knob"].split(".", 1)[1] == key.rsplit(".", 1)[-1]):
+            return s
+    return None
 
 
 class Report:
@@ -308,13 +322,3 @@ def main():
 if __name__ == "__main__":
     sys.exit(main())
 
-
-def sysctl_setting(plan, path):
-    """The [kernel] family's setting or skip of /proc/sys/PATH in PLAN (knob
-    kernel.NAME, param the sysctl key), or None."""
-    key = path[len("/proc/sys/"):].replace("/", ".")
-    for s in plan["settings"]:
-        if s["knob"].startswith("kernel.") and (
-                s.get("param") == key or s["knob"].split(".", 1)[1] == key.rsplit(".", 1)[-1]):
-            return s
-    return None

@@ -1,0 +1,93 @@
+#!/bin/sh
+# tests/refresh-once.sh: refresh detects once and loads the module index once
+# per run, also when it re-installs. An LD_PRELOAD library built here
+# (tests/count-calls.c, loaded after umockdev's) counts the calls into
+# libudev (udev_enumerate_scan_devices: detect's enumerations of /sys) and
+# libkmod (kmod_new, kmod_load_resources) of each run; detect alone gives the
+# number of enumerations one detection makes. Made to detect twice, the
+# re-installing refreshes fail here (10 enumerations for 5, two indexes).
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run depmod "${CC:-cc}"
+plan 7
+
+${CC:-cc} -shared -fPIC -o "$tmp/count-calls.so" "$top_srcdir/tests/count-calls.c" -ldl >"$tmp/cc.log" 2>&1 ||
+        { echo "Bail out! cannot build the counting library: $(cat "$tmp/cc.log")"; exit 1; }
+
+root=$tmp/root
+mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$root/var/lib" "$root/run" "$root/etc/kernel"
+printf 'root=/dev/nvme0n1p2 ro\n' >"$root/etc/kernel/cmdline"
+
+# each step's calls, one line per call, in $out.NAME.calls; its output in $out.NAME
+cat >"$tmp/steps.sh" <<'SH'
+step() {
+        _n=$1
+        shift
+        : >"$out.$_n.calls"
+        LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$shim" IDLECFG_COUNT_CALLS=$out.$_n.calls \
+                "$IDLECFG" --root "$root" --kernel "$KVER" "$@" >"$out.$_n" 2>&1
+        echo "rc=$?" >>"$out.$_n"
+}
+case $1 in
+intel)
+        step detect detect
+        step install install
+        step same refresh
+        # the profile's bytes change: re-installed, the same files
+        printf '\n# edited\n' >>"$root/usr/share/idlecfg/profiles/balanced.profile"
+        step edited refresh
+        # another profile chosen by idlecfg.conf: re-installed, other files
+        mkdir -p "$root/etc/idlecfg"
+        printf '[main]\nprofile = powersave\n' >"$root/etc/idlecfg/idlecfg.conf"
+        step conf refresh
+        step again refresh
+        ;;
+amd)
+        step detect-amd detect
+        step machine refresh
+        ;;
+esac
+SH
+out=$tmp/out
+for m in intel amd-laptop; do
+        case $m in intel) dir=intel-laptop arg=intel ;; *) dir=$m arg=amd ;; esac
+        run_machine "$TESTS_DATA/machines/$dir" env IDLECFG="$IDLECFG" root="$root" KVER="$KVER" out="$out" \
+                shim="$tmp/count-calls.so" sh "$tmp/steps.sh" $arg >>"$tmp/session.log" 2>&1
+done
+
+# calls STEP NAME: how many calls of NAME step STEP made
+calls() { grep -cx "$2" "$out.$1.calls"; }
+enums=$(calls detect udev_enumerate_scan_devices)
+enums_amd=$(calls detect-amd udev_enumerate_scan_devices)
+diag "one detection enumerates /sys $enums times through libudev ($enums_amd on the AMD laptop)"
+kmods="$(calls install kmod_new) $(calls install kmod_load_resources)"
+diag "install, one run that detects and plans, calls kmod_new and kmod_load_resources: $kmods"
+# once STEP: one detection's enumerations, and the module index as often as
+# install loads it (once at most), exit 0
+once() {
+        _e=$enums
+        [ "$1" = machine ] && _e=$enums_amd
+        _got="enumerations $(calls "$1" udev_enumerate_scan_devices), module index $(calls "$1" kmod_new) $(calls "$1" kmod_load_resources)"
+        [ "$_got" = "enumerations $_e, module index $kmods" ] ||
+                { echo "$1: $_got; once is: enumerations $_e, module index $kmods"; return 1; }
+        grep -qx 'rc=0' "$out.$1"
+}
+none() {
+        _got="$(calls "$1" udev_enumerate_scan_devices) $(calls "$1" kmod_new) $(calls "$1" kmod_load_resources)"
+        [ "$_got" = "0 0 0" ] || { echo "$1: enumerations, kmod_new, kmod_load_resources: $_got"; return 1; }
+        grep -qx 'rc=0' "$out.$1"
+}
+seen() { test "$enums" -gt 0 && test "$enums_amd" -gt 0 && test "$kmods" = "1 1"; }
+reinstalled() { once "$1" && grep -q "$2" "$out.$1" && grep -q '^Installing profile' "$out.$1"; }
+
+check "the library sees the calls: detect enumerates /sys, install loads the module index once" seen
+check "refresh, nothing changed: no detection, no module index" none same
+check "refresh after the profile changed: re-installs with one detection and one module index" \
+        reinstalled edited 'profiles: files changed'
+check "refresh after idlecfg.conf chose another profile: the same, and other files written" sh -c "
+        grep -q 'profiles: files changed' '$out.conf' && grep -q '^  updated ' '$out.conf'"
+check "... with one detection and one module index" once conf
+check "then refresh is quiet again: no detection, no module index" none again
+check "refresh on another machine (the device set changed): one detection, one module index" \
+        reinstalled machine '^  fingerprint: '
+done_testing
