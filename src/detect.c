@@ -103,7 +103,7 @@ static void add_knobs(struct device *x, struct dev *d)
                                 add_knob(x, d, fam[i]->attrs[k].attr);
 }
 
-static void set_common(struct device *x, struct dev *d, struct modctx *mc)
+static void set_common(struct device *x, struct dev *d)
 {
         const char *s;
 
@@ -118,7 +118,7 @@ static void set_common(struct device *x, struct dev *d, struct modctx *mc)
         /* its modules are resolved on demand: device_modules() */
 }
 
-typedef void (*visit_fn)(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d);
+typedef void (*visit_fn)(struct inventory *inv, struct udev *udev, struct dev *d);
 
 /* the nearest ancestor in SUBSYSTEM, as devpath; NULL if none */
 static const char *ancestor_devpath(struct udev_device *u, const char *subsystem)
@@ -135,7 +135,7 @@ static bool under(const char *devpath, const char *parent)
 
 /* ---- PCI ---- */
 
-static void visit_pci(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_pci(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device *x = device_list_add(&inv->classes[CL_PCI]);
         const char *v;
@@ -157,7 +157,7 @@ static void visit_pci(struct inventory *inv, struct modctx *mc, struct udev *ude
                         kv_add_take(&x->ids, "device", hexid(xstrdup(colon + 1)));
                 }
         }
-        set_common(x, d, mc);
+        set_common(x, d);
         add_knobs(x, d);
         x->identity = xasprintf("pci %s:%s %s:%s %s",
                                 strempty(kv_get(&x->ids, "vendor")), strempty(kv_get(&x->ids, "device")),
@@ -168,7 +168,7 @@ static void visit_pci(struct inventory *inv, struct modctx *mc, struct udev *ude
 
 /* ---- USB ---- */
 
-static void visit_usb(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_usb(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device *x = device_list_add(&inv->classes[CL_USB]);
 
@@ -181,13 +181,13 @@ static void visit_usb(struct inventory *inv, struct modctx *mc, struct udev *ude
         add_id(x, d, "product_name", "product", false);
         add_id(x, d, "speed", "speed", false);
         add_id(x, d, "removable", "removable", false);
-        set_common(x, d, mc);
+        set_common(x, d);
         add_knobs(x, d);
         x->identity = xasprintf("usb %s:%s %s", strempty(kv_get(&x->ids, "vendor")),
                                 strempty(kv_get(&x->ids, "product")), strempty(kv_get(&x->ids, "bcd_device")));
 }
 
-static void visit_usb_interface(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_usb_interface(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *usb = &inv->classes[CL_USB];
         const char *devpath = udev_device_get_devpath(d->u);
@@ -209,7 +209,7 @@ static void visit_usb_interface(struct inventory *inv, struct modctx *mc, struct
         add_id(x, d, "protocol", "bInterfaceProtocol", true);
         /* 1 when the bound driver declares autosuspend support (or none is bound) */
         add_id(x, d, "supports_autosuspend", "supports_autosuspend", false);
-        set_common(x, d, mc);
+        set_common(x, d);
 }
 
 /* the distinct interface classes of each USB device, for the planner's risk rules */
@@ -243,7 +243,7 @@ static void usb_summarize(struct device_list *usb)
 
 /* ---- SATA: scsi hosts with their link policy, and the disks behind them ---- */
 
-static void visit_scsi_host(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_scsi_host(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device *x = device_list_add(&inv->classes[CL_SATA]);
         struct udev_device *host = udev_device_get_parent(d->u);
@@ -282,7 +282,7 @@ static void visit_scsi_host(struct inventory *inv, struct modctx *mc, struct ude
          * "%x"): they tell internal ports from hot-plug capable and external ones */
         add_id(x, d, "port_cmd", "ahci_port_cmd", false);
         add_id(x, d, "host_caps", "ahci_host_caps", false);
-        set_common(x, d, mc);
+        set_common(x, d);
         /* the disks hang below the host device (host0), not its class device */
         x->anchor = xstrdup(host ? udev_device_get_devpath(host) : x->devpath);
         add_knobs(x, d);
@@ -323,7 +323,7 @@ static void detect_zpodd(const struct device *host, struct device *x)
         kv_add(&x->ids, "zpodd", read_attr(dir, attr, &v) >= 0 ? "yes" : "no");
 }
 
-static void visit_scsi_device(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_scsi_device(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *hosts = &inv->classes[CL_SATA];
         const char *devpath = udev_device_get_devpath(d->u);
@@ -343,7 +343,7 @@ static void visit_scsi_device(struct inventory *inv, struct modctx *mc, struct u
         add_id(x, d, "firmware", "rev", false);
         type = dev_attr(d, "type");
         kv_add(&x->ids, "kind", scsi_type_name(type));
-        set_common(x, d, mc);
+        set_common(x, d);
         add_knobs(x, d);
         if (streq(kv_get(&x->ids, "kind"), "optical"))
                 detect_zpodd(host, x);
@@ -377,7 +377,7 @@ static void visit_scsi_device(struct inventory *inv, struct modctx *mc, struct u
 
 /* ---- NVMe ---- */
 
-static void visit_nvme(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_nvme(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         const char *n = udev_device_get_sysname(d->u), *pci;
         struct device *x;
@@ -393,7 +393,7 @@ static void visit_nvme(struct inventory *inv, struct modctx *mc, struct udev *ud
         pci = ancestor_devpath(d->u, "pci");
         if (pci)
                 kv_add(&x->ids, "controller", strrchr(pci, '/') + 1);
-        set_common(x, d, mc);
+        set_common(x, d);
         add_knobs(x, d);
         x->identity = xasprintf("nvme %s %s", strempty(kv_get(&x->ids, "model")),
                                 strempty(kv_get(&x->ids, "firmware")));
@@ -423,7 +423,7 @@ static void add_controller(struct device *x, struct udev_device *u)
         x->anchor = xstrdup(udev_device_get_devpath(p));
 }
 
-static void visit_sound(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_sound(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         const char *n = udev_device_get_sysname(d->u);
         struct device *x;
@@ -434,12 +434,12 @@ static void visit_sound(struct inventory *inv, struct modctx *mc, struct udev *u
         x->class = "sound";
         add_id(x, d, "id", "id", false);
         add_id(x, d, "number", "number", false);
-        set_common(x, d, mc);
+        set_common(x, d);
         /* codecs hang below the controller, not below the card */
         add_controller(x, d->u);
 }
 
-static void visit_hdaudio(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_hdaudio(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *cards = &inv->classes[CL_SOUND];
         const char *devpath = udev_device_get_devpath(d->u);
@@ -457,7 +457,7 @@ static void visit_hdaudio(struct inventory *inv, struct modctx *mc, struct udev 
         add_id(x, d, "revision_id", "revision_id", true);
         add_id(x, d, "vendor_name", "vendor_name", false);
         add_id(x, d, "chip_name", "chip_name", false);
-        set_common(x, d, mc);
+        set_common(x, d);
         add_knobs(x, d);
         x->identity = xasprintf("hdaudio %s %s %s", strempty(kv_get(&x->ids, "vendor_id")),
                                 strempty(kv_get(&x->ids, "subsystem_id")),
@@ -466,7 +466,7 @@ static void visit_hdaudio(struct inventory *inv, struct modctx *mc, struct udev 
 
 /* ---- DRM: cards, connectors, GPU power files ---- */
 
-static void visit_drm(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_drm(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *cards = &inv->classes[CL_DRM];
         const char *n = udev_device_get_sysname(d->u);
@@ -475,7 +475,7 @@ static void visit_drm(struct inventory *inv, struct modctx *mc, struct udev *ude
         if (is_cardN(n, "card")) {
                 x = device_list_add(cards);
                 x->class = "drm";
-                set_common(x, d, mc);
+                set_common(x, d);
                 add_controller(x, d->u);
                 add_knobs(x, d);
                 return;
@@ -508,7 +508,7 @@ static void visit_drm(struct inventory *inv, struct modctx *mc, struct udev *ude
 
 /* ---- I2C: adapters (with their controller's runtime PM) and clients ---- */
 
-static void visit_i2c(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_i2c(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *adapters = &inv->classes[CL_I2C];
         const char *n = udev_device_get_sysname(d->u);
@@ -526,7 +526,7 @@ static void visit_i2c(struct inventory *inv, struct modctx *mc, struct udev *ude
                         if (drv)
                                 kv_add(&x->ids, "controller_driver", drv);
                 }
-                set_common(x, d, mc);
+                set_common(x, d);
                 add_knobs(x, d);
                 return;
         }
@@ -540,14 +540,14 @@ static void visit_i2c(struct inventory *inv, struct modctx *mc, struct udev *ude
         x = device_add_child(adapter);
         x->class = "i2c-client";
         add_id(x, d, "name", "name", false);
-        set_common(x, d, mc);
+        set_common(x, d);
         add_knobs(x, d);
         x->identity = xasprintf("i2c %s", x->modalias ? x->modalias : strempty(kv_get(&x->ids, "name")));
 }
 
 /* ---- network interfaces with a device below them (not virtual ones) ---- */
 
-static void visit_net(struct inventory *inv, struct modctx *mc, struct udev *udev, struct dev *d)
+static void visit_net(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct udev_device *p = udev_device_get_parent(d->u);
         const char *devpath = udev_device_get_devpath(d->u), *type = udev_device_get_devtype(d->u), *v;
@@ -569,7 +569,7 @@ static void visit_net(struct inventory *inv, struct modctx *mc, struct udev *ude
         kv_add(&x->ids, "device", udev_device_get_sysname(p));
         if ((v = udev_device_get_subsystem(p)))
                 kv_add(&x->ids, "bus", v);
-        set_common(x, d, mc);
+        set_common(x, d);
         /* the interface has no driver and no modalias: its device's are the ones
          * the hwdb and the module parameters are about */
         free(x->driver);
@@ -808,13 +808,13 @@ static const struct route *route_of(struct udev_device *u)
         return NULL;
 }
 
-static void visit(struct inventory *inv, struct modctx *mc, struct udev *udev, struct udev_device *u,
+static void visit(struct inventory *inv, struct udev *udev, struct udev_device *u,
                   const struct route *r)
 {
         struct dev d;
 
         if (dev_open(u, &d)) {
-                r->fn(inv, mc, udev, &d);
+                r->fn(inv, udev, &d);
                 dev_close(&d);
         }
 }
@@ -825,7 +825,7 @@ static void visit(struct inventory *inv, struct modctx *mc, struct udev *udev, s
  * freed once its paths are copied, and a device of the second pass is
  * created again when its turn comes instead of being kept from the first
  * (at 4,000 generated devices: plan peaks at 11.9 MiB instead of 17.4). */
-static void scan_devices(struct inventory *inv, struct modctx *mc, struct udev *udev)
+static void scan_devices(struct inventory *inv, struct udev *udev)
 {
         struct udev_enumerate *e = udev_enumerate_new(udev);
         struct udev_list_entry *le;
@@ -868,7 +868,7 @@ static void scan_devices(struct inventory *inv, struct modctx *mc, struct udev *
                         later_route[n_later++] = r;
                 } else {
                         if (r)
-                                visit(inv, mc, udev, u, r);
+                                visit(inv, udev, u, r);
                         free(paths[i]);
                 }
                 udev_device_unref(u);
@@ -877,7 +877,7 @@ static void scan_devices(struct inventory *inv, struct modctx *mc, struct udev *
                 struct udev_device *u = udev_device_new_from_syspath(udev, paths[i]);
 
                 if (u) {
-                        visit(inv, mc, udev, u, later_route[i]);
+                        visit(inv, udev, u, later_route[i]);
                         udev_device_unref(u);
                 }
                 free(paths[i]);
@@ -952,12 +952,12 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         detect_modparams(inv);
         detect_tools(inv);
 
-        scan_devices(inv, mc, udev);
+        scan_devices(inv, udev);
         usb_summarize(&inv->classes[CL_USB]);
         detect_storage(inv, udev);
 
         udev_unref(udev);
-        /* kept for the planner: the indexes are loaded once per run */
+        /* kept for the planner and device_modules(): the indexes are loaded once per run, at the first question */
         inv->mc = mc;
         inventory_fingerprint(inv);
         *ret = inv;
