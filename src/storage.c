@@ -3,6 +3,7 @@
 
 #include <blkid.h>
 #include <ctype.h>
+#include <dlfcn.h>
 #include <libudev.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -40,6 +41,50 @@ static void add_swap(struct storage *s, const char *spec, const char *device, co
         };
 }
 
+/* libblkid is opened at run time, at the first probe, as libkmod is
+ * (modules.c): most runs probe nothing (udev's database knows the
+ * filesystems; under umockdev nothing is a block device), and loading it costs
+ * every run that does not. The headers give the prototypes. */
+static void *libblkid_dl;
+static char *libblkid_error;            /* why it could not be opened, once */
+static typeof(blkid_new_probe_from_filename) *sym_blkid_new_probe_from_filename;
+static typeof(blkid_probe_enable_superblocks) *sym_blkid_probe_enable_superblocks;
+static typeof(blkid_probe_set_superblocks_flags) *sym_blkid_probe_set_superblocks_flags;
+static typeof(blkid_do_safeprobe) *sym_blkid_do_safeprobe;
+static typeof(blkid_probe_lookup_value) *sym_blkid_probe_lookup_value;
+static typeof(blkid_free_probe) *sym_blkid_free_probe;
+
+static int dlopen_libblkid(void)
+{
+        static const struct { void **sym; const char *name; } syms[] = {
+                { (void **) &sym_blkid_new_probe_from_filename, "blkid_new_probe_from_filename" },
+                { (void **) &sym_blkid_probe_enable_superblocks, "blkid_probe_enable_superblocks" },
+                { (void **) &sym_blkid_probe_set_superblocks_flags, "blkid_probe_set_superblocks_flags" },
+                { (void **) &sym_blkid_do_safeprobe, "blkid_do_safeprobe" },
+                { (void **) &sym_blkid_probe_lookup_value, "blkid_probe_lookup_value" },
+                { (void **) &sym_blkid_free_probe, "blkid_free_probe" },
+        };
+        void *dl;
+
+        if (libblkid_dl)
+                return 0;
+        if (libblkid_error)
+                return -ELIBACC;
+        dl = dlopen("libblkid.so.1", RTLD_NOW | RTLD_NODELETE);
+        for (size_t i = 0; dl && i < ELEMENTSOF(syms); i++)
+                if (!(*syms[i].sym = dlsym(dl, syms[i].name))) {
+                        libblkid_error = xstrdup(dlerror());
+                        dlclose(dl);
+                        return -ELIBACC;
+                }
+        if (!dl) {
+                libblkid_error = xstrdup(dlerror());
+                return -ELIBACC;
+        }
+        libblkid_dl = dl;
+        return 0;
+}
+
 /* Low-level probe of a real block device node: no blkid cache file (it would be
  * read from and written to the running system), and nothing that is not a
  * block device is opened (under umockdev, /dev holds emulated character nodes). */
@@ -54,21 +99,25 @@ static int probe_block(const char *devnode, char **ret_type, char **ret_uuid, ch
                 return -errno;
         if (!S_ISBLK(st.st_mode))
                 return -ENOTBLK;
-        pr = blkid_new_probe_from_filename(devnode);
+        r = dlopen_libblkid();
+        if (r < 0)
+                return r;
+        r = -ENODATA;
+        pr = sym_blkid_new_probe_from_filename(devnode);
         if (!pr)
                 return errno > 0 ? -errno : -EIO;
-        blkid_probe_enable_superblocks(pr, 1);
-        blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL);
-        if (blkid_do_safeprobe(pr) == 0) {
+        sym_blkid_probe_enable_superblocks(pr, 1);
+        sym_blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_UUID | BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL);
+        if (sym_blkid_do_safeprobe(pr) == 0) {
                 r = 0;
                 if (ret_type)
-                        *ret_type = blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0 ? xstrdup(v) : NULL;
+                        *ret_type = sym_blkid_probe_lookup_value(pr, "TYPE", &v, NULL) == 0 ? xstrdup(v) : NULL;
                 if (ret_uuid)
-                        *ret_uuid = blkid_probe_lookup_value(pr, "UUID", &v, NULL) == 0 ? xstrdup(v) : NULL;
+                        *ret_uuid = sym_blkid_probe_lookup_value(pr, "UUID", &v, NULL) == 0 ? xstrdup(v) : NULL;
                 if (ret_label)
-                        *ret_label = blkid_probe_lookup_value(pr, "LABEL", &v, NULL) == 0 ? xstrdup(v) : NULL;
+                        *ret_label = sym_blkid_probe_lookup_value(pr, "LABEL", &v, NULL) == 0 ? xstrdup(v) : NULL;
         }
-        blkid_free_probe(pr);
+        sym_blkid_free_probe(pr);
         return r;
 }
 
@@ -319,5 +368,8 @@ int detect_storage(struct inventory *inv, struct udev *udev)
         find_root(inv, udev);
         if (root_is_host(inv->root))
                 read_proc_swaps(inv, udev);
+        if (libblkid_error)
+                inventory_add_note(inv, _("libblkid.so.1 cannot be opened (%s): filesystems that the udev "
+                                          "database does not describe were not probed"), libblkid_error);
         return 0;
 }

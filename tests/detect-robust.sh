@@ -3,7 +3,7 @@
 # values without newline, odd bytes, devices gone during the scan
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run python3
-plan 10
+plan 12
 
 cat > "$tmp/m.umockdev" <<'REC'
 P: /devices/pci0000:00/0000:00:1d.7
@@ -90,4 +90,30 @@ check "text output: exit 0, fits 80 columns" sh -c "test $rc -eq 0 && awk 'lengt
 printf 'P: /devices/virtual/misc/nothing\nE: SUBSYSTEM=misc\n' > "$tmp/empty.umockdev"
 run_machine "$tmp/empty.umockdev" "$IDLECFG" detect --json --root "$tmp" >"$tmp/empty.json" 2>&1; rc=$?
 check "machine with no known devices: exit 0, valid JSON" sh -c "test $rc -eq 0 && python3 -m json.tool '$tmp/empty.json' >/dev/null"
+
+# libblkid is opened at the first probe of a block device (src/storage.c): under
+# umockdev nothing is one, so detect never loads it
+run_machine "$TESTS_DATA/machines/intel-laptop" env LD_DEBUG=files "$IDLECFG" detect --json >/dev/null 2>"$tmp/ld.err"; rc=$?
+check "detect of a recording never loads libblkid (nothing to probe)" sh -c "
+        test $rc -eq 0 && grep -q 'file=libudev' '$tmp/ld.err' && ! grep -q 'file=libblkid' '$tmp/ld.err'"
+
+# the running system without libblkid.so.1 (an empty file bound over it in a
+# private mount namespace, as root): detect still works; where this machine's
+# detect probes a filesystem with it, the inventory says it could not
+lib=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libblkid\.so\.1 (libc6,x86-64) => //p' | head -n 1)
+: >"$tmp/empty.so"
+if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null 2>&1 &&
+   unshare -m sh -c "mount --bind '$tmp/empty.so' '$(readlink -f "$lib")'" 2>/dev/null; then
+        LD_DEBUG=files "$IDLECFG" detect >/dev/null 2>"$tmp/host-ld.err"
+        probes=0
+        grep -q 'file=libblkid' "$tmp/host-ld.err" && probes=1
+        unshare -m sh -c 'mount --bind "$1" "$2" && exec "$3" detect' sh "$tmp/empty.so" "$(readlink -f "$lib")" \
+                "$IDLECFG" >"$tmp/noblkid.out" 2>&1; rc=$?
+        check "the running system without libblkid.so.1: detect exits 0$([ $probes = 1 ] && echo ' and notes that it could not probe')" sh -c "
+                test $rc -eq 0 && if [ $probes = 1 ]; then tr '\n' ' ' <'$tmp/noblkid.out' | tr -s ' ' |
+                grep -q 'libblkid.so.1 cannot be opened'; else ! grep -q libblkid '$tmp/noblkid.out'; fi"
+else
+        skip "libblkid.so.1 hidden by a bind mount" "needs root, unshare -m and ldconfig -p"
+fi
+
 done_testing
