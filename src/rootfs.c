@@ -255,9 +255,12 @@ static int walk_open(int rootfd, const char *path, int flags)
 }
 
 /* IDLECFG_TRACE_READS=FILE (tests): every path of the root that is opened,
- * read or looked at (not written), one a line, appended to FILE, so that a
- * test can compare what plan reads with what refresh digests */
-static void trace_read(const char *path)
+ * read or looked at (not written), one a line "KIND PATH", appended to FILE,
+ * so that a test can compare what plan reads with what refresh digests, and
+ * count how often a run reads a file. KIND: read (rootfs_read_file), open
+ * (rootfs_openat to read), dir (a directory to list), path (O_PATH: whether it
+ * exists), lstat. */
+static void trace_read(const char *kind, const char *path)
 {
         static int state;       /* 0 not looked, 1 on, -1 off */
         static FILE *f;
@@ -268,7 +271,7 @@ static void trace_read(const char *path)
                 state = f ? 1 : -1;
         }
         if (state > 0) {
-                fprintf(f, "%s\n", path);
+                fprintf(f, "%s %s\n", kind, path);
                 fflush(f);
         }
 }
@@ -340,7 +343,7 @@ int rootfs_openat(const struct rootfs *r, const char *path, int flags)
 {
         if (flags & O_CREAT)
                 return -EINVAL;
-        trace_read(path);
+        trace_read(flags & O_PATH ? "path" : flags & O_DIRECTORY ? "dir" : "open", path);
         return resolve_open(r->fd, path, flags);
 }
 
@@ -371,7 +374,7 @@ int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret)
         _cleanup_free_ char *name = NULL;
         _cleanup_close_ int dfd = -1;
 
-        trace_read(path);
+        trace_read("lstat", path);
         dfd = open_parent(r, path, &name);
         if (dfd < 0)
                 return dfd;
@@ -389,7 +392,7 @@ int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, s
 
         /* O_NONBLOCK: a FIFO opens at once (and is then refused) instead of waiting
          * for a writer; O_NOCTTY: a terminal device node does not become ours */
-        trace_read(path);
+        trace_read("read", path);
         fd = resolve_open(r->fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
                                        (flags & ROOTFS_NOFOLLOW ? O_NOFOLLOW : 0));
         if (fd < 0)

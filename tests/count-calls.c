@@ -3,7 +3,10 @@
  * the file $IDLECFG_COUNT_CALLS: "udev_enumerate_scan_devices" (an
  * enumeration of /sys through libudev: detect), "kmod_new" and
  * "kmod_load_resources" (the module index). Loaded after umockdev's
- * preload library, which leaves libudev and libkmod alone. */
+ * preload library, which leaves libudev and libkmod alone. idlecfg opens
+ * libkmod with dlopen() and takes its functions with dlsym(handle, name),
+ * which a preloaded definition does not interpose: dlsym() itself is
+ * wrapped, and hands out the counting kmod functions below. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -47,22 +50,52 @@ int udev_enumerate_scan_devices(void *e)
         return real(e);
 }
 
+static void *(*real_kmod_new)(const char *, const char *const *);
+static int (*real_kmod_load_resources)(void *);
+
 void *kmod_new(const char *dirname, const char *const *config_paths)
 {
-        static void *(*real)(const char *, const char *const *);
-
-        if (!real)
-                real = (void *(*)(const char *, const char *const *)) next("kmod_new");
+        if (!real_kmod_new)
+                real_kmod_new = (void *(*)(const char *, const char *const *)) next("kmod_new");
         count("kmod_new");
-        return real(dirname, config_paths);
+        return real_kmod_new(dirname, config_paths);
 }
 
 int kmod_load_resources(void *ctx)
 {
-        static int (*real)(void *);
+        if (!real_kmod_load_resources)
+                real_kmod_load_resources = (int (*)(void *)) next("kmod_load_resources");
+        count("kmod_load_resources");
+        return real_kmod_load_resources(ctx);
+}
+
+/* the real dlsym(), by version: glibc 2.34 moved it into libc */
+static void *real_dlsym(void *handle, const char *name)
+{
+        static void *(*real)(void *, const char *);
 
         if (!real)
-                real = (int (*)(void *)) next("kmod_load_resources");
-        count("kmod_load_resources");
-        return real(ctx);
+                real = (void *(*)(void *, const char *)) dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+        if (!real)
+                real = (void *(*)(void *, const char *)) dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        if (!real)
+                abort();
+        return real(handle, name);
+}
+
+void *dlsym(void *handle, const char *name)
+{
+        void *f = real_dlsym(handle, name);
+
+        if (!f || handle == RTLD_NEXT || handle == RTLD_DEFAULT)
+                return f;
+        if (strcmp(name, "kmod_new") == 0) {
+                real_kmod_new = (void *(*)(const char *, const char *const *)) f;
+                return (void *) kmod_new;
+        }
+        if (strcmp(name, "kmod_load_resources") == 0) {
+                real_kmod_load_resources = (int (*)(void *)) f;
+                return (void *) kmod_load_resources;
+        }
+        return f;
 }

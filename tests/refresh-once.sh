@@ -8,7 +8,7 @@
 # re-installing refreshes fail here (10 enumerations for 5, two indexes).
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
-plan 7
+plan 8
 
 ${CC:-cc} -shared -fPIC -o "$tmp/count-calls.so" "$top_srcdir/tests/count-calls.c" -ldl >"$tmp/cc.log" 2>&1 ||
         { echo "Bail out! cannot build the counting library: $(cat "$tmp/cc.log")"; exit 1; }
@@ -18,13 +18,15 @@ mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out
 mkdir -p "$root/var/lib" "$root/run" "$root/etc/kernel"
 printf 'root=/dev/nvme0n1p2 ro\n' >"$root/etc/kernel/cmdline"
 
-# each step's calls, one line per call, in $out.NAME.calls; its output in $out.NAME
+# each step's calls, one line per call, in $out.NAME.calls; the paths of the
+# root it read (IDLECFG_TRACE_READS) in $out.NAME.reads; its output in $out.NAME
 cat >"$tmp/steps.sh" <<'SH'
 step() {
         _n=$1
         shift
         : >"$out.$_n.calls"
-        LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$shim" IDLECFG_COUNT_CALLS=$out.$_n.calls \
+        : >"$out.$_n.reads"
+        LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$shim" IDLECFG_COUNT_CALLS=$out.$_n.calls IDLECFG_TRACE_READS=$out.$_n.reads \
                 "$IDLECFG" --root "$root" --kernel "$KVER" "$@" >"$out.$_n" 2>&1
         echo "rc=$?" >>"$out.$_n"
 }
@@ -90,4 +92,18 @@ check "... with one detection and one module index" once conf
 check "then refresh is quiet again: no detection, no module index" none again
 check "refresh on another machine (the device set changed): one detection, one module index" \
         reinstalled machine '^  fingerprint: '
+
+# profile selection: it opens idlecfg.conf (absent here until step conf) and
+# the chosen profile, and the plan opens that profile again to load it; the
+# digests only stat, list and read them. A refresh that re-installs opens each
+# as often as install does, which selects once.
+opens() { grep -cx "open $2" "$out.$1.reads"; }
+selections() {
+        for f in /etc/idlecfg/idlecfg.conf /usr/share/idlecfg/profiles/balanced.profile; do
+                [ "$(opens "$1" "$f")" = "$(opens install "$f")" ] ||
+                        { echo "$1 opens $f $(opens "$1" "$f") times, install $(opens install "$f")"; return 1; }
+        done
+        test "$(opens install /etc/idlecfg/idlecfg.conf)" -gt 0
+}
+check "refresh that re-installs selects the profile once: it opens idlecfg.conf and the profile as often as install ($(opens install /etc/idlecfg/idlecfg.conf 2>/dev/null) and $(opens install /usr/share/idlecfg/profiles/balanced.profile 2>/dev/null) times)" selections edited
 done_testing
