@@ -528,7 +528,7 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                 refresh_fingerprint(fp, &chassis);
                 r = profile_select_rootfs(&c->rfs, c->profile, chassis, &name, &why, &e);
                 selected = r >= 0;
-                if (selected && refresh_compare(&c->rfs, &m->inputs, fp, kernel, name, a->profiles_dir, &now) == 0) {
+                if (selected && refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
                         if (a->verbose)
                                 printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
                         return EXIT_OK;
@@ -555,7 +555,7 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                         return EXIT_USAGE;
                 }
         }
-        changed = refresh_compare(&c->rfs, &m->inputs, c->inv->fingerprint, c->inv->kernel, name, a->profiles_dir,
+        changed = refresh_compare(&c->rfs, &m->inputs, c->inv->fingerprint, c->inv->kernel, c->inv, name, a->profiles_dir,
                                   &now);
         for (size_t i = 0; i < now.n; i++) {
                 if (i == 0)

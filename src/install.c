@@ -607,7 +607,7 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
                     !endswith_str(t->v[i].path, NEW_SUFFIX))
                         m->cmdline_target = xstrdup(t->v[i].path);
         kv_free(&m->inputs);
-        refresh_inputs(rfs, inv->fingerprint, inv->kernel, p->profile, o->profiles_dir, REFRESH_CONTENT, &m->inputs);
+        refresh_inputs(rfs, inv, p->profile, o->profiles_dir, REFRESH_CONTENT, &m->inputs);
         kv_add(&m->inputs, "profile-reason", p->profile_reason);
         r = manifest_save(rfs, m, ret_error);
         if (r < 0)

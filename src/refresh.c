@@ -256,14 +256,17 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
 
 /* the upstream version the plan's _KERNEL ranges use, where the release
  * hides it (a kernel package update that keeps the ABI name); "" where the
- * release says it, "-" where it is unknown */
-static char *kernel_version_input(const struct rootfs *rfs, const char *kernel)
+ * release says it, "-" where it is unknown. INV: the inventory of this run,
+ * whose detect read it already from the same root; NULL: read it now. */
+static char *kernel_version_input(const struct rootfs *rfs, const char *kernel, const struct inventory *inv)
 {
         _cleanup_free_ char *source = NULL;
         char *v = NULL;
 
         if (!kernel || !kernel_release_abi_only(kernel))
                 return xstrdup("");
+        if (inv && streq_ptr(inv->kernel, kernel))
+                return xstrdup(inv->kernel_version ? inv->kernel_version : "-");
         if (kernel_upstream(rfs, kernel, &v, &source) <= 0) {
                 free(v);
                 return xstrdup("-");
@@ -271,13 +274,15 @@ static char *kernel_version_input(const struct rootfs *rfs, const char *kernel)
         return v;
 }
 
-void refresh_inputs(const struct rootfs *rfs, const char *fingerprint, const char *kernel, const char *profile,
+void refresh_inputs(const struct rootfs *rfs, const struct inventory *inv, const char *profile,
                     const char *profiles_dir, unsigned flags, struct kvlist *ret)
 {
+        const char *fingerprint = inv->fingerprint, *kernel = inv->kernel;
+
         kv_add(ret, "version", PACKAGE_VERSION);
         kv_add(ret, "fingerprint", strempty(fingerprint));
         kv_add(ret, "kernel", strempty(kernel));
-        kv_add_take(ret, "kernel_version", kernel_version_input(rfs, kernel));
+        kv_add_take(ret, "kernel_version", kernel_version_input(rfs, kernel, inv));
         kv_add(ret, "profile", strempty(profile));
         /* files: names and stat data (a package upgrade replaces a file, a new
          * inode, even when it keeps its time), then names and contents */
@@ -289,10 +294,10 @@ void refresh_inputs(const struct rootfs *rfs, const char *fingerprint, const cha
 }
 
 size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const char *fingerprint,
-                       const char *kernel, const char *profile, const char *profiles_dir,
-                       struct kvlist *ret_changed)
+                       const char *kernel, const struct inventory *inv, const char *profile,
+                       const char *profiles_dir, struct kvlist *ret_changed)
 {
-        _cleanup_free_ char *kernel_version = kernel_version_input(rfs, kernel);
+        _cleanup_free_ char *kernel_version = kernel_version_input(rfs, kernel, inv);
         const char *const values[][2] = {
                 { "version", PACKAGE_VERSION }, { "fingerprint", strempty(fingerprint) },
                 { "kernel", strempty(kernel) }, { "kernel_version", kernel_version },

@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 
+#include "inventory.h"
 #include "rootfs.h"
 #include "util.h"
 
@@ -19,17 +20,19 @@ enum {
         REFRESH_CONTENT = 1 << 0,       /* also the *-content digests (install records them) */
 };
 
-/* The inputs as install records them into RET. */
-void refresh_inputs(const struct rootfs *rfs, const char *fingerprint, const char *kernel, const char *profile,
+/* The inputs as install records them into RET, for the inventory INV of the root. */
+void refresh_inputs(const struct rootfs *rfs, const struct inventory *inv, const char *profile,
                     const char *profiles_dir, unsigned flags, struct kvlist *ret);
 
 /* Compare the inputs now with WAS (a manifest's inputs). Each input that
  * changed goes into RET_CHANGED: its name, with "OLD -> NEW" for a value and
  * NULL for a group of files. Returns how many changed. A group whose stat
- * digest differs reads its files only if WAS has its content digest. */
+ * digest differs reads its files only if WAS has its content digest. INV:
+ * this run's inventory if it has one (its detect read the kernel's upstream
+ * version already), NULL for the cheap look. */
 size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const char *fingerprint,
-                       const char *kernel, const char *profile, const char *profiles_dir,
-                       struct kvlist *ret_changed);
+                       const char *kernel, const struct inventory *inv, const char *profile,
+                       const char *profiles_dir, struct kvlist *ret_changed);
 
 /* The fingerprint detect computes (inventory_fingerprint()), from /sys
  * directly: the DMI and CPU identity and the identities of the devices it
