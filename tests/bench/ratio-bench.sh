@@ -11,7 +11,8 @@
 # is also given net of it) and the bare reader's own peak RSS (plan's is also
 # given minus it). Run: make bench
 # Environment: RUNS (default 7), GEN_RUNS (runs on generated machines, default
-# RUNS), SIZES (default "250 1000 2000 4000").
+# RUNS), SIZES (default "250 1000 2000 4000"; empty: none), MACHINES (recorded
+# machines by name, default all of tests/data/machines).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$top/_build}
@@ -20,7 +21,8 @@ bare=$build/tests/bench/bare-reader
 timeit=$build/tests/bench/timeit
 runs=${RUNS:-7}
 gen_runs=${GEN_RUNS:-$runs}
-sizes=${SIZES:-250 1000 2000 4000}
+sizes=${SIZES-250 1000 2000 4000}
+machines=${MACHINES-$(cd "$top/tests/data/machines" && echo *)}
 for p in "$idlecfg" "$bare" "$timeit"; do
         [ -x "$p" ] || { echo "bench: $p is missing (make bench builds it)" >&2; exit 1; }
 done
@@ -85,9 +87,11 @@ run() {
                                sc / 1000, net, brss / 1024, (rss - brss) / 1024 }' |
                 tee -a "$tmp/summary"
 }
-for m in "$top"/tests/data/machines/*/machine.umockdev; do
+for name in $machines; do
+        m=$top/tests/data/machines/$name/machine.umockdev
+        [ -f "$m" ] || { echo "bench: no recorded machine $name" >&2; exit 1; }
         grep -v '^#' "$m" >"$tmp/rec.umockdev"
-        run "$(basename "$(dirname "$m")")" "$tmp/rec.umockdev" "$runs"
+        run "$name" "$tmp/rec.umockdev" "$runs"
 done
 for n in $sizes; do
         sh "$top/tests/bench/gen-machine.sh" "$n" >"$tmp/gen.umockdev"
