@@ -125,6 +125,8 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret);
 /* the files of the root detect reads (fstab, other power tools), for refresh */
 struct knob_input;
 const struct knob_input *detect_inputs(size_t *ret_n);
+/* the subsystems detect lists (src/sysfs.c), each once */
+const char *const *detect_subsystems(size_t *ret_n);
 void inventory_free(struct inventory *inv);
 /* The modules device D's modalias resolves to in the target kernel, resolved
  * at the first call (libkmod is loaded only when some run asks) */

@@ -14,6 +14,7 @@
 #include "inventory.h"
 #include "refresh.h"
 #include "sha256.h"
+#include "sysfs.h"
 
 /* the largest input file read for a content digest */
 #define INPUT_MAX (256u * 1024u * 1024u)
@@ -358,38 +359,6 @@ static char *syspath(const char *devpath)
         return xasprintf("/sys%s", devpath);
 }
 
-/* "a/b/../c" -> "a/c", in place; PATH is absolute */
-static void path_simplify(char *path)
-{
-        char *out = path, *p = path;
-
-        while (*p) {
-                size_t n;
-
-                p += strspn(p, "/");
-                n = strcspn(p, "/");
-                if (n == 0)
-                        break;
-                if (n == 1 && p[0] == '.') {
-                        p += n;
-                        continue;
-                }
-                if (n == 2 && p[0] == '.' && p[1] == '.') {
-                        while (out > path && *--out != '/')
-                                ;
-                        p += n;
-                        continue;
-                }
-                *out++ = '/';
-                memmove(out, p, n);
-                out += n;
-                p += n;
-        }
-        if (out == path)
-                *out++ = '/';
-        *out = '\0';
-}
-
 /* KEY=value of a uevent file, NULL if absent */
 static char *uevent_get(const char *uevent, const char *key)
 {
@@ -401,53 +370,33 @@ static char *uevent_get(const char *uevent, const char *key)
         return NULL;
 }
 
-/* every device listed under /sys/bus/SUB/devices and /sys/class/SUB, as libudev enumerates them */
+/* every device listed under /sys/bus/SUB/devices and /sys/class/SUB, as detect lists them */
 static void list_subsystem(struct sysdevs *out, const char *sub)
 {
-        for (int kind = 0; kind < 2; kind++) {
-                _cleanup_free_ char *dir = kind == 0 ? xasprintf("/sys/bus/%s/devices", sub) : xasprintf("/sys/class/%s", sub);
-                DIR *d = opendir(dir);
-                struct dirent *de;
+        char **paths;
+        size_t n;
 
-                if (!d)
-                        continue;
-                while ((de = readdir(d))) {
-                        _cleanup_free_ char *link = NULL, *full = NULL, *uevent = NULL, *sp = NULL;
-                        char target[PATH_MAX];
-                        ssize_t n;
-                        struct sysdev *x;
+        sysfs_list(&sub, 1, &paths, &n);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *uevent = NULL, *sp = xasprintf("%s/uevent", paths[i]);
+                struct sysdev *x;
 
-                        if (de->d_name[0] == '.')
-                                continue;
-                        link = xasprintf("%s/%s", dir, de->d_name);
-                        n = readlink(link, target, sizeof(target) - 1);
-                        if (n < 0)
-                                full = xstrdup(link);
-                        else {
-                                target[n] = '\0';
-                                full = target[0] == '/' ? xstrdup(target) : xasprintf("%s/%s", dir, target);
-                        }
-                        path_simplify(full);
-                        if (!startswith(full, "/sys/"))
-                                continue;
-                        sp = xasprintf("%s/uevent", full);
-                        if (read_file_full(sp, 65536, &uevent, NULL) < 0)
-                                continue;       /* not a device (or gone) */
-                        if (out->n == out->cap) {
-                                out->cap = out->cap ? out->cap * 2 : 64;
-                                out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
-                        }
-                        x = &out->v[out->n++];
-                        *x = (struct sysdev) {
-                                .devpath = xstrdup(full + strlen("/sys")),
-                                .subsystem = xstrdup(sub),
-                                .devtype = uevent_get(uevent, "DEVTYPE"),
-                                .modalias = uevent_get(uevent, "MODALIAS"),
-                                .pci_id = uevent_get(uevent, "PCI_ID"),
-                        };
+                if (read_file_full(sp, 65536, &uevent, NULL) < 0)
+                        continue;       /* not a device (or gone) */
+                if (out->n == out->cap) {
+                        out->cap = out->cap ? out->cap * 2 : 64;
+                        out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
                 }
-                closedir(d);
+                x = &out->v[out->n++];
+                *x = (struct sysdev) {
+                        .devpath = xstrdup(paths[i] + strlen("/sys")),
+                        .subsystem = xstrdup(sub),
+                        .devtype = uevent_get(uevent, "DEVTYPE"),
+                        .modalias = uevent_get(uevent, "MODALIAS"),
+                        .pci_id = uevent_get(uevent, "PCI_ID"),
+                };
         }
+        sysfs_list_free(paths, n);
 }
 
 static void sysdevs_free(struct sysdevs *l)
