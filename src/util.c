@@ -142,13 +142,53 @@ void sb_free(struct strbuf *sb)
         *sb = (struct strbuf) {};
 }
 
+/* an open-addressing set of strings, grown at three quarters full */
+static struct {
+        char **v;
+        size_t n, cap;
+} interned;
+
+static size_t str_hash(const char *s)
+{
+        size_t h = 5381;
+
+        for (; *s; s++)
+                h = h * 33 + (unsigned char) *s;
+        return h;
+}
+
+const char *str_intern(const char *s)
+{
+        size_t i;
+
+        if (4 * (interned.n + 1) > 3 * interned.cap) {
+                size_t cap = interned.cap ? interned.cap * 2 : 256;
+                char **v = xcalloc(cap, sizeof(*v));
+
+                for (size_t k = 0; k < interned.cap; k++)
+                        if (interned.v[k]) {
+                                for (i = str_hash(interned.v[k]) & (cap - 1); v[i]; i = (i + 1) & (cap - 1))
+                                        ;
+                                v[i] = interned.v[k];
+                        }
+                free(interned.v);
+                interned.v = v;
+                interned.cap = cap;
+        }
+        for (i = str_hash(s) & (interned.cap - 1); interned.v[i]; i = (i + 1) & (interned.cap - 1))
+                if (streq(interned.v[i], s))
+                        return interned.v[i];
+        interned.n++;
+        return interned.v[i] = xstrdup(s);
+}
+
 void kv_add_take(struct kvlist *l, const char *key, char *value)
 {
         if (l->n == l->cap) {
                 l->cap = l->cap ? l->cap * 2 : 8;
                 l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
         }
-        l->v[l->n++] = (struct kv) { .key = xstrdup(key), .value = value };
+        l->v[l->n++] = (struct kv) { .key = str_intern(key), .value = value };
 }
 
 void kv_add(struct kvlist *l, const char *key, const char *value)
@@ -172,10 +212,8 @@ const char *kv_get(const struct kvlist *l, const char *key)
 
 void kv_free(struct kvlist *l)
 {
-        for (size_t i = 0; i < l->n; i++) {
-                free(l->v[i].key);
+        for (size_t i = 0; i < l->n; i++)
                 free(l->v[i].value);
-        }
         free(l->v);
         *l = (struct kvlist) {};
 }

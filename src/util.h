@@ -66,13 +66,17 @@ void sb_free(struct strbuf *sb);
 
 /* ordered key/value list; value NULL means "present but unreadable" */
 struct kv {
-        char *key;
+        const char *key;        /* interned (str_intern()): shared, never freed */
         char *value;
 };
 struct kvlist {
         struct kv *v;
         size_t n, cap;
 };
+/* one copy of each distinct string for the whole run: the keys of every
+ * kvlist (attribute and property names, the same few hundred on any
+ * machine, stored once instead of once per device) */
+const char *str_intern(const char *s);
 void kv_add(struct kvlist *l, const char *key, const char *value);
 void kv_add_take(struct kvlist *l, const char *key, char *value);
 const struct kv *kv_find(const struct kvlist *l, const char *key);
