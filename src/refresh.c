@@ -342,6 +342,9 @@ struct sysdev {
         char *devtype;          /* uevent DEVTYPE */
         char *modalias;         /* uevent MODALIAS */
         char *pci_id;           /* uevent PCI_ID */
+        char *pci_subsys_id;    /* uevent PCI_SUBSYS_ID */
+        char *pci_class;        /* uevent PCI_CLASS */
+        char *product;          /* uevent PRODUCT (USB: "%x/%x/%x") */
 };
 
 struct sysdevs {
@@ -394,6 +397,9 @@ static void list_subsystem(struct sysdevs *out, const char *sub)
                         .devtype = uevent_get(uevent, "DEVTYPE"),
                         .modalias = uevent_get(uevent, "MODALIAS"),
                         .pci_id = uevent_get(uevent, "PCI_ID"),
+                        .pci_subsys_id = uevent_get(uevent, "PCI_SUBSYS_ID"),
+                        .pci_class = uevent_get(uevent, "PCI_CLASS"),
+                        .product = uevent_get(uevent, "PRODUCT"),
                 };
         }
         sysfs_list_free(paths, n);
@@ -407,6 +413,9 @@ static void sysdevs_free(struct sysdevs *l)
                 free(l->v[i].devtype);
                 free(l->v[i].modalias);
                 free(l->v[i].pci_id);
+                free(l->v[i].pci_subsys_id);
+                free(l->v[i].pci_class);
+                free(l->v[i].product);
         }
         free(l->v);
 }
@@ -436,6 +445,61 @@ static char *attr_id(const char *devpath, const char *attr, bool hex)
                 memmove(v, s, strlen(s) + 1);
         }
         return v;
+}
+
+/* "VVVV:DDDD" of a uevent into two lower-case ids; false if it is not that */
+static bool id_pair(const char *s, char a[5], char b[5])
+{
+        if (!s || strlen(s) != 9 || s[4] != ':' || strspn(s, "0123456789abcdefABCDEF:") != 9)
+                return false;
+        for (int i = 0; i < 4; i++) {
+                a[i] = (char) tolower((unsigned char) s[i]);
+                b[i] = (char) tolower((unsigned char) s[5 + i]);
+        }
+        a[4] = b[4] = '\0';
+        return true;
+}
+
+/* a PCI device's identity from its uevent (PCI_ID, PCI_SUBSYS_ID and
+ * PCI_CLASS, which the kernel writes from the same fields as the vendor,
+ * device, subsystem_vendor, subsystem_device and class attributes), in the
+ * form the attributes give; NULL where the uevent lacks one of them: the
+ * attributes then decide, as in detect */
+static char *pci_identity_uevent(const struct sysdev *d)
+{
+        char v[5], dev[5], sv[5], sd[5];
+        unsigned long cls;
+        char *end;
+
+        if (!id_pair(d->pci_id, v, dev) || !id_pair(d->pci_subsys_id, sv, sd) || !d->pci_class ||
+            !*d->pci_class || strspn(d->pci_class, "0123456789abcdefABCDEF") != strlen(d->pci_class) ||
+            strlen(d->pci_class) > 6)
+                return NULL;
+        cls = strtoul(d->pci_class, &end, 16);
+        /* the attribute is "0x%06x"; the uevent "%X", without leading zeros */
+        return xasprintf("pci %s:%s %s:%s %06lx", v, dev, sv, sd, cls);
+}
+
+/* a USB device's identity from its uevent's PRODUCT (idVendor, idProduct
+ * and bcdDevice, "%x/%x/%x"), as the attributes give it ("%04x"); NULL where
+ * it is not that */
+static char *usb_identity_uevent(const struct sysdev *d)
+{
+        unsigned long x[3];
+        const char *p = d->product;
+
+        if (!p)
+                return NULL;
+        for (int i = 0; i < 3; i++) {
+                size_t n = strspn(p, "0123456789abcdefABCDEF");
+                char *end;
+
+                if (n == 0 || n > 4 || p[n] != (i < 2 ? '/' : '\0'))
+                        return NULL;
+                x[i] = strtoul(p, &end, 16);
+                p += n + 1;
+        }
+        return xasprintf("usb %04lx:%04lx %04lx", x[0], x[1], x[2]);
 }
 
 /* "KIND A<SEP>B C" of three attributes */
@@ -563,7 +627,9 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
                 const char *n = sysname_of(d), *dp = d->devpath;
                 char *id = NULL;
 
-                if (streq(d->subsystem, "pci")) {
+                if (streq(d->subsystem, "pci") && (id = pci_identity_uevent(d)))
+                        ;
+                else if (streq(d->subsystem, "pci")) {
                         _cleanup_free_ char *v = attr_id(dp, "vendor", true), *dev = attr_id(dp, "device", true);
                         _cleanup_free_ char *sv = attr_id(dp, "subsystem_vendor", true);
                         _cleanup_free_ char *sd = attr_id(dp, "subsystem_device", true);
@@ -578,8 +644,11 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
                         }
                         id = xasprintf("pci %s:%s %s:%s %s", strempty(v), strempty(dev), strempty(sv), strempty(sd),
                                        strempty(cls));
-                } else if (streq(d->subsystem, "usb") && streq_ptr(d->devtype, "usb_device"))
-                        id = identity3("usb", ":", dp, "idVendor", "idProduct", "bcdDevice", true);
+                } else if (streq(d->subsystem, "usb") && streq_ptr(d->devtype, "usb_device")) {
+                        id = usb_identity_uevent(d);
+                        if (!id)
+                                id = identity3("usb", ":", dp, "idVendor", "idProduct", "bcdDevice", true);
+                }
                 else if (streq(d->subsystem, "scsi") && streq_ptr(d->devtype, "scsi_device") &&
                          under_any(dp, hosts, n_hosts))
                         id = identity3("disk", " ", dp, "vendor", "model", "rev", false);
