@@ -9,15 +9,12 @@
 # devices, 252 does not (src/sysfs.c); detect does not depend on it.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 10
+plan 11
 LIST=${SYSFS_LIST:-$top_builddir/tests/sysfs-list}
 
-# same REC [SUBSYSTEM...]: libudev's list and sysfs_list()'s hold the same
-# devices, in the same order but for control devices; EMPTY=1: both may be empty
-same() {
-        _rec=$1
-        shift
-        "$top_srcdir/tests/run-machine" "$_rec" "$LIST" "$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; return 1; }
+# compare: the two halves of $tmp/out hold the same devices, in the same
+# order but for control devices; EMPTY=1: both may be empty
+compare() {
         sed '/^--$/,$d' "$tmp/out" >"$tmp/udev"
         sed '1,/^--$/d' "$tmp/out" >"$tmp/ours"
         [ -s "$tmp/udev" ] || [ "${EMPTY:-}" = 1 ] || { echo "# libudev enumerated nothing"; return 1; }
@@ -29,6 +26,18 @@ same() {
         grep -v '/sound/card[0-9]*/controlC' "$tmp/ours" >"$tmp/ours.order"
         diff -u "$tmp/udev.order" "$tmp/ours.order" | sed 's/^/# /' | head -40
         cmp -s "$tmp/udev.order" "$tmp/ours.order"
+}
+# same REC [SUBSYSTEM...]: under umockdev with REC
+same() {
+        _rec=$1
+        shift
+        "$top_srcdir/tests/run-machine" "$_rec" "$LIST" "$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; return 1; }
+        compare
+}
+# live [SUBSYSTEM...]: on the running kernel's /sys, read only
+live() {
+        "$LIST" "$@" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; return 1; }
+        compare
 }
 
 for m in "$TESTS_DATA"/machines/*/; do
@@ -107,4 +116,11 @@ REC
 check "md and dm block devices after all others, as libudev" same "$tmp/block.umockdev" block
 check "... sda sda1 loop0, then dm-0 md127" \
         test "$(sed 's|.*/||' "$tmp/ours" | tr '\n' ' ')" = "sda sda1 loop0 dm-0 md127 "
+# the running kernel's /sys: real links, real class directories
+if [ -d /sys/bus ] && [ -d /sys/class ]; then
+        check "this machine's /sys (read only): the same devices in the same order for detect's subsystems, block, tty, misc and mem" \
+                live pci usb scsi_host nvme sound scsi hdaudio drm i2c net block tty misc mem
+else
+        skip "this machine's /sys (read only): the same devices in the same order" "no /sys here"
+fi
 done_testing
