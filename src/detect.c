@@ -844,8 +844,12 @@ static void scan_devices(struct inventory *inv, struct udev *udev)
         const char *const *subsystems = detect_subsystems(&n_sub);
         char **paths = NULL;
         _cleanup_free_ const struct route **later_route = NULL;
+        int err;
 
-        sysfs_list(subsystems, n_sub, &paths, &n);
+        /* a listing cut short is noted, and what could be read is used */
+        err = sysfs_list(subsystems, n_sub, &paths, &n);
+        if (err < 0)
+                inventory_add_note(inv, _("cannot enumerate devices: %s"), strerror(-err));
 
         later_route = xmalloc((n ? n : 1) * sizeof(*later_route));
         for (size_t i = 0; i < n; i++) {

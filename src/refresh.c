@@ -379,7 +379,8 @@ static void list_subsystem(struct sysdevs *out, const char *sub)
         char **paths;
         size_t n;
 
-        sysfs_list(&sub, 1, &paths, &n);
+        /* a listing cut short gives another fingerprint: refresh re-plans */
+        (void) sysfs_list(&sub, 1, &paths, &n);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *uevent = NULL, *sp = xasprintf("%s/uevent", paths[i]);
                 struct sysdev *x;

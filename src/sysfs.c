@@ -86,10 +86,11 @@ static char *entry_path(const char *dir, const char *name)
         return full;
 }
 
-void sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret, size_t *ret_n)
+int sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret, size_t *ret_n)
 {
         char **v = NULL;
         size_t n = 0, cap = 0, out = 0;
+        int r = 0;
 
         for (size_t s = 0; s < n_subsystems; s++) {
                 bool seen = false;
@@ -103,8 +104,12 @@ void sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret,
                         DIR *d = opendir(dir);
                         struct dirent *de;
 
-                        if (!d)
+                        if (!d) {
+                                /* ENOENT: a subsystem this kernel or machine does not have */
+                                if (errno != ENOENT && r == 0)
+                                        r = -errno;
                                 continue;
+                        }
                         while ((de = readdir(d))) {
                                 char *p;
 
@@ -136,6 +141,7 @@ void sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret,
         }
         *ret = v;
         *ret_n = out;
+        return r;
 }
 
 void sysfs_list_free(char **v, size_t n)

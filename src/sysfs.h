@@ -13,6 +13,8 @@ int sysfs_path_compare(const char *a, const char *b);
 
 /* the syspaths ("/sys/devices/...") of the entries of /sys/bus/S/devices and
  * /sys/class/S for each subsystem S, once each, in libudev's order. An entry
- * may not be a device (no uevent): creating its device object tells. */
-void sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret, size_t *ret_n);
+ * may not be a device (no uevent): creating its device object tells. Returns
+ * 0, or the first error of a directory that exists but cannot be read, as
+ * -errno (the list then holds what could be read). */
+int sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret, size_t *ret_n);
 void sysfs_list_free(char **v, size_t n);

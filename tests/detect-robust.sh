@@ -3,7 +3,7 @@
 # values without newline, odd bytes, devices gone during the scan
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run python3
-plan 12
+plan 13
 
 cat > "$tmp/m.umockdev" <<'REC'
 P: /devices/pci0000:00/0000:00:1d.7
@@ -90,6 +90,22 @@ check "text output: exit 0, fits 80 columns" sh -c "test $rc -eq 0 && awk 'lengt
 printf 'P: /devices/virtual/misc/nothing\nE: SUBSYSTEM=misc\n' > "$tmp/empty.umockdev"
 run_machine "$tmp/empty.umockdev" "$IDLECFG" detect --json --root "$tmp" >"$tmp/empty.json" 2>&1; rc=$?
 check "machine with no known devices: exit 0, valid JSON" sh -c "test $rc -eq 0 && python3 -m json.tool '$tmp/empty.json' >/dev/null"
+
+# a subsystem directory that exists but cannot be listed (a file where the
+# directory should be): detect notes it and reports the rest
+run_machine "$TESTS_DATA/machines/intel-laptop" sh -c '
+        rm -rf "$UMOCKDEV_DIR/sys/class/net" && echo x >"$UMOCKDEV_DIR/sys/class/net" && exec "$@"' sh \
+        "$IDLECFG" detect --json >"$tmp/nolist.json" 2>&1; rc=$?
+run_machine "$TESTS_DATA/machines/intel-laptop" "$IDLECFG" detect --json >"$tmp/full.json" 2>&1
+check "a subsystem directory that cannot be listed: a note naming the error, no network interface, every other device" python3 -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+assert "cannot enumerate devices: Not a directory" in b["notes"], b["notes"]
+assert a["devices"].get("net") and not b["devices"].get("net")
+for c in a["devices"]:
+        if c != "net":
+                assert a["devices"][c] == b["devices"][c], c
+' "$tmp/full.json" "$tmp/nolist.json"
 
 # libblkid is opened at the first probe of a block device (src/storage.c): under
 # umockdev nothing is one, so detect never loads it

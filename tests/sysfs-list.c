@@ -39,7 +39,8 @@ int main(int argc, char **argv)
         udev_enumerate_unref(e);
 
         printf("--\n");
-        sysfs_list(sub, n_sub, &paths, &n);
+        if (sysfs_list(sub, n_sub, &paths, &n) < 0)
+                return 1;
         for (size_t i = 0; i < n; i++) {
                 struct udev_device *u = udev_device_new_from_syspath(udev, paths[i]);
 
