@@ -61,31 +61,9 @@ check "a generated machine of 250 devices: the same" same "$tmp/gen.umockdev"
 
 # sound cards: the same devices; the order by path, the control device
 # where its name puts it (libudev 252's order)
-cat >"$tmp/sound.umockdev" <<'REC'
-P: /devices/pci0000:00/0000:00:1f.3/sound/card0
-E: SUBSYSTEM=sound
-
-P: /devices/pci0000:00/0000:00:1f.3/sound/card0/controlC0
-E: SUBSYSTEM=sound
-
-P: /devices/pci0000:00/0000:00:1f.3/sound/card0/hwC0D0
-E: SUBSYSTEM=sound
-
-P: /devices/pci0000:00/0000:00:1f.3/sound/card0/pcmC0D0p
-E: SUBSYSTEM=sound
-
-P: /devices/pci0000:00/0000:00:1f.3/sound/card0/pcmC0D0c
-E: SUBSYSTEM=sound
-
-P: /devices/pci0000:00/0000:00:1f.3/sound/card1
-E: SUBSYSTEM=sound
-
-P: /devices/pci0000:00/0000:00:1f.3/sound/card1/controlC1
-E: SUBSYSTEM=sound
-
-P: /devices/pci0000:00/0000:00:1f.3/sound/card1/pcmC1D3p
-E: SUBSYSTEM=sound
-REC
+for d in card0 card0/controlC0 card0/hwC0D0 card0/pcmC0D0p card0/pcmC0D0c card1 card1/controlC1 card1/pcmC1D3p; do
+        printf 'P: /devices/pci0000:00/0000:00:1f.3/sound/%s\nE: SUBSYSTEM=sound\n\n' "$d"
+done >"$tmp/sound.umockdev"
 check "sound cards: the same devices as libudev" same "$tmp/sound.umockdev" sound
 ours_order() { sed -n 's|.*/sound/||p' "$tmp/ours" | tr '\n' ' '; }
 check "... in the order of their paths: card0 controlC0 hwC0D0 pcmC0D0c pcmC0D0p, then card1's" \
