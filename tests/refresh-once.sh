@@ -2,10 +2,11 @@
 # tests/refresh-once.sh: refresh detects once and loads the module index once
 # per run, also when it re-installs. An LD_PRELOAD library built here
 # (tests/count-calls.c, loaded after umockdev's) counts the calls into
-# libudev (udev_enumerate_scan_devices: detect's enumerations of /sys) and
+# libudev (udev_enumerate_scan_devices: detect's enumerations of block
+# devices; it lists the other devices from /sys itself, src/sysfs.c) and
 # libkmod (kmod_new, kmod_load_resources) of each run; detect alone gives the
 # number of enumerations one detection makes. Made to detect twice, the
-# re-installing refreshes fail here (10 enumerations for 5, two indexes).
+# re-installing refreshes fail here (8 enumerations for 4, two indexes).
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 # under AddressSanitizer its runtime resolves its interceptors through dlsym(),
@@ -64,7 +65,7 @@ done
 calls() { grep -cx "$2" "$out.$1.calls"; }
 enums=$(calls detect udev_enumerate_scan_devices)
 enums_amd=$(calls detect-amd udev_enumerate_scan_devices)
-diag "one detection enumerates /sys $enums times through libudev ($enums_amd on the AMD laptop)"
+diag "one detection enumerates block devices $enums times through libudev ($enums_amd on the AMD laptop)"
 kmods="$(calls install kmod_new) $(calls install kmod_load_resources)"
 diag "install, one run that detects and plans, calls kmod_new and kmod_load_resources: $kmods"
 # once STEP: one detection's enumerations, and the module index as often as
@@ -85,7 +86,7 @@ none() {
 seen() { test "$enums" -gt 0 && test "$enums_amd" -gt 0 && test "$kmods" = "1 1"; }
 reinstalled() { once "$1" && grep -q "$2" "$out.$1" && grep -q '^Installing profile' "$out.$1"; }
 
-check "the library sees the calls: detect enumerates /sys, install loads the module index once" seen
+check "the library sees the calls: detect enumerates block devices, install loads the module index once" seen
 check "refresh, nothing changed: no detection, no module index" none same
 check "refresh after the profile changed: re-installs with one detection and one module index" \
         reinstalled edited 'profiles: files changed'
