@@ -804,9 +804,14 @@ const char *const *detect_subsystems(size_t *ret_n)
         static const char *v[ELEMENTSOF(routes)];
         size_t n = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(routes); i++)
-                if (i == 0 || !streq(routes[i].subsystem, routes[i - 1].subsystem))
+        for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
+                bool seen = false;
+
+                for (size_t k = 0; k < n && !seen; k++)
+                        seen = streq(v[k], routes[i].subsystem);
+                if (!seen)
                         v[n++] = routes[i].subsystem;
+        }
         *ret_n = n;
         return v;
 }
