@@ -90,9 +90,14 @@ if [ "$tool" = powertop ]; then
         LD_PRELOAD=$preload timeout 300 powertop --auto-tune >"$OUT/tool.log" 2>&1
         echo "exit $?" >>"$OUT/tool.log"
 else
-        LD_PRELOAD=$preload "$IDLECFG" plan --json --root "$ROOT" --kernel "$KVER" --profile "$tool" >"$OUT/plan.json" 2>"$OUT/plan.err"
+        # /proc/sys here is the sandbox's tmpfs of copies, where powertop's
+        # sysctl writes land too: idlecfg is told so (IDLECFG_TEST_PROC),
+        # since under umockdev it otherwise leaves /proc/sys alone
+        IDLECFG_TEST_PROC=/proc LD_PRELOAD=$preload "$IDLECFG" plan --json --root "$ROOT" --kernel "$KVER" --profile "$tool" \
+                >"$OUT/plan.json" 2>"$OUT/plan.err"
         snap "$OUT/before"
-        LD_PRELOAD=$preload "$IDLECFG" apply --root "$ROOT" --kernel "$KVER" --profile "$tool" >"$OUT/tool.log" 2>&1
+        IDLECFG_TEST_PROC=/proc LD_PRELOAD=$preload "$IDLECFG" apply --root "$ROOT" --kernel "$KVER" --profile "$tool" \
+                >"$OUT/tool.log" 2>&1
         echo "exit $?" >>"$OUT/tool.log"
 fi
 snap "$OUT/after"
