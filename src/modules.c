@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <libkmod.h>
 #include <sys/stat.h>
@@ -44,8 +43,6 @@ static typeof(kmod_module_info_free_list) *sym_kmod_module_info_free_list;
 static typeof(kmod_module_unref) *sym_kmod_module_unref;
 static typeof(kmod_module_unref_list) *sym_kmod_module_unref_list;
 
-#define DLSYM_ARG(name) { (void **) &sym_##name, #name }
-
 /* libkmod's kmod_list_foreach() calls kmod_list_next() by name */
 #define sym_kmod_list_foreach(entry, first) \
         for (entry = (first); entry; entry = sym_kmod_list_next((first), entry))
@@ -53,7 +50,7 @@ static typeof(kmod_module_unref_list) *sym_kmod_module_unref_list;
 /* 0, or -ELIBACC with *ret_error saying why (dlerror(): the file, or the missing symbol) */
 static int dlopen_libkmod(char **ret_error)
 {
-        static const struct { void **sym; const char *name; } syms[] = {
+        static const struct dlsym_arg syms[] = {
                 DLSYM_ARG(kmod_new), DLSYM_ARG(kmod_set_log_priority), DLSYM_ARG(kmod_load_resources),
                 DLSYM_ARG(kmod_unref), DLSYM_ARG(kmod_list_next), DLSYM_ARG(kmod_module_new_from_name),
                 DLSYM_ARG(kmod_module_new_from_lookup), DLSYM_ARG(kmod_module_get_module),
@@ -65,25 +62,10 @@ static int dlopen_libkmod(char **ret_error)
         };
         /* the tests' way to run without it (tests/modules.sh) */
         const char *name = getenv("IDLECFG_TEST_LIBKMOD");
-        void *dl;
 
         if (libkmod_dl)
                 return 0;
-        dl = dlopen(name && *name ? name : "libkmod.so.2", RTLD_NOW | RTLD_NODELETE);
-        if (!dl) {
-                *ret_error = xstrdup(dlerror());
-                return -ELIBACC;
-        }
-        for (size_t i = 0; i < ELEMENTSOF(syms); i++) {
-                *syms[i].sym = dlsym(dl, syms[i].name);
-                if (!*syms[i].sym) {
-                        *ret_error = xstrdup(dlerror());
-                        dlclose(dl);
-                        return -ELIBACC;
-                }
-        }
-        libkmod_dl = dl;
-        return 0;
+        return dlopen_syms(name && *name ? name : "libkmod.so.2", syms, ELEMENTSOF(syms), &libkmod_dl, ret_error);
 }
 
 const char *mod_state_to_string(enum mod_state s)

@@ -3,7 +3,6 @@
 
 #include <blkid.h>
 #include <ctype.h>
-#include <dlfcn.h>
 #include <libudev.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -56,33 +55,17 @@ static typeof(blkid_free_probe) *sym_blkid_free_probe;
 
 static int dlopen_libblkid(void)
 {
-        static const struct { void **sym; const char *name; } syms[] = {
-                { (void **) &sym_blkid_new_probe_from_filename, "blkid_new_probe_from_filename" },
-                { (void **) &sym_blkid_probe_enable_superblocks, "blkid_probe_enable_superblocks" },
-                { (void **) &sym_blkid_probe_set_superblocks_flags, "blkid_probe_set_superblocks_flags" },
-                { (void **) &sym_blkid_do_safeprobe, "blkid_do_safeprobe" },
-                { (void **) &sym_blkid_probe_lookup_value, "blkid_probe_lookup_value" },
-                { (void **) &sym_blkid_free_probe, "blkid_free_probe" },
+        static const struct dlsym_arg syms[] = {
+                DLSYM_ARG(blkid_new_probe_from_filename), DLSYM_ARG(blkid_probe_enable_superblocks),
+                DLSYM_ARG(blkid_probe_set_superblocks_flags), DLSYM_ARG(blkid_do_safeprobe),
+                DLSYM_ARG(blkid_probe_lookup_value), DLSYM_ARG(blkid_free_probe),
         };
-        void *dl;
 
         if (libblkid_dl)
                 return 0;
         if (libblkid_error)
-                return -ELIBACC;
-        dl = dlopen("libblkid.so.1", RTLD_NOW | RTLD_NODELETE);
-        for (size_t i = 0; dl && i < ELEMENTSOF(syms); i++)
-                if (!(*syms[i].sym = dlsym(dl, syms[i].name))) {
-                        libblkid_error = xstrdup(dlerror());
-                        dlclose(dl);
-                        return -ELIBACC;
-                }
-        if (!dl) {
-                libblkid_error = xstrdup(dlerror());
-                return -ELIBACC;
-        }
-        libblkid_dl = dl;
-        return 0;
+                return -ELIBACC;        /* tried once: the note says why */
+        return dlopen_syms("libblkid.so.1", syms, ELEMENTSOF(syms), &libblkid_dl, &libblkid_error);
 }
 
 /* Low-level probe of a real block device node: no blkid cache file (it would be

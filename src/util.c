@@ -1,6 +1,8 @@
 /* util.c: allocation, strings, key/value lists and sysfs reads */
 #include "config.h"
 
+#include <dlfcn.h>
+
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -227,6 +229,26 @@ char *strstrip(char *s)
         while (n > 0 && strchr(" \t\n\r", s[n - 1]))
                 s[--n] = '\0';
         return s;
+}
+
+int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms, void **ret_dl, char **ret_error)
+{
+        void *dl = dlopen(soname, RTLD_NOW | RTLD_NODELETE);
+
+        if (!dl) {
+                *ret_error = xstrdup(dlerror());
+                return -ELIBACC;
+        }
+        for (size_t i = 0; i < n_syms; i++) {
+                *syms[i].sym = dlsym(dl, syms[i].name);
+                if (!*syms[i].sym) {
+                        *ret_error = xstrdup(dlerror());
+                        dlclose(dl);
+                        return -ELIBACC;
+                }
+        }
+        *ret_dl = dl;
+        return 0;
 }
 
 /* One read(), trailing newline stripped; values without one are fine too.

@@ -83,6 +83,17 @@ const struct kv *kv_find(const struct kvlist *l, const char *key);
 const char *kv_get(const struct kvlist *l, const char *key);
 void kv_free(struct kvlist *l);
 
+/* A library opened at run time, as systemd's dlopen_*() do: SONAME with
+ * dlopen(), then every symbol of SYMS (sym_X receives X). 0; or -ELIBACC with
+ * *ret_error saying why (dlerror(): the file, or the missing symbol), and
+ * nothing kept open. */
+struct dlsym_arg {
+        void **sym;
+        const char *name;
+};
+#define DLSYM_ARG(name) { (void **) &sym_##name, #name }
+int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms, void **ret_dl, char **ret_error);
+
 /* sysfs and small files */
 int read_attr_at(int dirfd, const char *attr, char **ret);
 int read_attr(const char *dir, const char *attr, char **ret);
