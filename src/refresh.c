@@ -151,15 +151,10 @@ static void digest_inputs(const struct rootfs *rfs, const struct knob_input *in,
 {
         for (size_t i = 0; i < n; i++)
                 for (size_t k = 0; k < in[i].n_paths; k++) {
-                        const char *path = in[i].paths[k], *pk = strstr(path, "%k");
-                        _cleanup_free_ char *p = NULL;
+                        _cleanup_free_ char *path = knob_input_path(in[i].paths[k], kernel);
 
-                        if (pk) {
-                                if (!kernel)
-                                        continue;
-                                p = xasprintf("%.*s%s%s", (int) (pk - path), path, kernel, pk + 2);
-                                path = p;
-                        }
+                        if (!path)
+                                continue;
                         switch (in[i].kind) {
                         case INPUT_FILE:
                                 digest_file(rfs, path, mode, s);

@@ -81,7 +81,7 @@ static const char *kconfig_option(struct planctx *c, const char *option, char **
 
         if (!c->inv->kernel || !c->inv->rfs)
                 return NULL;
-        *ret_file = xasprintf("/boot/config-%s", c->inv->kernel);  /* KCONFIG_PATH */
+        *ret_file = knob_input_path(KCONFIG_PATH, c->inv->kernel);
         if (rootfs_read_file(c->inv->rfs, *ret_file, 0, KCONFIG_MAX, &text, NULL, NULL) < 0)
                 return NULL;
         set = xasprintf("\n%s=", option);

@@ -106,6 +106,17 @@ static bool bios_in_range(const struct inventory *inv, const char *range)
         return true;
 }
 
+char *knob_input_path(const char *path, const char *kernel)
+{
+        const char *k = strstr(path, "%k");
+
+        if (!k)
+                return xstrdup(path);
+        if (!kernel)
+                return NULL;
+        return xasprintf("%.*s%s%s", (int) (k - path), path, kernel, k + 2);
+}
+
 char *machine_key(struct planctx *c, const char *key)
 {
         const char *dmi = kv_get(&c->inv->platform, "modalias");

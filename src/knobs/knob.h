@@ -131,6 +131,9 @@ struct knob_input {
         const char *match;
 };
 #define KNOB_INPUT(kind, array, match) { kind, array, ELEMENTSOF(array), match }
+/* an input's PATH with "%k" replaced by KERNEL; NULL where it has "%k" and
+ * KERNEL is NULL (the file is the unknown kernel's) */
+char *knob_input_path(const char *path, const char *kernel);
 
 struct knob_family {
         const char *name;               /* "sata" */
