@@ -444,36 +444,59 @@ static char *attr_id(const char *devpath, const char *attr, bool hex)
 }
 
 /* "VVVV:DDDD" of a uevent into two lower-case ids; false if it is not that */
+/* S is N hex digits and nothing else */
+static bool all_hex(const char *s, size_t n)
+{
+        return s && strlen(s) == n && strspn(s, "0123456789abcdefABCDEF") == n;
+}
+
+/* "VVVV:DDDD" of a uevent into two lower-case ids; false if it is not that */
 static bool id_pair(const char *s, char a[5], char b[5])
 {
-        if (!s || strlen(s) != 9 || s[4] != ':' || strspn(s, "0123456789abcdefABCDEF:") != 9)
+        if (!s || strlen(s) != 9 || s[4] != ':')
                 return false;
-        for (int i = 0; i < 4; i++) {
-                a[i] = (char) tolower((unsigned char) s[i]);
-                b[i] = (char) tolower((unsigned char) s[5 + i]);
-        }
+        memcpy(a, s, 4);
+        memcpy(b, s + 5, 4);
         a[4] = b[4] = '\0';
+        if (!all_hex(a, 4) || !all_hex(b, 4))
+                return false;
+        pci_hex(a);
+        pci_hex(b);
         return true;
 }
 
 /* a PCI device's identity from its uevent (PCI_ID, PCI_SUBSYS_ID and
  * PCI_CLASS, which the kernel writes from the same fields as the vendor,
  * device, subsystem_vendor, subsystem_device and class attributes), in the
- * form the attributes give; NULL where the uevent lacks one of them: the
- * attributes then decide, as in detect */
+ * form the attributes give; NULL where the uevent lacks one of them */
 static char *pci_identity_uevent(const struct sysdev *d)
 {
         char v[5], dev[5], sv[5], sd[5];
-        unsigned long cls;
-        char *end;
 
         if (!id_pair(d->pci_id, v, dev) || !id_pair(d->pci_subsys_id, sv, sd) || !d->pci_class ||
-            !*d->pci_class || strspn(d->pci_class, "0123456789abcdefABCDEF") != strlen(d->pci_class) ||
-            strlen(d->pci_class) > 6)
+            !all_hex(d->pci_class, strlen(d->pci_class)) || !*d->pci_class || strlen(d->pci_class) > 6)
                 return NULL;
-        cls = strtoul(d->pci_class, &end, 16);
         /* the attribute is "0x%06x"; the uevent "%X", without leading zeros */
-        return xasprintf("pci %s:%s %s:%s %06lx", v, dev, sv, sd, cls);
+        return xasprintf("pci %s:%s %s:%s %06lx", v, dev, sv, sd, strtoul(d->pci_class, NULL, 16));
+}
+
+/* the same from the attributes, as detect reads them */
+static char *pci_identity_attrs(const struct sysdev *d)
+{
+        const char *dp = d->devpath;
+        _cleanup_free_ char *v = attr_id(dp, "vendor", true), *dev = attr_id(dp, "device", true);
+        _cleanup_free_ char *sv = attr_id(dp, "subsystem_vendor", true);
+        _cleanup_free_ char *sd = attr_id(dp, "subsystem_device", true);
+        _cleanup_free_ char *cls = attr_id(dp, "class", true);
+
+        /* old or odd trees: the uevent's PCI_ID, as detect does */
+        if (!v && d->pci_id && strchr(d->pci_id, ':')) {
+                v = pci_hex(xstrndup(d->pci_id, strcspn(d->pci_id, ":")));
+                /* detect adds a second "device"; the attribute's stays first */
+                if (!dev)
+                        dev = pci_hex(xstrdup(strchr(d->pci_id, ':') + 1));
+        }
+        return xasprintf("pci %s:%s %s:%s %s", strempty(v), strempty(dev), strempty(sv), strempty(sd), strempty(cls));
 }
 
 /* a USB device's identity from its uevent's PRODUCT (idVendor, idProduct
@@ -488,11 +511,10 @@ static char *usb_identity_uevent(const struct sysdev *d)
                 return NULL;
         for (int i = 0; i < 3; i++) {
                 size_t n = strspn(p, "0123456789abcdefABCDEF");
-                char *end;
 
                 if (n == 0 || n > 4 || p[n] != (i < 2 ? '/' : '\0'))
                         return NULL;
-                x[i] = strtoul(p, &end, 16);
+                x[i] = strtoul(p, NULL, 16);
                 p += n + 1;
         }
         return xasprintf("usb %04lx:%04lx %04lx", x[0], x[1], x[2]);
@@ -623,30 +645,16 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
                 const char *n = sysname_of(d), *dp = d->devpath;
                 char *id = NULL;
 
-                if (streq(d->subsystem, "pci") && (id = pci_identity_uevent(d)))
-                        ;
-                else if (streq(d->subsystem, "pci")) {
-                        _cleanup_free_ char *v = attr_id(dp, "vendor", true), *dev = attr_id(dp, "device", true);
-                        _cleanup_free_ char *sv = attr_id(dp, "subsystem_vendor", true);
-                        _cleanup_free_ char *sd = attr_id(dp, "subsystem_device", true);
-                        _cleanup_free_ char *cls = attr_id(dp, "class", true);
-
-                        /* old or odd trees: the uevent's PCI_ID, as detect does */
-                        if (!v && d->pci_id && strchr(d->pci_id, ':')) {
-                                v = pci_hex(xstrndup(d->pci_id, strcspn(d->pci_id, ":")));
-                                /* detect adds a second "device"; the attribute's stays first */
-                                if (!dev)
-                                        dev = pci_hex(xstrdup(strchr(d->pci_id, ':') + 1));
-                        }
-                        id = xasprintf("pci %s:%s %s:%s %s", strempty(v), strempty(dev), strempty(sv), strempty(sd),
-                                       strempty(cls));
+                if (streq(d->subsystem, "pci")) {
+                        id = pci_identity_uevent(d);
+                        if (!id)
+                                id = pci_identity_attrs(d);
                 } else if (streq(d->subsystem, "usb") && streq_ptr(d->devtype, "usb_device")) {
                         id = usb_identity_uevent(d);
                         if (!id)
                                 id = identity3("usb", ":", dp, "idVendor", "idProduct", "bcdDevice", true);
-                }
-                else if (streq(d->subsystem, "scsi") && streq_ptr(d->devtype, "scsi_device") &&
-                         under_any(dp, hosts, n_hosts))
+                } else if (streq(d->subsystem, "scsi") && streq_ptr(d->devtype, "scsi_device") &&
+                           under_any(dp, hosts, n_hosts))
                         id = identity3("disk", " ", dp, "vendor", "model", "rev", false);
                 else if (streq(d->subsystem, "nvme") && is_numbered(n, "nvme")) {
                         _cleanup_free_ char *m = attr_id(dp, "model", false), *f = attr_id(dp, "firmware_rev", false);
