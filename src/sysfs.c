@@ -92,13 +92,8 @@ int sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret, 
         size_t n = 0, cap = 0, out = 0;
         int r = 0;
 
-        for (size_t s = 0; s < n_subsystems; s++) {
-                bool seen = false;
-
-                /* a subsystem named twice is listed once */
-                for (size_t t = 0; t < s && !seen; t++)
-                        seen = streq(subsystems[t], subsystems[s]);
-                for (int kind = 0; kind < 2 && !seen; kind++) {
+        for (size_t s = 0; s < n_subsystems; s++)
+                for (int kind = 0; kind < 2; kind++) {
                         _cleanup_free_ char *dir = kind == 0 ? xasprintf("/sys/bus/%s/devices", subsystems[s]) :
                                                                xasprintf("/sys/class/%s", subsystems[s]);
                         DIR *d = opendir(dir);
@@ -128,7 +123,6 @@ int sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret, 
                         }
                         closedir(d);
                 }
-        }
         if (n)
                 qsort(v, n, sizeof(*v), qsort_compare);
         /* a device in both its bus and its class directory is one device */

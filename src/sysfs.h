@@ -12,8 +12,9 @@ void path_simplify(char *path);
 int sysfs_path_compare(const char *a, const char *b);
 
 /* the syspaths ("/sys/devices/...") of the entries of /sys/bus/S/devices and
- * /sys/class/S for each subsystem S, once each, in libudev's order. An entry
- * may not be a device (no uevent): creating its device object tells. Returns
+ * /sys/class/S for each subsystem S (each named once: detect_subsystems()),
+ * every device once, in libudev's order. An entry may not be a device (no
+ * uevent): creating its device object tells. Returns
  * 0, or the first error of a directory that exists but cannot be read, as
  * -errno (the list then holds what could be read). */
 int sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret, size_t *ret_n);
