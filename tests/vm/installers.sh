@@ -86,20 +86,30 @@ installer_root() {
 # in_chroot ROOT CMD...: CMD in a chroot of ROOT as an installer runs it: /proc,
 # /sys and /dev bound (in a mount namespace of this command only; /sys and
 # /proc/sys read only), the VM's recording as /sys (umockdev: its directory
-# bound into the root, whose own preload library loads)
-in_chroot() {
-        nice "$top_srcdir/tests/run-machine" "$mw/machine" unshare -m --propagation private sh -c '
-                set -e
-                r=$1
-                shift
-                for d in proc sys dev; do mount --rbind "/$d" "$r/$d"; done
-                mount -o remount,bind,ro "$r/sys"
-                mount --bind "$r/proc/sys" "$r/proc/sys"
-                mount -o remount,bind,ro "$r/proc/sys"
+# bound into the root, whose own preload library loads). in_chroot_steps: the
+# same without the recording, for the next steps (update-initramfs, ...),
+# which act on the root's files, not on the machine (under umockdev's
+# preload depmod would take a directory named dev in the module tree for /dev)
+installer_binds='
+        set -e
+        r=$1
+        shift
+        for d in proc sys dev; do mount --rbind "/$d" "$r/$d"; done
+        mount -o remount,bind,ro "$r/sys"
+        mount --bind "$r/proc/sys" "$r/proc/sys"
+        mount -o remount,bind,ro "$r/proc/sys"
+        if [ -n "${UMOCKDEV_DIR:-}" ]; then
                 mkdir -p "$r$UMOCKDEV_DIR"
                 mount --bind "$UMOCKDEV_DIR" "$r$UMOCKDEV_DIR"
                 exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 LD_PRELOAD="$LD_PRELOAD" UMOCKDEV_DIR="$UMOCKDEV_DIR" \
-                        chroot "$r" "$@"' sh "$@"
+                        chroot "$r" "$@"
+        fi
+        exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 chroot "$r" "$@"'
+in_chroot() {
+        nice "$top_srcdir/tests/run-machine" "$mw/machine" unshare -m --propagation private sh -c "$installer_binds" sh "$@"
+}
+in_chroot_steps() {
+        env -u UMOCKDEV_DIR -u LD_PRELOAD nice unshare -m --propagation private sh -c "$installer_binds" sh "$@"
 }
 
 # installer_check JSON EXIT ROOT-OR-- : install's JSON is valid, its exit 0 or
@@ -188,7 +198,7 @@ installer_run_steps() {
                 eval "set -- ${i_line#run	}"
                 i_t=$(date +%s)
                 if [ "$i_mode" = chroot ]; then
-                        in_chroot "$i_r" "$@" >>"$i_d/$i_n.steps.log" 2>&1
+                        in_chroot_steps "$i_r" "$@" >>"$i_d/$i_n.steps.log" 2>&1
                 else
                         env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice chroot "$i_r" "$@" >>"$i_d/$i_n.steps.log" 2>&1
                 fi || { i_ok=false; echo "failed: $*" >>"$i_d/$i_n.steps.log"; }
