@@ -741,18 +741,26 @@ static void usage(FILE *f)
         fputs(_("  -j, --json            print JSON (schema in idlecfg(8))\n"), f);
         fputs(_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n"), f);
         fputs(_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n"), f);
-        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link\n"), f);
+        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link; install: salt;\n"
+                "                        verify: prometheus\n"), f);
         fputs(_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n"), f);
         fputs(_("      --force           install, rollback: overwrite files or values changed by others\n"), f);
         fputs(_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n"), f);
         fputs(_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n"), f);
         fputs(_("      --seconds N       measure: the length of the measurement (default 20)\n"), f);
         fputs(_("      --measure N       apply, rollback: measure N seconds before and after\n"), f);
+        fputs(_("      --image           install: no hardware setting, the first-boot unit enabled;\n"
+                "                        refresh: run as that unit (see IMAGES in idlecfg(8))\n"), f);
+        fputs(_("      --check           install: exit 5 if a run would change something, 0 if not\n"), f);
+        fputs(_("      --diff            install --check: show the diff too\n"), f);
+        fputs(_("      --nagios          verify: a Nagios plugin's status line and exit code\n"), f);
+        fputs(_("      --output FILE     verify --format prometheus: write FILE atomically\n"), f);
         fputs(_("  -v, --verbose         say more\n"), f);
         fputs(_("  -h, --help            show this help\n"), f);
         fputs(_("  -V, --version         show the version\n"), f);
         fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
-                "3 runtime failure.\n"), f);
+                "3 runtime failure, 4 refresh --image: a step for the next boot failed,\n"
+                "5 install --check: a run would change something.\n"), f);
 }
 
 static const struct verb *find_verb(const char *name)
