@@ -10,11 +10,11 @@ need umockdev-run depmod "${CC:-cc}" python3
 PATH=$PATH:/sbin:/usr/sbin
 if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
-        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
+        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
 plan 28
 
-dir=$TESTS_DATA/machines/desktop-sata
+dir=$TESTS_DATA/machines/intel-laptop
 root=$tmp/root
 mkroot_installed "$dir" "$root" || { echo "Bail out! no root"; exit 1; }
 mkdir -p "$root/var/lib" "$root/etc/kernel" "$root/boot"
@@ -146,7 +146,7 @@ take refresh --image >"$tmp/r2" 2>&1; rc=$?
 diag "$(cat "$tmp/take.log")"
 check "refresh --image on the running system: udevadm trigger of exactly the devices of the rules, tmpfiles, the boot entry" sh -c "
         test $rc -eq 0 && grep -q 'udevadm control --reload\$' '$tmp/take.log' &&
-        grep 'udevadm trigger --action=change ' '$tmp/take.log' | grep -q ' /sys/devices/pci0000:00/0000:00:1f.2 ' &&
+        grep 'udevadm trigger --action=change ' '$tmp/take.log' | grep -q ' /sys/devices/pci0000:00/0000:00:04.0 ' &&
         grep -q 'systemd-tmpfiles --create /etc/tmpfiles.d/idlecfg.conf\$' '$tmp/take.log' &&
         grep -q 'kernel-install add $KVER /boot/vmlinuz-$KVER\$' '$tmp/take.log'"
 n=$(ic plan --profile "$(sed -n 's/^profile //p' "$root/var/lib/idlecfg/manifest")" --json | python3 -c '
