@@ -12,7 +12,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 28
+plan 29
 
 dir=$TESTS_DATA/machines/intel-laptop
 root=$tmp/root
@@ -140,6 +140,9 @@ check "refresh --image on a root that is not the running system: installs for th
         grep -q 'fingerprint: image -> ' '$tmp/r1' && test -f '$root/etc/udev/rules.d/70-idlecfg.rules' &&
         ! grep -qx 'fingerprint image' '$root/var/lib/idlecfg/manifest' && grep -qx 'Wants=idlecfg-firstboot.service' '$root$dropin' &&
         grep -q 'kernel-install add $KVER' '$tmp/r1'"
+ic verify >"$tmp/v1" 2>&1
+check "verify after it: a modprobe.d option installed, in effect at the next boot" \
+        grep -q '^  drift   audio.power_save snd_hda_intel power_save: .*modprobe (installed; takes effect at the next boot' "$tmp/v1"
 rm -rf "$root" && cp -a "$tmp/orig" "$root"
 ic install --image >/dev/null 2>&1
 take refresh --image >"$tmp/r2" 2>&1; rc=$?
