@@ -86,6 +86,18 @@ image_flow_steps() {
                 diag "$(tail -n 20 "$mw/image/make-install.log" 2>/dev/null)"
                 return 1
         fi
+        # the guest runs idlecfg itself: the minbase root lacks inih's library
+        # (the package would depend on libinih1), the host's goes where its is
+        _inih=$(ldd "$pkg/src/idlecfg" 2>/dev/null | awk '$1 ~ /^libinih\.so/ { print $3 }')
+        if [ -n "$_inih" ]; then
+                mkdir -p "$ir$(dirname "$_inih")"
+                cp -L "$_inih" "$ir$(dirname "$_inih")/"
+        fi
+        if ! env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$ir" /usr/sbin/idlecfg --version >"$mw/image/version.log" 2>&1; then
+                ifail "the package's idlecfg runs in the image root"
+                diag "$(cat "$mw/image/version.log")"
+                return 1
+        fi
         echo uninitialized >"$ir/etc/machine-id"
         rm -f "$ir/var/lib/dbus/machine-id"
         cp "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before"
