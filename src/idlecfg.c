@@ -641,6 +641,15 @@ static int verb_refresh(struct run *c, int argc, char **argv)
         }
         /* the profile install chose: --profile again if that is how it was chosen */
         c->refresh = true;
+        /* an image's manifest: package hooks in the image build (a chroot of
+         * the build host) must not install the build host's hardware; the
+         * first boot's refresh --image installs for the machine it boots on */
+        if (streq_ptr(m->fingerprint, IMAGE_FINGERPRINT) && !a->image) {
+                if (a->verbose)
+                        printf(_("%s is an image (install --image): the first boot of each machine configures "
+                                 "it; nothing to refresh now.\n"), c->rfs.path);
+                return EXIT_OK;
+        }
         if (!c->profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
                 c->profile = m->profile;
 

@@ -12,7 +12,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 29
+plan 30
 
 dir=$TESTS_DATA/machines/intel-laptop
 root=$tmp/root
@@ -134,6 +134,11 @@ check "install --image: exit 0, no hardware setting written, the first-boot unit
         test ! -e '$root/etc/udev/rules.d/70-idlecfg.rules' && test ! -e '$root/etc/modprobe.d/idlecfg.conf' &&
         test ! -e '$root/etc/tmpfiles.d/idlecfg.conf' && cmp -s '$root/etc/kernel/cmdline' '$tmp/orig/etc/kernel/cmdline' &&
         grep -qx 'fingerprint image' '$root/var/lib/idlecfg/manifest' && grep -qx 'input fingerprint image' '$root/var/lib/idlecfg/manifest'"
+cp "$root/var/lib/idlecfg/manifest" "$tmp/manifest.image"
+ic refresh -v >"$tmp/r0" 2>&1; rc=$?
+check "a plain refresh of the image (a package hook in the image build) installs nothing: exit 0, the manifest untouched" sh -c "
+        test $rc -eq 0 && grep -q 'is an image' '$tmp/r0' && cmp -s '$tmp/manifest.image' '$root/var/lib/idlecfg/manifest' &&
+        test ! -e '$root/etc/udev/rules.d/70-idlecfg.rules'"
 ic refresh --image >"$tmp/r1" 2>&1; rc=$?
 check "refresh --image on a root that is not the running system: installs for this machine, runs nothing, names the next steps" sh -c "
         test $rc -eq 0 && grep -q 'is not the running system: nothing takes effect now' '$tmp/r1' &&
