@@ -58,11 +58,17 @@ check "install --check --dry-run and --diff without --check are usage errors" sh
         { '$IDLECFG' --root '$root' install --diff >/dev/null 2>&1; test \$? -eq 2; }"
 
 # Salt's cmd.run with stateful: True reads the last line of stdout as Salt's
-# _reinterpreted_state() does: shlex-split, each word split at its '='
+# _reinterpreted_state() does (salt/states/cmd.py): JSON if the whole output
+# is, else the last line shlex-split, each word split at its one '='
 salt_parse() {
         python3 - "$1" <<'PY'
-import shlex, sys
+import json, shlex, sys
 out = open(sys.argv[1]).read()
+try:                                # Salt tries the whole output as JSON first
+    json.loads(out)
+    sys.exit("Salt would read this output as JSON")
+except ValueError:
+    pass
 idx = out.rstrip().rfind("\n")
 if idx != -1:
     out = out[idx + 1:]
