@@ -32,9 +32,13 @@ image_boot() {
         image_get "$img" "/boot/vmlinuz-$kver" "$_ib/boot/vmlinuz-$kver" &&
                 image_get "$img" "/boot/initrd.img-$kver" "$_ib/boot/initrd.img-$kver" &&
                 image_get "$img" /etc/kernel/cmdline "$_ib/etc/kernel/cmdline" || return 1
+        # the first boot makes the initramfs again under TCG, inside the guest
+        _bt=$boot_timeout
+        [ "$1" = first ] && boot_timeout=$((boot_timeout * 2))
         boot_image=$img boot "image-$1" "$_ib"
         _rc=$?
         boot_image=
+        boot_timeout=$_bt
         return $_rc
 }
 
