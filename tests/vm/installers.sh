@@ -206,9 +206,9 @@ installer_run_steps() {
         done <"$i_d/$i_n.steps"
         i_shown=$(sed -n 's/^run	//p' "$i_d/$i_n.steps" | paste -sd';' | sed 's/;/; /g')
         if $i_ok; then
-                ipass "$i_n: the next steps of the JSON ran in the chroot, none touches the live system: ${i_shown:-none}"
+                inst_pass "$i_n: the next steps of the JSON ran in the chroot, none touches the live system: ${i_shown:-none}"
         else
-                ifail "$i_n: the next steps of the JSON ran in the chroot, none touches the live system"
+                inst_fail "$i_n: the next steps of the JSON ran in the chroot, none touches the live system"
                 diag "$(cat "$i_d/$i_n.steps" "$i_d/$i_n.steps.log")"
         fi
 }
@@ -249,9 +249,9 @@ installer_boot() {
         i_n=$1 i_r=$2
         ic plan --json --root "$i_r" --profile "$installer_profile" >"$i_d/$i_n.plan.json" 2>"$i_d/$i_n.plan.err"
         if boot "installer-$i_n" "$i_r"; then
-                ipass "$i_n: boot with what the installer left and '$(cat "$i_r/etc/kernel/cmdline")': powered off by itself ($boot_secs s)"
+                inst_pass "$i_n: boot with what the installer left and '$(cat "$i_r/etc/kernel/cmdline")': powered off by itself ($boot_secs s)"
         else
-                ifail "$i_n: boot with what the installer left"
+                inst_fail "$i_n: boot with what the installer left"
                 return 1
         fi
         python3 "$vmdir/compare.py" "$i_d/$i_n.plan.json" "$base/snapshot.txt" "$mw/installer-$i_n/out/snapshot.txt" \
@@ -259,32 +259,32 @@ installer_boot() {
         i_c=0
         while IFS= read -r i_line; do
                 case $i_line in
-                "ok	"*) ipass "$i_n: ${i_line#ok	}"; i_c=$((i_c + 1)) ;;
-                "not ok	"*) ifail "$i_n: ${i_line#not ok	}"; i_c=$((i_c + 1)) ;;
+                "ok	"*) inst_pass "$i_n: ${i_line#ok	}"; i_c=$((i_c + 1)) ;;
+                "not ok	"*) inst_fail "$i_n: ${i_line#not ok	}"; i_c=$((i_c + 1)) ;;
                 "# "*) echo "$i_line" ;;
                 *) diag "$i_line" ;;
                 esac
         done <"$i_d/$i_n.compare.out"
-        [ $i_c -eq 4 ] || ifail "$i_n: compare.py gave $i_c results, not 4"
+        [ $i_c -eq 4 ] || inst_fail "$i_n: compare.py gave $i_c results, not 4"
 }
 
 # installer_flows: both flows on $machine after its baseline boot
 installer_flows() {
         i_np=$(installer_npoints)
         [ "$i_np" -eq 0 ] && return 0
-        ileft=$i_np
-        ipass() { ileft=$((ileft - 1)); pass "installer: $*"; }
-        ifail() { ileft=$((ileft - 1)); fail "installer: $*"; }
+        inst_left=$i_np
+        inst_pass() { inst_left=$((inst_left - 1)); pass "installer: $*"; }
+        inst_fail() { inst_left=$((inst_left - 1)); fail "installer: $*"; }
         i_d=$mw/installer
         rm -rf "$i_d"
         mkdir -p "$i_d"
         p=$installer_profile
         if [ -n "$installer_why" ]; then
-                while [ $ileft -gt 0 ]; do ileft=$((ileft - 1)); left=$((left - 1)); skip "$machine: installer flows: $installer_why"; done
+                while [ $inst_left -gt 0 ]; do inst_left=$((inst_left - 1)); left=$((left - 1)); skip "$machine: installer flows: $installer_why"; done
                 return 0
         fi
         if [ ! -s "$mw/machine/machine.umockdev" ] || [ -z "$base" ]; then
-                while [ $ileft -gt 0 ]; do ifail "(not reached: no baseline recording)"; done
+                while [ $inst_left -gt 0 ]; do inst_fail "(not reached: no baseline recording)"; done
                 return 1
         fi
         i_ti=$(date +%s)
@@ -292,47 +292,47 @@ installer_flows() {
         rb=$i_d/outside-root
         # (a) the package with dpkg, then idlecfg install inside the chroot
         if installer_root "$ra" "$i_d/chroot.dpkg.log"; then
-                ipass "chroot: the .deb (make install DESTDIR, src/hooks' maintainer scripts) and libinih1 installed into the root with dpkg -i in a chroot"
+                inst_pass "chroot: the .deb (make install DESTDIR, src/hooks' maintainer scripts) and libinih1 installed into the root with dpkg -i in a chroot"
         else
-                ifail "chroot: the .deb and libinih1 installed into the root with dpkg -i in a chroot"
+                inst_fail "chroot: the .deb and libinih1 installed into the root with dpkg -i in a chroot"
                 diag "$(tail -n 20 "$i_d/chroot.dpkg.log")"
         fi
         in_chroot "$ra" idlecfg install --json --profile "$p" >"$i_d/chroot.json" 2>"$i_d/chroot.err"
         i_rc=$?
         if i_why=$(installer_check "$i_d/chroot.json" $i_rc); then
-                ipass "chroot: chroot ROOT idlecfg install --json --profile $p (this machine runs $(uname -r), the root has $kver; /proc, /sys, /dev bound): exit $i_rc, planned for $kver"
+                inst_pass "chroot: chroot ROOT idlecfg install --json --profile $p (this machine runs $(uname -r), the root has $kver; /proc, /sys, /dev bound): exit $i_rc, planned for $kver"
         else
-                ifail "chroot: chroot ROOT idlecfg install --json --profile $p (this machine runs $(uname -r), the root has $kver): $i_why"
+                inst_fail "chroot: chroot ROOT idlecfg install --json --profile $p (this machine runs $(uname -r), the root has $kver): $i_why"
                 diag "$(cat "$i_d/chroot.err")"
         fi
         installer_run_steps "$ra" chroot chroot
         # (b) the package with dpkg, then idlecfg install --root from outside
         if installer_root "$rb" "$i_d/outside.dpkg.log"; then
-                ipass "outside: the same .deb and libinih1 installed into a second root with dpkg -i in a chroot"
+                inst_pass "outside: the same .deb and libinih1 installed into a second root with dpkg -i in a chroot"
         else
-                ifail "outside: the same .deb and libinih1 installed into a second root with dpkg -i in a chroot"
+                inst_fail "outside: the same .deb and libinih1 installed into a second root with dpkg -i in a chroot"
                 diag "$(tail -n 20 "$i_d/outside.dpkg.log")"
         fi
         ic install --root "$rb" --json --profile "$p" >"$i_d/outside.json" 2>"$i_d/outside.err"
         i_rc=$?
         if i_why=$(installer_check "$i_d/outside.json" $i_rc); then
-                ipass "outside: idlecfg install --root ROOT --json --profile $p: exit $i_rc, planned for $kver"
+                inst_pass "outside: idlecfg install --root ROOT --json --profile $p: exit $i_rc, planned for $kver"
         else
-                ifail "outside: idlecfg install --root ROOT --json --profile $p: $i_why"
+                inst_fail "outside: idlecfg install --root ROOT --json --profile $p: $i_why"
                 diag "$(cat "$i_d/outside.err")"
         fi
         installer_run_steps "$rb" outside outside
         if i_why=$(installer_same "$ra" "$rb" 2>&1); then
-                ipass "both flows wrote the same files for the same target ($i_why, contents, modes, the manifest's file and dir lines, /etc/kernel/cmdline)"
+                inst_pass "both flows wrote the same files for the same target ($i_why, contents, modes, the manifest's file and dir lines, /etc/kernel/cmdline)"
         else
-                ifail "both flows wrote the same files for the same target"
+                inst_fail "both flows wrote the same files for the same target"
                 diag "$i_why"
         fi
         timing "$machine installer flows: host side (roots, dpkg, install, steps)" "$(($(date +%s) - i_ti))"
         installer_boot chroot "$ra" || true
-        while [ $ileft -gt 6 ]; do ifail "chroot: (not reached: the boot failed)"; done
+        while [ $inst_left -gt 6 ]; do inst_fail "chroot: (not reached: the boot failed)"; done
         installer_boot outside "$rb" || true
-        while [ $ileft -gt 1 ]; do ifail "outside: (not reached: the boot failed)"; done
+        while [ $inst_left -gt 1 ]; do inst_fail "outside: (not reached: the boot failed)"; done
         # dpkg --purge in root (a): what install wrote goes, the root as before it
         i_files=$(awk '$1 == "file" && $NF == "new" { print $2 }' "$ra/var/lib/idlecfg/manifest" 2>/dev/null)
         env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 chroot "$ra" dpkg --purge idlecfg >"$i_d/purge.log" 2>&1
@@ -343,11 +343,11 @@ installer_flows() {
         done
         if [ $i_rc -eq 0 ] && [ -n "$i_files" ] && [ -z "$i_left" ] && [ "$(cat "$ra/etc/kernel/cmdline")" = "$base_cmdline" ] &&
            grep -q 'rolling back' "$i_d/purge.log"; then
-                ipass "chroot: dpkg --purge idlecfg in the chroot rolled back and said so: $(echo $i_files | wc -w) files, /var/lib/idlecfg and the lock gone, /etc/kernel/cmdline as before"
+                inst_pass "chroot: dpkg --purge idlecfg in the chroot rolled back and said so: $(echo $i_files | wc -w) files, /var/lib/idlecfg and the lock gone, /etc/kernel/cmdline as before"
         else
-                ifail "chroot: dpkg --purge idlecfg in the chroot (exit $i_rc) rolled back; left:${i_left:- nothing}"
+                inst_fail "chroot: dpkg --purge idlecfg in the chroot (exit $i_rc) rolled back; left:${i_left:- nothing}"
                 diag "$(cat "$i_d/purge.log")" "/etc/kernel/cmdline: $(cat "$ra/etc/kernel/cmdline")"
         fi
         rm -rf "$ra" "$rb"
-        while [ $ileft -gt 0 ]; do ifail "(not reached)"; done
+        while [ $inst_left -gt 0 ]; do inst_fail "(not reached)"; done
 }
