@@ -365,7 +365,14 @@ static int do_install(struct run *c, bool json)
         }
         if (r < 0) {
                 int code = report(r, &e, _("install failed"));
-                if (!a->dry_run)
+                if (res.state_refused) {
+                        _cleanup_free_ char *dir = rootfs_display(&c->rfs, STATE_DIR);
+                        fprintf(stderr, _("idlecfg: nothing was changed. rollback refuses the same state, with or "
+                                          "without --force: inspect the file named above (backups in %s/backup "
+                                          "are named by the SHA-256 of their content). To start afresh, put back "
+                                          "by hand the files the manifest lists, then remove %s and install "
+                                          "again.\n"), dir, dir);
+                } else if (!a->dry_run && res.touched)
                         fprintf(stderr, _("idlecfg: what was written before the failure is in the manifest: "
                                           "\"idlecfg rollback%s%s\" undoes it\n"),
                                 a->root ? " --root " : "", a->root ? a->root : "");
