@@ -194,6 +194,12 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         if (!same)
                 rfs = &live;
         jf.rfs = rfs;
+        if (!o->dry_run) {
+                /* a killed apply's temporary file beside the journal goes now */
+                r = journal_remove_temps(rfs, ret_error);
+                if (r < 0)
+                        return r;
+        }
         r = journal_load(rfs, &j, ret_error);
         if (r < 0 && r != -ENOENT)
                 return r;
@@ -263,6 +269,13 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                 norm = value_normalize(old);
                 if (streq(norm, s->value)) {
                         n_same++;
+                        continue;
+                }
+                if (!journal_value_ok(path, old, true) || !journal_value_ok(path, s->value, false)) {
+                        /* rollback would refuse the journal line: not written */
+                        n_later++;
+                        entry_add(res, APPLY_LATER, s, NULL)->why =
+                                _("its value now is none that rollback could put back: left as it is");
                         continue;
                 }
                 if (o->dry_run) {

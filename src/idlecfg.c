@@ -535,7 +535,9 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                 refresh_fingerprint(fp, &chassis);
                 r = profile_select_rootfs(&c->rfs, c->profile, chassis, &name, &why, &e);
                 selected = r >= 0;
-                if (selected && refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
+                /* (an install killed half-way is finished whatever the inputs say) */
+                if (selected && !manifest_pending(m) &&
+                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
                         if (a->verbose)
                                 printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
                         return EXIT_OK;
@@ -573,6 +575,10 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                         printf("  %s: %s\n", now.v[i].key, now.v[i].value);
         }
         kv_free(&now);
+        if (manifest_pending(m)) {
+                printf(_("The last install into %s was cut short: it is finished now.\n"), c->rfs.path);
+                changed++;
+        }
         if (changed == 0) {
                 if (a->verbose)
                         printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);

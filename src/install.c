@@ -143,7 +143,7 @@ static char *words_missing(const char *line, const char *words)
                 if (!have)
                         sb_appendf(&sb, "%s%s", sb.len ? " " : "", tok);
         }
-        return sb.s ? sb_steal(&sb) : xstrdup("");
+        return sb_steal(&sb);
 }
 
 /* the text the kernel command line file gets; NULL when there is nothing to add */
@@ -182,19 +182,19 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
         }
         if (r == 0) {
                 const struct manifest_file *mf = m ? manifest_find(m, KERNEL_CMDLINE_PATH) : NULL;
-                _cleanup_free_ char *base = NULL, *bp = NULL;
+                _cleanup_free_ char *base = NULL;
                 size_t len = 0;
                 if (mf && mf->prev_exists) {
                         /* the line before idlecfg, from its backup, checked against its name */
                         r = read_backup(rfs, mf->prev_sha, &base, &len, ret_error);
                         if (r < 0)
-                                return r == -EBADMSG ? -EINVAL : r;
+                                return -EBADMSG;        /* damaged or gone: the state is refused */
                 } else if (mf)
                         base = xstrdup(""), r = 0;
                 else
                         r = rootfs_read(rfs, KERNEL_CMDLINE_PATH, MAX_FILE, &base, &len, NULL);
                 if (r < 0) {
-                        _cleanup_free_ char *shown = rootfs_display(rfs, bp ? bp : KERNEL_CMDLINE_PATH);
+                        _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
                         return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
                 }
                 if (memchr(base, '\0', len) || strchr(strstrip(base), '\n')) {
@@ -580,14 +580,12 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         res->state_refused = r == -EINVAL;
         if (r < 0 && r != -ENOENT)
                 return r;
-        if (m) {
-                /* what a killed run left: settled before anything is decided */
-                r = state_recover(rfs, m, o->dry_run, ret_error);
-                if (r < 0)
-                        return r;
-        }
+        /* what a killed run left: settled before anything is decided */
+        r = state_recover(rfs, m, o->dry_run, ret_error);
+        if (r < 0)
+                return r;
         r = collect_targets(rfs, p, m, t, ret_error);
-        res->state_refused = res->state_refused || r == -EINVAL;
+        res->state_refused = res->state_refused || r == -EBADMSG;
         if (r < 0)
                 return r;
         r = preflight(rfs, m, t, o->force, ret_error);

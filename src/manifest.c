@@ -158,6 +158,14 @@ void manifest_remove_file(struct manifest *m, const char *path)
         m->n_files--;
 }
 
+bool manifest_pending(const struct manifest *m)
+{
+        for (size_t i = 0; i < m->n_files; i++)
+                if (m->files[i].pending)
+                        return true;
+        return false;
+}
+
 bool manifest_has_dir(const struct manifest *m, const char *path)
 {
         for (size_t i = 0; i < m->n_dirs; i++)

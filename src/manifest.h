@@ -61,5 +61,7 @@ void manifest_add_dir(struct manifest *m, const char *path);
  * or bytes outside '!'..'~' */
 bool path_is_clean(const char *path);
 bool sha_is_valid(const char *s);
+/* some file has a "pending" record: an install was killed half-way */
+bool manifest_pending(const struct manifest *m);
 /* PATH is a file install writes (targets.h) or its NEW_SUFFIX copy */
 bool manifest_path_allowed(const char *path);

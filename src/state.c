@@ -43,15 +43,22 @@ static bool as_before(const struct manifest_file *mf, bool exists, const char *s
 
 int state_recover(const struct rootfs *rfs, struct manifest *m, bool dry_run, struct xerror *e)
 {
-        bool changed = m->format < 2;
+        bool changed = m && m->format < 2;
         int r = 0;
 
+        /* (the journal's temporary files are apply's and rollback's to remove:
+         * apply --root DIR journals into / under DIR's lock) */
         if (!dry_run)
                 r = rootfs_remove_temps(rfs, MANIFEST_PATH);
-        if (r >= 0 && !dry_run)
-                r = rootfs_remove_temps(rfs, JOURNAL_PATH);
         if (r < 0)
                 return xerror_set(e, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
+        if (!m) {
+                /* no manifest yet: a first install killed before it; no backup is needed */
+                struct manifest none = {};
+                if (!dry_run)
+                        (void) gc_backups(rfs, &none);
+                return 0;
+        }
         for (size_t i = m->n_files; i-- > 0;) {
                 struct manifest_file *mf = &m->files[i];
                 _cleanup_free_ char *shown = rootfs_display(rfs, mf->path), *cur = NULL;
@@ -232,7 +239,12 @@ int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *
                 return r;
         if (r < 0)
                 return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
-        return journal_parse(shown, text, len, ret, ret_error);
+        r = journal_parse(shown, text, len, ret, ret_error);
+        if (r == 0 && (*ret)->format < 2)
+                rootfs_warn(rfs, _("%s was written by an earlier idlecfg without an end record: it cannot prove "
+                                   "that no line is missing; it is read as it is and rewritten with one by the "
+                                   "next apply"), shown);
+        return r;
 }
 
 /* the journal's text without its end record, to add lines to: a format 1

@@ -14,9 +14,11 @@ int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror
 /* Settle what a run that was killed left, under the lock, before anything
  * is decided from M: each "pending" record (the file holds the new content:
  * done; the content idlecfg had written before: not done; as before idlecfg:
- * the entry goes), the temporary files beside the manifest, the journal and
- * every file of M, unused backups. M is saved when it changed (a format 1
- * manifest is rewritten as format 2). DRY_RUN: M only, nothing written. */
+ * the entry goes), the temporary files beside the manifest and every file of
+ * M, unused backups. M is saved when it changed (a format 1
+ * manifest is rewritten as format 2). DRY_RUN: M only, nothing written.
+ * M NULL (no manifest): the temporary files and backups a killed first
+ * install left go. */
 int state_recover(const struct rootfs *rfs, struct manifest *m, bool dry_run, struct xerror *ret_error);
 /* write M as the manifest of the root, atomically */
 int manifest_save(const struct rootfs *rfs, const struct manifest *m, struct xerror *ret_error);

@@ -16,7 +16,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 18
+plan 19
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/desktop-sata" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -98,6 +98,24 @@ words=$(tr ' ' '\n' <"$root/etc/kernel/cmdline" | grep -c .)
 uniq=$(tr ' ' '\n' <"$root/etc/kernel/cmdline" | grep . | sort -u | wc -l)
 check "install again after /var/lib/idlecfg was deleted: no word twice on /etc/kernel/cmdline ($words words)" \
         sh -c "test $words -gt 3 && test $words = $uniq"
+reset_root
+
+# ---- refresh after an install killed half-way finishes it ----
+ic --profile balanced install >/dev/null 2>&1
+cp -a "$root" "$tmp/balanced"
+k=1
+while [ $k -lt 60 ]; do
+        IDLECFG_FAULT=kill:$k ic --profile powersave install >/dev/null 2>&1
+        grep -q '^pending ' "$M" && break
+        rm -rf "$root" && cp -a "$tmp/balanced" "$root"
+        k=$((k + 1))
+done
+ic refresh >"$tmp/pend.out" 2>&1; rc=$?
+ic refresh >"$tmp/pend2.out" 2>&1; rc2=$?
+check "refresh after an install killed with a write pending (kill:$k): finishes it, says so; then quiet" sh -c "
+        test $k -lt 60 && test $rc -eq 0 && grep -q 'was cut short: it is finished now' '$tmp/pend.out' &&
+        ! grep -q '^pending ' '$M' && test $rc2 -eq 0 && test ! -s '$tmp/pend2.out' &&
+        test -z \"\$(find '$root' -name '*.idlecfg-new' -o -name '.#*')\""
 reset_root
 
 # ---- a manifest of format 1 (before the end record): read, then rewritten ----
