@@ -16,7 +16,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 19
+plan 20
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/desktop-sata" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -182,4 +182,16 @@ check "the journal: format 2, its last line the end record with the count and ch
         head -1 '$jl' | grep -qx 'idlecfg-journal 2' &&
         tail -1 '$jl' | grep -qx \"end \$(grep -vc '^end ' '$jl') $body\" && ! ls -a '$tmp/live/var/lib/idlecfg' | grep -q '^\\.#'"
 IDLECFG_TEST_LIVE_ROOT=$tmp/live "$IDLECFG" --root "$tmp/live" rollback apply >/dev/null 2>&1
+# an apply killed while it wrote its journal: the next apply removes the temporary file
+k=1 left=0
+while [ $k -lt 8 ] && [ $left = 0 ]; do
+        IDLECFG_FAULT=kill:$k ic --profile powersave apply >"$tmp/ak.out" 2>&1
+        left=$(find "$root/var/lib/idlecfg" -name '.#*' 2>/dev/null | wc -l)
+        k=$((k + 1))
+done
+ic --profile powersave apply >/dev/null 2>&1; rc=$?
+check "an apply killed in its journal's write ($left temporary file left): the next apply removes it, exit 0" sh -c "
+        grep -q 'injected kill' '$tmp/ak.out' && test $left -gt 0 && test $rc -eq 0 &&
+        test -z \"\$(find '$root/var/lib/idlecfg' -name '.#*')\""
+ic rollback >/dev/null 2>&1
 done_testing
