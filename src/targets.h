@@ -17,6 +17,9 @@
 #define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
 #define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
 #define NEW_SUFFIX ".idlecfg-new"
+/* image mode (install --image): the drop-in of sysinit.target that enables
+ * idlecfg-firstboot.service */
+#define FIRSTBOOT_DROPIN_PATH "/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf"
 
 /* every file install may write (and, with NEW_SUFFIX, its copy beside an
  * administrator's version); a manifest naming another file is refused.
