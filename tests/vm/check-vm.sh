@@ -192,7 +192,7 @@ EOF
                 return
         fi
         _t=$(date +%s)
-        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice chroot "$1" update-initramfs -u -k "$_k" \
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice $chroot_cmd "$1" update-initramfs -u -k "$_k" \
                 >"$mw/initramfs.log" 2>&1 || { diag "update-initramfs for the pc root:" "$(tail -n 20 "$mw/initramfs.log")"; return 1; }
         cp "$1/boot/initrd.img-$_k" "$mw/initrd.img"
         timing "$machine: update-initramfs with the load order (once)" "$(($(date +%s) - _t))"
@@ -332,7 +332,7 @@ powertop_root() {
         unpack_root "$_r" || return 1
         mkdir -p "$_r/tmp/powertop-debs"
         cp "$_pd"/*.deb "$_r/tmp/powertop-debs/"
-        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 chroot "$_r" sh -c 'dpkg -i /tmp/powertop-debs/*.deb' \
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 $chroot_cmd "$_r" sh -c 'dpkg -i /tmp/powertop-debs/*.deb' \
                 >"$work/$machine/powertop-dpkg.log" 2>&1 || return 1
         rm -rf "$_r/tmp/powertop-debs"
         install -m 644 "$vmdir/idlecfg-vm-powertop.service" "$_r/etc/systemd/system/"
@@ -549,7 +549,7 @@ for machine in $machines; do
                 # (c) the package, then install under the recording, then what install says
                 if [ "$pkg_rc" -eq 0 ] && unpack_root "$root" &&
                    make -s -C "$pkg" install DESTDIR="$root" >"$d/make-install.log" 2>&1 &&
-                   env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$root" systemd-hwdb --usr update >>"$d/make-install.log" 2>&1 &&
+                   env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin $chroot_cmd "$root" systemd-hwdb --usr update >>"$d/make-install.log" 2>&1 &&
                    [ -f "$root/usr/share/idlecfg/profiles/$p.profile" ] && [ -f "$root/usr/lib/udev/rules.d/60-idlecfg.rules" ]; then
                         ppass "package installed into the root (make install DESTDIR, systemd-hwdb --usr update as udev's trigger does)"
                 else
@@ -622,7 +622,7 @@ PY
                 while IFS= read -r cmd; do
                         t0=$(date +%s)
                         # shellcheck disable=SC2086
-                        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice chroot "$root" $cmd >>"$d/steps.log" 2>&1 ||
+                        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice $chroot_cmd "$root" $cmd >>"$d/steps.log" 2>&1 ||
                                 { steps_ok=false; echo "failed: $cmd" >>"$d/steps.log"; }
                         timing "$machine $p: chroot ROOT $cmd" "$(($(date +%s) - t0))"
                 done <"$d/steps"

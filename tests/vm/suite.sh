@@ -9,7 +9,9 @@
 # --include), tarball and cache_key (one cached root per suite, its own key),
 # work (bookworm keeps IDLECFG_VM_WORK itself, other suites a subdirectory of
 # it), suite_tag (prefix of the test names: "" for bookworm), apt_get and
-# apt_cache (powertop's packages come from the suite's archive).
+# apt_cache (powertop's packages come from the suite's archive), chroot_cmd
+# (chroot, or for trixie tests/vm/chroot-proc.sh: systemd 257's tools need
+# /proc in the chroot).
 
 suites=${IDLECFG_VM_SUITES:-bookworm trixie}
 work_base=$work
@@ -33,6 +35,7 @@ suite_setup() {
         work=$work_base
         apt_get=apt-get
         apt_cache=apt-cache
+        chroot_cmd=chroot
         case $suite in
         trixie)
                 # the kernel comes from backports after debootstrap (one kernel
@@ -40,6 +43,7 @@ suite_setup() {
                 include=systemd,systemd-sysv,udev,kmod,umockdev,zstd,initramfs-tools
                 suite_tag="$suite "
                 work=$work_base/$suite
+                chroot_cmd=$vmdir/chroot-proc.sh
                 ;;
         esac
         tarball=$cache/$suite-minbase.tar.zst
