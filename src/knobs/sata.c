@@ -132,7 +132,9 @@ static void alpm(struct planctx *c)
                 if (supported && streq(supported, "0") && !masked) {
                         plan_skip(c, h, "sata.alpm",
                                   xstrdup("skipped: the kernel says this port does not support LPM "
-                                            "(external or hot-plug port)"));
+                                            "(link_power_management_supported 0: the firmware marks it external "
+                                            "or hot-plug, or the HBA has none of Partial, Slumber and DevSleep, "
+                                            "as QEMU's AHCI)"));
                         continue;
                 }
                 /* the machine (ahci_broken_lpm) or the controller (AHCI board flags) */
