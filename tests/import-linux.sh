@@ -10,7 +10,7 @@ SYSTEMD_HWDB=$(PATH=$PATH:/sbin:/usr/sbin command -v systemd-hwdb)
 IMPORT=$top_srcdir/hwdb/import-linux
 MINI=$TESTS_DATA/linux-mini
 QUIRKS=$FIXTURES/kernel-quirks
-plan 17
+plan 21
 
 imp() { python3 "$IMPORT" "$@"; }
 
@@ -161,7 +161,59 @@ listed() {
 }
 check "DMI fields without a key, interface classes, NO_LPM, code conditions, unknown handlers are listed as skipped" listed
 
-# 14-15: the Linux 6.1 tables (TSV extracts of the shared fixtures)
+# 14-15: the Linux 7.x shapes (tests/data/linux-mini-7, linux-mini as the
+# older tree): 64-bit ATA quirks, designated ahci_pci_tbl[] rows and board
+# aliases, ASPM fixups moved from FINAL to HEADER; has7/lacks7 ask its hwdb
+imp --out "$tmp/m7" "$TESTS_DATA/linux-mini-7" "$MINI" 2>/dev/null
+mkdir -p "$tmp/root7/etc/udev/hwdb.d"
+cp "$tmp"/m7/*.hwdb "$tmp/root7/etc/udev/hwdb.d/"
+"$SYSTEMD_HWDB" --strict --root "$tmp/root7" update >"$tmp/strict7.log" 2>&1
+q7() { "$SYSTEMD_HWDB" --root "$tmp/root7" query "$1"; }
+q1() { "$SYSTEMD_HWDB" --root "$tmp/root" query "$1"; }
+has7() { q() { q7 "$1"; }; has "$@"; _r=$?; q() { q1 "$1"; }; return $_r; }
+lacks7() { q() { q7 "$1"; }; lacks "$@"; _r=$?; q() { q1 "$1"; }; return $_r; }
+seven() {
+        [ ! -s "$tmp/strict7.log" ] || { cat "$tmp/strict7.log"; return 1; }
+        has7 'idlecfg-on:pci:v00001002d00004391sv00001043sd00008443bc01sc06i01|idlecfg-ata:Samsung SSD 860 EVO 500GB:RVT04B6Q' IDLECFG_SATA_ALPM=deny &&
+                has7 'idlecfg-on:pci:v00001022d00007901sv00001043sd00008443bc01sc06i01|idlecfg-ata:Samsung SSD 860 EVO 500GB:RVT04B6Q' IDLECFG_SATA_ALPM=deny &&
+                lacks7 'idlecfg-on:pci:v00008086d00002652sv00008086sd00002652bc01sc06i01|idlecfg-ata:Samsung SSD 860 EVO 500GB:RVT04B6Q' IDLECFG_SATA_ALPM &&
+                has7 'pci:v00001022d00007901sv00001043sd00008443bc01sc06i01' IDLECFG_SATA_ALPM=deny &&
+                has7 'pci:v00001022d00007904sv00001043sd00008443bc01sc06i01' IDLECFG_SATA_ALPM=deny &&
+                lacks7 'pci:v000010DEd00000554sv000010DEsd0000CB84bc01sc06i01' IDLECFG_SATA_ALPM &&
+                grep -q '^  skipped: PCI_VDEVICE(NVIDIA, 0x0554) board_ahci_mcp67 (ATA_FLAG_NO_DIPM): ' "$tmp/m7/linux-import.txt" &&
+                grep -q '^drivers/ata/ahci.c ahci_pci_tbl\[\] board flags: 4 rows, 4 with a power meaning, 2 mirrored, 2 skipped$' "$tmp/m7/linux-import.txt" &&
+                adds_up "$tmp/m7/linux-import.txt"
+}
+check "Linux 7.x shapes: NO_LPM_ON_ATI_AND_AMD behind ATI and AMD hosts only, .driver_data rows and board aliases read" seven
+phase() {
+        has7 'pci:v00001022d000015E9sv00001022sd000015E9bc0Csc03i30' IDLECFG_PCI_RUNTIME_PM=deny 'IDLECFG_PCI_RUNTIME_PM_KERNEL=<6.99.3' &&
+                has7 'pci:v00001B21d00001080sv00001B21sd00001080bc06sc04i00' IDLECFG_ASPM_DENY=l0s,l1 &&
+                grep -q 'DECLARE_PCI_FIXUP_HEADER(1022, 15e9, quirk_ryzen_xhci_d3hot)' "$tmp/m7/60-idlecfg-linux-pci.hwdb" &&
+                ! grep -q 'no longer has' "$tmp/m7/linux-import.txt"
+}
+check "Linux 7.x shapes: a fixup moved from FINAL to HEADER is the same row (its range from the older tree, none 'no longer' there)" phase
+
+# 16-17: hwdb/knob-interfaces on the two synthetic trees (older first or not),
+# and the committed table names every knob of src/knobs
+python3 "$top_srcdir/hwdb/knob-interfaces" --out "$tmp/ki.txt" "$TESTS_DATA/linux-mini-7" "$MINI" 2>"$tmp/ki.err"
+ki() {
+        grep -A4 '^sysctl vm.laptop_mode ' "$tmp/ki.txt" | grep -qx '  verdict: stub in 7.99.1 (writes ignored)' &&
+                grep -A4 '^module parameter ahci.mask_port_ext ' "$tmp/ki.txt" | grep -qx '  verdict: new in 7.99.1' &&
+                grep -A4 '^sysctl vm.dirty_writeback_centisecs ' "$tmp/ki.txt" | grep -qx '  verdict: same' &&
+                grep -q '^  6.99.3   mm/page-writeback.c:13$' "$tmp/ki.txt"
+}
+check "knob-interfaces: laptop_mode a stub in 7.x, mask_port_ext new, dirty_writeback the same, with file:line" ki
+knobs_named() {
+        _kl=$(grep -ho 'RULE_[A-Z]*("[a-z0-9_]*\.[a-z0-9_]*"\|{ "[a-z0-9_]*\.[a-z0-9_]*", KNOB_' "$top_srcdir"/src/knobs/*.c |
+                grep -o '"[^"]*"' | tr -d '"' | sort -u)
+        [ -n "$_kl" ] || return 1
+        for _kn in $_kl; do
+                grep -q "  \[.*\b$_kn\b.*\]$" "$top_srcdir/hwdb/knob-interfaces.txt" || { echo "not in the table: $_kn"; return 1; }
+        done
+}
+check "hwdb/knob-interfaces.txt checks every knob of src/knobs against the kernel trees" knobs_named
+
+# 18-19: the Linux 6.1 tables (TSV extracts of the shared fixtures)
 if [ -f "$QUIRKS/linux-ata-horkage.tsv" ]; then
         imp --out "$tmp/t1" "$QUIRKS" 2>/dev/null && imp --out "$tmp/t2" "$QUIRKS" 2>/dev/null
         check "Linux 6.1 tables: a re-import changes nothing (byte-identical)" diff -r "$tmp/t1" "$tmp/t2"
@@ -175,7 +227,7 @@ else
         skip "Linux 6.1 tables: every power row mirrored or skipped ($QUIRKS missing)"
 fi
 
-# 16-17: the committed files are the importer's, and its report adds up
+# 20-21: the committed files are the importer's, and its report adds up
 committed() {
         for _f in "$top_srcdir"/hwdb/60-idlecfg-linux-*.hwdb; do
                 head -n 1 "$_f" | grep -q '^# 60-idlecfg-linux-[a-z]*\.hwdb: GENERATED by hwdb/import-linux from Linux [0-9.]* ' ||

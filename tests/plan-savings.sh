@@ -12,7 +12,7 @@ if [ -d "$FIXTURES/recordings" ]; then
         recs=$(cd "$FIXTURES/recordings" && find . -name '*.umockdev' | sed 's|^\./||' | LC_ALL=C sort)
 fi
 n_recs=$(echo "$recs" | grep -c . || true)
-plan $((67 + 5 * n_recs))
+plan $((71 + 5 * n_recs))
 
 # knob|device|class|value|mechanism|reason|module|attr|current, one line per setting
 flat() {
@@ -170,6 +170,33 @@ flat "$tmp/server.json" >"$tmp/server.flat"
 check "server (mask_port_ext = no): the external port is left alone, saying so" \
         reason_has sata.mask_port_ext host2 "mask_port_ext = no" "$tmp/server.flat"
 check "server: no mask planned" sh -c "! grep -q '^sata.mask_port_ext|[^|]*|[^|]*|0000' '$tmp/server.flat'"
+
+# ALPM on that external port follows the target kernel (hwdb/knob-interfaces.txt):
+# 6.1 takes the write; 6.13 and later refuse it unless mask_port_ext (6.17 on)
+# clears the external mark
+check "kernel $KVER: ALPM on ata3 (external port, /home) planned: 6.1 takes the write" \
+        planned sata.alpm host2 med_power_with_dipm "$tmp/sata.flat"
+for kv in 6.14.0-1-amd64 7.3.4+bpo-amd64; do
+        r=$tmp/k-$kv
+        mkdir -p "$r"
+        cp -R "$root/etc" "$root/usr" "$r/"
+        if [ $kv = 7.3.4+bpo-amd64 ]; then
+                sed -e '/^ahci /s/$/ parm=mask_port_ext:Mask of ports whose external flag is ignored parmtype=mask_port_ext:charp/' \
+                        "$TESTS_DATA/modroot.spec" >"$tmp/k.spec"
+        else
+                cp "$TESTS_DATA/modroot.spec" "$tmp/k.spec"
+        fi
+        sh "$top_srcdir/tests/mkmodroot.sh" "$tmp/k.spec" "$r" "$kv" >/dev/null 2>&1
+        run_edited "$m/machine.umockdev" "$m/extra" "$IDLECFG" plan --json --profile balanced --root "$r" --kernel "$kv" >"$tmp/k.json" 2>&1
+        flat "$tmp/k.json" >"$tmp/k-$kv.flat"
+done
+check "kernel 6.14 (no mask_port_ext): no ALPM on ata3, saying the kernel refuses LPM on an external port" sh -c "
+        grep '^sata.alpm|host2|' '$tmp/k-6.14.0-1-amd64.flat' | grep -q '^[^|]*|[^|]*|[^|]*||.*kernel 6.14.0-1-amd64 (6.13 and later) keeps a port the firmware marks external at max_performance'"
+check "kernel 6.14: the internal ports keep their ALPM (ata5 med_power_with_dipm)" \
+        planned sata.alpm host4 med_power_with_dipm "$tmp/k-6.14.0-1-amd64.flat"
+check "kernel 7.3 (mask_port_ext): the mask and ALPM on ata3, saying the mask clears the external mark" sh -c "
+        grep -q '^sata.mask_port_ext||[^|]*|0000:00:1f.2=0x4|modprobe|' '$tmp/k-7.3.4+bpo-amd64.flat' &&
+        grep '^sata.alpm|host2|' '$tmp/k-7.3.4+bpo-amd64.flat' | grep -q '^[^|]*|[^|]*|[^|]*|med_power_with_dipm|.*ahci.mask_port_ext (planned) clears the mark'"
 
 # the same machine as a Lenovo: AHCI runtime PM denied by the platform entry
 sed 's/svnDellInc\./svnLENOVO/' "$m/machine.umockdev" >"$tmp/lenovo.umockdev"

@@ -82,6 +82,21 @@ static bool zpodd(const struct device *disk)
         return streq_ptr(kv_get(&disk->ids, "kind"), "optical") && streq_ptr(kv_get(&disk->ids, "zpodd"), "yes");
 }
 
+/* Linux 6.13 and later mark a port the firmware calls external (HPCP, or ESP
+ * with CAP.SXS) ATA_FLAG_NO_LPM: the link stays at max_performance and a write
+ * of link_power_management_policy is refused (EOPNOTSUPP). 6.1 knows no
+ * external ports, 6.12 leaves their initial policy alone but takes the write
+ * (ahci_update_initial_lpm_policy(), ata_scsi_lpm_store() in the three trees,
+ * hwdb/knob-interfaces.txt). ahci.mask_port_ext (6.17 on) clears the mark. */
+#define KERNEL_EXTERNAL_NO_LPM "6.13"
+
+static bool port_masked(struct planctx *c, const struct device *h);
+
+static bool kernel_refuses_external_lpm(struct planctx *c)
+{
+        return c->inv->kernel && kernel_compare(c->inv->kernel, KERNEL_EXTERNAL_NO_LPM) >= 0;
+}
+
 static void alpm(struct planctx *c)
 {
         const struct device_list *l = &c->inv->classes[CL_SATA];
@@ -100,7 +115,8 @@ static void alpm(struct planctx *c)
                 const char *supported = kv_get(&h->knobs, "link_power_management_supported");
                 const struct device *ctrl = pci_parent(c, h);
                 const char *ctrl_alias = ctrl ? ctrl->modalias : NULL;
-                bool nolpm = false, optical = false;
+                _cleanup_free_ char *ext_what = NULL;
+                bool nolpm = false, optical = false, external = false, masked = false;
                 size_t disks = 0;
                 struct hwdb_fact hf;
 
@@ -111,10 +127,14 @@ static void alpm(struct planctx *c)
                                                                strempty(kv_get(&h->ids, "proc_name"))));
                         continue;
                 }
-                if (supported && streq(supported, "0")) {
+                external = streq_ptr(kv_get(&h->ids, "proc_name"), "ahci") && port_kind(h, &ext_what) == PORT_EXTERNAL;
+                masked = external && port_masked(c, h);
+                if (supported && streq(supported, "0") && !masked) {
                         plan_skip(c, h, "sata.alpm",
                                   xstrdup("skipped: the kernel says this port does not support LPM "
-                                            "(external or hot-plug port)"));
+                                            "(link_power_management_supported 0: the firmware marks it external "
+                                            "or hot-plug, or the HBA has none of Partial, Slumber and DevSleep, "
+                                            "as QEMU's AHCI)"));
                         continue;
                 }
                 /* the machine (ahci_broken_lpm) or the controller (AHCI board flags) */
@@ -162,10 +182,19 @@ static void alpm(struct planctx *c)
                                     xasprintf("%s; empty %s: no hot-plug event to lose", why, what));
                         continue;
                 }
+                if (external && !masked && kernel_refuses_external_lpm(c)) {
+                        plan_skip(c, h, "sata.alpm",
+                                  xasprintf("skipped: %s: kernel %s (%s and later) keeps a port the firmware marks "
+                                            "external at max_performance and refuses the write; nothing masks it "
+                                            "(sata.mask_port_ext)", ext_what, c->inv->kernel, KERNEL_EXTERNAL_NO_LPM));
+                        continue;
+                }
                 {
                         _cleanup_free_ char *why = profile_reason(c, "sata", "alpm");
                         plan_device(c, h, "sata.alpm", "link_power_management_policy", want,
-                                    optical ? xasprintf("%s; optical drive on this port (ZPODD powers it off "
+                                    masked ? xasprintf("%s; %s, but ahci.mask_port_ext (planned) clears the mark: "
+                                                       "the kernel allows LPM there", why, ext_what)
+                                    : optical ? xasprintf("%s; optical drive on this port (ZPODD powers it off "
                                                           "by itself where the firmware supports it)", why)
                                             : xstrdup(why));
                 }
@@ -305,6 +334,29 @@ static const char *fixed_use(const struct storage *st, const char *disk)
         if ((v = kv_get(&st->used_disks, disk)))
                 return v;
         return NULL;
+}
+
+/* Will mask_port_ext() mask port H for the target kernel: an external AHCI
+ * port holding a disk the system needs, the profile asks for it, and the
+ * target kernel's ahci has the parameter? */
+static bool port_masked(struct planctx *c, const struct device *h)
+{
+        const char *want = profile_value(c, "sata", "mask_port_ext");
+        const char *port_no = kv_get(&h->ids, "port_no");
+        const char *use = NULL;
+        unsigned long no;
+        char *end;
+
+        if (!want || !streq(want, "yes") || !kv_get(&h->ids, "controller") || !port_no || !c->mc ||
+            !modctx_has_param(c->mc, "ahci", "mask_port_ext"))
+                return false;
+        errno = 0;
+        no = strtoul(port_no, &end, 10);
+        if (errno || end == port_no || *end || no < 1 || no > 32)
+                return false;
+        for (size_t d = 0; d < h->n_children && !use; d++)
+                use = fixed_use(&c->inv->storage, kv_get(&h->children[d].ids, "block"));
+        return use != NULL;
 }
 
 /* Ports the firmware marks external (HPCP or ESP) hold the kernel at

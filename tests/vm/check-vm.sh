@@ -55,6 +55,8 @@ base_cmdline="root=UUID=$uuid rw console=ttyS0"
 tarball=$cache/$suite-minbase.tar.zst
 # the cache is valid for exactly this debootstrap call
 cache_key="debootstrap --variant=minbase --include=$include $suite (check-vm 1)"
+# the suites (IDLECFG_VM_SUITES): suite_setup sets the variables above per suite
+. "$vmdir/suite.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (debootstrap, chroot, device nodes in the image)"
 need qemu-system-x86_64 mkfs.ext4 debugfs zstd tar umockdev-run python3 chroot timeout flock truncate
@@ -124,6 +126,13 @@ build_cache() {
                 exec 9>&-
                 return 1
         fi
+        if ! suite_after_debootstrap "$b/root" >>"$b/debootstrap.log" 2>&1; then
+                diag "$suite: the kernel into the root failed:" "$(tail -n 20 "$b/debootstrap.log")"
+                cp "$b/debootstrap.log" "$work/" 2>/dev/null
+                rm -rf "$b"
+                exec 9>&-
+                return 1
+        fi
         rm -f "$b"/root/var/cache/apt/archives/*.deb "$b"/root/var/lib/apt/lists/*_Packages
         tar -C "$b/root" --numeric-owner -cf - . | zstd -q -T0 -3 -o "$b/root.tar.zst" || { rm -rf "$b"; exec 9>&-; return 1; }
         mv "$b/root.tar.zst" "$tarball"
@@ -187,7 +196,7 @@ EOF
                 return
         fi
         _t=$(date +%s)
-        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice chroot "$1" update-initramfs -u -k "$_k" \
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice $chroot_cmd "$1" update-initramfs -u -k "$_k" \
                 >"$mw/initramfs.log" 2>&1 || { diag "update-initramfs for the pc root:" "$(tail -n 20 "$mw/initramfs.log")"; return 1; }
         cp "$1/boot/initrd.img-$_k" "$mw/initrd.img"
         timing "$machine: update-initramfs with the load order (once)" "$(($(date +%s) - _t))"
@@ -292,15 +301,17 @@ boot() {
 # $cache/powertop, then installed into a root with dpkg -i in a chroot.
 powertop_debs() {
         _pd=$cache/powertop
-        _want="powertop for $suite: $(apt-cache policy powertop 2>/dev/null | awk '/Candidate:/ { print $2 }')"
+        [ "$suite" = bookworm ] || _pd=$cache/powertop-$suite
+        suite_apt || { powertop_why="apt-get update for $suite failed: $(tail -n 3 "$cache/apt-$suite/update.log")"; return 1; }
+        _want="powertop for $suite: $($apt_cache policy powertop 2>/dev/null | awk '/Candidate:/ { print $2 }')"
         if [ -f "$_pd/key" ] && [ "$(cat "$_pd/key")" = "$_want" ] && ls "$_pd"/powertop_*.deb >/dev/null 2>&1; then
                 powertop_source="from the cache $_pd"
                 return 0
         fi
         command -v apt-get >/dev/null || { powertop_why="apt-get not found"; return 1; }
-        apt-cache policy powertop 2>/dev/null | grep -q "Candidate: [0-9]" ||
+        $apt_cache policy powertop 2>/dev/null | grep -q "Candidate: [0-9]" ||
                 { powertop_why="apt-cache knows no powertop (apt-get update?)"; return 1; }
-        apt-cache policy powertop | grep -q " $suite[/ ]" ||
+        $apt_cache policy powertop | grep -q " $suite[/ ]" ||
                 { powertop_why="this machine's apt sources do not serve powertop for $suite"; return 1; }
         # every package powertop needs, less those the cached root has
         _tr=$tmp/powertop-probe
@@ -308,13 +319,13 @@ powertop_debs() {
         mkdir -p "$_tr"
         zstd -dc "$tarball" | tar -C "$_tr" --numeric-owner -xpf - ./var/lib/dpkg/status || return 1
         dpkg-query --admindir="$_tr/var/lib/dpkg" -W -f '${Package}\n' 2>/dev/null | sort -u >"$tmp/root-pkgs"
-        apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
+        $apt_cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks --no-replaces --no-enhances \
                 powertop 2>/dev/null | grep -v '^ ' | grep -v '^<' | sed 's/:amd64$//' | sort -u >"$tmp/powertop-pkgs"
         _need=$(comm -23 "$tmp/powertop-pkgs" "$tmp/root-pkgs")
         rm -rf "$_tr" "$_pd"
         mkdir -p "$_pd"
         # shellcheck disable=SC2086
-        if ! (cd "$_pd" && apt-get download -q $_need) >"$tmp/powertop-download.log" 2>&1; then
+        if ! (cd "$_pd" && $apt_get download -q $_need) >"$tmp/powertop-download.log" 2>&1; then
                 powertop_why="apt-get download $_need failed: $(tail -n 3 "$tmp/powertop-download.log")"
                 rm -rf "$_pd"
                 return 1
@@ -329,8 +340,8 @@ powertop_root() {
         _r=$1
         unpack_root "$_r" || return 1
         mkdir -p "$_r/tmp/powertop-debs"
-        cp "$cache"/powertop/*.deb "$_r/tmp/powertop-debs/"
-        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 chroot "$_r" sh -c 'dpkg -i /tmp/powertop-debs/*.deb' \
+        cp "$_pd"/*.deb "$_r/tmp/powertop-debs/"
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 $chroot_cmd "$_r" sh -c 'dpkg -i /tmp/powertop-debs/*.deb' \
                 >"$work/$machine/powertop-dpkg.log" 2>&1 || return 1
         rm -rf "$_r/tmp/powertop-debs"
         install -m 644 "$vmdir/idlecfg-vm-powertop.service" "$_r/etc/systemd/system/"
@@ -384,15 +395,22 @@ for machine in $machines; do
         [ -n "$(machine_desc "$machine")" ] || { echo "Bail out! unknown machine '$machine' in IDLECFG_VM_MACHINES (q35, pc)"; exit 1; }
 done
 case $idle in ''|*[!0-9]*) echo "Bail out! IDLECFG_VM_IDLE must be a number of seconds"; exit 1 ;; esac
+for suite in $suites; do
+        suite_known "$suite" || { echo "Bail out! unknown suite '$suite' in IDLECFG_VM_SUITES (bookworm, trixie)"; exit 1; }
+done
 mkdir -p "$work" || skip_all "cannot create $work"
 # shellcheck disable=SC2086
-(cd "$work" && rm -rf baseline machine pkg-build timings idle-summary debootstrap.log q35 pc $profiles)
+(cd "$work" && rm -rf baseline machine pkg-build timings idle-summary idle-summary.suites debootstrap.log q35 pc $profiles)
 : >"$work/timings"
 : >"$work/idle-summary"
 tsuite=$(date +%s)
 nprof=$(echo $profiles | wc -w)
 nmach=$(echo $machines | wc -w)
-cache_valid || check_can_build
+nsuites=$(echo $suites | wc -w)
+for suite in $suites; do
+        suite_setup "$suite"
+        cache_valid || check_can_build
+done
 # idlecfg measure, where this idlecfg has it: run in the guest before and
 # after install, checked against the kernel's runtime_status (idle.py)
 has_measure=false
@@ -402,23 +420,9 @@ nidle=2
 $has_measure && nidle=3
 # per machine: baseline boot, its devices, the powertop root and boot, then per
 # profile 10 install/boot checks and 2 idle checks (3 with measure)
-plan $((1 + nmach * (4 + (10 + nidle) * nprof + image_points + $(installer_npoints))))
+plan $((nsuites * (1 + nmach * (4 + (10 + nidle) * nprof + image_points + $(installer_npoints)))))
 
-if ! build_cache; then
-        not_ok "Debian $suite root (debootstrap --variant=minbase --include=$include)"
-        echo "Bail out! no root to boot"
-        exit 1
-fi
-ok "Debian $suite root $root_source"
-powertop_ok=true
-if [ "${IDLECFG_VM_POWERTOP:-yes}" = no ]; then
-        powertop_ok=false
-        powertop_why="IDLECFG_VM_POWERTOP=no"
-else
-        powertop_debs || powertop_ok=false
-fi
-
-# the package as a distribution builds it, installed into each root with DESTDIR
+# the package, built once for every suite
 pkg=$work/pkg-build
 mkdir -p "$pkg"
 t0=$(date +%s)
@@ -436,6 +440,29 @@ if $has_measure && [ "$pkg_rc" -eq 0 ]; then
 fi
 installer_prepare || true
 
+for suite in $suites; do
+suite_setup "$suite"
+if [ "$work" != "$work_base" ]; then
+        # shellcheck disable=SC2086
+        mkdir -p "$work" && (cd "$work" && rm -rf baseline machine timings idle-summary debootstrap.log q35 pc $profiles)
+        : >"$work/timings"
+        : >"$work/idle-summary"
+fi
+diag "== suite $(suite_desc "$suite") =="
+if ! build_cache; then
+        not_ok "Debian $suite root (debootstrap --variant=minbase --include=$include$([ "$suite" = trixie ] && echo ", linux-image-amd64 from $suite-backports"))"
+        echo "Bail out! no root to boot"
+        exit 1
+fi
+ok "Debian $suite root $root_source"
+powertop_ok=true
+if [ "${IDLECFG_VM_POWERTOP:-yes}" = no ]; then
+        powertop_ok=false
+        powertop_why="IDLECFG_VM_POWERTOP=no"
+else
+        powertop_debs || powertop_ok=false
+fi
+
 for machine in $machines; do
         mw=$work/$machine
         mkdir -p "$mw"
@@ -444,8 +471,8 @@ for machine in $machines; do
         [ "$machine" = pc ] && IDLECFG_VM_USB_BY_CONTROLLER=1
         export IDLECFG_VM_USB_BY_CONTROLLER
         left=$((4 + (10 + nidle) * nprof + image_points + $(installer_npoints)))
-        pass() { left=$((left - 1)); ok "$machine: $*"; }
-        fail() { left=$((left - 1)); not_ok "$machine: $*"; }
+        pass() { left=$((left - 1)); ok "$suite_tag$machine: $*"; }
+        fail() { left=$((left - 1)); not_ok "$suite_tag$machine: $*"; }
         diag "== machine $(machine_desc "$machine") =="
 
         run_machine_boots() {
@@ -539,7 +566,7 @@ for machine in $machines; do
                 # (c) the package, then install under the recording, then what install says
                 if [ "$pkg_rc" -eq 0 ] && unpack_root "$root" &&
                    make -s -C "$pkg" install DESTDIR="$root" >"$d/make-install.log" 2>&1 &&
-                   env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$root" systemd-hwdb --usr update >>"$d/make-install.log" 2>&1 &&
+                   env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin $chroot_cmd "$root" systemd-hwdb --usr update >>"$d/make-install.log" 2>&1 &&
                    [ -f "$root/usr/share/idlecfg/profiles/$p.profile" ] && [ -f "$root/usr/lib/udev/rules.d/60-idlecfg.rules" ]; then
                         ppass "package installed into the root (make install DESTDIR, systemd-hwdb --usr update as udev's trigger does)"
                 else
@@ -612,7 +639,7 @@ PY
                 while IFS= read -r cmd; do
                         t0=$(date +%s)
                         # shellcheck disable=SC2086
-                        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice chroot "$root" $cmd >>"$d/steps.log" 2>&1 ||
+                        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice $chroot_cmd "$root" $cmd >>"$d/steps.log" 2>&1 ||
                                 { steps_ok=false; echo "failed: $cmd" >>"$d/steps.log"; }
                         timing "$machine $p: chroot ROOT $cmd" "$(($(date +%s) - t0))"
                 done <"$d/steps"
@@ -696,10 +723,14 @@ PY
                 fail "(not reached: an earlier step failed)"
         done
 done
+suite_done
+done
+work=$work_base
 rm -rf "$pkg" "$stage"
 timing "make check-vm, all of it" "$(($(date +%s) - tsuite))"
 if [ -s "$work/idle-summary" ]; then
         diag "" "Runtime-suspended devices after $idle s of idle (power/runtime_status under /sys/devices):"
         diag "$(cat "$work/idle-summary")"
 fi
+[ -s "$work/idle-summary.suites" ] && diag "" "$(cat "$work/idle-summary.suites")"
 done_testing

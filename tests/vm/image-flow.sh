@@ -83,7 +83,7 @@ image_flow_steps() {
         # own /sys (not the guest's recording): nothing of the host may go in
         if [ "$pkg_rc" -eq 0 ] && unpack_root "$ir" &&
            make -s -C "$pkg" install DESTDIR="$ir" >"$mw/image/make-install.log" 2>&1 &&
-           env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$ir" systemd-hwdb --usr update >>"$mw/image/make-install.log" 2>&1; then
+           env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin $chroot_cmd "$ir" systemd-hwdb --usr update >>"$mw/image/make-install.log" 2>&1; then
                 :
         else
                 ifail "package installed into the image root"
@@ -97,7 +97,7 @@ image_flow_steps() {
                 mkdir -p "$ir$(dirname "$_inih")"
                 cp -L "$_inih" "$ir$(dirname "$_inih")/"
         fi
-        if ! env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$ir" /usr/sbin/idlecfg --version >"$mw/image/version.log" 2>&1; then
+        if ! env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin $chroot_cmd "$ir" /usr/sbin/idlecfg --version >"$mw/image/version.log" 2>&1; then
                 ifail "the package's idlecfg runs in the image root"
                 diag "$(cat "$mw/image/version.log")"
                 return 1
