@@ -438,10 +438,10 @@ rm -rf "$stage"
 if $has_measure && [ "$pkg_rc" -eq 0 ]; then
         make -s -C "$pkg" install DESTDIR="$stage" >"$work/stage.log" 2>&1 || has_measure=false
 fi
-installer_prepare || true
 
 for suite in $suites; do
 suite_setup "$suite"
+installer_prepare || true
 if [ "$work" != "$work_base" ]; then
         # shellcheck disable=SC2086
         mkdir -p "$work" && (cd "$work" && rm -rf baseline machine timings idle-summary debootstrap.log q35 pc $profiles)

@@ -60,16 +60,17 @@ installer_prepare() {
                 { installer_why="dpkg-deb --build failed: $(cat "$i_id/dpkg-deb.log")"; return 1; }
         # libinih1 for the root's suite, fetched once into the cache (shared
         # with other runs: under the cache's lock)
-        i_c=$cache/installer
-        i_want="libinih1 for $suite: $(apt-cache policy libinih1 2>/dev/null | awk '/Candidate:/ { print $2 }')"
+        i_c=$cache/installer-$suite
+        suite_apt || { installer_why="apt-get update for $suite failed"; return 1; }
+        i_want="libinih1 for $suite: $($apt_cache policy libinih1 2>/dev/null | awk '/Candidate:/ { print $2 }')"
         (
                 flock 9
                 if [ ! -f "$i_c/key" ] || [ "$(cat "$i_c/key")" != "$i_want" ] || ! ls "$i_c"/libinih1_*.deb >/dev/null 2>&1; then
-                        apt-cache policy libinih1 2>/dev/null | grep -q " $suite[/ ]" || exit 1
-                        rm -rf "$i_c" && mkdir -p "$i_c" && (cd "$i_c" && apt-get download -q libinih1) >"$i_id/download.log" 2>&1 || exit 1
+                        $apt_cache policy libinih1 2>/dev/null | grep -q " $suite[/ ]" || exit 1
+                        rm -rf "$i_c" && mkdir -p "$i_c" && (cd "$i_c" && $apt_get download -q libinih1) >"$i_id/download.log" 2>&1 || exit 1
                         echo "$i_want" >"$i_c/key"
                 fi
-        ) 9>"$cache/lock" || { installer_why="libinih1 for $suite: not in this machine's apt sources, or apt-get download failed"; return 1; }
+        ) 9>"$cache/lock" || { installer_why="libinih1 for $suite: not in the suite's apt sources, or apt-get download failed"; return 1; }
         cp "$i_c"/libinih1_*.deb "$i_id/debs/"
 }
 
@@ -78,7 +79,7 @@ installer_root() {
         unpack_root "$1" || return 1
         mkdir -p "$1/tmp/installer-debs"
         cp "$work/installer/debs/"*.deb "$1/tmp/installer-debs/"
-        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice chroot "$1" sh -c 'dpkg -i /tmp/installer-debs/*.deb' >"$2" 2>&1 || return 1
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice $chroot_cmd "$1" sh -c 'dpkg -i /tmp/installer-debs/*.deb' >"$2" 2>&1 || return 1
         rm -rf "$1/tmp/installer-debs"
         [ -x "$1/usr/sbin/idlecfg" ] && [ -f "$1/usr/share/idlecfg/profiles/$installer_profile.profile" ]
 }
@@ -200,7 +201,7 @@ installer_run_steps() {
                 if [ "$i_mode" = chroot ]; then
                         in_chroot_steps "$i_r" "$@" >>"$i_d/$i_n.steps.log" 2>&1
                 else
-                        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice chroot "$i_r" "$@" >>"$i_d/$i_n.steps.log" 2>&1
+                        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 nice $chroot_cmd "$i_r" "$@" >>"$i_d/$i_n.steps.log" 2>&1
                 fi || { i_ok=false; echo "failed: $*" >>"$i_d/$i_n.steps.log"; }
                 timing "$machine installer $i_n: $*" "$(($(date +%s) - i_t))"
         done <"$i_d/$i_n.steps"
@@ -335,7 +336,7 @@ installer_flows() {
         while [ $inst_left -gt 1 ]; do inst_fail "outside: (not reached: the boot failed)"; done
         # dpkg --purge in root (a): what install wrote goes, the root as before it
         i_files=$(awk '$1 == "file" && $NF == "new" { print $2 }' "$ra/var/lib/idlecfg/manifest" 2>/dev/null)
-        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 chroot "$ra" dpkg --purge idlecfg >"$i_d/purge.log" 2>&1
+        env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 $chroot_cmd "$ra" dpkg --purge idlecfg >"$i_d/purge.log" 2>&1
         i_rc=$?
         i_left=
         for i_f in $i_files /var/lib/idlecfg /run/idlecfg.lock /usr/sbin/idlecfg; do
