@@ -232,6 +232,8 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                 } else {
                         digest_file(rfs, KERNEL_CMDLINE_PATH, mode, &s);
                         digest_file(rfs, "/etc/default/grub", mode, &s);
+                        /* grub-mkconfig sources these after it (src/grubenv.c) */
+                        digest_dir(rfs, "/etc/default/grub.d", ".cfg", mode, &s);
                 }
                 break;
         case G_SYSTEM: {
