@@ -188,6 +188,7 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
         static const char *const module_files[] = {
                 "modules.dep", "modules.alias", "modules.builtin", "modules.builtin.modinfo",
                 "modules.dep.bin", "modules.alias.bin", "modules.builtin.bin", "modules.builtin.alias.bin",
+                "modules.symbols.bin", "modules.softdep", "modules.weakdep",
         };
         struct sha256 s;
 
