@@ -252,7 +252,24 @@ static void assign(struct lexer *l, unsigned line, const char *word)
 /* one simple command of the raw WORDS */
 static void run_command(struct lexer *l, unsigned line, char **words, size_t n)
 {
+        static const char *const opens[] = { "if", "while", "until", "for", "case", "{", "!" };
+        static const char *const inner[] = { "then", "else", "elif", "do", "done", "fi", "esac", "}" };
         size_t i = 0;
+
+        /* compound commands: their conditions are not run; the assignments in
+         * them are read as if every one ran (said once, at the keyword that opens it) */
+        for (size_t k = 0; k < ELEMENTSOF(opens); k++)
+                if (streq(words[0], opens[k])) {
+                        warn(l->env, _("%s:%u: \"%s\" is not run: idlecfg does not run shell code, and reads the "
+                                       "assignments inside it as if each one ran"), l->name, line, words[0]);
+                        return;
+                }
+        for (size_t k = 0; k < ELEMENTSOF(inner); k++)
+                if (streq(words[0], inner[k])) {
+                        if (n > 1)
+                                run_command(l, line, words + 1, n - 1);
+                        return;
+                }
 
         while (i < n && is_assignment(words[i]))
                 i++;
@@ -272,6 +289,12 @@ static void run_command(struct lexer *l, unsigned line, char **words, size_t n)
                 for (i = 1; i < n; i++)
                         if (name_len(words[i]) == strlen(words[i]))
                                 var_set(l->env, words[i], strlen(words[i]), xstrdup(""));
+                return;
+        }
+        if (i == 0 && (streq(words[0], ":") || streq(words[0], "true"))) {
+                /* changes nothing, unless an expansion of its arguments assigns (${X:=y}): said */
+                for (i = 1; i < n; i++)
+                        free(expand(l, line, words[i]));
                 return;
         }
         /* "A=x cmd": A is for cmd only; the command itself is not run */

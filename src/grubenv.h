@@ -20,8 +20,10 @@ struct grubenv {
  * order (the last one wins), several on a line, `export` and `unset`; single
  * and double quotes, backslashes, comments (also after a command), backslash
  * continuation lines, `$VAR` and `${VAR}` from earlier assignments. Anything
- * else (commands, `if`, `$(...)`, `${VAR:-x}`, redirections) is not run: a
- * warning names FILE:LINE, and idlecfg assumes it changes no variable. */
+ * else (commands, `$(...)`, `${VAR:-x}`, redirections) is not run: a
+ * warning names FILE:LINE, and idlecfg assumes it changes no variable; the
+ * condition of `if`, `while`, `for`, `case` is not run either (a warning),
+ * and the assignments inside are read as if each one ran. */
 void grubenv_parse(struct grubenv *env, const char *name, const char *text);
 /* The value of NAME: "" when never assigned */
 const char *grubenv_get(const struct grubenv *env, const char *name);

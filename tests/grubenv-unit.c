@@ -79,7 +79,10 @@ int main(int argc, char **argv)
         check("semicolons", "GRUB_CMDLINE_LINUX=a; GRUB_CMDLINE_LINUX_DEFAULT=b;\n", "a b", 0, NULL);
         check("a command is not run, and said", "GRUB_CMDLINE_LINUX=a\necho hi\n", "a", 1, "grub:2: \"echo\" is not run");
         check("an assignment for a command is not kept", "GRUB_CMDLINE_LINUX=a cmd\n", NULL, 1, "grub:1: \"cmd\" is not run");
-        check("if is not run", "if true; then\nGRUB_CMDLINE_LINUX=a\nfi\n", "a", 3, "grub:1: \"if\" is not run");
+        check("if is not run, said once; the assignments inside are read",
+              "if true; then\nGRUB_CMDLINE_LINUX=a\nfi\nif x; then GRUB_CMDLINE_LINUX_DEFAULT=b; else :; fi\n", "a b", 2,
+              "grub:1: \"if\" is not run");
+        check("the null command", ":\nGRUB_CMDLINE_LINUX=a\n: ${X:=y}\n", "a", 1, "grub:3: \"${X:=y}\" is not expanded");
         check("$(...) is not run, and said", "GRUB_CMDLINE_LINUX=\"a $(cat /etc/x) b\"\n", "a b", 1,
               "grub:1: \"$(\" is not expanded");
         check("`...` is not run, and said", "\n\nGRUB_CMDLINE_LINUX=\"a `cat /x` b\"\n", "a b", 1, "grub:3: a command substitution");
