@@ -408,7 +408,7 @@ static int restore_file(const struct rootfs *rfs, const struct manifest_file *mf
         } else
                 r = rootfs_unlink(rfs, mf->path);
         if (r < 0)
-                return xerror_set(e, r, _("cannot restore %s: %s"), shown, strerror(-r));
+                return xerror_set(e, r, _("cannot restore %s: %s"), shown, rootfs_strerror(r));
         r = rootfs_remove_temps(rfs, mf->path);
         if (r < 0)
                 return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));

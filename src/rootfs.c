@@ -625,8 +625,9 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
                         return -ELOOP;
                 if (S_ISDIR(st.st_mode))
                         return -EISDIR;
+                /* refused to write, exit 3, as a link is: not bad input */
                 if (!S_ISREG(st.st_mode))
-                        return -EINVAL;
+                        return -EBADFD;
         } else if (errno != ENOENT)
                 return -errno;
 
@@ -713,7 +714,7 @@ int rootfs_unlink(const struct rootfs *r, const char *path)
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? 0 : -errno;
         if (!S_ISREG(st.st_mode))
-                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
         e = fault_point("unlink");
         if (e < 0)
                 return e;

@@ -76,11 +76,11 @@ int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
 /* Replace PATH with DATA: a temporary file in the same directory, write, fchmod,
  * fchown (uid/gid -1: leave), fsync, renameat over PATH, fsync of the directory.
  * A symbolic link or anything but a regular file at PATH is refused (-ELOOP,
- * -EISDIR...). On failure PATH is untouched and the temporary file removed. */
+ * -EISDIR, -EBADFD: a FIFO, socket or device node). On failure PATH is untouched and the temporary file removed. */
 int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,
                         uid_t uid, gid_t gid);
 
-/* unlink PATH (a regular file), fsync its directory; 0 if it did not exist */
+/* unlink PATH (a regular file; else -EISDIR, -EBADFD), fsync its directory; 0 if it did not exist */
 int rootfs_unlink(const struct rootfs *r, const char *path);
 /* rmdir PATH if it is an empty directory: 0 removed or absent, -ENOTEMPTY */
 int rootfs_rmdir(const struct rootfs *r, const char *path);

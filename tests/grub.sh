@@ -114,7 +114,8 @@ plan $((2 * n_cases + 5))
 # grub-mkconfig, in a private mount namespace, for root DIR: the arguments of
 # the first `linux` line (the normal entry) after "linux PATH root=... ro"
 can_mkconfig=
-if [ "$(id -u)" -eq 0 ] && command -v grub-mkconfig >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1 &&
+if [ "$(id -u)" -eq 0 ] && command -v grub-mkconfig >/dev/null 2>&1 && command -v grub-probe >/dev/null 2>&1 &&
+        command -v unshare >/dev/null 2>&1 &&
         [ -x /etc/grub.d/10_linux ] && unshare -m true 2>/dev/null; then
         can_mkconfig=1
         mkdir -p "$tmp/grub.d" "$tmp/boot"

@@ -19,7 +19,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$REC" sh "$0" "$@"
 fi
 indexes="modules.dep.bin modules.alias.bin modules.symbols.bin modules.builtin.alias.bin modules.builtin.bin modules.softdep"
-plan 24
+plan 25
 
 base=$tmp/base
 mkroot_installed /dev/null "$base" || { echo "Bail out! cannot build the root"; exit 1; }
@@ -78,6 +78,14 @@ ic plan --profile powersave --json >"$tmp/out" 2>"$tmp/err"; rc=$?
 (root=$plain && ic plan --profile powersave --json >"$tmp/base.json" 2>&1)
 check "a relative link to an index beside it: used, no warning, the plan as with the file (exit $rc)" \
         sh -c "test $rc -eq 0 && ! grep -q 'warning' '$tmp/err' && cmp '$tmp/base.json' '$tmp/out'"
+# a module's .ko, which libkmod opens for its parameters (the Wi-Fi driver's)
+reset_root "$plain"
+ko=$(cd "$root$moddir" && find kernel -name 'iwlmvm.ko*' | head -n 1)
+rm -f "$root$moddir/$ko"
+mkfifo "$root$moddir/$ko"
+ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "the Wi-Fi module's .ko a FIFO: no hang, named, its parameters taken as absent (exit $rc)" \
+        sh -c "test -n '$ko' && test $rc -eq 0 && grep -q 'warning: $root$moddir/$ko: not a regular file.*no parameters' '$tmp/err'"
 reset_root "$plain"
 rm -f "$root$moddir/modules.alias.bin"
 mkfifo "$root$moddir/modules.alias.bin"
