@@ -290,8 +290,10 @@ static int look(const struct rootfs *rfs, struct target *x, struct xerror *ret_e
         if (S_ISLNK(x->st.st_mode))
                 return xerror_set(ret_error, -ELOOP, _("%s is a symbolic link: idlecfg writes regular files "
                                                        "only and never follows a link; remove it first"), shown);
+        /* an unsafe target is refused like a link: exit 3, never 2 (that is for bad input) */
         if (!S_ISREG(x->st.st_mode))
-                return xerror_set(ret_error, -EINVAL, _("%s is not a regular file; remove it first"), shown);
+                return xerror_set(ret_error, S_ISDIR(x->st.st_mode) ? -EISDIR : -EBADFD,
+                                  _("%s is not a regular file; remove it first"), shown);
         r = rootfs_read(rfs, x->path, MAX_FILE, &x->cur, &x->cur_len, &x->st);
         if (r < 0)
                 return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
@@ -430,7 +432,7 @@ static int make_parent(struct ctx *c, const char *path)
         r = rootfs_mkdir_p(c->rfs, dir, record_dir, c);
         if (r < 0 && !c->error->message) {
                 shown = rootfs_display(c->rfs, dir);
-                return xerror_set(c->error, r, _("cannot create the directory %s: %s"), shown, strerror(-r));
+                return xerror_set(c->error, r, _("cannot create the directory %s: %s"), shown, rootfs_strerror(r));
         }
         return r;
 }
@@ -451,7 +453,7 @@ static int restore_file(const struct rootfs *rfs, const struct manifest_file *mf
         } else
                 r = rootfs_unlink(rfs, mf->path);
         if (r < 0)
-                return xerror_set(e, r, _("cannot restore %s: %s"), shown, strerror(-r));
+                return xerror_set(e, r, _("cannot restore %s: %s"), shown, rootfs_strerror(r));
         r = rootfs_remove_temps(rfs, mf->path);
         if (r < 0)
                 return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));
@@ -509,7 +511,7 @@ static int do_write(struct ctx *c, struct target *x)
                 return r;
         r = rootfs_write_atomic(c->rfs, x->path, x->content, strlen(x->content), mode, uid, gid);
         if (r < 0)
-                return xerror_set(c->error, r, _("cannot write %s: %s"), shown, strerror(-r));
+                return xerror_set(c->error, r, _("cannot write %s: %s"), shown, rootfs_strerror(r));
         ev = event_add(c->res, !x->exists ? IE_WROTE : adopted ? IE_CHANGED : was_ours ? IE_UPDATED : IE_OVERWROTE,
                        shown);
         ev->kind = x->kind;

@@ -11,6 +11,8 @@
 #include "rootfs.h"
 
 struct modctx {
+        const struct rootfs *rfs;
+        char *rel;              /* /lib/modules/VERSION, in the root */
         struct kmod_ctx *ctx;   /* NULL until the first question */
         int dirfd;              /* the module directory libkmod reads through /proc/self/fd */
         char *kdir;             /* the name libkmod is given: /proc/self/fd/N */
@@ -241,7 +243,10 @@ int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_ve
                 looked = xstrdup("no /var/lib/dpkg/status");
         else {
                 _cleanup_free_ char *why = rootfs_read_strerror(r, DPKG_STATUS_MAX);
+                _cleanup_free_ char *shown = rootfs_display(rfs, "/var/lib/dpkg/status");
                 looked = xasprintf("/var/lib/dpkg/status: %s", why);
+                rootfs_warn(rfs, _("%s: %s; idlecfg does not look up the package of kernel %s there"), shown, why,
+                            release);
         }
         free(text);
         text = NULL;
@@ -262,15 +267,46 @@ int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_ve
         return 0;
 }
 
+/* The files of the module directory that libkmod opens itself (kmod 30-34:
+ * the indexes kmod_load_resources() maps, the softdep and weakdep files
+ * kmod_new() parses, the modinfo of built-in modules). */
+static const char *const kmod_files[] = {
+        "modules.dep.bin", "modules.alias.bin", "modules.symbols.bin", "modules.builtin.alias.bin",
+        "modules.builtin.bin", "modules.softdep", "modules.weakdep", "modules.builtin.modinfo",
+};
+#define MODULE_INDEX_MAX (64u << 20)    /* each index; Debian 6.1's largest is 1.3 MiB */
+#define MODULE_FILE_MAX (256u << 20)    /* a module's .ko, read for its parameters */
+
+/* PATH of the root (through the one reader: regular, within MAX, never
+ * blocking) is a file libkmod will open as KPATH, by itself: both must name
+ * the same file. A link that the reader resolves inside the root but the
+ * kernel, for libkmod, resolves to the host's file is -EXDEV. 0 when it is
+ * absent by both names (libkmod copes), or -errno of the reader. */
+static int check_kmod_file(const struct rootfs *rfs, const char *path, const char *kpath, size_t max)
+{
+        struct stat st, kst;
+        _cleanup_close_ int kfd = -1;
+        int r = rootfs_check_file(rfs, path, 0, max, &st);
+
+        if (r < 0 && r != -ENOENT)
+                return r;
+        /* O_PATH: resolves as libkmod's open() will, without opening a FIFO */
+        kfd = open(kpath, O_PATH | O_CLOEXEC);
+        if (kfd < 0)
+                return r == -ENOENT ? 0 : -EXDEV;
+        if (r == -ENOENT || fstat(kfd, &kst) < 0 || kst.st_dev != st.st_dev || kst.st_ino != st.st_ino)
+                return -EXDEV;
+        return 0;
+}
+
 void modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret, char **ret_moddir,
                 char **ret_note)
 {
         _cleanup_free_ char *rel = xasprintf("/lib/modules/%s", kver);
         _cleanup_free_ char *dir = rootfs_display(rfs, rel);
         _cleanup_free_ char *dep = NULL, *kdir = NULL;
-        _cleanup_close_ int fd = -1, depfd = -1;
+        _cleanup_close_ int fd = -1;
         struct modctx *m;
-        struct stat st;
 
         *ret = NULL;
         *ret_moddir = NULL;
@@ -287,8 +323,7 @@ void modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret,
                 return;
         }
         dep = xasprintf("%s/modules.dep.bin", rel);
-        depfd = rootfs_openat(rfs, dep, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-        if (depfd < 0 || fstat(depfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (rootfs_check_file(rfs, dep, 0, MODULE_INDEX_MAX, NULL) == -ENOENT) {
                 *ret_note = xasprintf(_("%s has no modules.dep.bin (run depmod for %s); module resolution "
                                         "is skipped"), dir, kver);
                 return;
@@ -301,7 +336,24 @@ void modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret,
                 free(kdir);
                 kdir = xstrdup(dir);
         }
+        /* libkmod opens these itself, blocking and following links as the
+         * host does: each is checked through the root's reader first */
+        for (size_t i = 0; i < ELEMENTSOF(kmod_files); i++) {
+                _cleanup_free_ char *path = xasprintf("%s/%s", rel, kmod_files[i]);
+                _cleanup_free_ char *kpath = xasprintf("%s/%s", kdir, kmod_files[i]);
+                int r = check_kmod_file(rfs, path, kpath, MODULE_INDEX_MAX);
+                if (r < 0) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, path);
+                        _cleanup_free_ char *why = rootfs_read_strerror(r, MODULE_INDEX_MAX);
+                        *ret_note = xasprintf(_("%s: %s; idlecfg goes on without module information: module "
+                                                "resolution and parameter checks are skipped"), shown, why);
+                        rootfs_warn(rfs, "%s", *ret_note);
+                        return;
+                }
+        }
         m = xcalloc(1, sizeof(*m));
+        m->rfs = rfs;
+        m->rel = TAKE_PTR(rel);
         m->dirfd = TAKE_FD(fd);
         m->kdir = TAKE_PTR(kdir);
         m->dir = xstrdup(dir);
@@ -357,6 +409,7 @@ void modctx_free(struct modctx *m)
         if (m->dirfd >= 0)
                 close(m->dirfd);
         free(m->kdir);
+        free(m->rel);
         free(m->dir);
         free(m->error_message);
         free(m);
@@ -416,6 +469,33 @@ void modctx_resolve(struct modctx *m, const char *modalias, struct module_ref **
         *ret_n = n;
 }
 
+/* a loadable module's file, which libkmod opens itself to read its
+ * parameters, checked as the indexes are; false (and a warning) if it cannot
+ * be read safely. A built-in module has none. */
+static bool module_file_ok(struct modctx *m, struct kmod_module *mod)
+{
+        const char *kpath = sym_kmod_module_get_path(mod);
+        size_t n = strlen(m->kdir);
+        _cleanup_free_ char *path = NULL, *shown = NULL, *why = NULL;
+        int r;
+
+        if (!kpath)
+                return true;
+        if (strncmp(kpath, m->kdir, n) != 0 || kpath[n] != '/' || strstr(kpath + n, "/../")) {
+                rootfs_warn(m->rfs, _("%s: modules.dep names %s, outside the module directory; idlecfg does not "
+                                      "read it and assumes the module has no parameters"), m->dir, kpath);
+                return false;
+        }
+        path = xasprintf("%s%s", m->rel, kpath + n);
+        r = check_kmod_file(m->rfs, path, kpath, MODULE_FILE_MAX);
+        if (r == 0)
+                return true;
+        shown = rootfs_display(m->rfs, path);
+        why = rootfs_read_strerror(r, MODULE_FILE_MAX);
+        rootfs_warn(m->rfs, _("%s: %s; idlecfg assumes the module has no parameters"), shown, why);
+        return false;
+}
+
 bool modctx_has_param(struct modctx *m, const char *name, const char *param)
 {
         struct kmod_module *mod = NULL;
@@ -425,7 +505,7 @@ bool modctx_has_param(struct modctx *m, const char *name, const char *param)
 
         if (!ctx_of(m) || sym_kmod_module_new_from_name(m->ctx, name, &mod) < 0)
                 return false;
-        if (sym_kmod_module_get_info(mod, &info) >= 0) {
+        if (module_file_ok(m, mod) && sym_kmod_module_get_info(mod, &info) >= 0) {
                 sym_kmod_list_foreach(l, info) {
                         const char *k = sym_kmod_module_info_get_key(l);
                         const char *v = sym_kmod_module_info_get_value(l);

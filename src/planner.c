@@ -1,6 +1,7 @@
 /* planner.c: build the plan: load hwdb and profile, run every knob family */
 #include "config.h"
 
+#include "grubenv.h"
 #include "modules.h"
 #include "planner.h"
 #include "rootfs.h"
@@ -36,23 +37,22 @@ static void warn_tools(struct planctx *c)
 }
 
 /* The kernel command line the target boots with: /proc/cmdline for this
- * system; for a root, what its boot setup passes (/etc/kernel/cmdline and the
- * GRUB_CMDLINE_LINUX* lines of /etc/default/grub), as one line of words,
- * quotes dropped. Only used to respect what the administrator set: a file
- * that cannot be used is a warning, and idlecfg assumes it sets nothing. */
+ * system; for a root, what its boot setup passes (/etc/kernel/cmdline, and
+ * what grub-mkconfig gives the normal entries from /etc/default/grub and
+ * /etc/default/grub.d: src/grubenv.c), as one line of words. Only used to
+ * respect what the administrator set: a file that cannot be used is a
+ * warning, and idlecfg assumes it sets nothing. */
 #define CMDLINE_MAX (64u * 1024u)       /* /proc/cmdline, /etc/kernel/cmdline */
-#define GRUB_MAX (1024u * 1024u)        /* /etc/default/grub */
 static char *boot_cmdline(const struct rootfs *rfs)
 {
-        static const struct { const char *path; size_t max; } files[] = {
-                { "/etc/kernel/cmdline", CMDLINE_MAX }, { "/etc/default/grub", GRUB_MAX },
-        };
+        _cleanup_free_ char *text = NULL, *grub = NULL;
         struct strbuf sb = {};
+        int r;
 
         if (root_is_host(rfs->path)) {
                 char *c = NULL;
                 /* procfs: a regular file of size 0 */
-                int r = rootfs_read_file(rfs, "/proc/cmdline", 0, CMDLINE_MAX, &c, NULL, NULL);
+                r = rootfs_read_file(rfs, "/proc/cmdline", 0, CMDLINE_MAX, &c, NULL, NULL);
                 if (r < 0) {
                         _cleanup_free_ char *why = rootfs_read_strerror(r, CMDLINE_MAX);
                         rootfs_warn(rfs, _("/proc/cmdline: %s; idlecfg assumes the kernel command line sets "
@@ -62,29 +62,18 @@ static char *boot_cmdline(const struct rootfs *rfs)
                 strstrip(c);
                 return c;
         }
-        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                _cleanup_free_ char *text = NULL;
-                int r = rootfs_read_file(rfs, files[i].path, 0, files[i].max, &text, NULL, NULL);
-                if (r < 0) {
-                        if (r != -ENOENT && r != -ENOTDIR) {
-                                _cleanup_free_ char *shown = rootfs_display(rfs, files[i].path);
-                                _cleanup_free_ char *why = rootfs_read_strerror(r, files[i].max);
-                                rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"),
-                                            shown, why);
-                        }
-                        continue;
-                }
-                for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-                        if (i == 1 && !startswith(strstrip(line), "GRUB_CMDLINE_LINUX"))
-                                continue;
-                        if (i == 1 && strchr(line, '='))
-                                line = strchr(line, '=') + 1;
-                        for (char *q = line; *q; q++)
-                                if (*q == '"' || *q == '\'' || *q == '\t')
-                                        *q = ' ';
-                        sb_appendf(&sb, "%s%s", sb.len ? " " : "", strstrip(line));
-                }
+        r = rootfs_read_file(rfs, "/etc/kernel/cmdline", 0, CMDLINE_MAX, &text, NULL, NULL);
+        if (r >= 0) {
+                for (char *w = strtok(text, " \t\n"); w; w = strtok(NULL, " \t\n"))
+                        sb_appendf(&sb, "%s%s", sb.len ? " " : "", w);
+        } else if (r != -ENOENT && r != -ENOTDIR) {
+                _cleanup_free_ char *shown = rootfs_display(rfs, "/etc/kernel/cmdline");
+                _cleanup_free_ char *why = rootfs_read_strerror(r, CMDLINE_MAX);
+                rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"), shown, why);
         }
+        grub = grub_boot_cmdline(rfs);
+        if (grub)
+                sb_appendf(&sb, "%s%s", sb.len ? " " : "", grub);
         return sb.len ? sb_steal(&sb) : NULL;
 }
 

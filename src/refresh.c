@@ -188,6 +188,7 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
         static const char *const module_files[] = {
                 "modules.dep", "modules.alias", "modules.builtin", "modules.builtin.modinfo",
                 "modules.dep.bin", "modules.alias.bin", "modules.builtin.bin", "modules.builtin.alias.bin",
+                "modules.symbols.bin", "modules.softdep", "modules.weakdep",
         };
         struct sha256 s;
 
@@ -232,6 +233,8 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                 } else {
                         digest_file(rfs, KERNEL_CMDLINE_PATH, mode, &s);
                         digest_file(rfs, "/etc/default/grub", mode, &s);
+                        /* grub-mkconfig sources these after it (src/grubenv.c) */
+                        digest_dir(rfs, "/etc/default/grub.d", ".cfg", mode, &s);
                 }
                 break;
         case G_SYSTEM: {

@@ -369,6 +369,63 @@ static int open_parent(const struct rootfs *r, const char *path, char **ret_name
         return fd;
 }
 
+/* fsync of a directory after an entry in it changed: a fault point, and every failure said */
+static int fsync_dir(int dfd)
+{
+        int e = fault_point("fsync directory");
+
+        if (e < 0)
+                return e;
+        return fsync(dfd) < 0 ? -errno : 0;
+}
+
+int rootfs_readlink(const struct rootfs *r, const char *path, char **ret)
+{
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = open_parent(r, path, &name);
+        char target[PATH_MAX];
+        ssize_t n;
+
+        if (dfd < 0)
+                return dfd;
+        n = readlinkat(dfd, name, target, sizeof(target) - 1);
+        if (n < 0)
+                return -errno;
+        target[n] = '\0';
+        *ret = xstrdup(target);
+        return 0;
+}
+
+/* PATH was not found: -EXDEV if that is because one of its components is a
+ * symbolic link that leads to nothing inside the root (an absolute link to a
+ * file of the host, say), else 0 */
+static int dangling_link(const struct rootfs *r, const char *path)
+{
+        _cleanup_free_ char *copy = xstrdup(path);
+
+        for (char *p = copy + 1;; p++) {
+                struct stat st;
+                char c = *p;
+                _cleanup_free_ char *name = NULL;
+                _cleanup_close_ int dfd = -1;
+
+                if (c != '/' && c != '\0')
+                        continue;
+                *p = '\0';
+                dfd = open_parent(r, copy, &name);
+                if (dfd < 0 || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return 0;
+                if (S_ISLNK(st.st_mode)) {
+                        _cleanup_close_ int fd = resolve_open(r->fd, copy, O_PATH);
+                        if (fd == -ENOENT)
+                                return -EXDEV;
+                }
+                if (c == '\0')
+                        return 0;
+                *p = c;
+        }
+}
+
 int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret)
 {
         _cleanup_free_ char *name = NULL;
@@ -383,6 +440,30 @@ int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret)
         return 0;
 }
 
+/* the reader's checks: the fd of PATH, a regular file of at most MAX bytes */
+static int open_checked(const struct rootfs *r, const char *path, unsigned flags, size_t max, struct stat *ret_st)
+{
+        _cleanup_close_ int fd = -1;
+        int e;
+
+        /* O_NONBLOCK: a FIFO opens at once (and is then refused) instead of waiting
+         * for a writer; O_NOCTTY: a terminal device node does not become ours */
+        fd = resolve_open(r->fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+                                       (flags & ROOTFS_NOFOLLOW ? O_NOFOLLOW : 0));
+        if (fd == -ENOENT && (e = dangling_link(r, path)) < 0)
+                return e;
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, ret_st) < 0)
+                return -errno;
+        if (!S_ISREG(ret_st->st_mode))
+                return S_ISDIR(ret_st->st_mode) ? -EISDIR : -EBADFD;
+        /* the size first: a sparse file of gigabytes is refused without reading it */
+        if ((uint64_t) ret_st->st_size > max)
+                return -EFBIG;
+        return TAKE_FD(fd);
+}
+
 int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, char **ret,
                      size_t *ret_len, struct stat *ret_st)
 {
@@ -390,24 +471,29 @@ int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, s
         struct stat st;
         int e;
 
-        /* O_NONBLOCK: a FIFO opens at once (and is then refused) instead of waiting
-         * for a writer; O_NOCTTY: a terminal device node does not become ours */
         trace_read("read", path);
-        fd = resolve_open(r->fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
-                                       (flags & ROOTFS_NOFOLLOW ? O_NOFOLLOW : 0));
+        fd = open_checked(r, path, flags, max, &st);
         if (fd < 0)
                 return fd;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
-        /* the size first: a sparse file of gigabytes is refused without reading it */
-        if ((uint64_t) st.st_size > max)
-                return -EFBIG;
         e = read_fd_full(fd, max, ret, ret_len);
         if (e >= 0 && ret_st)
                 *ret_st = st;
         return e;
+}
+
+int rootfs_check_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, struct stat *ret_st)
+{
+        struct stat st;
+        int fd;
+
+        trace_read("read", path);
+        fd = open_checked(r, path, flags, max, &st);
+        if (fd < 0)
+                return fd;
+        close(fd);
+        if (ret_st)
+                *ret_st = st;
+        return 0;
 }
 
 int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret, size_t *ret_len,
@@ -429,6 +515,8 @@ const char *rootfs_strerror(int e)
                 return _("larger than idlecfg reads for this file");
         case -ELOOP:
                 return _("a symbolic link loop, or a link where none is allowed");
+        case -EXDEV:
+                return _("a symbolic link leading out of the root (to nothing inside it)");
         default:
                 return strerror(e < 0 ? -e : e);
         }
@@ -493,13 +581,21 @@ int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
                                         return dfd;
                                 if (mkdirat(dfd, name, 0755) < 0 && errno != EEXIST)
                                         return -errno;
-                                (void) fsync(dfd);
+                                /* 0755 whatever the umask: the directories stay in the target */
+                                if (fchmodat(dfd, name, 0755, AT_SYMLINK_NOFOLLOW) < 0 &&
+                                    (errno != EOPNOTSUPP || fchmodat(dfd, name, 0755, 0) < 0))
+                                        return -errno;
+                                e = fsync_dir(dfd);
+                                if (e < 0)
+                                        return e;
                         } else if (e < 0)
                                 return e;
                         else if (S_ISLNK(st.st_mode)) {
                                 /* a link to a directory inside the root is followed by the
                                  * resolution of later components; check it leads to one */
                                 _cleanup_close_ int fd = resolve_open(r->fd, copy, O_RDONLY | O_DIRECTORY);
+                                if (fd == -ENOENT)
+                                        return -EXDEV;
                                 if (fd < 0)
                                         return fd;
                         } else if (!S_ISDIR(st.st_mode))
@@ -520,6 +616,8 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
         struct stat st;
         int fd = -1, e;
 
+        if (dfd == -ENOENT && (e = dangling_link(r, path)) < 0)
+                return e;
         if (dfd < 0)
                 return dfd;
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -527,8 +625,9 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
                         return -ELOOP;
                 if (S_ISDIR(st.st_mode))
                         return -EISDIR;
+                /* refused to write, exit 3, as a link is: not bad input */
                 if (!S_ISREG(st.st_mode))
-                        return -EINVAL;
+                        return -EBADFD;
         } else if (errno != ENOENT)
                 return -errno;
 
@@ -589,9 +688,7 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
                 goto fail;
         }
         temp_forget();
-        e = fault_point("fsync directory");
-        if (e == 0 && fsync(dfd) < 0)
-                e = -errno;
+        e = fsync_dir(dfd);
         signals_undefer();
         /* e < 0: renamed, the new file is in place, only its durability is unknown */
         return e;
@@ -617,15 +714,13 @@ int rootfs_unlink(const struct rootfs *r, const char *path)
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? 0 : -errno;
         if (!S_ISREG(st.st_mode))
-                return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
         e = fault_point("unlink");
         if (e < 0)
                 return e;
         if (unlinkat(dfd, name, 0) < 0)
                 return errno == ENOENT ? 0 : -errno;
-        if (fsync(dfd) < 0)
-                return -errno;
-        return 0;
+        return fsync_dir(dfd);
 }
 
 int rootfs_rmdir(const struct rootfs *r, const char *path)
@@ -648,8 +743,7 @@ int rootfs_rmdir(const struct rootfs *r, const char *path)
                 return e;
         if (unlinkat(dfd, name, AT_REMOVEDIR) < 0)
                 return errno == ENOENT ? 0 : -errno;
-        (void) fsync(dfd);
-        return 0;
+        return fsync_dir(dfd);
 }
 
 int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_error)
@@ -691,7 +785,7 @@ int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_
 int rootfs_remove_temps(const struct rootfs *r, const char *path)
 {
         _cleanup_free_ char *name = NULL, *prefix = NULL;
-        int dfd = open_parent(r, path, &name), n = 0;
+        int dfd = open_parent(r, path, &name), n = 0, e;
         DIR *d;
         struct dirent *de;
 
@@ -713,8 +807,8 @@ int rootfs_remove_temps(const struct rootfs *r, const char *path)
                         }
                         n++;
                 }
-        if (n)
-                (void) fsync(dirfd(d));
+        if (n && (e = fsync_dir(dirfd(d))) < 0)
+                n = e;
         closedir(d);
         return n;
 }
@@ -741,8 +835,10 @@ int rootfs_remove_dir_files(const struct rootfs *r, const char *dirpath)
                                 return e;
                         }
                 }
-        (void) fsync(dirfd(d));
+        e = fsync_dir(dirfd(d));
         closedir(d);
+        if (e < 0)
+                return e;
         e = rootfs_rmdir(r, dirpath);
         return e == -ENOTEMPTY ? 0 : e;
 }

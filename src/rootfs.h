@@ -37,13 +37,19 @@ int rootfs_openat(const struct rootfs *r, const char *path, int flags);
  * followed inside it; with ROOTFS_NOFOLLOW the last component must not be a
  * link: -ELOOP), opened O_NONBLOCK so that a FIFO cannot block, and must be a
  * regular file (-EISDIR, -EBADFD for a FIFO, socket or device node) of at most
- * MAX bytes, checked by fstat() before anything is read (-EFBIG). The limits
+ * MAX bytes, checked by fstat() before anything is read (-EFBIG). Missing
+ * because a symbolic link on the way leads to nothing inside the root (an
+ * absolute link to a file of the host): -EXDEV, not -ENOENT. The limits
  * per kind of file are in idlecfg(8), FILES. */
 enum {
         ROOTFS_NOFOLLOW = 1 << 0,
 };
 int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, char **ret,
                      size_t *ret_len, struct stat *ret_st);
+/* The same checks, nothing read: for files another library opens itself (libkmod) */
+int rootfs_check_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, struct stat *ret_st);
+/* The target of the symbolic link PATH (its directory resolved in the root) */
+int rootfs_readlink(const struct rootfs *r, const char *path, char **ret);
 /* Words for what rootfs_read_file() returned: "not a regular file (...)" */
 const char *rootfs_strerror(int e);
 /* The same, allocated, naming the limit MAX for -EFBIG: "larger than 1 MiB, ..." */
@@ -59,7 +65,9 @@ int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret
 /* lstat() of PATH: its directory resolved in the root, the last component not followed */
 int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret);
 
-/* Create the directories of DIRPATH that are missing, mode 0755. Before each
+/* Create the directories of DIRPATH that are missing, mode 0755 whatever the
+ * umask, each followed by an fsync of its parent (a failure is returned); a
+ * link on the way that leads to nothing inside the root: -EXDEV. Before each
  * one is made, CREATED (if not NULL) is called with its path: a nonzero return
  * stops without making it (the manifest records a directory before it exists). */
 int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
@@ -68,11 +76,11 @@ int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
 /* Replace PATH with DATA: a temporary file in the same directory, write, fchmod,
  * fchown (uid/gid -1: leave), fsync, renameat over PATH, fsync of the directory.
  * A symbolic link or anything but a regular file at PATH is refused (-ELOOP,
- * -EISDIR...). On failure PATH is untouched and the temporary file removed. */
+ * -EISDIR, -EBADFD: a FIFO, socket or device node). On failure PATH is untouched and the temporary file removed. */
 int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,
                         uid_t uid, gid_t gid);
 
-/* unlink PATH (a regular file), fsync its directory; 0 if it did not exist */
+/* unlink PATH (a regular file; else -EISDIR, -EBADFD), fsync its directory; 0 if it did not exist */
 int rootfs_unlink(const struct rootfs *r, const char *path);
 /* rmdir PATH if it is an empty directory: 0 removed or absent, -ENOTEMPTY */
 int rootfs_rmdir(const struct rootfs *r, const char *path);

@@ -74,15 +74,25 @@ static int sysctl_read_live(const char *key, char **ret, bool *ret_writable)
 
 /* "yes", "no" (the option is not set, or "is not set"), or NULL when the
  * target kernel's config is not in the root */
-static const char *kconfig_option(struct planctx *c, const char *option, char **ret_file)
+static const char *kconfig_option(struct planctx *c, const char *option, char **ret_file, int *ret_error)
 {
         _cleanup_free_ char *text = NULL, *set = NULL;
         const char *v;
+        int r;
 
         if (!c->inv->kernel || !c->inv->rfs)
                 return NULL;
         *ret_file = knob_input_path(KCONFIG_PATH, c->inv->kernel);
-        if (rootfs_read_file(c->inv->rfs, *ret_file, 0, KCONFIG_MAX, &text, NULL, NULL) < 0)
+        r = rootfs_read_file(c->inv->rfs, *ret_file, 0, KCONFIG_MAX, &text, NULL, NULL);
+        *ret_error = r < 0 ? r : 0;
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+                /* a FIFO or a 3 GB file is there, but unusable: said, not "not in the root" */
+                _cleanup_free_ char *shown = rootfs_display(c->inv->rfs, *ret_file);
+                _cleanup_free_ char *why = rootfs_read_strerror(r, KCONFIG_MAX);
+                rootfs_warn(c->inv->rfs, _("%s: %s; idlecfg does not check the target kernel's options in it"),
+                            shown, why);
+        }
+        if (r < 0)
                 return NULL;
         set = xasprintf("\n%s=", option);
         /* a leading newline so that the first line matches like the others;
@@ -113,7 +123,7 @@ static void plan_nmi_watchdog(struct planctx *c)
         _cleanup_free_ char *why = NULL, *cur = NULL, *boot = NULL, *file = NULL;
         bool writable = false;
         const char *has, *option = "CONFIG_HARDLOCKUP_DETECTOR";
-        int r;
+        int r, kr = 0;
 
         if (!v) {
                 plan_skip_keep(c, "kernel.nmi_watchdog", "kernel", "nmi_watchdog");
@@ -147,12 +157,12 @@ static void plan_nmi_watchdog(struct planctx *c)
                             MECH_SYSCTL, TAKE_PTR(why));
                 return;
         }
-        has = kconfig_option(c, "CONFIG_HARDLOCKUP_DETECTOR", &file);
+        has = kconfig_option(c, "CONFIG_HARDLOCKUP_DETECTOR", &file, &kr);
         if (has && streq(has, "no")) {
                 /* an architecture's own NMI watchdog (CONFIG_HAVE_NMI_WATCHDOG: powerpc,
                  * sparc) answers to the same sysctl */
                 _cleanup_free_ char *again = NULL;
-                if (streq_ptr(kconfig_option(c, "CONFIG_HAVE_NMI_WATCHDOG", &again), "yes"))
+                if (streq_ptr(kconfig_option(c, "CONFIG_HAVE_NMI_WATCHDOG", &again, &kr), "yes"))
                         has = "yes", option = "CONFIG_HAVE_NMI_WATCHDOG";
         }
         if (has && streq(has, "no")) {
@@ -164,6 +174,9 @@ static void plan_nmi_watchdog(struct planctx *c)
         }
         plan_global(c, "kernel.nmi_watchdog", NULL, "kernel.nmi_watchdog", "0", NULL, MECH_SYSCTL,
                     has ? xasprintf("%s; %s has %s", why, file, option)
+                    : file && kr != -ENOENT && kr != -ENOTDIR
+                           ? xasprintf("%s; %s cannot be read (%s): on a kernel without a hard-lockup detector the "
+                                       "line does nothing", why, file, rootfs_strerror(kr))
                     : file ? xasprintf("%s; %s is not in the root to check: on a kernel without a hard-lockup "
                                        "detector the line does nothing", why, file)
                            : xasprintf("%s; the target kernel is unknown: on a kernel without a hard-lockup "
@@ -271,6 +284,20 @@ static void conf_check(struct planctx *c, const char *shown, char *text, bool af
         }
 }
 
+/* a sysctl.d file through the root's reader; one it cannot use is said, with what idlecfg assumes */
+static int sysctl_read(const struct rootfs *rfs, const char *path, char **ret)
+{
+        int r = rootfs_read_file(rfs, path, 0, SYSCTL_CONF_MAX, ret, NULL, NULL);
+
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+                _cleanup_free_ char *shown = rootfs_display(rfs, path);
+                _cleanup_free_ char *why = rootfs_read_strerror(r, SYSCTL_CONF_MAX);
+                rootfs_warn(rfs, _("%s: %s; idlecfg cannot tell whether it sets a sysctl idlecfg plans, and "
+                                   "assumes it sets none"), shown, why);
+        }
+        return r;
+}
+
 static void sysctl_conflicts(struct planctx *c)
 {
         const struct rootfs *rfs = c->inv->rfs;
@@ -297,7 +324,7 @@ static void sysctl_conflicts(struct planctx *c)
         }
         if (n)
                 qsort(v, n, sizeof(*v), conf_file_cmp);
-        (void) rootfs_read_file(rfs, SYSCTL_CONF, 0, SYSCTL_CONF_MAX, &etc_conf, NULL, NULL);
+        sysctl_read(rfs, SYSCTL_CONF, &etc_conf);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *path = NULL, *text = NULL, *shown = NULL;
                 int cmp = strcmp(v[i].name, ours);
@@ -308,7 +335,7 @@ static void sysctl_conflicts(struct planctx *c)
                 if (cmp == 0)
                         continue;       /* a packaged file of our name: /etc hides it */
                 path = xasprintf("%s/%s", sysctl_dirs[v[i].dir], v[i].name);
-                if (rootfs_read_file(rfs, path, 0, SYSCTL_CONF_MAX, &text, NULL, NULL) < 0)
+                if (sysctl_read(rfs, path, &text) < 0)
                         continue;
                 if (etc_conf && streq(text, etc_conf))
                         etc_conf_linked = true; /* Debian's 99-sysctl.conf -> ../sysctl.conf */

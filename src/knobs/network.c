@@ -33,7 +33,8 @@ static const char *const link_dirs[] = {
 struct link_file {
         char *name;             /* 10-foo.link */
         char *path;             /* where the one that counts lives */
-        char *text;             /* NULL: masked (empty, or a link to /dev/null) */
+        char *text;             /* NULL: masked (empty, or a link to /dev/null), or unusable */
+        char *unusable;         /* why udev cannot read it (a FIFO, a link to nothing in the root) */
 };
 
 struct link_files {
@@ -47,6 +48,7 @@ static void link_files_done(struct link_files *l)
                 free(l->v[i].name);
                 free(l->v[i].path);
                 free(l->v[i].text);
+                free(l->v[i].unusable);
         }
         free(l->v);
 }
@@ -54,6 +56,27 @@ static void link_files_done(struct link_files *l)
 static int link_cmp(const void *a, const void *b)
 {
         return strcmp(((const struct link_file *) a)->name, ((const struct link_file *) b)->name);
+}
+
+/* A .link file the reader refused (R): udev skips it, and its name still hides
+ * the files of that name in lower directories, as a masked one does. What it
+ * is, for the warning and the plan (NULL: the masking idiom, a link to
+ * /dev/null, or a file gone since the directory was listed). */
+static char *link_file_unusable(struct planctx *c, const char *path, int r)
+{
+        _cleanup_free_ char *target = NULL, *shown = rootfs_display(c->inv->rfs, path);
+        bool is_link = rootfs_readlink(c->inv->rfs, path, &target) == 0;
+        char *what;
+
+        if ((is_link && streq(target, "/dev/null")) || r == -ENOENT)
+                return NULL;
+        if (r == -EXDEV && is_link)
+                what = xasprintf(_("a symbolic link to %s, which leads to nothing inside the root"), target);
+        else
+                what = rootfs_read_strerror(r, LINK_FILE_MAX);
+        rootfs_warn(c->inv->rfs, _("%s: %s; udev in the target cannot use it either, and its name hides the "
+                                   "files of that name in lower-priority directories"), shown, what);
+        return what;
 }
 
 /* every .link file that counts, sorted by name: a name in a higher directory hides the others */
@@ -79,14 +102,13 @@ static void link_files_load(struct planctx *c, struct link_files *l)
                         f = &l->v[l->n++];
                         *f = (struct link_file) { .name = xstrdup(name),
                                                   .path = xasprintf("%s/%s", link_dirs[k], name) };
-                        /* a link to /dev/null resolves to the target's device node (or
-                         * nothing): not a regular file; an empty file masks too */
+                        /* a link to /dev/null masks (it resolves to the target's device
+                         * node, or to nothing); an empty file masks too */
                         r = rootfs_read_file(c->inv->rfs, f->path, 0, LINK_FILE_MAX, &f->text, NULL, NULL);
                         if (r == 0 && !*strstrip(f->text))
                                 { free(f->text); f->text = NULL; }
-                        else if (r < 0 && r != -EBADFD && r != -ENOENT)
-                                rootfs_warn(c->inv->rfs, "%s: %s; idlecfg treats it as masked", f->path,
-                                            rootfs_strerror(r));
+                        else if (r < 0)
+                                f->unusable = link_file_unusable(c, f->path, r);
                 }
                 rootfs_list_free(names, m);
         }
@@ -232,6 +254,12 @@ void knob_network(struct planctx *c)
         if (!dflt) {
                 skip_all(c, net, xasprintf("the target has no 99-default.link (systemd-udevd's default link "
                                            "configuration); wanted WakeOnLan=%s by %s", value, pwhy));
+                return;
+        }
+        if (!dflt->text && dflt->unusable) {
+                skip_all(c, net, xasprintf("%s cannot be read (%s): udev skips it and no .link file applies to "
+                                           "these NICs, so a drop-in of it would do nothing; wanted WakeOnLan=%s "
+                                           "by %s", dflt->path, dflt->unusable, value, pwhy));
                 return;
         }
         if (!dflt->text) {

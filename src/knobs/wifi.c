@@ -7,6 +7,8 @@
 #include "knob.h"
 #include "rootfs.h"
 
+#define NM_CONF_MAX (1u << 20)  /* a NetworkManager conf.d file */
+
 /* NetworkManager in the target: its daemon, wherever the distribution puts it */
 static const char *const nm_paths[] = {
         "/usr/sbin/NetworkManager", "/usr/bin/NetworkManager", "/sbin/NetworkManager",
@@ -40,11 +42,19 @@ static void warn_later_files(struct planctx *c)
                 return;
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *path = NULL, *text = NULL;
+                int r;
+
                 if (strcmp(names[i], ours) <= 0)
                         continue;
                 path = xasprintf("%s/%s", dir, names[i]);
-                if (rootfs_read_file(c->inv->rfs, path, 0, 1u << 20, &text, NULL, NULL) == 0 &&
-                    strstr(text, "wifi.powersave"))
+                r = rootfs_read_file(c->inv->rfs, path, 0, NM_CONF_MAX, &text, NULL, NULL);
+                if (r < 0 && r != -ENOENT) {
+                        _cleanup_free_ char *shown = rootfs_display(c->inv->rfs, path);
+                        _cleanup_free_ char *why = rootfs_read_strerror(r, NM_CONF_MAX);
+                        rootfs_warn(c->inv->rfs, _("%s: %s; idlecfg cannot tell whether it sets wifi.powersave "
+                                                   "after idlecfg's file, and assumes it does not"), shown, why);
+                }
+                if (r == 0 && strstr(text, "wifi.powersave"))
                         plan_add_warning(c->plan, "%s sets wifi.powersave and is read after %s/%s: where its "
                                          "section matches, it wins over idlecfg's [wifi] power_save", path, dir, ours);
         }

@@ -1,0 +1,220 @@
+#!/bin/sh
+# tests/grub.sh: the kernel command line idlecfg reads from a target's
+# /etc/default/grub and /etc/default/grub.d/*.cfg (src/grubenv.c), case by
+# case against a recorded answer, and that answer against what Debian's
+# grub-mkconfig really writes into the normal entry's `linux` line for the
+# same files. grub-mkconfig runs in a private mount namespace (unshare -m):
+# a tmpfs over /etc/default, a fake /boot with an empty kernel and initrd, an
+# /etc/grub.d holding only 10_linux and a fake grub-probe; it writes to a file
+# of the test (-o), never to /boot/grub. Without root, unshare or grub-mkconfig
+# those points skip; the parser's own points always run. Last, the planner: a
+# grub.d file setting pcie_aspm=off, a later line clearing it, a FIFO.
+. "$top_srcdir/tests/lib.sh"
+PATH=$PATH:/sbin:/usr/sbin
+GRUBENV=${top_builddir:-.}/tests/grubenv-unit
+[ -x "$GRUBENV" ] || skip_all "tests/grubenv-unit not built"
+
+cases=
+# mkcase NAME EXPECTED: the files come from the here-documents written after it
+mkcase() {
+        cases="$cases $1"
+        mkdir -p "$tmp/c/$1/etc/default"
+        printf '%s\n' "$2" >"$tmp/c/$1.expect"
+}
+grubd() { mkdir -p "$tmp/c/$1/etc/default/grub.d"; cat >"$tmp/c/$1/etc/default/grub.d/$2"; }
+grubf() { cat >"$tmp/c/$1/etc/default/grub"; }
+
+mkcase plain "quiet"
+grubf plain <<'EOF'
+GRUB_DEFAULT=0
+GRUB_TIMEOUT=5
+GRUB_CMDLINE_LINUX_DEFAULT="quiet"
+GRUB_CMDLINE_LINUX=""
+EOF
+mkcase last-wins "a"
+grubf last-wins <<'EOF'
+GRUB_CMDLINE_LINUX="pcie_aspm=off"
+GRUB_CMDLINE_LINUX="a"
+EOF
+mkcase comments "a b#c"
+grubf comments <<'EOF'
+# GRUB_CMDLINE_LINUX="pcie_aspm=off"
+GRUB_CMDLINE_LINUX="a" # pcie_aspm=off
+GRUB_CMDLINE_LINUX_DEFAULT=b#c   # nmi_watchdog=1
+EOF
+mkcase export "pcie_aspm=off quiet"
+grubf export <<'EOF'
+export GRUB_CMDLINE_LINUX="pcie_aspm=off"
+GRUB_CMDLINE_LINUX_DEFAULT=quiet
+export GRUB_CMDLINE_LINUX_DEFAULT
+EOF
+mkcase continuation "quiet pcie_aspm=off splash nmi_watchdog=0"
+grubf continuation <<'EOF'
+GRUB_CMDLINE_LINUX="quiet \
+pcie_aspm=off"
+GRUB_CMDLINE_LINUX_DEFAULT=splash\ \
+nmi_watchdog=0
+EOF
+mkcase vars "pcie_aspm=off pcie_aspm=off2 quiet nmi_watchdog=0"
+grubf vars <<'EOF'
+OFF=pcie_aspm=off
+GRUB_CMDLINE_LINUX="$OFF ${OFF}2"
+GRUB_CMDLINE_LINUX_DEFAULT="quiet"
+GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT nmi_watchdog=0 $UNSET_VARIABLE"
+EOF
+mkcase quotes 'a $OFF "b" c="d" $e \q'
+grubf quotes <<'EOF'
+OFF=pcie_aspm=off
+GRUB_CMDLINE_LINUX='a $OFF "b"'
+GRUB_CMDLINE_LINUX_DEFAULT="c=\"d\" \$e \\q"
+EOF
+mkcase recovery-xen "a quiet"
+grubf recovery-xen <<'EOF'
+GRUB_CMDLINE_LINUX=a
+GRUB_CMDLINE_LINUX_DEFAULT=quiet
+GRUB_CMDLINE_LINUX_RECOVERY="pcie_aspm=off"
+GRUB_CMDLINE_LINUX_XEN_REPLACE="pcie_aspm=off"
+GRUB_CMDLINE_LINUX_XEN_REPLACE_DEFAULT="nmi_watchdog=0"
+EOF
+mkcase grub.d "a quiet x y"
+grubf grub.d <<'EOF'
+GRUB_CMDLINE_LINUX=pcie_aspm=off
+GRUB_CMDLINE_LINUX_DEFAULT=quiet
+EOF
+grubd grub.d 20-b.cfg <<'EOF'
+GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT y"
+EOF
+grubd grub.d 10-a.cfg <<'EOF'
+GRUB_CMDLINE_LINUX=a
+GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT x"
+EOF
+grubd grub.d not-cfg.conf <<'EOF'
+GRUB_CMDLINE_LINUX=pcie_aspm=off
+EOF
+grubd grub.d .hidden.cfg <<'EOF'
+GRUB_CMDLINE_LINUX=pcie_aspm=off
+EOF
+mkcase grub.d-only "nmi_watchdog=0"
+grubd grub.d-only 50-x.cfg <<'EOF'
+GRUB_CMDLINE_LINUX_DEFAULT="nmi_watchdog=0"
+EOF
+mkcase several "pcie_aspm=off b"
+grubf several <<'EOF'
+A=pcie_aspm=off GRUB_CMDLINE_LINUX=$A; GRUB_CMDLINE_LINUX_DEFAULT=b
+EOF
+mkcase unset ""
+grubf unset <<'EOF'
+GRUB_CMDLINE_LINUX=pcie_aspm=off
+unset GRUB_CMDLINE_LINUX
+EOF
+
+n_cases=$(echo $cases | wc -w)
+plan $((2 * n_cases + 5))
+
+# grub-mkconfig, in a private mount namespace, for root DIR: the arguments of
+# the first `linux` line (the normal entry) after "linux PATH root=... ro"
+can_mkconfig=
+if [ "$(id -u)" -eq 0 ] && command -v grub-mkconfig >/dev/null 2>&1 && command -v grub-probe >/dev/null 2>&1 &&
+        command -v unshare >/dev/null 2>&1 &&
+        [ -x /etc/grub.d/10_linux ] && unshare -m true 2>/dev/null; then
+        can_mkconfig=1
+        mkdir -p "$tmp/grub.d" "$tmp/boot"
+        cp /etc/grub.d/10_linux "$tmp/grub.d/"
+        : >"$tmp/boot/vmlinuz-6.1.0-99-amd64"
+        : >"$tmp/boot/initrd.img-6.1.0-99-amd64"
+        cat >"$tmp/grub-probe" <<'EOF'
+#!/bin/sh
+for a; do case $a in --target=*) t=${a#--target=} ;; esac; done
+case $t in
+device) echo /dev/sda1 ;; fs) echo ext2 ;; fs_uuid) echo 0123-4567 ;; partuuid) echo 0badf00d-01 ;;
+partmap) echo msdos ;; drive) echo '(hd0,msdos1)' ;; compatibility_hint) echo hd0,msdos1 ;;
+hints_string) echo --hint=hd0,msdos1 ;;
+esac
+EOF
+        chmod +x "$tmp/grub-probe"
+fi
+mkconfig() {
+        _dir=$1
+        unshare -m sh -ec '
+                mount --make-rprivate / 2>/dev/null || true
+                mount -t tmpfs idlecfg-test /etc/default
+                cp -R "$1/etc/default/." /etc/default/
+                mount --bind "$2/boot" /boot
+                mount --bind "$2/grub.d" /etc/grub.d
+                mount --bind "$2/grub-probe" "$(command -v grub-probe)"
+                grub-mkconfig -o "$2/grub.cfg"' sh "$_dir" "$tmp" >"$tmp/mkconfig.log" 2>&1 || return 1
+        awk '$1 == "linux" { for (i = 5; i <= NF; i++) printf "%s%s", $i, (i < NF ? " " : ""); print ""; exit }' \
+                "$tmp/grub.cfg"
+}
+
+for c in $cases; do
+        expect=$(cat "$tmp/c/$c.expect")
+        got=$("$GRUBENV" --root "$tmp/c/$c" 2>"$tmp/$c.err")
+        if [ "$got" = "$expect" ] && [ ! -s "$tmp/$c.err" ]; then
+                ok "$c: idlecfg reads \"$expect\""
+        else
+                not_ok "$c: idlecfg reads \"$got\", expected \"$expect\""
+                diag "$(cat "$tmp/$c.err")"
+        fi
+        if [ -z "$can_mkconfig" ]; then
+                skip "$c: grub-mkconfig agrees" "needs root, unshare and grub-mkconfig (Debian's grub2-common)"
+                continue
+        fi
+        if ! theirs=$(mkconfig "$tmp/c/$c"); then
+                not_ok "$c: grub-mkconfig runs"
+                diag "$(cat "$tmp/mkconfig.log")"
+        elif [ "$theirs" = "$expect" ]; then
+                ok "$c: grub-mkconfig agrees"
+        else
+                not_ok "$c: grub-mkconfig writes \"$theirs\", expected \"$expect\""
+        fi
+done
+
+# files that cannot be read: a warning naming the file, and nothing assumed from it
+r=$tmp/hostile
+mkdir -p "$r/etc/default/grub.d" "$tmp/outside"
+mkfifo "$r/etc/default/grub"
+printf 'GRUB_CMDLINE_LINUX=pcie_aspm=off\n' >"$tmp/outside/x.cfg"
+ln -s "$tmp/outside/x.cfg" "$r/etc/default/grub.d/10-out.cfg"
+printf 'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX ok"\nif true; then :; fi\n' >"$r/etc/default/grub.d/20-ok.cfg"
+got=$(timeout 10 "$GRUBENV" --root "$r" 2>"$tmp/hostile.err"); rc=$?
+check "a FIFO /etc/default/grub, a grub.d link out of the root, shell code: no hang, no host file, each said" sh -c "
+        test $rc -eq 0 && test '$got' = ok &&
+        grep -q '$r/etc/default/grub: not a regular file' '$tmp/hostile.err' &&
+        grep -q '$r/etc/default/grub.d/20-ok.cfg:2: \"if\" is not run' '$tmp/hostile.err'"
+
+# the planner: a grub.d file turning ASPM off is respected; a later one clearing it too
+if ! command -v umockdev-run >/dev/null 2>&1 || ! command -v depmod >/dev/null 2>&1; then
+        for i in 1 2 3 4; do skip "the planner on a GRUB root" "needs umockdev-run and depmod"; done
+        done_testing
+fi
+root=$tmp/root
+mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" >/dev/null 2>&1 || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$root/etc/default/grub.d"
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' >"$root/etc/default/grub"
+# four plans in one recorded-machine session (starting one costs seconds)
+printf 'root=%s tmp=%s KVER=%s IDLECFG=%s\n' "$root" "$tmp" "$KVER" "$IDLECFG" >"$tmp/plans"
+cat >>"$tmp/plans" <<'EOF'
+set -u
+d=$root/etc/default/grub.d
+pl() { "$IDLECFG" --root "$root" --kernel "$KVER" plan >"$tmp/$1" 2>&1; }
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT pcie_aspm=off"\n' >"$d/50-aspm.cfg"
+pl p1
+printf 'GRUB_CMDLINE_LINUX_DEFAULT=quiet # pcie_aspm=off\n' >"$d/60-undo.cfg"
+pl p2
+rm "$d/60-undo.cfg"
+printf 'GRUB_CMDLINE_LINUX_RECOVERY="pcie_aspm=off"\n' >"$d/50-aspm.cfg"
+pl p3
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="$(echo pcie_aspm=off)"\n' >"$d/50-aspm.cfg"
+pl p4
+EOF
+"$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$tmp/plans"
+check "pcie_aspm=off from /etc/default/grub.d: no ASPM policy planned" sh -c "
+        tr '\n' ' ' <'$tmp/p1' | tr -s ' ' | grep -q 'booted with pcie_aspm=off' && ! grep -q 'pcie_aspm.policy=' '$tmp/p1'"
+check "a later grub.d file that clears it: the ASPM policy is planned" sh -c "
+        grep -q 'pcie_aspm.policy' '$tmp/p2' && ! tr '\n' ' ' <'$tmp/p2' | tr -s ' ' | grep -q 'booted with pcie_aspm=off'"
+check "pcie_aspm=off for the recovery entries only: the ASPM policy is planned" sh -c "
+        grep -q 'pcie_aspm.policy' '$tmp/p3' && ! tr '\n' ' ' <'$tmp/p3' | tr -s ' ' | grep -q 'booted with pcie_aspm=off'"
+check "a command substitution: a warning naming file and line" sh -c "
+        tr '\n' ' ' <'$tmp/p4' | tr -s ' ' | grep -q '50-aspm.cfg:1: \"\$(\" is not expanded'"
+done_testing

@@ -1,0 +1,177 @@
+#!/bin/sh
+# tests/root-reader.sh: the files of a target root that other readers used to
+# open by themselves, now checked through the root's one reader
+# (src/rootfs.c): the module indexes libkmod opens (a FIFO there, a link out of
+# the root, a link libkmod would resolve to the host), sysctl.d and
+# NetworkManager conf.d files, a 99-default.link linked out of the root,
+# /boot/config-VERSION and the dpkg status as a FIFO or a 3 GB file: no hang,
+# nothing read from the host, a warning naming the file and what idlecfg
+# assumes. Then the writer's small ones: directories 0755 under umask 077, an
+# injected failure at every fsync reported with exit 3, a parent directory
+# linked out of the root named as such, and one exit code (3) for every unsafe
+# target file. One umockdev session (the Wi-Fi + Ethernet recording).
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run depmod timeout truncate
+PATH=$PATH:/sbin:/usr/sbin
+REC=$TESTS_DATA/net/wifi-ether.umockdev
+if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
+        rm -rf "$tmp"
+        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$REC" sh "$0" "$@"
+fi
+indexes="modules.dep.bin modules.alias.bin modules.symbols.bin modules.builtin.alias.bin modules.builtin.bin modules.softdep"
+plan 25
+
+base=$tmp/base
+mkroot_installed /dev/null "$base" || { echo "Bail out! cannot build the root"; exit 1; }
+mkdir -p "$base/var/lib" "$base/run"
+# without NetworkManager: the Wi-Fi card's power save goes through its
+# driver's parameter, a question for libkmod (the module indexes are read)
+plain=$tmp/plain
+cp -a "$base" "$plain"
+# NetworkManager and systemd 252's 99-default.link, as in tests/netpower.sh
+mkdir -p "$base/usr/sbin" "$base/etc/NetworkManager/conf.d" "$base/usr/lib/systemd/network" \
+        "$base/usr/lib/x86_64-linux-gnu/systemd" "$base/var/lib" "$base/run"
+: >"$base/usr/sbin/NetworkManager"
+chmod 755 "$base/usr/sbin/NetworkManager"
+printf '[Match]\nOriginalName=*\n\n[Link]\nNamePolicy=keep kernel database onboard slot path\nMACAddressPolicy=persistent\n' \
+        >"$base/usr/lib/systemd/network/99-default.link"
+: >"$base/usr/lib/x86_64-linux-gnu/systemd/libsystemd-shared-252.so"
+moddir=/lib/modules/$KVER
+root=$tmp/root
+reset_root() { rm -rf "$root" && cp -a "${1:-$base}" "$root"; }
+# each run under timeout: a hang fails (killed, exit 137) instead of blocking the suite
+ic() { timeout -s KILL 20 "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
+mkdir -p "$tmp/outside"
+
+# ---- the module indexes: libkmod opens them itself, so each is checked first ----
+for f in $indexes; do
+        cp "$plain$moddir/$f" "$tmp/outside/$f" 2>/dev/null || : >"$tmp/outside/$f"
+done
+for f in $indexes; do
+        reset_root "$plain"
+        rm -f "$root$moddir/$f"
+        mkfifo "$root$moddir/$f"
+        ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+        check "$f a FIFO: plan does not hang, warns naming it and goes on without module information (exit $rc)" \
+                sh -c "test $rc -eq 0 && grep -q 'warning: $root$moddir/$f: not a regular file' '$tmp/err' &&
+                        grep -q 'without module information' '$tmp/err'"
+done
+for f in modules.alias.bin modules.softdep; do
+        reset_root "$plain"
+        rm -f "$root$moddir/$f"
+        ln -s "$tmp/outside/$f" "$root$moddir/$f"
+        ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+        check "$f an absolute link to the host's copy: not followed, said (exit $rc)" \
+                sh -c "test $rc -eq 0 && grep -q 'warning: $root$moddir/$f: a symbolic link leading out of the root' '$tmp/err'"
+done
+# a link the reader resolves inside the root, but libkmod (the host's
+# resolution of DIR/...) would resolve on the host: refused too
+reset_root "$plain"
+mv "$root$moddir/modules.alias.bin" "$root$moddir/real-alias.bin"
+ln -s "$moddir/real-alias.bin" "$root$moddir/modules.alias.bin"
+ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "an absolute link inside the root, which libkmod would resolve on the host: refused, said (exit $rc)" \
+        sh -c "test $rc -eq 0 && grep -q 'modules.alias.bin: a symbolic link leading out of the root' '$tmp/err'"
+rm "$root$moddir/modules.alias.bin"
+ln -s real-alias.bin "$root$moddir/modules.alias.bin"
+ic plan --profile powersave --json >"$tmp/out" 2>"$tmp/err"; rc=$?
+(root=$plain && ic plan --profile powersave --json >"$tmp/base.json" 2>&1)
+check "a relative link to an index beside it: used, no warning, the plan as with the file (exit $rc)" \
+        sh -c "test $rc -eq 0 && ! grep -q 'warning' '$tmp/err' && cmp '$tmp/base.json' '$tmp/out'"
+# a module's .ko, which libkmod opens for its parameters (the Wi-Fi driver's)
+reset_root "$plain"
+ko=$(cd "$root$moddir" && find kernel -name 'iwlmvm.ko*' | head -n 1)
+rm -f "$root$moddir/$ko"
+mkfifo "$root$moddir/$ko"
+ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "the Wi-Fi module's .ko a FIFO: no hang, named, its parameters taken as absent (exit $rc)" \
+        sh -c "test -n '$ko' && test $rc -eq 0 && grep -q 'warning: $root$moddir/$ko: not a regular file.*no parameters' '$tmp/err'"
+reset_root "$plain"
+rm -f "$root$moddir/modules.alias.bin"
+mkfifo "$root$moddir/modules.alias.bin"
+ic install --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "install with a FIFO index: no hang, exit 0, the lock free for the next run" \
+        sh -c "test $rc -eq 0 && grep -q 'without module information' '$tmp/err' && timeout 30 '$IDLECFG' --root '$root' --wait 0 rollback >/dev/null 2>&1"
+
+# ---- sysctl.d, NetworkManager conf.d, .link, the kernel config, the dpkg status ----
+reset_root
+mkdir -p "$root/etc/sysctl.d" "$root/etc/systemd/network" "$root/boot" "$root/var/lib/dpkg"
+mkfifo "$root/etc/sysctl.d/50-fifo.conf"
+mkdir "$root/etc/sysctl.d/60-dir.conf"
+{ echo 'kernel.nmi_watchdog = 1'; head -c 2000000 /dev/zero | tr '\0' '#'; } >"$root/etc/sysctl.d/70-big.conf"
+mkfifo "$root/etc/NetworkManager/conf.d/zz-fifo.conf"
+printf '[Match]\nOriginalName=*\n' >"$tmp/outside/99-default.link"
+ln -s "$tmp/outside/99-default.link" "$root/etc/systemd/network/99-default.link"
+mkfifo "$root/boot/config-$KVER"
+mkfifo "$root/var/lib/dpkg/status"
+ic plan --profile powersave --json >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "plan with FIFOs, a directory, a 2 MB file and a link out of the root as inputs: no hang (exit $rc)" test $rc -eq 0
+check "sysctl.d: the FIFO, the directory and the file over 1 MiB are each named, with what idlecfg assumes" sh -c "
+        grep -q 'warning: $root/etc/sysctl.d/50-fifo.conf: not a regular file.*assumes it sets none' '$tmp/err' &&
+        grep -q 'warning: $root/etc/sysctl.d/60-dir.conf: is a directory' '$tmp/err' &&
+        grep -q 'warning: $root/etc/sysctl.d/70-big.conf: larger than 1 MiB' '$tmp/err'"
+check "NetworkManager conf.d: the FIFO is named" \
+        grep -q "warning: $root/etc/NetworkManager/conf.d/zz-fifo.conf: not a regular file" "$tmp/err"
+check "99-default.link linked out of the root: said for what it is, not called masked" sh -c "
+        grep -q 'warning: $root/etc/systemd/network/99-default.link: a symbolic link to $tmp/outside/99-default.link, which leads to nothing inside the root' '$tmp/err' &&
+        grep -q 'cannot be read (a symbolic link to' '$tmp/out' && ! grep -q '99-default.link is masked' '$tmp/out'"
+check "/boot/config-$KVER a FIFO: named, and the plan does not call it absent" sh -c "
+        grep -q 'warning: $root/boot/config-$KVER: not a regular file' '$tmp/err' &&
+        grep -q 'config-$KVER cannot be read' '$tmp/out' && ! grep -q 'is not in the root to check' '$tmp/out'"
+check "/var/lib/dpkg/status a FIFO: named" grep -q "warning: $root/var/lib/dpkg/status: not a regular file" "$tmp/err"
+rm "$root/boot/config-$KVER"
+truncate -s 3G "$root/boot/config-$KVER"
+ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "/boot/config-$KVER of 3 GB: named with the limit, not read (exit $rc)" sh -c "
+        test $rc -eq 0 && grep -q 'warning: $root/boot/config-$KVER: larger than 4 MiB' '$tmp/err'"
+
+# ---- the writer ----
+reset_root
+(umask 077 && ic install --profile powersave >"$tmp/out" 2>&1); rc=$?
+check "install under umask 077: every directory it made is 0755 (exit $rc)" sh -c "
+        test $rc -eq 0 && test -d '$root/etc/systemd/network/99-default.link.d' &&
+        test \$(stat -c %a '$root/etc/systemd/network') = 755 &&
+        test \$(stat -c %a '$root/etc/systemd/network/99-default.link.d') = 755 &&
+        test \$(stat -c %a '$root/var/lib/idlecfg') = 755"
+
+# an injected EIO at each fsync of install (files and directories, the new
+# etc/systemd/network among them): every one is an error, exit 3
+n=0 hit=0 bad=
+while [ $n -lt 200 ]; do
+        n=$((n + 1))
+        reset_root
+        IDLECFG_FAULT=fail:$n:EIO:fsync ic install --profile powersave >"$tmp/f.out" 2>&1; rc=$?
+        grep -q 'injected' "$tmp/f.out" || break
+        hit=$((hit + 1))
+        if [ $rc -ne 3 ] || ! grep -q 'Input/output error' "$tmp/f.out"; then
+                bad="$bad $n"
+                diag "fsync $n: exit $rc" "$(cat "$tmp/f.out")"
+        fi
+done
+check "an EIO at each of install's $hit fsyncs: exit 3 naming the error every time" \
+        sh -c "test -z '$bad' && test $hit -ge 20"
+
+# a parent directory linked out of the root
+reset_root
+ln -s "$tmp/outside/sysctl.d" "$root/etc/sysctl.d"
+mkdir -p "$tmp/outside/sysctl.d"
+ic install --profile powersave >"$tmp/out" 2>&1; rc=$?
+check "etc/sysctl.d linked out of the root: exit 3, named as such, nothing written outside (exit $rc)" sh -c "
+        test $rc -eq 3 && grep -q '$root/etc/sysctl.d: a symbolic link leading out of the root' '$tmp/out' &&
+        test -z \"\$(ls -A '$tmp/outside/sysctl.d')\""
+
+# one exit code for every unsafe target file: 3, refused to write
+for kind in link fifo dir; do
+        reset_root
+        mkdir -p "$root/etc/tmpfiles.d"
+        t=$root/etc/tmpfiles.d/idlecfg.conf
+        case $kind in
+        link) ln -s /etc/hostname "$t" ;;
+        fifo) mkfifo "$t" ;;
+        dir) mkdir "$t" ;;
+        esac
+        ic install --profile powersave >"$tmp/out" 2>&1; rc=$?
+        check "target tmpfiles.d/idlecfg.conf a $kind: refused, exit 3 (exit $rc)" sh -c "
+                test $rc -eq 3 && grep -q '$t' '$tmp/out' && test ! -e '$root/etc/sysctl.d/90-idlecfg.conf'"
+done
+done_testing
