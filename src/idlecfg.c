@@ -14,6 +14,7 @@
 #include "verb-apply.h"
 #include "verb-install.h"
 #include "verb-measure.h"
+#include "verb-power.h"
 
 enum {
         EXIT_OK = 0,
@@ -484,11 +485,17 @@ static int verb_measure(struct run *c, int argc, char **argv)
 static int verb_verify(struct run *c, int argc, char **argv)
 {
         _cleanup_(verify_result_free) struct verify_result res = {};
+        _cleanup_free_ char *source = NULL;
         struct xerror e = {};
-        int r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
+        int r;
 
+        /* values per power source: those of the source the supplies show now */
+        power_source_for_verify(c->plan, &source);
+        r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
         if (r < 0)
                 return report(r, &e, NULL);
+        if (source)
+                fputs(source, c->a->json ? stderr : stdout);
         verify_print(&res, c->plan, c->a->json, stdout);
         return r > 0 ? EXIT_CHANGES : EXIT_OK;
 }
@@ -580,6 +587,20 @@ static int verb_refresh(struct run *c, int argc, char **argv)
         return do_install(c, false);
 }
 
+static int check_power_source(const struct args *a, int argc, char **argv)
+{
+        if (argc > 0 && !power_source_mode_ok(argv[0])) {
+                fprintf(stderr, _("idlecfg: power-source takes event, boot, resume or show, not '%s'\n"), argv[0]);
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+static int verb_power_source(struct run *c, int argc, char **argv)
+{
+        return power_source_verb(&c->rfs, argc > 0 ? argv[0] : "event", c->a->dry_run, c->a->verbose);
+}
+
 static const struct verb verbs[] = {
         { "detect", 0, 0, VERB_INVENTORY, NULL, verb_detect,
           N_("Show the hardware, its power knobs and the fingerprint") },
@@ -598,6 +619,8 @@ static const struct verb verbs[] = {
           N_("Re-install if hardware, kernel, hwdb or profile changed") },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
           N_("Measure idle for --seconds: who suspends, who stays awake and why") },
+        { "power-source", 0, 1, VERB_LOCK, check_power_source, verb_power_source,
+          N_("Write the values of the current power source: power-source [event|boot|resume|show]") },
 };
 
 static void usage(FILE *f)
