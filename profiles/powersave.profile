@@ -11,6 +11,11 @@ inherit = balanced
 # powersave has drained more in s2idle on some laptops (laptop-mode-tools #101).
 policy = powersupersave
 
+[pci]
+# Runtime PM on both sources: the longest battery life, and savings on AC too (balanced
+# keeps devices powered on AC).
+runtime_pm = auto
+
 [gpu]
 # Display features only where the hwdb opts the platform in: they flicker elsewhere.
 i915_fbc = platform

@@ -83,7 +83,7 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 }
         }
         free(table->profile);
-        table->profile = xasprintf("power-source:%s", power_source_name(look.source));
+        table->profile = xasprintf("power-source-%s", power_source_name(look.source));
         printf(dry_run ? _("Would write the %s values:\n") : _("Writing the %s values:\n"), power_source_name(look.source));
         r = apply_run(rfs, table, &o, &res, &e);
         apply_print(&res, dry_run, stdout);

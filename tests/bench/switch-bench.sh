@@ -7,7 +7,8 @@
 # (a switch to battery), plugged and power-source event (back to AC), and an
 # event with nothing changed. Medians of CPU time (user + system) and the
 # switch's ratio to refresh; the wall time of a switch includes the 200 ms
-# debounce (a sleep, no CPU). Run: make bench
+# debounce (a sleep, no CPU). STRACE_OUT=FILE: also strace -c of one switch.
+# Run: make bench
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$top/_build}
@@ -46,6 +47,7 @@ cp "$top/tests/data/machines/intel-laptop/modparams" "$m/"
                 "$timeit" "$@" power-source event >>"$out.same"
                 echo Discharging >$sup/BAT0/status
         done
+        if [ -n "${STRACE_OUT:-}" ]; then echo 0 >$sup/ACAD/online; strace -c -f -o "$STRACE_OUT" "$@" power-source event >/dev/null 2>&1; fi
         "$@" rollback >"$out.out" 2>&1' sh "$timeit" "$tmp/t" "$runs" \
         "$idlecfg" --root "$root" --kernel 6.1.0-18-amd64 --profile balanced </dev/null >"$tmp/log" 2>&1 ||
         { cat "$tmp/log" >&2; exit 1; }
