@@ -6,7 +6,7 @@
 # a desktop, and rollback to the values before idlecfg ever switched
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 20
+plan 22
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -74,6 +74,24 @@ check "the rule starts a short job on power_supply changes: systemd-run --no-blo
 check "the sleep hook acts on post only, after resume" \
         sh -c "grep -qx '\\[ \"\\\$1\" = post \\] || exit 0' '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
                grep -q 'idlecfg power-source resume\"*\$' '$root/usr/lib/systemd/system-sleep/idlecfg-power-source'"
+
+# real uevents: umockdev's testbed sends them, a gudev listener starts the
+# installed rule's command for each (tests/power-uevent.py)
+cp -a "$root" "$tmp/uroot"
+if command -v umockdev-wrapper >/dev/null && /usr/bin/python3 -c "
+import gi; gi.require_version('UMockdev', '1.0'); gi.require_version('GUdev', '1.0')
+from gi.repository import UMockdev, GUdev" 2>/dev/null; then
+        umockdev-wrapper /usr/bin/python3 "$top_srcdir/tests/power-uevent.py" "$m/machine.umockdev" "$m/modparams" \
+                "$tmp/uroot" "$IDLECFG" >"$tmp/uevent.out" 2>&1
+        check "a change uevent of the adapter runs the rule's job: battery values ($(grep '^unplug' "$tmp/uevent.out"))" \
+                grep -qx 'unplug jobs=1 rc=0 power_save=10 state=battery' "$tmp/uevent.out"
+        check "online bouncing after the plug, the last change without an event: AC all the same ($(grep '^bounce' "$tmp/uevent.out"))" \
+                grep -qx 'bounce jobs=2 rc=0,0 power_save=0 state=ac' "$tmp/uevent.out"
+        grep -q '^unplug.*state=battery' "$tmp/uevent.out" || diag "$(cat "$tmp/uevent.out")"
+else
+        skip "uevents: no umockdev-wrapper or no GObject bindings of umockdev and gudev (python3-gi, gir1.2-umockdev-1.0, gir1.2-gudev-1.0)"
+        skip "uevents: as above"
+fi
 
 # the real rule, under udevadm test: in a mount namespace of its own, /sys the recording's
 if command -v udevadm >/dev/null && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
