@@ -387,11 +387,16 @@ static int do_apply(void *userdata, FILE *out)
         const struct run *c = userdata;
         struct apply_options o = { .keep_going = c->a->keep_going, .dry_run = c->a->dry_run };
         _cleanup_(apply_result_free) struct apply_result res = {};
+        _cleanup_free_ char *source = NULL;
         struct xerror e = {};
         int r;
 
+        /* values per power source: those of the source the supplies show now, as verify compares */
+        power_source_for_verify(c->plan, &source);
         fprintf(out, c->a->dry_run ? _("Would apply profile %s to the running system:\n")
                                    : _("Applying profile %s to the running system:\n"), c->plan->profile);
+        if (source)
+                fputs(source, out);
         r = apply_run(&c->rfs, c->plan, &o, &res, &e);
         apply_print(&res, c->a->dry_run, out);
         return r < 0 ? report(r, &e, _("apply failed")) : (c->a->dry_run && r > 0 ? EXIT_CHANGES : EXIT_OK);

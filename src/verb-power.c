@@ -119,12 +119,11 @@ void power_source_for_verify(struct plan *p, char **ret_text)
         if (plan_n_per_source(p) == 0)
                 return;
         if (ps_look(SYS, &look) < 0) {
-                *ret_text = xstrdup(_("Power source: unknown (the supplies cannot be read): the AC values are "
-                                      "compared\n"));
+                *ret_text = xstrdup(_("Power source: unknown (the supplies cannot be read): the AC values "
+                                      "apply\n"));
                 return;
         }
-        *ret_text = xasprintf(_("Power source assumed: %s (%s); its values are compared\n"),
-                              power_source_name(look.source), look.why);
+        *ret_text = xasprintf(_("Power source assumed: %s (%s)\n"), power_source_name(look.source), look.why);
         if (look.source == PS_BATTERY)
                 for (size_t i = 0; i < p->n; i++) {
                         struct setting *s = &p->v[i];

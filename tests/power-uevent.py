@@ -74,7 +74,8 @@ def step(name, schedule):
 
 # unplugged: one event
 step('unplug', [(0, '0', 'Discharging', True)])
-# plugged in, and online bounces 1 -> 0 -> 1 within 150 ms; the last change
-# sends no event (as on the Framework laptop whose tuned-ppd latched battery):
-# the job of the 0 must not decide on that one look
-step('bounce', [(0, '1', 'Charging', True), (60, '0', 'Discharging', True), (150, '1', 'Charging', False)])
+# plugged in, then online drops to 0 for 150 ms, and its return to 1 sends no
+# event (as on the Framework laptop whose tuned-ppd latched battery): the job
+# of the 0 must not decide on that one look. The drop comes 400 ms after the
+# plug, when the plug's job is done, so that the lock does not hide it
+step('bounce', [(0, '1', 'Charging', True), (400, '0', 'Discharging', True), (550, '1', 'Charging', False)])
