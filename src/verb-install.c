@@ -22,6 +22,7 @@ static const char *kind_name(enum target_kind k)
         case T_CMDLINE_OWN: return _("kernel command line");
         case T_POWER: return _("power-source switch");
         case T_POWER_HOOK: return _("power-source system-sleep hook");
+        case T_FIRSTBOOT: return _("first-boot unit enabled");
         case T_OTHER: break;
         }
         return _("file");
@@ -86,7 +87,7 @@ void install_print(const struct install_result *r, FILE *out)
 /* a file whose change the installer has to follow up */
 static bool needs_step(const struct install_file *x)
 {
-        return (x->action == A_WRITE || x->action == A_RESTORE) && x->kind != T_OTHER &&
+        return (x->action == A_WRITE || x->action == A_RESTORE) && x->kind != T_OTHER && x->kind != T_FIRSTBOOT &&
                !(x->kind == T_CMDLINE_OWN && !x->wanted);
 }
 
@@ -173,6 +174,7 @@ void install_print_next_steps(const struct install_result *r, const struct rootf
                                         "boots\n"), out);
                         break;
                 case T_POWER_HOOK:
+                case T_FIRSTBOOT:
                 case T_OTHER:
                         break;
                 }
@@ -208,6 +210,7 @@ static char *next_command(const struct rootfs *rfs, const struct plan *p, enum t
                                       "idlecfg power-source boot") : NULL;
         case T_CMDLINE_OWN:     /* nothing to run: the words are in install's "cmdline" */
         case T_POWER_HOOK:
+        case T_FIRSTBOOT:       /* nothing to run: systemd reads it when the image boots */
         case T_OTHER:
                 break;
         }
@@ -241,6 +244,7 @@ static const char *kind_key(enum target_kind k)
         case T_CMDLINE_OWN: return "cmdline";
         case T_POWER: return "power-source";
         case T_POWER_HOOK: return "power-source-hook";
+        case T_FIRSTBOOT: return "firstboot";
         case T_OTHER: break;
         }
         return "other";
