@@ -609,8 +609,9 @@ static int verb_verify(struct run *c, int argc, char **argv)
         r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
         if (r < 0)
                 return report(r, &e, NULL);
-        if (source)
-                fputs(source, a->json || a->nagios || a->format ? stderr : stdout);
+        /* said in text, on stderr beside JSON; the plugin and the gauges stay as their readers parse them */
+        if (source && !a->nagios && !streq_ptr(a->format, "prometheus"))
+                fputs(source, a->json || streq_ptr(a->format, "json") ? stderr : stdout);
         if (a->nagios) {
                 nagios_judged = true;
                 r = verify_print_nagios(&res, c->plan, stdout);
