@@ -7,14 +7,10 @@
 #include <stddef.h>
 
 #include "plan.h"
+#include "targets.h"
 #include "util.h"
 
-#define PS_TABLE_PATH "/etc/idlecfg/power-source.conf"
-#define PS_RULE_PATH "/etc/udev/rules.d/70-idlecfg-power-source.rules"
-#define PS_UNIT_PATH "/etc/systemd/system/idlecfg-power-source.service"
-/* the unit is wanted at boot by a drop-in, a regular file: install never makes links */
-#define PS_WANTS_PATH "/etc/systemd/system/multi-user.target.d/idlecfg-power-source.conf"
-#define PS_HOOK_PATH "/usr/lib/systemd/system-sleep/idlecfg-power-source"
+/* the paths: targets.h (PS_*_PATH), the list of what a manifest may name */
 #define PS_TABLE_MAX (1u << 20)
 
 /* one file to write: PATH, its text, whether it is executable */
