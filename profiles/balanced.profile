@@ -9,6 +9,13 @@
 #   - Lines are at most 198 bytes, section and key names at most 49 characters.
 #   - Plain UTF-8 without a BOM, LF line endings. Each key at most once per file.
 #   - Unknown sections, keys and values are errors that list the valid ones.
+#   - A knob idlecfg can change at run time may take one value on AC and another on
+#     battery: "key = ac:VALUE battery:VALUE" (both, neither keep). The files install
+#     writes hold the AC value; "idlecfg power-source", run by a udev rule on
+#     power_supply changes, at boot and after resume, writes the battery values while the
+#     machine runs on battery and puts the AC ones back. Keys that cannot change at run
+#     time (command-line words, read-only parameters, NetworkManager's wifi.powersave)
+#     refuse it with the file and line.
 #
 # Where profiles are found (first match wins), NAME.profile in:
 #   /etc/idlecfg/profiles             the admin's profiles and overrides
@@ -59,7 +66,10 @@ links = yes
 # auto: most devices default to on and sit in D0 forever. hwdb quirks keep the known-bad ones
 # on (xHCI controllers that lose USB devices, TLP #587 and #436; mei_me; discrete GPUs,
 # which [gpu] runtime_pm decides).
-runtime_pm = auto
+# ac:on battery:auto: on AC the watts do not count and the complaints do (docks, Thunderbolt
+# and USB controllers that lose devices or wake slowly); TLP's defaults are the same
+# (RUNTIME_PM_ON_AC=on, RUNTIME_PM_ON_BAT=auto).
+runtime_pm = ac:on battery:auto
 
 [sata]
 # alpm = max_performance | medium_power | med_power_with_dipm | min_power_with_partial
@@ -126,7 +136,9 @@ delay_ms = keep
 # (its PCI runtime PM follows [pci]).
 # 10: powers the codec down when idle, but not between the sounds of a notification burst,
 # which is when the 1 s of TLP and powertop pops (TLP #152 #61).
-power_save = 10
+# ac:0: powering the codec down and up is what pops in headphones (the kernel's
+# Documentation/sound/designs/powersave.rst says so), and on AC it saves nothing that counts.
+power_save = ac:0 battery:10
 # power_save_controller = yes | no | keep
 # Also power down the HDA controller, not just the codec.
 # yes: the driver's default (Y); planned so that a leftover "N" does not hold the controller.

@@ -412,6 +412,10 @@ int emit_check_value(const struct setting *s, struct xerror *ret_error)
                 _cleanup_free_ char *q = quote(s->value), *want = expected(r);
                 return fail(ret_error, -EINVAL, _("%s: value %s is not allowed; expected %s"), w, q, want);
         }
+        if (s->value_battery && !knob_value_ok(r, s->value_battery)) {
+                _cleanup_free_ char *q = quote(s->value_battery), *want = expected(r);
+                return fail(ret_error, -EINVAL, _("%s: battery value %s is not allowed; expected %s"), w, q, want);
+        }
         switch (s->mech) {
         case MECH_NONE:
                 return 0;

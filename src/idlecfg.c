@@ -16,6 +16,7 @@
 #include "verb-check.h"
 #include "verb-install.h"
 #include "verb-measure.h"
+#include "verb-power.h"
 #include "verb-monitor.h"
 
 enum {
@@ -481,11 +482,16 @@ static int do_apply(void *userdata, FILE *out)
         const struct run *c = userdata;
         struct apply_options o = { .keep_going = c->a->keep_going, .dry_run = c->a->dry_run };
         _cleanup_(apply_result_free) struct apply_result res = {};
+        _cleanup_free_ char *source = NULL;
         struct xerror e = {};
         int r;
 
+        /* values per power source: those of the source the supplies show now, as verify compares */
+        power_source_for_verify(c->plan, &source);
         fprintf(out, c->a->dry_run ? _("Would apply profile %s to the running system:\n")
                                    : _("Applying profile %s to the running system:\n"), c->plan->profile);
+        if (source)
+                fputs(source, out);
         r = apply_run(&c->rfs, c->plan, &o, &res, &e);
         apply_print(&res, c->a->dry_run, out);
         return r < 0 ? report(r, &e, _("apply failed")) : (c->a->dry_run && r > 0 ? EXIT_CHANGES : EXIT_OK);
@@ -601,11 +607,18 @@ static int verb_verify(struct run *c, int argc, char **argv)
 {
         const struct args *a = c->a;
         _cleanup_(verify_result_free) struct verify_result res = {};
+        _cleanup_free_ char *source = NULL;
         struct xerror e = {};
-        int r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
+        int r;
 
+        /* values per power source: those of the source the supplies show now */
+        power_source_for_verify(c->plan, &source);
+        r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
         if (r < 0)
                 return report(r, &e, NULL);
+        /* said in text, on stderr beside JSON; the plugin and the gauges stay as their readers parse them */
+        if (source && !a->nagios && !streq_ptr(a->format, "prometheus"))
+                fputs(source, a->json || streq_ptr(a->format, "json") ? stderr : stdout);
         if (a->nagios) {
                 nagios_judged = true;
                 r = verify_print_nagios(&res, c->plan, stdout);
@@ -730,6 +743,20 @@ static int verb_refresh(struct run *c, int argc, char **argv)
         return do_install(c, false, a->image);
 }
 
+static int check_power_source(const struct args *a, int argc, char **argv)
+{
+        if (argc > 0 && !power_source_mode_ok(argv[0])) {
+                fprintf(stderr, _("idlecfg: power-source takes event, boot, resume or show, not '%s'\n"), argv[0]);
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+static int verb_power_source(struct run *c, int argc, char **argv)
+{
+        return power_source_verb(&c->rfs, argc > 0 ? argv[0] : "event", c->a->dry_run, c->a->verbose);
+}
+
 static const struct verb verbs[] = {
         { "detect", 0, 0, VERB_INVENTORY, NULL, verb_detect,
           N_("Show the hardware, its power knobs and the fingerprint") },
@@ -748,6 +775,8 @@ static const struct verb verbs[] = {
           N_("Re-install if hardware, kernel, hwdb or profile changed") },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
           N_("Measure idle for --seconds: who suspends, who stays awake and why") },
+        { "power-source", 0, 1, VERB_LOCK, check_power_source, verb_power_source,
+          N_("Write the values of the current power source: power-source [event|boot|resume|show]") },
 };
 
 static void usage(FILE *f)

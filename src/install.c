@@ -13,6 +13,7 @@
 
 #include "install.h"
 #include "manifest.h"
+#include "pstable.h"
 #include "refresh.h"
 #include "sha256.h"
 #include "state.h"
@@ -227,6 +228,24 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
         return 0;
 }
 
+#ifndef SBINDIR
+# define SBINDIR "/usr/sbin"
+#endif
+
+/* the power-source switch's files (pstable.c), when the plan has values per source */
+static int power_targets(const struct plan *p, struct targets *t, struct xerror *ret_error)
+{
+        struct ps_file *v = NULL;
+        size_t n = 0;
+        int r = ps_render(p, SBINDIR, &v, &n, ret_error);
+
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                target_add(t, v[i].path, TAKE_PTR(v[i].text), v[i].exec ? T_POWER_HOOK : T_POWER)->n_settings =
+                        plan_n_per_source(p);
+        ps_files_free(v, n);
+        return r;
+}
+
 static int collect_targets(const struct rootfs *rfs, const struct plan *p, const struct manifest *m, bool image,
                            struct targets *t, struct xerror *ret_error)
 {
@@ -251,6 +270,9 @@ static int collect_targets(const struct rootfs *rfs, const struct plan *p, const
                 }
                 target_add(t, files[i].path, text, files[i].kind)->n_settings = n;
         }
+        r = power_targets(p, t, ret_error);
+        if (r < 0)
+                return r;
         r = cmdline_target(rfs, p, m, t, ret_error);
         if (r < 0)
                 return r;
@@ -465,7 +487,7 @@ static int do_write(struct ctx *c, struct target *x)
         _cleanup_free_ char *shown = rootfs_display(c->rfs, x->path);
         struct manifest_file *mf = manifest_find(c->m, x->path);
         bool was_ours = mf && x->exists && streq(mf->sha, x->cur_sha), adopted = !mf && x->exists;
-        mode_t mode = 0644;
+        mode_t mode = x->kind == T_POWER_HOOK ? 0755 : 0644;
         uid_t uid = (uid_t) -1;
         gid_t gid = (gid_t) -1;
         struct install_event *ev;

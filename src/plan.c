@@ -47,6 +47,15 @@ struct setting *plan_add(struct plan *p)
         return s;
 }
 
+size_t plan_n_per_source(const struct plan *p)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < p->n; i++)
+                n += p->v[i].value && p->v[i].value_battery;
+        return n;
+}
+
 void plan_add_warning(struct plan *p, const char *fmt, ...)
 {
         size_t cap = grown(p->n_warnings);
@@ -83,6 +92,7 @@ static void setting_done(struct setting *s)
         free(s->module);
         free(s->param);
         free(s->value);
+        free(s->value_battery);
         free(s->current);
         free(s->reason);
         kv_free(&s->match);
@@ -149,7 +159,13 @@ void plan_print_text(const struct plan *p, FILE *f)
 
                 fprintf(f, "\n%s %s%s%s\n", s->knob, s->device_name ? s->device_name : _("(global)"),
                         where ? " " : "", where ? where : "");
-                if (s->value) {
+                if (s->value && s->value_battery) {
+                        /* "ac" and "battery" are the names power-source, the profile and the JSON use */
+                        fprintf(f, "    %s ac %s, battery %s  (%s %s, %s)\n", _("set"), s->value, s->value_battery,
+                                _("now"), s->current ? s->current : "?", mechanism_to_string(s->mech));
+                        planned++;
+                        per[s->mech]++;
+                } else if (s->value) {
                         fprintf(f, "    %s %s  (%s %s, %s)\n", _("set"), s->value, _("now"),
                                 s->current ? s->current : "?", mechanism_to_string(s->mech));
                         planned++;
@@ -198,6 +214,14 @@ void plan_print_json(const struct plan *p, FILE *f)
                 json_kv_string(&j, "module", s->module);
                 json_kv_string(&j, "param", s->param);
                 json_kv_string(&j, "value", s->value);
+                if (s->value_battery) {
+                        /* per power source: "value" is the AC one, what the files hold */
+                        json_key(&j, "per_source");
+                        json_begin_object(&j);
+                        json_kv_string(&j, "ac", s->value);
+                        json_kv_string(&j, "battery", s->value_battery);
+                        json_end_object(&j);
+                }
                 json_kv_string(&j, "current", s->current);
                 json_kv_string(&j, "mechanism", mechanism_to_string(s->mech));
                 json_kv_bool(&j, "skipped", !s->value);

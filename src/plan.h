@@ -33,7 +33,11 @@ struct setting {
         char *attr;
         char *module;
         char *param;
-        char *value;            /* wanted value; NULL for a skip */
+        char *value;            /* wanted value; NULL for a skip. With value_battery: the value on AC */
+        /* the value on battery where the profile gives this knob one per power
+         * source and it differs (idlecfg power-source writes it); NULL: value
+         * on both. The generated files hold value, the AC one. */
+        char *value_battery;
         char *current;          /* value now, NULL if unknown */
         enum mechanism mech;
         char *reason;           /* "hwdb/70-idlecfg-sata.hwdb:41 (kernel NOLPM quirk)",
@@ -60,6 +64,18 @@ struct plan {
 };
 
 struct setting *plan_add(struct plan *p);
+/* the value of S on battery (BATTERY) or on AC */
+static inline const char *setting_value_on(const struct setting *s, bool battery)
+{
+        return battery && s->value_battery ? s->value_battery : s->value;
+}
+/* where a setting is, for messages: its device, its module, or "system" */
+static inline const char *setting_where_name(const struct setting *s)
+{
+        return s->device_name ? s->device_name : s->module ? s->module : "system";
+}
+/* how many settings take another value on battery */
+size_t plan_n_per_source(const struct plan *p);
 void plan_add_warning(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 /* the same, unless the plan already has this warning */
 void plan_warn_once(struct plan *p, const char *fmt, ...) _printf_(2, 3);

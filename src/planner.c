@@ -77,6 +77,102 @@ static char *boot_cmdline(const struct rootfs *rfs)
         return sb.len ? sb_steal(&sb) : NULL;
 }
 
+/* ---- values per power source ---- */
+
+/* does the profile give a key of family F a value per power source? */
+static bool family_per_source(const struct knob_family *f, const struct profile *p)
+{
+        for (size_t k = 0; k < f->n_keys; k++) {
+                const struct profile_setting *s = profile_get(p, f->keys[k].section ? f->keys[k].section : f->section,
+                                                              f->keys[k].key);
+                if (s && s->battery)
+                        return true;
+        }
+        return false;
+}
+
+/* the same knob in the same place */
+static bool same_place(const struct setting *a, const struct setting *b)
+{
+        return streq(a->knob, b->knob) && a->mech == b->mech && streq_ptr(a->device, b->device) &&
+               streq_ptr(a->attr, b->attr) && streq_ptr(a->module, b->module) && streq_ptr(a->param, b->param);
+}
+
+/* a mechanism whose value has a file to write at run time */
+static bool mech_live(const struct setting *s)
+{
+        switch (s->mech) {
+        case MECH_UDEV:
+                return s->device && s->attr;
+        case MECH_MODPROBE:
+        case MECH_TMPFILES:
+        case MECH_CMDLINE:
+                return s->module && s->param;
+        case MECH_SYSCTL:
+                return s->param;
+        default:
+                return false;
+        }
+}
+
+/* Plan the families whose keys take a value per power source once more with
+ * the battery values, and give each setting of the plan (the AC one) its
+ * battery value where it differs. A setting only one of the two plans has
+ * cannot be switched: a warning says so, and the plan keeps the AC side. */
+static void plan_battery(struct planctx *c, const struct profile *profile, const struct knob_family *const *fam,
+                         size_t n_fam)
+{
+        struct profile *bat = profile_for_source(profile, true);
+        struct plan *p2 = xcalloc(1, sizeof(*p2));
+        struct planctx c2 = *c;
+        struct plan *p = c->plan;
+
+        p2->profile = xstrdup(p->profile);
+        c2.profile = bat;
+        c2.plan = p2;
+        for (size_t i = 0; i < n_fam; i++)
+                if (fam[i]->plan && family_per_source(fam[i], profile))
+                        fam[i]->plan(&c2);
+        for (size_t i = 0; i < p2->n; i++) {
+                const struct setting *b = &p2->v[i];
+                struct setting *a = NULL;
+
+                if (!b->value) {
+                        /* skipped on battery (a quirk, a deny entry) but set on AC: the AC
+                         * value stays on both sources, and the reason says why */
+                        for (size_t k = 0; k < p->n && !a; k++)
+                                if (p->v[k].value && b->device && streq(p->v[k].knob, b->knob) &&
+                                    streq_ptr(p->v[k].device, b->device))
+                                        a = &p->v[k];
+                        if (a && b->reason) {
+                                char *r = xasprintf("%s; on battery: %s", a->reason, b->reason);
+                                free(a->reason);
+                                a->reason = r;
+                        }
+                        continue;
+                }
+                for (size_t k = 0; k < p->n && !a; k++)
+                        if (p->v[k].value && same_place(&p->v[k], b))
+                                a = &p->v[k];
+                if (!a) {
+                        plan_warn_once(p, _("%s on %s: planned on battery only (%s); idlecfg cannot switch it, the "
+                                            "AC plan stands"), b->knob, setting_where_name(b), b->value);
+                        continue;
+                }
+                if (streq(a->value, b->value))
+                        continue;
+                if (!mech_live(a)) {
+                        plan_warn_once(p, _("%s on %s: %s cannot change at run time; the AC value %s stands on "
+                                            "battery too"), a->knob, setting_where_name(a),
+                                       mechanism_to_string(a->mech), a->value);
+                        continue;
+                }
+                a->value_battery = xstrdup(b->value);
+        }
+        plan_free(p2);
+        profile_free(bat);
+}
+
 int plan_build(const struct inventory *inv, const struct plan_options *o, struct plan **ret,
                struct xerror *ret_error)
 {
@@ -162,6 +258,8 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         for (size_t i = 0; i < n_fam; i++)
                 if (fam[i]->plan)
                         fam[i]->plan(&c);
+        if (profile_has_per_source(profile))
+                plan_battery(&c, profile, fam, n_fam);
         warn_tools(&c);
 
         /* a module question found libkmod.so.2 (or the indexes) missing: the

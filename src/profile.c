@@ -189,6 +189,8 @@ struct entry {
         char *value;
         long number;
         bool keep;
+        char *battery;          /* per-source: the battery value, value the AC one */
+        long battery_number;
         unsigned line;
 };
 
@@ -199,8 +201,10 @@ struct parsed {
 
 static void parsed_done(struct parsed *p)
 {
-        for (size_t i = 0; i < p->n; i++)
+        for (size_t i = 0; i < p->n; i++) {
                 free(p->v[i].value);
+                free(p->v[i].battery);
+        }
         free(p->v);
         *p = (struct parsed) {};
 }
@@ -268,6 +272,66 @@ static char *check_value(const struct profile_key *k, const char *value, struct 
                 return NULL;
         }
         return xstrdup("?");
+}
+
+/* Is VALUE written per power source: a word "ac:..." or "battery:..."? */
+static bool is_per_source(const char *value)
+{
+        for (const char *w = value; *w; w += strspn(w, " \t")) {
+                if (startswith(w, "ac:") || startswith(w, "battery:"))
+                        return true;
+                w += strcspn(w, " \t");
+        }
+        return false;
+}
+
+/* "ac:A battery:B", in either order, each part a valid single value other
+ * than keep: a switch needs a value to write for each source. NULL when fine
+ * (E holds the AC value in value/number, the battery one in battery). */
+static char *check_per_source(const struct profile_key *k, const char *value, struct entry *e)
+{
+        _cleanup_free_ char *copy = xstrdup(value);
+        char *part[2] = {}, *save = NULL;
+        size_t n = 0;
+
+        if (!k->per_source)
+                return xasprintf(_("[%s] %s cannot take a value per power source: idlecfg cannot change it at "
+                                   "run time (a kernel command-line word, a read-only parameter, or a setting a "
+                                   "service applies); give it one value"), k->section, k->key);
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                bool ac = startswith(w, "ac:"), bat = startswith(w, "battery:");
+                size_t i = bat ? 1 : 0;
+                if (!ac && !bat)
+                        return xasprintf(_("'%s' in [%s] %s: a value per power source is written "
+                                           "\"ac:VALUE battery:VALUE\""), w, k->section, k->key);
+                if (part[i])
+                        return xasprintf(_("[%s] %s names the %s value twice"), k->section, k->key,
+                                         bat ? "battery" : "ac");
+                part[i] = w + (bat ? strlen("battery:") : strlen("ac:"));
+                n++;
+        }
+        if (n != 2 || !part[0] || !part[1])
+                return xasprintf(_("[%s] %s needs both values: \"ac:VALUE battery:VALUE\""), k->section, k->key);
+        for (size_t i = 0; i < 2; i++) {
+                struct entry one = {};
+                char *msg = check_value(k, part[i], &one);
+                if (msg) {
+                        char *m = xasprintf("%s (%s)", msg, i ? "battery" : "ac");
+                        free(msg);
+                        return m;
+                }
+                if (one.keep)
+                        return xasprintf(_("keep cannot be the %s value of [%s] %s: a switch needs a value to "
+                                           "write on both power sources"), i ? "battery" : "ac", k->section, k->key);
+                if (i == 0) {
+                        e->value = xstrdup(part[0]);
+                        e->number = one.number;
+                } else if (!streq(part[0], part[1])) {
+                        e->battery = xstrdup(part[1]);
+                        e->battery_number = one.number;
+                }
+        }
+        return NULL;
 }
 
 /* ---- the installed inih ---- */
@@ -489,15 +553,21 @@ static int handler(void *user, const char *section, const char *name, const char
                         st->failed = true;
                         return 0;
                 }
-        msg = check_value(k, value, &e);
+        if (!streq(section, "profile") && is_per_source(value))
+                msg = check_per_source(k, value, &e);
+        else
+                msg = check_value(k, value, &e);
         if (msg) {
                 set_error(&st->err, st->file, st->rd->line, "%s", msg);
                 free(msg);
+                free(e.value);
+                free(e.battery);
                 st->failed = true;
                 return 0;
         }
         e.def = k;
-        e.value = xstrdup(value);
+        if (!e.value)
+                e.value = xstrdup(value);
         e.line = st->rd->line;
         st->out->v = xrealloc(st->out->v, (st->out->n + 1) * sizeof(*st->out->v));
         st->out->v[st->out->n++] = e;
@@ -794,6 +864,7 @@ void profile_free(struct profile *p)
         free(p->chain);
         for (size_t i = 0; i < p->n_settings; i++) {
                 free(p->settings[i].value);
+                free(p->settings[i].battery);
                 free(p->settings[i].file);
                 free(p->settings[i].from);
         }
@@ -840,6 +911,8 @@ static struct profile *merge(struct loaded *chain, size_t n)
                         .value = xstrdup(slot[idx]->value),
                         .keep = slot[idx]->keep,
                         .number = slot[idx]->number,
+                        .battery = slot[idx]->battery ? xstrdup(slot[idx]->battery) : NULL,
+                        .battery_number = slot[idx]->battery_number,
                         .file = xstrdup(owner[idx]->path),
                         .line = slot[idx]->line,
                         .from = xstrdup(owner[idx]->name),
@@ -980,6 +1053,44 @@ const struct profile_setting *profile_get(const struct profile *p, const char *s
                 if (streq(p->settings[i].section, section) && streq(p->settings[i].key, key))
                         return &p->settings[i];
         return NULL;
+}
+
+bool profile_has_per_source(const struct profile *p)
+{
+        for (size_t i = 0; p && i < p->n_settings; i++)
+                if (p->settings[i].battery)
+                        return true;
+        return false;
+}
+
+struct profile *profile_for_source(const struct profile *p, bool battery)
+{
+        struct profile *c = xcalloc(1, sizeof(*c));
+
+        c->name = xstrdup(p->name);
+        c->path = xstrdup(p->path);
+        c->description = p->description ? xstrdup(p->description) : NULL;
+        c->chain = xcalloc(p->n_chain ? p->n_chain : 1, sizeof(*c->chain));
+        for (size_t i = 0; i < p->n_chain; i++)
+                c->chain[i] = (struct profile_link) { xstrdup(p->chain[i].name), xstrdup(p->chain[i].path) };
+        c->n_chain = p->n_chain;
+        c->settings = xcalloc(p->n_settings ? p->n_settings : 1, sizeof(*c->settings));
+        for (size_t i = 0; i < p->n_settings; i++) {
+                const struct profile_setting *s = &p->settings[i];
+                bool b = battery && s->battery;
+                c->settings[i] = (struct profile_setting) {
+                        .section = s->section,
+                        .key = s->key,
+                        .value = xstrdup(b ? s->battery : s->value),
+                        .keep = s->keep,
+                        .number = b ? s->battery_number : s->number,
+                        .file = xstrdup(s->file),
+                        .line = s->line,
+                        .from = xstrdup(s->from),
+                };
+        }
+        c->n_settings = p->n_settings;
+        return c;
 }
 
 /* ---- which profile ---- */

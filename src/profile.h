@@ -30,6 +30,9 @@ struct profile_key {
         enum profile_value_type type;
         const char *const *choices;     /* PROFILE_CHOICE: NULL-terminated */
         long min, max;                  /* PROFILE_INT_OR_KEEP */
+        /* a knob idlecfg can change at run time: the key may take one value on
+         * AC and another on battery ("ac:0 battery:1", idlecfg-profile(5)) */
+        bool per_source;
 };
 /* the knob keys a profile can set, in the order profiles are printed */
 const struct profile_key *profile_schema(size_t *ret_n);
@@ -40,6 +43,10 @@ struct profile_setting {
         char *value;            /* as written, already validated */
         bool keep;              /* value is "keep": plan nothing for this knob */
         long number;            /* PROFILE_INT_OR_KEEP and !keep: the number */
+        /* "ac:A battery:B" with A != B: value/number are A, these are B; NULL
+         * when the key has one value for both power sources */
+        char *battery;
+        long battery_number;
         char *file;             /* where it was set, for "(file:line)" */
         unsigned line;
         char *from;             /* name of the profile whose file set it */
@@ -71,6 +78,12 @@ static inline void profile_freep(struct profile **p) { profile_free(*p); }
 
 /* NULL when the chain leaves the knob unset: plan nothing for it */
 const struct profile_setting *profile_get(const struct profile *p, const char *section, const char *key);
+
+/* does any setting of P take another value on battery? */
+bool profile_has_per_source(const struct profile *p);
+/* a copy of P whose settings hold their battery values (BATTERY), or their AC
+ * values; the copy has no per-source values left */
+struct profile *profile_for_source(const struct profile *p, bool battery);
 
 /* names of all profiles on the search path, sorted, without duplicates */
 int profile_list(const char *root, const char *extra_dir, char ***ret_names, size_t *ret_n);

@@ -21,11 +21,21 @@
  * idlecfg-firstboot.service */
 #define FIRSTBOOT_DROPIN_PATH "/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf"
 
+/* the power-source switch (pstable.c): the table of values per source, the
+ * udev rule, the boot unit, the drop-in that wants it at boot (a regular
+ * file: install never makes links) and the system-sleep hook */
+#define PS_TABLE_PATH "/etc/idlecfg/power-source.conf"
+#define PS_RULE_PATH "/etc/udev/rules.d/70-idlecfg-power-source.rules"
+#define PS_UNIT_PATH "/etc/systemd/system/idlecfg-power-source.service"
+#define PS_WANTS_PATH "/etc/systemd/system/multi-user.target.d/idlecfg-power-source.conf"
+#define PS_HOOK_PATH "/usr/lib/systemd/system-sleep/idlecfg-power-source"
+
 /* every file install may write (and, with NEW_SUFFIX, its copy beside an
  * administrator's version); a manifest naming another file is refused.
  * A new target goes here first. */
 #define TARGET_PATHS \
         UDEV_RULES_PATH, MODPROBE_PATH, TMPFILES_PATH, SYSCTL_PATH, NM_CONF_PATH, LINK_DROPIN_PATH, \
-        KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH, FIRSTBOOT_DROPIN_PATH
+        KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH, FIRSTBOOT_DROPIN_PATH, \
+        PS_TABLE_PATH, PS_RULE_PATH, PS_UNIT_PATH, PS_WANTS_PATH, PS_HOOK_PATH
 /* the command-line targets (the manifest's "cmdline" line) */
 #define CMDLINE_TARGET_PATHS KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH

@@ -5,6 +5,7 @@
 #include "diff.h"
 #include "json.h"
 #include "manifest.h"
+#include "pstable.h"
 #include "verb-install.h"
 
 static const char *kind_name(enum target_kind k)
@@ -19,6 +20,8 @@ static const char *kind_name(enum target_kind k)
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return _("kernel command line");
+        case T_POWER: return _("power-source switch");
+        case T_POWER_HOOK: return _("power-source system-sleep hook");
         case T_FIRSTBOOT: return _("first-boot unit enabled");
         case T_OTHER: break;
         }
@@ -159,6 +162,18 @@ void install_print_next_steps(const struct install_result *r, const struct rootf
                                        "%s holds the same words on one line, nothing else)\n"),
                                 r->cmdline_words, OWN_CMDLINE_PATH);
                         break;
+                case T_POWER:
+                        /* once, for the table: the rule, unit and hook come with it */
+                        if (!streq(x->path, PS_TABLE_PATH))
+                                break;
+                        if (host)
+                                fputs(_("  systemctl daemon-reload && udevadm control --reload && idlecfg power-source "
+                                        "boot  (or reboot)\n"), out);
+                        else
+                                fputs(_("  power-source switch: nothing to run, its unit decides when the target "
+                                        "boots\n"), out);
+                        break;
+                case T_POWER_HOOK:
                 case T_FIRSTBOOT:
                 case T_OTHER:
                         break;
@@ -190,7 +205,11 @@ static char *next_command(const struct rootfs *rfs, const struct plan *p, enum t
                 return xasprintf("%skernel-install add %s /boot/vmlinuz-%s", chroot, k, k);
         case T_CMDLINE_GRUB:
                 return xasprintf("%supdate-grub", chroot);
+        case T_POWER:
+                return host ? xstrdup("systemctl daemon-reload && udevadm control --reload && "
+                                      "idlecfg power-source boot") : NULL;
         case T_CMDLINE_OWN:     /* nothing to run: the words are in install's "cmdline" */
+        case T_POWER_HOOK:
         case T_FIRSTBOOT:       /* nothing to run: systemd reads it when the image boots */
         case T_OTHER:
                 break;
@@ -223,6 +242,8 @@ static const char *kind_key(enum target_kind k)
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return "cmdline";
+        case T_POWER: return "power-source";
+        case T_POWER_HOOK: return "power-source-hook";
         case T_FIRSTBOOT: return "firstboot";
         case T_OTHER: break;
         }

@@ -111,6 +111,7 @@ explain
 install
 measure
 plan
+power-source
 refresh
 rollback
 verify' "$m" 'idlecfg ' idlecfg ''

@@ -40,8 +40,13 @@ int main(int argc, char **argv)
                                 printf(" %s", p->chain[i].name);
                         printf("\n");
                         for (size_t i = 0; i < p->n_settings; i++)
-                                printf("%s [%s] %s = %s\n", p->settings[i].from, p->settings[i].section,
-                                       p->settings[i].key, p->settings[i].value);
+                                if (p->settings[i].battery)
+                                        printf("%s [%s] %s = ac:%s battery:%s\n", p->settings[i].from,
+                                               p->settings[i].section, p->settings[i].key, p->settings[i].value,
+                                               p->settings[i].battery);
+                                else
+                                        printf("%s [%s] %s = %s\n", p->settings[i].from, p->settings[i].section,
+                                               p->settings[i].key, p->settings[i].value);
                         profile_free(p);
                         return 0;
                 }

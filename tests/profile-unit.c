@@ -193,6 +193,35 @@ static void test_schema(void)
         check_bad("kernel-nmi-value", 3, "unknown value '0' for [kernel] nmi_watchdog; valid: off, keep");
         check_bad("kernel-writeback-range", 2,
                   "value 0 for [kernel] dirty_writeback_centisecs is out of range; valid: keep or an integer 100..6000");
+        /* per power source (#23): only keys idlecfg writes at run time, both values, no keep */
+        check_bad("source-runtime", 3,
+                  "[wifi] power_save cannot take a value per power source: idlecfg cannot change it at run time (a "
+                  "kernel command-line word, a read-only parameter, or a setting a service applies); give it one value");
+        check_bad("source-keep", 2,
+                  "keep cannot be the battery value of [audio] power_save: a switch needs a value to write on both "
+                  "power sources");
+        check_bad("source-one", 2, "[audio] power_save needs both values: \"ac:VALUE battery:VALUE\"");
+        check_bad("source-twice", 2, "[sata] alpm names the ac value twice");
+        check_bad("source-value", 2,
+                  "unknown value 'min' for [sata] alpm; valid: max_performance, medium_power, med_power_with_dipm, "
+                  "min_power_with_partial, min_power, keep (battery)");
+        check_bad("source-word", 2,
+                  "'dc:1' in [audio] power_save: a value per power source is written \"ac:VALUE battery:VALUE\"");
+        {
+                _cleanup_free_ char *source_dir = xasprintf("%s/tests/data/profiles/source", top);
+                struct profile *g = load_ok(none, source_dir, "per-source");
+                const struct profile_setting *s = g ? profile_get(g, "audio", "power_save") : NULL;
+                const struct profile_setting *same = g ? profile_get(g, "sata", "alpm") : NULL;
+                struct profile *b = g ? profile_for_source(g, true) : NULL;
+                ok(s && streq(s->value, "0") && s->number == 0 && streq_ptr(s->battery, "5") &&
+                   s->battery_number == 5 && same && !same->battery && streq(same->value, "min_power") &&
+                   b && streq(profile_get(b, "audio", "power_save")->value, "5") &&
+                   profile_get(b, "audio", "power_save")->number == 5 && !profile_has_per_source(b) &&
+                   profile_has_per_source(g),
+                   "source/per-source: battery first is fine; the same value twice is one value; the battery copy");
+                profile_free(b);
+                profile_free(g);
+        }
         check_bad("int-text", 2, "invalid value '2s' for [usb] delay_ms; valid: keep or an integer 0..600000");
         check_bad("int-range", 2, "value 600001 for [usb] delay_ms is out of range; valid: keep or an integer 0..600000");
         check_bad("int-overflow", 2,
@@ -515,12 +544,15 @@ static void test_shipped(void)
         p = load_ok(none, shipped, "balanced");
         ok(p && p->n_chain == 1 && p->n_settings == nk, "balanced is the reference: it sets all %zu keys", nk);
         ok(p && setting_is(p, "pcie_aspm", "policy", "default", bal, line_of(bal, "policy =")) &&
-           setting_is(p, "pci", "runtime_pm", "auto", bal, line_of(bal, "runtime_pm = auto")) &&
+           setting_is(p, "pci", "runtime_pm", "on", bal, line_of(bal, "runtime_pm = ac:on battery:auto")) &&
+           streq_ptr(profile_get(p, "pci", "runtime_pm")->battery, "auto") &&
            setting_is(p, "sata", "alpm", "med_power_with_dipm", bal, line_of(bal, "alpm =")) &&
            setting_is(p, "usb", "autosuspend", "classes", bal, line_of(bal, "autosuspend =")) &&
            setting_is(p, "sata", "mask_port_ext", "yes", bal, line_of(bal, "mask_port_ext =")) &&
-           setting_is(p, "audio", "power_save", "10", bal, line_of(bal, "power_save = 10")),
-           "balanced: ASPM default, PCI runtime PM, DIPM, USB by class, external-port mask, audio 10 s");
+           setting_is(p, "audio", "power_save", "0", bal, line_of(bal, "power_save = ac:0 battery:10")) &&
+           profile_get(p, "audio", "power_save")->battery_number == 10,
+           "balanced: ASPM default, PCI runtime PM on battery, DIPM, USB by class, external-port mask, audio 10 s "
+           "on battery");
         profile_free(p);
 
         p = load_ok(none, shipped, "performance");
@@ -538,7 +570,8 @@ static void test_shipped(void)
         ok(p && p->n_chain == 2 && streq(p->chain[1].name, "balanced") &&
            setting_is(p, "pcie_aspm", "policy", "powersupersave", ps, line_of(ps, "policy =")) &&
            setting_is(p, "sata", "alpm", "med_power_with_dipm", bal, line_of(bal, "alpm =")) &&
-           setting_is(p, "audio", "power_save", "1", ps, line_of(ps, "power_save =")) &&
+           setting_is(p, "audio", "power_save", "10", ps, line_of(ps, "power_save =")) &&
+           streq_ptr(profile_get(p, "audio", "power_save")->battery, "1") &&
            p->n_settings == nk,
            "powersave: balanced plus powersupersave and 1 s audio, each with its own file:line");
         profile_free(p);

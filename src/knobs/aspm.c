@@ -111,7 +111,7 @@ static const char *const ch_policy[] = { "default", "performance", "powersave", 
 static const char *const ch_links[] = { "yes", "no", NULL };
 
 static const struct profile_key keys[] = {
-        KEY_CHOICE("policy", ch_policy),
+        KEY_CHOICE_SOURCE("policy", ch_policy),
         KEY_CHOICE("links", ch_links),
 };
 

@@ -54,8 +54,8 @@ void knob_audio(struct planctx *c)
 static const char *const ch_yes_no_keep[] = { "yes", "no", "keep", NULL };
 
 static const struct profile_key keys[] = {
-        KEY_NUMBER("power_save", 0, 3600),
-        KEY_CHOICE("power_save_controller", ch_yes_no_keep),
+        KEY_NUMBER_SOURCE("power_save", 0, 3600),
+        KEY_CHOICE_SOURCE("power_save_controller", ch_yes_no_keep),
 };
 
 static const struct knob_rule rules[] = {

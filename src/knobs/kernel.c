@@ -365,7 +365,7 @@ static const char *const ch_nmi_watchdog[] = { "off", "keep", NULL };
 
 static const struct profile_key keys[] = {
         KEY_CHOICE("nmi_watchdog", ch_nmi_watchdog),
-        KEY_NUMBER("dirty_writeback_centisecs", 100, 6000),
+        KEY_NUMBER_SOURCE("dirty_writeback_centisecs", 100, 6000),
 };
 
 static const struct knob_rule rules[] = {

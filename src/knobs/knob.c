@@ -233,6 +233,9 @@ char *profile_reason(struct planctx *c, const char *section, const char *key)
 
         if (!s)
                 return xasprintf("profile %s [%s] %s (not set)", c->profile->name, section, key);
+        if (s->battery)
+                return xasprintf("profile %s [%s] %s = ac:%s battery:%s (%s:%u)", c->profile->name, section, key,
+                                 s->value, s->battery, in_root(c->inv->root, s->file), s->line);
         return xasprintf("profile %s [%s] %s = %s (%s:%u)", c->profile->name, section, key, s->value,
                          in_root(c->inv->root, s->file), s->line);
 }

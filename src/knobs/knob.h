@@ -170,6 +170,10 @@ struct knob_family {
 /* profile keys of a family */
 #define KEY_CHOICE(k, c) { NULL, k, PROFILE_CHOICE, c, 0, 0 }
 #define KEY_NUMBER(k, lo, hi) { NULL, k, PROFILE_INT_OR_KEEP, NULL, lo, hi }
+/* the same for a knob idlecfg writes at run time: the key may take a value per
+ * power source ("ac:A battery:B"), which idlecfg power-source switches */
+#define KEY_CHOICE_SOURCE(k, c) { NULL, k, PROFILE_CHOICE, c, 0, 0, true }
+#define KEY_NUMBER_SOURCE(k, lo, hi) { NULL, k, PROFILE_INT_OR_KEEP, NULL, lo, hi, true }
 /* emitter rules */
 #define RULE_WORDS(k, w, a, p) { k, KNOB_WORDS, w, 0, 0, a, p }
 #define RULE_RANGE(k, lo, hi, a, p) { k, KNOB_INT, NULL, lo, hi, a, p }

@@ -139,7 +139,7 @@ void knob_pci_runtime_pm(struct planctx *c)
 static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
 
 static const struct profile_key keys[] = {
-        KEY_CHOICE("runtime_pm", ch_runtime_pm),
+        KEY_CHOICE_SOURCE("runtime_pm", ch_runtime_pm),
 };
 
 static const struct knob_rule rules[] = {

@@ -452,7 +452,7 @@ static const char *const ch_runtime_pm[] = { "auto", "on", "keep", NULL };
 static const char *const ch_yes_no[] = { "yes", "no", NULL };
 
 static const struct profile_key keys[] = {
-        KEY_CHOICE("alpm", ch_alpm),
+        KEY_CHOICE_SOURCE("alpm", ch_alpm),
         KEY_CHOICE("runtime_pm", ch_runtime_pm),
         KEY_CHOICE("mask_port_ext", ch_yes_no),
 };

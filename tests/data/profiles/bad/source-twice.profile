@@ -1,0 +1,2 @@
+[sata]
+alpm = ac:min_power ac:max_performance

@@ -1,0 +1,2 @@
+[sata]
+alpm = ac:min_power battery:min

@@ -1,0 +1,2 @@
+[audio]
+power_save = ac:1 dc:1

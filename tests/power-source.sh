@@ -1,0 +1,168 @@
+#!/bin/sh
+# tests/power-source.sh: values per power source (#23): the decision from all
+# supplies (mains, USB-C PD, device batteries, none), the files install writes,
+# the real udev rule under udevadm test (umockdev and a private mount namespace
+# only), the switch through apply's journal on a recorded laptop, boot, resume,
+# a desktop, and rollback to the values before idlecfg ever switched
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run
+plan 22
+P=$TESTS_DATA/power
+mkdir -p "$tmp/empty"
+
+show() {
+        run_machine "$1" "$IDLECFG" --root "$tmp/empty" power-source show -v 2>&1
+}
+# a recording with its power supplies changed: FILE ATTR=VALUE...
+variant() {
+        _f=$1
+        shift
+        cp "$_f" "$tmp/variant.umockdev"
+        for _s in "$@"; do
+                sed -i "s|^A: ${_s%%=*}=.*|A: $_s|" "$tmp/variant.umockdev"
+        done
+        echo "$tmp/variant.umockdev"
+}
+
+check "mains laptop unplugged: battery, the mouse's HID battery ignored" \
+        sh -c "'$top_srcdir/tests/run-machine' '$P/mains-laptop.umockdev' '$IDLECFG' --root '$tmp/empty' power-source show |
+               grep -qx 'Power source: battery (no supply online, battery BAT0 discharging)'"
+out=$(show "$(variant "$P/mains-laptop.umockdev" online=1 status=Charging)")
+check "mains laptop plugged in: AC" sh -c "echo '$out' | grep -qx 'Power source: ac (mains supply AC online)'"
+out=$(show "$P/usbc-pd-laptop.umockdev")
+check "USB-C PD charger: AC" \
+        sh -c "echo '$out' | grep -qxF 'Power source: ac (USB Power Delivery supply ucsi-source-psy-USBC000:001 online (C [PD] PD_PPS))'"
+# port 1 unplugged, a plain Type-C 5 V source on port 2 (online, usb_type [C]): not AC
+sed -e '0,/^A: online=1/s//A: online=0/' -e 's/^A: online=0$/A: online=0/' "$P/usbc-pd-laptop.umockdev" |
+        awk '/ucsi-source-psy-USBC000:002$/ { p = 1 } p && /^A: online=/ { $0 = "A: online=1"; p = 0 } { print }' |
+        sed 's/^A: status=Charging/A: status=Discharging/' >"$tmp/usbc-5v.umockdev"
+out=$(show "$tmp/usbc-5v.umockdev")
+check "USB-C without PD online and the battery discharging: battery" \
+        sh -c "echo '$out' | grep -qx 'Power source: battery (no supply online, battery BAT1 discharging)'"
+out=$(show "$P/hid-desktop.umockdev")
+check "desktop with only a keyboard's HID battery: AC" \
+        sh -c "echo '$out' | grep -qF 'Power source: ac (no system battery (device battery hid-0003:046D:4075.0006-battery ignored)'"
+printf 'P: /devices/virtual/dmi/id\nE: SUBSYSTEM=dmi\nA: chassis_type=3\n' >"$tmp/none.umockdev"
+out=$(show "$tmp/none.umockdev")
+check "no power supply at all: AC" \
+        sh -c "echo '$out' | grep -qx 'Power source: ac (no power supply online and no system battery: counted as AC)'"
+# unplugged, but the battery still says Charging: looked at again for 1.5 s, then AC
+out=$(show "$(variant "$P/mains-laptop.umockdev" status=Charging)")
+looks=$(echo "$out" | sed -n 's/.*decided after \([0-9]*\) looks.*/\1/p')
+check "a battery that is not discharging yet is looked at again for 1.5 s (looks: $looks)" \
+        sh -c "echo '$out' | grep -q 'battery BAT0 Charging, not discharging: counted as AC' && test '${looks:-0}' -ge 8"
+
+# ---- a recorded laptop with these supplies: install, switch, undo ----
+dir=$TESTS_DATA/machines/intel-laptop
+m=$tmp/machine
+mkdir -p "$m"
+cp "$dir/modparams" "$m/modparams"
+{ grep -v '^#' "$dir/machine.umockdev"; echo; grep -v '^#' "$P/mains-laptop.umockdev"; } >"$m/machine.umockdev"
+root=$tmp/root
+mkroot_installed "$dir" "$root" || { echo "Bail out! cannot build the root"; exit 1; }
+run_machine "$m" "$IDLECFG" install --profile balanced --root "$root" --kernel "$KVER" >"$tmp/install.out" 2>&1
+check "install writes the table, the udev rule, the unit, its drop-in and the sleep hook" \
+        sh -c "test -s '$root/etc/idlecfg/power-source.conf' && test -s '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' &&
+               test -s '$root/etc/systemd/system/idlecfg-power-source.service' &&
+               grep -qx 'Wants=idlecfg-power-source.service' '$root/etc/systemd/system/multi-user.target.d/idlecfg-power-source.conf' &&
+               test -x '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
+               grep -q '^snd_hda_intel.power_save modprobe - - snd_hda_intel power_save 0 10\$' '$root/etc/idlecfg/power-source.conf' ||
+               grep -q '^audio.power_save [a-z]* - - snd_hda_intel power_save 0 10\$' '$root/etc/idlecfg/power-source.conf'"
+check "the rule starts a short job on power_supply changes: systemd-run --no-block" \
+        grep -q '^SUBSYSTEM=="power_supply", ACTION=="change", RUN+="/usr/bin/systemd-run --no-block .*idlecfg power-source event"$' \
+        "$root/etc/udev/rules.d/70-idlecfg-power-source.rules"
+check "the sleep hook acts on post only, after resume" \
+        sh -c "grep -qx '\\[ \"\\\$1\" = post \\] || exit 0' '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
+               grep -q 'idlecfg power-source resume\"*\$' '$root/usr/lib/systemd/system-sleep/idlecfg-power-source'"
+
+# real uevents: umockdev's testbed sends them, a gudev listener starts the
+# installed rule's command for each (tests/power-uevent.py)
+cp -a "$root" "$tmp/uroot"
+if command -v umockdev-wrapper >/dev/null && /usr/bin/python3 -c "
+import gi; gi.require_version('UMockdev', '1.0'); gi.require_version('GUdev', '1.0')
+from gi.repository import UMockdev, GUdev" 2>/dev/null; then
+        umockdev-wrapper /usr/bin/python3 "$top_srcdir/tests/power-uevent.py" "$m/machine.umockdev" "$m/modparams" \
+                "$tmp/uroot" "$IDLECFG" >"$tmp/uevent.out" 2>&1
+        check "a change uevent of the adapter runs the rule's job: battery values ($(grep '^unplug' "$tmp/uevent.out"))" \
+                grep -qx 'unplug jobs=1 rc=0 power_save=10 state=battery' "$tmp/uevent.out"
+        check "online bouncing after the plug, the last change without an event: AC all the same ($(grep '^bounce' "$tmp/uevent.out"))" \
+                grep -qx 'bounce jobs=2 rc=0,0 power_save=0 state=ac' "$tmp/uevent.out"
+        grep -q '^unplug.*state=battery' "$tmp/uevent.out" || diag "$(cat "$tmp/uevent.out")"
+else
+        skip "uevents: no umockdev-wrapper or no GObject bindings of umockdev and gudev (python3-gi, gir1.2-umockdev-1.0, gir1.2-gudev-1.0)"
+        skip "uevents: as above"
+fi
+
+# the real rule, under udevadm test: in a mount namespace of its own, /sys the recording's
+if command -v udevadm >/dev/null && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+        unshare -m sh -c "mount -t tmpfs idlecfg-test /etc/udev/rules.d && mount -t tmpfs idlecfg-test /run/udev &&
+                cp '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' /etc/udev/rules.d/ &&
+                '$top_srcdir/tests/run-machine' '$P/mains-laptop.umockdev' udevadm test --action=change /sys/class/power_supply/AC" \
+                >"$tmp/udev-change.out" 2>&1
+        unshare -m sh -c "mount -t tmpfs idlecfg-test /etc/udev/rules.d && mount -t tmpfs idlecfg-test /run/udev &&
+                cp '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' /etc/udev/rules.d/ &&
+                '$top_srcdir/tests/run-machine' '$P/mains-laptop.umockdev' udevadm test --action=add /sys/class/power_supply/AC" \
+                >"$tmp/udev-add.out" 2>&1
+        check "udevadm test: a change of the AC adapter runs the job" \
+                grep -q "^run: '/usr/bin/systemd-run --no-block .*idlecfg power-source event'" "$tmp/udev-change.out"
+        check "udevadm test: its add event (coldplug) does not" \
+                sh -c "grep -q '^ACTION=add' '$tmp/udev-add.out' && ! grep -q '^run: .*power-source' '$tmp/udev-add.out'"
+else
+        skip "udevadm test: no udevadm or no mount namespace here"
+        skip "udevadm test: no udevadm or no mount namespace here"
+fi
+
+# the switches, in one testbed: unplugged (event), again (unchanged), plugged,
+# boot without an event, resume after a change during sleep, rollback
+hda=/sys/module/snd_hda_intel/parameters/power_save
+cat >"$tmp/switch.sh" <<EOS
+set -u
+I="$IDLECFG --root $root"
+sup=/sys/class/power_supply
+pci=\$(sed -n 's/^pci.runtime_pm udev \(\S*\) power.control.*/\1/p' $root/etc/idlecfg/power-source.conf | head -n 1)
+echo "pci \$pci"
+# the recording was made on AC (its ACPI adapter is ACAD): unplugged now
+echo 0 >\$sup/ACAD/online
+echo "before \$(cat $hda) \$(cat /sys\$pci/power/control)"
+\$I power-source event >$tmp/ev1.out 2>&1; echo "ev1 \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+test -s $root/var/lib/idlecfg/apply.journal && echo "journal \$(grep -c . $root/var/lib/idlecfg/apply.journal)"
+\$I power-source event >$tmp/ev2.out 2>&1; echo "ev2 \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
+\$I power-source event >$tmp/ev3.out 2>&1; echo "ev3 \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+\$I verify >$tmp/verify-ac.out 2>&1
+# boot: /run is empty and the adapter sent nothing; on battery
+rm -f $root/run/idlecfg/power-source
+echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status
+\$I power-source boot >$tmp/boot.out 2>&1; echo "boot \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+\$I verify >$tmp/verify-bat.out 2>&1
+# plugged in during sleep: no event, the hook's resume run decides
+echo 1 >\$sup/ACAD/online; echo Full >\$sup/BAT0/status
+\$I power-source resume >$tmp/resume.out 2>&1; echo "resume \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+\$I rollback >$tmp/rollback.out 2>&1; echo "rollback \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+EOS
+run_machine "$m" sh "$tmp/switch.sh" >"$tmp/switch.out" 2>&1
+v() { sed -n "s/^$1 //p" "$tmp/switch.out"; }
+before=$(v before)
+check "unplugged: the battery values are written (audio 10 s, PCI runtime PM auto) [$(v ev1)]" \
+        sh -c "test '$(v ev1)' = '0 10 auto' && grep -q 'Power source: battery' '$tmp/ev1.out' && test '$(v journal)' -gt 2"
+check "the same source again: nothing written [$(v ev2)]" \
+        sh -c "test '$(v ev2)' = '0 10 auto' && grep -q 'Unchanged since the last switch' '$tmp/ev2.out'"
+check "plugged in: the AC values [$(v ev3)]" test "$(v ev3)" = "0 0 on"
+check "verify says which source it assumed and why" \
+        sh -c "grep -q '^Power source assumed: ac (mains supply ACAD online)' '$tmp/verify-ac.out' &&
+               grep -q '^Power source assumed: battery (no supply online, battery BAT0 discharging)' '$tmp/verify-bat.out'"
+check "boot without an event: decided and written [$(v boot)]" test "$(v boot)" = "0 10 auto"
+check "resume after a change during sleep: decided and written [$(v resume)]" test "$(v resume)" = "0 0 on"
+check "rollback restores the values before idlecfg ever switched ($before) and removes rule, unit and hook [$(v rollback)]" \
+        sh -c "test '$(v rollback)' = '0 $before' && ! test -e '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' &&
+               ! test -e '$root/etc/systemd/system/idlecfg-power-source.service' &&
+               ! test -e '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
+               ! test -e '$root/etc/idlecfg/power-source.conf'"
+
+# a desktop: one source, nothing of the switch installed, nothing to switch
+droot=$tmp/droot
+mkroot_installed "$TESTS_DATA/machines/desktop-sata" "$droot" || { echo "Bail out! cannot build the root"; exit 1; }
+run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" install --root "$droot" --kernel "$KVER" >"$tmp/dinstall.out" 2>&1
+run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" --root "$droot" power-source event >"$tmp/dev.out" 2>&1
+check "desktop: no switch installed, power-source has nothing to do" \
+        sh -c "! test -e '$droot/etc/udev/rules.d/70-idlecfg-power-source.rules' && grep -q 'nothing to switch' '$tmp/dev.out'"
