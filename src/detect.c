@@ -12,6 +12,7 @@
 #include "knobs/knob.h"
 #include "rootfs.h"
 #include "modules.h"
+#include "target.h"
 #include "profile.h"
 #include "sysfs.h"
 
@@ -935,7 +936,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
 
         inv->root = xstrdup(o->rfs->path);
         inv->rfs = o->rfs;
-        r = kernel_choose(inv->rfs, o->kernel, &inv->kernel, &inv->kernel_source);
+        r = target_kernel_choose(inv->rfs, o->kernel, &inv->kernel, &inv->kernel_source, &inv->kernel_reason);
         if (r < 0)
                 inv->moddir_note = xasprintf(_("no kernel found in %s/lib/modules: %s"),
                                              root_is_host(inv->root) ? "" : inv->root, strerror(-r));

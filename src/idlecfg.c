@@ -14,6 +14,7 @@
 #include "verb-apply.h"
 #include "verb-install.h"
 #include "verb-measure.h"
+#include "target.h"
 
 enum {
         EXIT_OK = 0,
@@ -520,10 +521,10 @@ static int verb_refresh(struct run *c, int argc, char **argv)
          * fingerprint straight from /sys, the kernel, the profile's name and
          * the stat (then content) digests of the files. Unchanged: done. */
         {
-                _cleanup_free_ char *kernel = NULL, *ksource = NULL;
+                _cleanup_free_ char *kernel = NULL, *ksource = NULL, *kreason = NULL;
                 char fp[17];
 
-                if (kernel_choose(&c->rfs, a->kernel, &kernel, &ksource) < 0)
+                if (target_kernel_choose(&c->rfs, a->kernel, &kernel, &ksource, &kreason) < 0)
                         kernel = NULL;
                 refresh_fingerprint(fp, &chassis);
                 r = profile_select_rootfs(&c->rfs, c->profile, chassis, &name, &why, &e);
