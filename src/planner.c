@@ -4,6 +4,7 @@
 #include "modules.h"
 #include "planner.h"
 #include "rootfs.h"
+#include "target.h"
 
 /* hand the error of a loader on to the caller, file and line kept */
 static void error_move(struct xerror *to, struct xerror *from)
@@ -36,7 +37,7 @@ static void warn_tools(struct planctx *c)
 }
 
 /* The kernel command line the target boots with: /proc/cmdline for this
- * system; for a root, what its boot setup passes (/etc/kernel/cmdline and the
+ * system; for a root or a chroot of the target, what its boot setup passes (/etc/kernel/cmdline and the
  * GRUB_CMDLINE_LINUX* lines of /etc/default/grub), as one line of words,
  * quotes dropped. Only used to respect what the administrator set: a file
  * that cannot be used is a warning, and idlecfg assumes it sets nothing. */
@@ -49,7 +50,7 @@ static char *boot_cmdline(const struct rootfs *rfs)
         };
         struct strbuf sb = {};
 
-        if (root_is_host(rfs->path)) {
+        if (target_is_running_system(rfs)) {
                 char *c = NULL;
                 /* procfs: a regular file of size 0 */
                 int r = rootfs_read_file(rfs, "/proc/cmdline", 0, CMDLINE_MAX, &c, NULL, NULL);
