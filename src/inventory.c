@@ -311,6 +311,11 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
                 print_pair(f, "cpu", c);
         } else
                 print_pair(f, "cpu", kv_get(p, "cpu_arch"));
+        if (kv_get(p, "virtualization")) {
+                _cleanup_free_ char *v = xasprintf("%s (%s)", kv_get(p, "virtualization"),
+                                                   strempty(kv_get(p, "virtualization_source")));
+                print_pair(f, "virtual", v);
+        }
         {
                 _cleanup_free_ char *k = inv->kernel ? xasprintf("%s (%s)", inv->kernel, strempty(inv->kernel_reason))
                                                      : xstrdup(_("unknown"));
