@@ -109,8 +109,7 @@ static void run_done(struct run *c)
         inventory_free(c->inv);
         free(c->chosen);
         free(c->chosen_reason);
-        if (c->lock >= 0)
-                close(c->lock);
+        rootfs_unlock(&c->rfs, c->lock);
         /* what the optional files of the root made idlecfg assume */
         for (size_t i = 0; c->rfs.warnings && i < c->rfs.warnings->n; i++)
                 fprintf(stderr, _("idlecfg: warning: %s\n"), c->rfs.warnings->v[i]);
@@ -124,6 +123,12 @@ static int run_lock(struct run *c)
         struct xerror e = {};
         int r = rootfs_lock(&c->rfs, c->a->wait_ms, &e);
 
+        /* a read-only root: nobody can change it, nor leave a lock in it;
+         * what would need a write fails later and says so */
+        if (r == -EROFS) {
+                xerror_done(&e);
+                return EXIT_OK;
+        }
         if (r < 0) {
                 print_error(NULL, &e, strerror(-r));
                 xerror_done(&e);
@@ -833,7 +838,8 @@ int main(int argc, char **argv)
 
                 if (r == EXIT_OK && v->check)
                         r = v->check(&a, nargs, argv + optind + 1);
-                if (r == EXIT_OK && (v->needs & VERB_LOCK))
+                /* --dry-run writes nothing, not even the lock */
+                if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a.dry_run)
                         r = run_lock(&run);
                 if (r == EXIT_OK && (v->needs & VERB_PLAN))
                         r = run_plan(&run);
