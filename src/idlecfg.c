@@ -343,8 +343,19 @@ static int do_install(struct run *c, bool json)
         struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir };
         _cleanup_(install_result_free) struct install_result res = {};
         struct xerror e = {};
+        size_t devices = 0;
         int r;
 
+        /* no /sys (an image build's chroot) or nothing in it: a manifest for
+         * a machine without devices would only be wrong on the real one */
+        for (size_t i = 0; i < _CL_MAX; i++)
+                devices += c->inv->classes[i].n;
+        if (devices == 0) {
+                fprintf(stderr, _("idlecfg: no devices found in /sys (is sysfs mounted?): refusing to install a "
+                                  "configuration for a machine without devices; run install on the target machine, "
+                                  "or in a chroot with its /sys bound\n"));
+                return EXIT_FAILURE_;
+        }
         if (!a->dry_run && !json)
                 printf(_("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"), p->profile,
                        p->profile_reason, c->rfs.path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));

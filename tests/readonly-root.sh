@@ -7,7 +7,7 @@
 # nothing installed and rollback with nothing to roll back work
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
-plan 5
+plan 6
 
 M=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -39,6 +39,12 @@ check "install with a /run: no lock file left behind once it is done; the run le
         test $rc4 -eq 0 && test $run_after_install = no && test -d '$root/run' && test -z \"\$(ls -A '$root/run')\""
 ic rollback >/dev/null 2>&1
 rmdir "$root/run"
+
+# no devices in /sys (an empty umockdev testbed, as a chroot without /sys): refused, nothing recorded
+umockdev-run -- "$IDLECFG" --root "$root" --kernel "$KVER" --profile balanced install >"$tmp/o5" 2>&1; rc5=$?
+snap "$tmp/s5"
+check "no devices in /sys: install exits 3 saying so, and records nothing" sh -c "
+        test $rc5 -eq 3 && grep -q 'no devices found in /sys' '$tmp/o5' && diff '$tmp/s0' '$tmp/s5'"
 
 # ---- a read-only root: a read-only bind mount in a private mount namespace ----
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
