@@ -7,7 +7,7 @@
 # nothing installed and rollback with nothing to roll back work
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
-plan 6
+plan 8
 
 M=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -45,6 +45,19 @@ umockdev-run -- "$IDLECFG" --root "$root" --kernel "$KVER" --profile balanced in
 snap "$tmp/s5"
 check "no devices in /sys: install exits 3 saying so, and records nothing" sh -c "
         test $rc5 -eq 3 && grep -q 'no devices found in /sys' '$tmp/o5' && diff '$tmp/s0' '$tmp/s5'"
+
+# balanced's pcie_aspm.policy=default where the target kernel's default is "default": not written
+k=$tmp/kroot
+mkroot_installed "$M" "$k" >/dev/null 2>&1 || { echo "Bail out! no root"; exit 1; }
+run_machine "$M" "$IDLECFG" --root "$k" --kernel "$KVER" --profile balanced install --dry-run >"$tmp/k0" 2>&1
+mkdir -p "$k/boot"
+printf 'CONFIG_PCIEASPM=y\n# CONFIG_PCIEASPM_PERFORMANCE is not set\nCONFIG_PCIEASPM_DEFAULT=y\n' >"$k/boot/config-$KVER"
+run_machine "$M" "$IDLECFG" --root "$k" --kernel "$KVER" --profile balanced install --dry-run >"$tmp/k1" 2>&1
+run_machine "$M" "$IDLECFG" --root "$k" --kernel "$KVER" --profile balanced plan --json >"$tmp/k2" 2>/dev/null
+check "without the kernel's config, balanced writes pcie_aspm.policy=default (the control for the next point)" \
+        grep -q 'pcie_aspm.policy=default' "$tmp/k0"
+check "CONFIG_PCIEASPM_DEFAULT=y: pcie_aspm.policy=default is neither written nor a boot-loader step, and the plan says why" sh -c "
+        ! grep -q 'pcie_aspm.policy' '$tmp/k1' && grep -q 'default is the target kernel.s default policy already (CONFIG_PCIEASPM_DEFAULT=y in' '$tmp/k2'"
 
 # ---- a read-only root: a read-only bind mount in a private mount namespace ----
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then

@@ -74,7 +74,7 @@ static int sysctl_read_live(const char *key, char **ret, bool *ret_writable)
 
 /* "yes", "no" (the option is not set, or "is not set"), or NULL when the
  * target kernel's config is not in the root */
-static const char *kconfig_option(struct planctx *c, const char *option, char **ret_file)
+const char *knob_kconfig_option(struct planctx *c, const char *option, char **ret_file)
 {
         _cleanup_free_ char *text = NULL, *set = NULL;
         const char *v;
@@ -147,12 +147,12 @@ static void plan_nmi_watchdog(struct planctx *c)
                             MECH_SYSCTL, TAKE_PTR(why));
                 return;
         }
-        has = kconfig_option(c, "CONFIG_HARDLOCKUP_DETECTOR", &file);
+        has = knob_kconfig_option(c, "CONFIG_HARDLOCKUP_DETECTOR", &file);
         if (has && streq(has, "no")) {
                 /* an architecture's own NMI watchdog (CONFIG_HAVE_NMI_WATCHDOG: powerpc,
                  * sparc) answers to the same sysctl */
                 _cleanup_free_ char *again = NULL;
-                if (streq_ptr(kconfig_option(c, "CONFIG_HAVE_NMI_WATCHDOG", &again), "yes"))
+                if (streq_ptr(knob_kconfig_option(c, "CONFIG_HAVE_NMI_WATCHDOG", &again), "yes"))
                         has = "yes", option = "CONFIG_HAVE_NMI_WATCHDOG";
         }
         if (has && streq(has, "no")) {
