@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "apply.h"
+#include "image.h"
 #include "install.h"
 #include "inventory.h"
 #include "manifest.h"
@@ -12,8 +13,10 @@
 #include "refresh.h"
 #include "util.h"
 #include "verb-apply.h"
+#include "verb-check.h"
 #include "verb-install.h"
 #include "verb-measure.h"
+#include "verb-monitor.h"
 #include "target.h"
 
 enum {
@@ -21,6 +24,8 @@ enum {
         EXIT_CHANGES = 1,
         EXIT_USAGE = 2,
         EXIT_FAILURE_ = 3,
+        EXIT_BOOT_PENDING = 4,          /* done; the boot configuration still lacks something */
+        EXIT_WOULD_CHANGE = 5,          /* install --check: a run would change something */
 };
 
 struct args {
@@ -37,6 +42,12 @@ struct args {
         unsigned seconds;       /* measure --seconds */
         unsigned measure;       /* apply/rollback --measure: seconds, 0 without */
         int verbose;
+        /* images and fleets (#22) */
+        bool image;             /* install --image; refresh --image: the first-boot unit */
+        bool check;             /* install --check */
+        bool diff;              /* install --check --diff */
+        bool nagios;            /* verify --nagios */
+        const char *output;     /* verify --format=prometheus --output FILE */
 };
 
 /* One run of a verb: what main() gets for it before the verb runs, as the
@@ -51,6 +62,7 @@ struct run {
         char *chosen, *chosen_reason;   /* set: the profile refresh chose already, and why */
         struct inventory *inv;
         struct plan *plan;
+        bool refresh;                   /* refresh installs: --image is the first-boot unit's */
 };
 
 /* what a verb needs before it runs */
@@ -335,12 +347,25 @@ static int verb_explain(struct run *c, int argc, char **argv)
         return EXIT_OK;
 }
 
-/* JSON: install --json (refresh prints text) */
-static int do_install(struct run *c, bool json)
+/* install --image: the plan of no hardware, for the profile given (else the
+ * first boot chooses by the machine's chassis) */
+static void image_plan(const struct plan *p, const struct args *a, struct plan *ret)
+{
+        *ret = (struct plan) { .profile = p->profile, .fingerprint = (char *) IMAGE_FINGERPRINT, .kernel = p->kernel,
+                               .profile_reason = a->profile ? (char *) "--profile"
+                                                            : (char *) "image: chosen at the first boot" };
+}
+
+/* JSON: install --json (refresh prints text); TAKE_EFFECT: refresh --image,
+ * the first-boot unit: what udev and sysfs can do now, the rest for the next boot */
+static int do_install(struct run *c, bool json, bool take_effect)
 {
         const struct args *a = c->a;
         const struct plan *p = c->plan;
-        struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir };
+        struct plan image;
+        bool dry = a->dry_run || a->check, salt = streq_ptr(a->format, "salt");
+        struct install_options o = { .dry_run = dry, .force = a->force, .profiles_dir = a->profiles_dir,
+                                     .image = a->image && !c->refresh };
         _cleanup_(install_result_free) struct install_result res = {};
         struct xerror e = {};
         size_t devices = 0;
@@ -348,21 +373,62 @@ static int do_install(struct run *c, bool json)
 
         /* no /sys (an image build's chroot) or nothing in it: a manifest for
          * a machine without devices would only be wrong on the real one */
-        for (size_t i = 0; i < _CL_MAX; i++)
+        for (size_t i = 0; c->inv && i < _CL_MAX; i++)
                 devices += c->inv->classes[i].n;
-        if (devices == 0) {
+        if (devices == 0 && c->inv && !o.image) {
                 fprintf(stderr, _("idlecfg: no devices found in /sys (is sysfs mounted?): refusing to install a "
                                   "configuration for a machine without devices; run install on the target machine, "
-                                  "or in a chroot with its /sys bound\n"));
+                                  "or in a chroot with its /sys bound (for an image booted on other machines: "
+                                  "install --image)\n"));
                 return EXIT_FAILURE_;
         }
-        if (!a->dry_run && !json)
-                printf(_("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"), p->profile,
-                       p->profile_reason, c->rfs.path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));
+        if (take_effect && !image_can_take_effect(&c->rfs)) {
+                fprintf(stderr, _("idlecfg: %s is not the running system: nothing takes effect now; the next "
+                                  "steps are below\n"), c->rfs.path);
+                take_effect = false;
+        }
+        if (o.image) {
+                image_plan(c->plan, a, &image);
+                p = &image;
+        } else if (!c->refresh && !json) {
+                _cleanup_(manifest_freep) struct manifest *m = NULL;
+                _cleanup_free_ char *why = NULL;
+                struct xerror me = {};
+                (void) manifest_load(&c->rfs, &m, &me);
+                xerror_done(&me);
+                if (image_foreign_hardware(&c->rfs, c->inv, m ? m->fingerprint : NULL, &why))
+                        fprintf(stderr, _("idlecfg: warning: %s is not this machine's running system and %s: "
+                                          "the settings are for this machine's hardware (fingerprint %s). For "
+                                          "an image booted on other machines, use install --image: each "
+                                          "configures itself at its first boot.\n"),
+                                c->rfs.path, why, p->fingerprint);
+        }
+        if (!dry && !json && !salt)
+                printf(o.image ? _("Installing image mode of profile %s (%s) into %s: no hardware setting; "
+                                   FIRSTBOOT_UNIT " configures the machine the image boots on, at its first "
+                                   "boot:\n")
+                               : _("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"),
+                       p->profile, p->profile_reason, c->rfs.path, p->fingerprint,
+                       p->kernel ? p->kernel : _("(unknown)"));
         r = install_run(&c->rfs, p, c->inv, &o, &res, &e);
-        if (!json) {
+        if (salt && r >= 0) {
+                if (a->check && a->diff)
+                        install_print(&res, stdout);
+                install_print_salt(&res, a->check, r > 0, stdout);
+        } else if (!json && a->check) {
+                if (a->diff)
+                        install_print(&res, stdout);
+                install_print_check(&res, c->rfs.path, stdout);
+        } else if (!json) {
                 install_print(&res, stdout);
-                if (r >= 0 && !a->dry_run)
+                if (r >= 0 && take_effect && r > 0) {
+                        size_t failed = image_take_effect(&res, p, stdout);
+                        if (failed) {
+                                fprintf(stderr, _("idlecfg: %zu step(s) for the next boot failed: see above\n"),
+                                        failed);
+                                return EXIT_BOOT_PENDING;
+                        }
+                } else if (r >= 0 && !dry)
                         install_print_next_steps(&res, &c->rfs, p, stdout);
         } else {
                 /* the text goes into the JSON (or, on failure, to stderr before the error) */
@@ -378,24 +444,54 @@ static int do_install(struct run *c, bool json)
                 if (r < 0)
                         fputs(text, stderr);
                 else
-                        install_print_json(&res, &c->rfs, p, a->dry_run, r, text, stdout);
+                        install_print_json(&res, &c->rfs, p, dry, r, text, stdout);
         }
         if (r < 0) {
                 int code = report(r, &e, _("install failed"));
-                if (!a->dry_run)
+                if (res.state_refused) {
+                        _cleanup_free_ char *dir = rootfs_display(&c->rfs, STATE_DIR);
+                        fprintf(stderr, _("idlecfg: nothing was changed. rollback refuses the same state, with or "
+                                          "without --force: inspect the file named above (backups in %s/backup "
+                                          "are named by the SHA-256 of their content). To start afresh, put back "
+                                          "by hand the files the manifest lists, then remove %s and install "
+                                          "again.\n"), dir, dir);
+                } else if (!dry && res.touched)
                         fprintf(stderr, _("idlecfg: what was written before the failure is in the manifest: "
                                           "\"idlecfg rollback%s%s\" undoes it\n"),
                                 a->root ? " --root " : "", a->root ? a->root : "");
                 return code;
         }
+        if (a->check && !salt)
+                return r > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
         if (a->dry_run)
                 return r > 0 ? EXIT_CHANGES : EXIT_OK;
         return EXIT_OK;
 }
 
+static int check_install(const struct args *a, int argc, char **argv)
+{
+        if (a->format && !streq(a->format, "salt")) {
+                fprintf(stderr, _("idlecfg: install takes --format salt only, not '%s'\n"), a->format);
+                return EXIT_USAGE;
+        }
+        if (a->format && a->json) {
+                fprintf(stderr, _("idlecfg: --format salt and --json: choose one\n"));
+                return EXIT_USAGE;
+        }
+        if (a->check && a->dry_run) {
+                fprintf(stderr, _("idlecfg: --check and --dry-run: choose one (--check --diff shows the diff)\n"));
+                return EXIT_USAGE;
+        }
+        if (a->diff && !a->check) {
+                fprintf(stderr, _("idlecfg: --diff goes with --check (--dry-run always shows the diff)\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
 static int verb_install(struct run *c, int argc, char **argv)
 {
-        return do_install(c, c->a->json);
+        return do_install(c, c->a->json, false);
 }
 
 static int do_apply(void *userdata, FILE *out)
@@ -498,15 +594,54 @@ static int verb_measure(struct run *c, int argc, char **argv)
         return measure_verb(&q, c->plan, c->inv);
 }
 
+/* verify --nagios printed its status line: its exit code is the plugin's */
+static bool nagios_judged;
+
+static int check_verify(const struct args *a, int argc, char **argv)
+{
+        if (a->format && !streq(a->format, "prometheus") && !streq(a->format, "text") && !streq(a->format, "json")) {
+                fprintf(stderr, _("idlecfg: unknown --format '%s' for verify; valid: text, json, prometheus\n"),
+                        a->format);
+                return EXIT_USAGE;
+        }
+        if (a->output && !streq_ptr(a->format, "prometheus")) {
+                fprintf(stderr, _("idlecfg: --output goes with --format prometheus\n"));
+                return EXIT_USAGE;
+        }
+        if (a->nagios && (a->format || a->json)) {
+                fprintf(stderr, _("idlecfg: --nagios prints the plugin's status line: not with --format or --json\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
 static int verb_verify(struct run *c, int argc, char **argv)
 {
+        const struct args *a = c->a;
         _cleanup_(verify_result_free) struct verify_result res = {};
         struct xerror e = {};
         int r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
 
         if (r < 0)
                 return report(r, &e, NULL);
-        verify_print(&res, c->plan, c->a->json, stdout);
+        if (a->nagios) {
+                nagios_judged = true;
+                r = verify_print_nagios(&res, c->plan, stdout);
+                return flush_stdout() == EXIT_OK ? r : NAGIOS_UNKNOWN;
+        }
+        if (streq_ptr(a->format, "prometheus")) {
+                if (a->output) {
+                        int k = verify_write_prometheus(&res, c->plan, a->output);
+                        if (k < 0) {
+                                fprintf(stderr, _("idlecfg: cannot write %s: %s\n"), a->output, strerror(-k));
+                                return EXIT_FAILURE_;
+                        }
+                } else
+                        verify_print_prometheus(&res, c->plan, stdout);
+                /* a monitoring system reads the gauges: drift is no failure of the run */
+                return flush_stdout();
+        }
+        verify_print(&res, c->plan, a->json || streq_ptr(a->format, "json"), stdout);
         return r > 0 ? EXIT_CHANGES : EXIT_OK;
 }
 
@@ -530,6 +665,16 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                 return report(r, &e, NULL);
         }
         /* the profile install chose: --profile again if that is how it was chosen */
+        c->refresh = true;
+        /* an image's manifest: package hooks in the image build (a chroot of
+         * the build host) must not install the build host's hardware; the
+         * first boot's refresh --image installs for the machine it boots on */
+        if (streq_ptr(m->fingerprint, IMAGE_FINGERPRINT) && !a->image) {
+                if (a->verbose)
+                        printf(_("%s is an image (install --image): the first boot of each machine configures "
+                                 "it; nothing to refresh now.\n"), c->rfs.path);
+                return EXIT_OK;
+        }
         if (!c->profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
                 c->profile = m->profile;
 
@@ -545,7 +690,9 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                 refresh_fingerprint(fp, &chassis);
                 r = profile_select_rootfs(&c->rfs, c->profile, chassis, &name, &why, &e);
                 selected = r >= 0;
-                if (selected && refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
+                /* (an install killed half-way is finished whatever the inputs say) */
+                if (selected && !manifest_pending(m) &&
+                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
                         if (a->verbose)
                                 printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
                         return EXIT_OK;
@@ -583,6 +730,10 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                         printf("  %s: %s\n", now.v[i].key, now.v[i].value);
         }
         kv_free(&now);
+        if (manifest_pending(m)) {
+                printf(_("The last install into %s was cut short: it is finished now.\n"), c->rfs.path);
+                changed++;
+        }
         if (changed == 0) {
                 if (a->verbose)
                         printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
@@ -594,7 +745,7 @@ static int verb_refresh(struct run *c, int argc, char **argv)
         r = run_plan(c);
         if (r != EXIT_OK)
                 return r;
-        return do_install(c, false);
+        return do_install(c, false, a->image);
 }
 
 static const struct verb verbs[] = {
@@ -602,13 +753,13 @@ static const struct verb verbs[] = {
           N_("Show the hardware, its power knobs and the fingerprint") },
         { "plan", 0, 0, VERB_PLAN, check_plan, verb_plan, N_("Show the settings for this machine and why") },
         { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why") },
-        { "install", 0, 0, VERB_LOCK | VERB_PLAN, NULL, verb_install,
+        { "install", 0, 0, VERB_LOCK | VERB_PLAN, check_install, verb_install,
           N_("Write the configuration files into the root, with a manifest") },
         { "apply", 0, 0, VERB_LOCK | VERB_PLAN, NULL, verb_apply,
           N_("Apply the settings to the running system now, journal first") },
         { "rollback", 0, 1, VERB_LOCK, check_rollback, verb_rollback,
           N_("Undo apply and/or install exactly: rollback [apply|install|all]") },
-        { "verify", 0, 0, VERB_PLAN, NULL, verb_verify,
+        { "verify", 0, 0, VERB_PLAN, check_verify, verb_verify,
           N_("Compare the running system with the plan; list idle blockers") },
         /* detects and plans itself, only when something changed */
         { "refresh", 0, 0, VERB_LOCK, NULL, verb_refresh,
@@ -630,18 +781,26 @@ static void usage(FILE *f)
         fputs(_("  -j, --json            print JSON (schema in idlecfg(8))\n"), f);
         fputs(_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n"), f);
         fputs(_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n"), f);
-        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link\n"), f);
+        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link; install: salt;\n"
+                "                        verify: prometheus\n"), f);
         fputs(_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n"), f);
         fputs(_("      --force           install, rollback: overwrite files or values changed by others\n"), f);
         fputs(_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n"), f);
         fputs(_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n"), f);
         fputs(_("      --seconds N       measure: the length of the measurement (default 20)\n"), f);
         fputs(_("      --measure N       apply, rollback: measure N seconds before and after\n"), f);
+        fputs(_("      --image           install: no hardware setting, the first-boot unit enabled;\n"
+                "                        refresh: run as that unit (see IMAGES in idlecfg(8))\n"), f);
+        fputs(_("      --check           install: exit 5 if a run would change something, 0 if not\n"), f);
+        fputs(_("      --diff            install --check: show the diff too\n"), f);
+        fputs(_("      --nagios          verify: a Nagios plugin's status line and exit code\n"), f);
+        fputs(_("      --output FILE     verify --format prometheus: write FILE atomically\n"), f);
         fputs(_("  -v, --verbose         say more\n"), f);
         fputs(_("  -h, --help            show this help\n"), f);
         fputs(_("  -V, --version         show the version\n"), f);
         fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
-                "3 runtime failure.\n"), f);
+                "3 runtime failure, 4 refresh --image: a step for the next boot failed,\n"
+                "5 install --check: a run would change something.\n"), f);
 }
 
 static const struct verb *find_verb(const char *name)
@@ -701,6 +860,11 @@ int main(int argc, char **argv)
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, 'V' },
+                { "image", no_argument, NULL, 'I' },
+                { "check", no_argument, NULL, 'C' },
+                { "diff", no_argument, NULL, 'D' },
+                { "nagios", no_argument, NULL, 'N' },
+                { "output", required_argument, NULL, 'O' },
                 {}
         };
         struct args a = { .wait_ms = 10000, .seconds = 20 };
@@ -797,6 +961,25 @@ int main(int argc, char **argv)
                 case 'v':
                         a.verbose++;
                         break;
+                case 'I':
+                        a.image = true;
+                        break;
+                case 'C':
+                        a.check = true;
+                        break;
+                case 'D':
+                        a.diff = true;
+                        break;
+                case 'N':
+                        a.nagios = true;
+                        break;
+                case 'O':
+                        if (!*optarg) {
+                                fprintf(stderr, _("idlecfg: --output needs a file name\n"));
+                                return EXIT_USAGE;
+                        }
+                        a.output = optarg;
+                        break;
                 case 'h':
                         usage(stdout);
                         return EXIT_OK;
@@ -832,6 +1015,13 @@ int main(int argc, char **argv)
                 fprintf(stderr, _("idlecfg: --measure is for apply and rollback; measure takes --seconds\n"));
                 return EXIT_USAGE;
         }
+        if ((a.image && !streq(v->name, "install") && !streq(v->name, "refresh")) ||
+            ((a.check || a.diff) && !streq(v->name, "install")) ||
+            ((a.nagios || a.output) && !streq(v->name, "verify"))) {
+                fprintf(stderr, _("idlecfg: --image is for install and refresh, --check and --diff for install, "
+                                  "--nagios and --output for verify\n"));
+                return EXIT_USAGE;
+        }
         if (a.measure && a.dry_run) {
                 fprintf(stderr, _("idlecfg: --measure measures what apply or rollback changes: not with --dry-run\n"));
                 return EXIT_USAGE;
@@ -849,8 +1039,8 @@ int main(int argc, char **argv)
 
                 if (r == EXIT_OK && v->check)
                         r = v->check(&a, nargs, argv + optind + 1);
-                /* --dry-run writes nothing, not even the lock */
-                if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a.dry_run)
+                /* --dry-run and install --check write nothing, not even the lock */
+                if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a.dry_run && !a.check)
                         r = run_lock(&run);
                 if (r == EXIT_OK && (v->needs & VERB_PLAN))
                         r = run_plan(&run);
@@ -859,6 +1049,11 @@ int main(int argc, char **argv)
                 if (r == EXIT_OK)
                         r = v->run(&run, nargs, argv + optind + 1);
                 run_done(&run);
+                /* a Nagios plugin says UNKNOWN for whatever kept it from judging */
+                if (a.nagios && !nagios_judged) {
+                        printf("IDLECFG UNKNOWN - verify failed (exit %d)\n", r);
+                        return NAGIOS_UNKNOWN;
+                }
                 return r;
         }
 }

@@ -19,6 +19,7 @@ static const char *kind_name(enum target_kind k)
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return _("kernel command line");
+        case T_FIRSTBOOT: return _("first-boot unit enabled");
         case T_OTHER: break;
         }
         return _("file");
@@ -83,7 +84,7 @@ void install_print(const struct install_result *r, FILE *out)
 /* a file whose change the installer has to follow up */
 static bool needs_step(const struct install_file *x)
 {
-        return (x->action == A_WRITE || x->action == A_RESTORE) && x->kind != T_OTHER &&
+        return (x->action == A_WRITE || x->action == A_RESTORE) && x->kind != T_OTHER && x->kind != T_FIRSTBOOT &&
                !(x->kind == T_CMDLINE_OWN && !x->wanted);
 }
 
@@ -158,6 +159,7 @@ void install_print_next_steps(const struct install_result *r, const struct rootf
                                        "%s holds the same words on one line, nothing else)\n"),
                                 r->cmdline_words, OWN_CMDLINE_PATH);
                         break;
+                case T_FIRSTBOOT:
                 case T_OTHER:
                         break;
                 }
@@ -189,6 +191,7 @@ static char *next_command(const struct rootfs *rfs, const struct plan *p, enum t
         case T_CMDLINE_GRUB:
                 return xasprintf("%supdate-grub", chroot);
         case T_CMDLINE_OWN:     /* nothing to run: the words are in install's "cmdline" */
+        case T_FIRSTBOOT:       /* nothing to run: systemd reads it when the image boots */
         case T_OTHER:
                 break;
         }
@@ -220,6 +223,7 @@ static const char *kind_key(enum target_kind k)
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return "cmdline";
+        case T_FIRSTBOOT: return "firstboot";
         case T_OTHER: break;
         }
         return "other";
