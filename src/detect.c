@@ -12,6 +12,8 @@
 #include "knobs/knob.h"
 #include "rootfs.h"
 #include "modules.h"
+#include "target.h"
+#include "virt.h"
 #include "profile.h"
 #include "sysfs.h"
 
@@ -643,6 +645,13 @@ void platform_add_cpu(struct kvlist *platform, const char *m)
                             ven < 8 ? xstrdup(x86_vendors[ven]) : xasprintf("%u", ven));
                 kv_add_take(platform, "cpu_family", xasprintf("%u", fam));
                 kv_add_take(platform, "cpu_model", xasprintf("%u", mod));
+                /* X86_FEATURE_HYPERVISOR (word 4, bit 31): CPUID says a hypervisor runs it */
+                {
+                        const char *feat = strstr(m, ":feature:");
+                        const char *h = feat ? strstr(feat, ",009F") : NULL;
+                        if (h && (h[5] == ',' || h[5] == '\0'))
+                                kv_add(platform, "cpu_hypervisor", "yes");
+                }
         } else if (startswith(m, "cpu:type:")) {
                 const char *a = m + strlen("cpu:type:");
                 kv_add_take(platform, "cpu_arch", xstrndup(a, strcspn(a, ":,")));
@@ -935,7 +944,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
 
         inv->root = xstrdup(o->rfs->path);
         inv->rfs = o->rfs;
-        r = kernel_choose(inv->rfs, o->kernel, &inv->kernel, &inv->kernel_source);
+        r = target_kernel_choose(inv->rfs, o->kernel, &inv->kernel, &inv->kernel_source, &inv->kernel_reason);
         if (r < 0)
                 inv->moddir_note = xasprintf(_("no kernel found in %s/lib/modules: %s"),
                                              root_is_host(inv->root) ? "" : inv->root, strerror(-r));
@@ -954,6 +963,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         }
         detect_dmi(inv);
         detect_cpu(inv, udev);
+        platform_add_virt(&inv->platform);
         detect_modparams(inv);
         detect_tools(inv);
 

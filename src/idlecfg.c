@@ -18,6 +18,7 @@
 #include "verb-measure.h"
 #include "verb-power.h"
 #include "verb-monitor.h"
+#include "target.h"
 
 enum {
         EXIT_OK = 0,
@@ -121,8 +122,7 @@ static void run_done(struct run *c)
         inventory_free(c->inv);
         free(c->chosen);
         free(c->chosen_reason);
-        if (c->lock >= 0)
-                close(c->lock);
+        rootfs_unlock(&c->rfs, c->lock);
         /* what the optional files of the root made idlecfg assume */
         for (size_t i = 0; c->rfs.warnings && i < c->rfs.warnings->n; i++)
                 fprintf(stderr, _("idlecfg: warning: %s\n"), c->rfs.warnings->v[i]);
@@ -136,6 +136,12 @@ static int run_lock(struct run *c)
         struct xerror e = {};
         int r = rootfs_lock(&c->rfs, c->a->wait_ms, &e);
 
+        /* a read-only root: nobody can change it, nor leave a lock in it;
+         * what would need a write fails later and says so */
+        if (r == -EROFS) {
+                xerror_done(&e);
+                return EXIT_OK;
+        }
         if (r < 0) {
                 print_error(NULL, &e, strerror(-r));
                 xerror_done(&e);
@@ -363,8 +369,20 @@ static int do_install(struct run *c, bool json, bool take_effect)
                                      .image = a->image && !c->refresh };
         _cleanup_(install_result_free) struct install_result res = {};
         struct xerror e = {};
+        size_t devices = 0;
         int r;
 
+        /* no /sys (an image build's chroot) or nothing in it: a manifest for
+         * a machine without devices would only be wrong on the real one */
+        for (size_t i = 0; c->inv && i < _CL_MAX; i++)
+                devices += c->inv->classes[i].n;
+        if (devices == 0 && c->inv && !o.image) {
+                fprintf(stderr, _("idlecfg: no devices found in /sys (is sysfs mounted?): refusing to install a "
+                                  "configuration for a machine without devices; run install on the target machine, "
+                                  "or in a chroot with its /sys bound (for an image booted on other machines: "
+                                  "install --image)\n"));
+                return EXIT_FAILURE_;
+        }
         if (take_effect && !image_can_take_effect(&c->rfs)) {
                 fprintf(stderr, _("idlecfg: %s is not the running system: nothing takes effect now; the next "
                                   "steps are below\n"), c->rfs.path);
@@ -677,10 +695,10 @@ static int verb_refresh(struct run *c, int argc, char **argv)
          * fingerprint straight from /sys, the kernel, the profile's name and
          * the stat (then content) digests of the files. Unchanged: done. */
         {
-                _cleanup_free_ char *kernel = NULL, *ksource = NULL;
+                _cleanup_free_ char *kernel = NULL, *ksource = NULL, *kreason = NULL;
                 char fp[17];
 
-                if (kernel_choose(&c->rfs, a->kernel, &kernel, &ksource) < 0)
+                if (target_kernel_choose(&c->rfs, a->kernel, &kernel, &ksource, &kreason) < 0)
                         kernel = NULL;
                 refresh_fingerprint(fp, &chassis);
                 r = profile_select_rootfs(&c->rfs, c->profile, chassis, &name, &why, &e);
@@ -1050,8 +1068,8 @@ int main(int argc, char **argv)
 
                 if (r == EXIT_OK && v->check)
                         r = v->check(&a, nargs, argv + optind + 1);
-                /* install --check writes nothing: no lock (its directory) either */
-                if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a.check)
+                /* --dry-run and install --check write nothing, not even the lock */
+                if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a.dry_run && !a.check)
                         r = run_lock(&run);
                 if (r == EXIT_OK && (v->needs & VERB_PLAN))
                         r = run_plan(&run);

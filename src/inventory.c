@@ -97,6 +97,7 @@ void inventory_free(struct inventory *inv)
         free(inv->root);
         free(inv->kernel);
         free(inv->kernel_source);
+        free(inv->kernel_reason);
         free(inv->kernel_version);
         free(inv->kernel_version_source);
         free(inv->moddir);
@@ -310,8 +311,13 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
                 print_pair(f, "cpu", c);
         } else
                 print_pair(f, "cpu", kv_get(p, "cpu_arch"));
+        if (kv_get(p, "virtualization")) {
+                _cleanup_free_ char *v = xasprintf("%s (%s)", kv_get(p, "virtualization"),
+                                                   strempty(kv_get(p, "virtualization_source")));
+                print_pair(f, "virtual", v);
+        }
         {
-                _cleanup_free_ char *k = inv->kernel ? xasprintf("%s (%s)", inv->kernel, strempty(inv->kernel_source))
+                _cleanup_free_ char *k = inv->kernel ? xasprintf("%s (%s)", inv->kernel, strempty(inv->kernel_reason))
                                                      : xstrdup(_("unknown"));
                 print_pair(f, "kernel", k);
         }
@@ -430,6 +436,7 @@ void inventory_print_json(const struct inventory *inv, FILE *f)
         json_begin_object(&j);
         json_kv_string(&j, "release", inv->kernel);
         json_kv_string(&j, "source", inv->kernel_source);
+        json_kv_string(&j, "reason", inv->kernel_reason);
         json_kv_string(&j, "module_dir", inv->moddir);
         json_kv_string(&j, "note", inv->moddir_note);
         json_end_object(&j);

@@ -81,7 +81,9 @@ struct inventory {
         char *root;             /* the root's path, for messages and output */
         const struct rootfs *rfs; /* the root itself (borrowed): every read of it goes through this */
         char *kernel;           /* target kernel release */
-        char *kernel_source;    /* how it was chosen: "running", "--kernel", "newest in root" */
+        char *kernel_source;    /* how it was chosen (untranslated): "--kernel", "boot-loader",
+                                 * "newest-installed", "running" (target.h) */
+        char *kernel_reason;    /* the same for people, and the running kernel if it is another */
         /* for a release that hides its sublevel (6.1.0-18-amd64): the upstream
          * version (6.1.76) where the root says it, NULL if unknown; and where it
          * was read, or what was looked at (NULL: the release is not of that form) */

@@ -80,57 +80,6 @@ const char *mod_state_to_string(enum mod_state s)
         }
 }
 
-int kernel_choose(const struct rootfs *rfs, const char *kernel, char **ret_kver, char **ret_source)
-{
-        _cleanup_free_ char *best = NULL;
-        struct utsname u;
-        DIR *d;
-        struct dirent *de;
-        int fd;
-
-        if (kernel) {
-                *ret_kver = xstrdup(kernel);
-                *ret_source = xstrdup("--kernel");
-                return 0;
-        }
-        if (root_is_host(rfs->path)) {
-                if (uname(&u) < 0)
-                        return -errno;
-                *ret_kver = xstrdup(u.release);
-                *ret_source = xstrdup("running");
-                return 0;
-        }
-        fd = rootfs_openat(rfs, "/lib/modules", O_RDONLY | O_DIRECTORY);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
-        while ((de = readdir(d))) {
-                _cleanup_free_ char *p = NULL;
-                _cleanup_close_ int dfd = -1;
-                if (de->d_name[0] == '.')
-                        continue;
-                /* a directory, or a link to one inside the root */
-                p = xasprintf("/lib/modules/%s", de->d_name);
-                dfd = rootfs_openat(rfs, p, O_PATH | O_DIRECTORY);
-                if (dfd < 0)
-                        continue;
-                if (!best || strverscmp(de->d_name, best) > 0) {
-                        free(best);
-                        best = xstrdup(de->d_name);
-                }
-        }
-        closedir(d);
-        if (!best)
-                return -ENOENT;
-        *ret_kver = TAKE_PTR(best);
-        *ret_source = xstrdup("newest in root");
-        return 0;
-}
-
 bool kernel_release_abi_only(const char *release)
 {
         const char *p = release;
@@ -195,7 +144,7 @@ static char *stanza_version(const char *s, size_t len, const char *name)
 /* the Version of the installed package NAME in a dpkg status text, NULL if
  * none; only the stanzas with its Package line are parsed (refresh reads the
  * file on every package hook, and a desktop's holds thousands) */
-static char *dpkg_version(const char *text, const char *name)
+char *dpkg_installed_version(const char *text, const char *name)
 {
         _cleanup_free_ char *needle = xasprintf("Package: %s", name);
         size_t n = strlen(needle);
@@ -230,7 +179,7 @@ int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_ve
                 _cleanup_free_ char *unsigned_pkg = xasprintf("%s-unsigned", pkg);
                 const char *names[] = { pkg, unsigned_pkg };
                 for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                        _cleanup_free_ char *ver = dpkg_version(text, names[i]);
+                        _cleanup_free_ char *ver = dpkg_installed_version(text, names[i]);
                         _cleanup_free_ char *up = ver ? upstream_of(release, ver) : NULL;
                         if (up) {
                                 *ret_source = xasprintf("/var/lib/dpkg/status: %s %s", names[i], ver);

@@ -5,10 +5,7 @@
 
 struct modctx;
 
-/* Pick the target kernel: --kernel, else the running one for the host root,
- * else the newest DIR/lib/modules/VERSION. ret_note explains a missing dir. */
 struct rootfs;
-int kernel_choose(const struct rootfs *rfs, const char *kernel, char **ret_kver, char **ret_source);
 
 /* Is RELEASE a distribution's ABI name that hides the upstream sublevel,
  * X.Y.0-N[-FLAVOUR] (Debian's 6.1.0-18-amd64, Ubuntu's 6.8.0-45-generic)? */
@@ -16,6 +13,9 @@ bool kernel_release_abi_only(const char *release);
 
 /* The largest dpkg status file kernel_upstream() reads (a desktop's is a few MiB) */
 #define DPKG_STATUS_MAX (64u << 20)
+
+/* the Version of the installed package NAME in a dpkg status TEXT, NULL if none */
+char *dpkg_installed_version(const char *text, const char *name);
 
 /* The upstream version X.Y.Z of RELEASE where the target says it: the Version
  * of its linux-image-RELEASE package in /var/lib/dpkg/status ("6.1.76-1"

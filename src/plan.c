@@ -112,6 +112,8 @@ void plan_free(struct plan *p)
         free(p->profile_reason);
         free(p->fingerprint);
         free(p->kernel);
+        free(p->kernel_source);
+        free(p->kernel_reason);
         free(p->kernel_version);
         free(p->kernel_version_source);
         free(p);
@@ -151,6 +153,10 @@ void plan_print_text(const struct plan *p, FILE *f)
                         ? xasprintf(_("Kernel version for _KERNEL ranges: %s (%s)"), p->kernel_version,
                                     p->kernel_version_source)
                         : xasprintf(_("Kernel version for _KERNEL ranges: %s"), p->kernel_version_source);
+                print_wrapped(f, 0, k);
+        }
+        if (p->kernel && p->kernel_reason) {
+                _cleanup_free_ char *k = xasprintf(_("Kernel %s: %s"), p->kernel, p->kernel_reason);
                 print_wrapped(f, 0, k);
         }
         for (size_t i = 0; i < p->n; i++) {
@@ -199,6 +205,8 @@ void plan_print_json(const struct plan *p, FILE *f)
         json_kv_string(&j, "profile_reason", p->profile_reason);
         json_kv_string(&j, "fingerprint", p->fingerprint);
         json_kv_string(&j, "kernel", p->kernel);
+        json_kv_string(&j, "kernel_source", p->kernel_source);
+        json_kv_string(&j, "kernel_reason", p->kernel_reason);
         json_kv_string(&j, "kernel_version", p->kernel_version);
         json_kv_string(&j, "kernel_version_source", p->kernel_version_source);
         json_key(&j, "settings");

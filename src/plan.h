@@ -53,6 +53,8 @@ struct plan {
         char *profile_reason;   /* why it was chosen */
         char *fingerprint;
         char *kernel;           /* target kernel release, NULL if unknown */
+        char *kernel_source;    /* how it was chosen: target_kernel_choose()'s key; NULL if unknown */
+        char *kernel_reason;    /* why, for people */
         /* the version _KERNEL ranges compare (the release, or its upstream
          * version), NULL if unknown; and where it comes from, or why unknown */
         char *kernel_version;

@@ -5,6 +5,7 @@
 #include "modules.h"
 #include "planner.h"
 #include "rootfs.h"
+#include "target.h"
 
 /* hand the error of a loader on to the caller, file and line kept */
 static void error_move(struct xerror *to, struct xerror *from)
@@ -37,11 +38,11 @@ static void warn_tools(struct planctx *c)
 }
 
 /* The kernel command line the target boots with: /proc/cmdline for this
- * system; for a root, what its boot setup passes (/etc/kernel/cmdline, and
- * what grub-mkconfig gives the normal entries from /etc/default/grub and
- * /etc/default/grub.d: src/grubenv.c), as one line of words. Only used to
- * respect what the administrator set: a file that cannot be used is a
- * warning, and idlecfg assumes it sets nothing. */
+ * system; for a root or a chroot of the target, what its boot setup passes
+ * (/etc/kernel/cmdline, and what grub-mkconfig gives the normal entries from
+ * /etc/default/grub and /etc/default/grub.d: src/grubenv.c), as one line of
+ * words. Only used to respect what the administrator set: a file that cannot
+ * be used is a warning, and idlecfg assumes it sets nothing. */
 #define CMDLINE_MAX (64u * 1024u)       /* /proc/cmdline, /etc/kernel/cmdline */
 static char *boot_cmdline(const struct rootfs *rfs)
 {
@@ -49,7 +50,7 @@ static char *boot_cmdline(const struct rootfs *rfs)
         struct strbuf sb = {};
         int r;
 
-        if (root_is_host(rfs->path)) {
+        if (target_is_running_system(rfs)) {
                 char *c = NULL;
                 /* procfs: a regular file of size 0 */
                 r = rootfs_read_file(rfs, "/proc/cmdline", 0, CMDLINE_MAX, &c, NULL, NULL);
@@ -223,6 +224,8 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         p->profile_reason = xstrdup(why);
         p->fingerprint = xstrdup(inv->fingerprint);
         p->kernel = inv->kernel ? xstrdup(inv->kernel) : NULL;
+        p->kernel_source = inv->kernel_source ? xstrdup(inv->kernel_source) : NULL;
+        p->kernel_reason = inv->kernel_reason ? xstrdup(inv->kernel_reason) : NULL;
         /* what _KERNEL ranges compare (src/knobs/knob.c) */
         if (inv->kernel_version) {
                 p->kernel_version = xstrdup(inv->kernel_version);

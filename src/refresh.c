@@ -15,6 +15,7 @@
 #include "refresh.h"
 #include "sha256.h"
 #include "sysfs.h"
+#include "target.h"
 
 /* the largest input file read for a content digest */
 #define INPUT_MAX (256u * 1024u * 1024u)
@@ -226,7 +227,7 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                         }
                 break;
         case G_BOOT:
-                if (root_is_host(rfs->path)) {
+                if (target_is_running_system(rfs)) {
                         _cleanup_free_ char *c = NULL;
                         if (rootfs_read_file(rfs, "/proc/cmdline", 0, KERNEL_CMDLINE_MAX, &c, NULL, NULL) == 0)
                                 sha256_update(&s, c, strlen(c));

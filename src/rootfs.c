@@ -746,25 +746,48 @@ int rootfs_rmdir(const struct rootfs *r, const char *path)
         return fsync_dir(dfd);
 }
 
+/* /run was made by rootfs_lock() (the target had none): rootfs_unlock() removes it */
+static bool lock_made_run;
+
 int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_error)
 {
         _cleanup_free_ char *shown = rootfs_display(r, "/run/idlecfg.lock");
-        _cleanup_close_ int dfd = -1;
-        struct stat st;
-        int fd, e;
+        struct stat st, pst;
+        int fd = -1, e;
 
-        /* /run of a target root is normally an empty mount point; make it if missing */
-        if (rootfs_lstat(r, "/run", &st) == -ENOENT && (e = rootfs_mkdir_p(r, "/run", NULL, NULL)) < 0)
-                return xerror_set(ret_error, e, _("cannot create %s: %s"), shown, strerror(-e));
-        dfd = resolve_open(r->fd, "/run", O_RDONLY | O_DIRECTORY);
-        if (dfd < 0)
-                return xerror_set(ret_error, dfd, _("cannot open the directory of %s: %s"), shown, strerror(-dfd));
-        fd = openat(dfd, "idlecfg.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0)
-                return xerror_set(ret_error, -errno, _("cannot open %s: %s"), shown, strerror(errno));
         for (unsigned waited = 0;; waited += 50) {
-                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-                        return fd;
+                _cleanup_close_ int dfd = -1;
+
+                if (fd < 0) {
+                        /* /run of a target root is normally an empty mount point; make it if missing */
+                        if (rootfs_lstat(r, "/run", &st) == -ENOENT) {
+                                e = rootfs_mkdir_p(r, "/run", NULL, NULL);
+                                if (e < 0)
+                                        return xerror_set(ret_error, e, _("cannot create %s: %s"), shown, strerror(-e));
+                                lock_made_run = true;
+                        }
+                        dfd = resolve_open(r->fd, "/run", O_RDONLY | O_DIRECTORY);
+                        if (dfd < 0)
+                                return xerror_set(ret_error, dfd, _("cannot open the directory of %s: %s"), shown,
+                                                  strerror(-dfd));
+                        fd = openat(dfd, "idlecfg.lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+                        if (fd < 0)
+                                return xerror_set(ret_error, -errno, _("cannot open %s: %s"), shown, strerror(errno));
+                }
+                if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+                        /* the holder before removed the file at its end (rootfs_unlock()):
+                         * a lock on that unlinked inode excludes nobody; take the new file */
+                        if (dfd < 0)
+                                dfd = resolve_open(r->fd, "/run", O_RDONLY | O_DIRECTORY);
+                        if (dfd >= 0 && fstat(fd, &st) == 0 &&
+                            fstatat(dfd, "idlecfg.lock", &pst, AT_SYMLINK_NOFOLLOW) == 0 &&
+                            st.st_dev == pst.st_dev && st.st_ino == pst.st_ino)
+                                return fd;
+                        close(fd);
+                        fd = -1;
+                        waited -= 50;   /* not a wait: try again at once */
+                        continue;
+                }
                 if (errno != EWOULDBLOCK && errno != EINTR) {
                         e = -errno;
                         close(fd);
@@ -778,6 +801,23 @@ int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_
                 }
                 nanosleep(&(struct timespec) { .tv_nsec = 50 * 1000 * 1000 }, NULL);
         }
+}
+
+void rootfs_unlock(const struct rootfs *r, int fd)
+{
+        _cleanup_close_ int dfd = -1;
+
+        if (fd < 0)
+                return;
+        /* still under the lock: an instance waiting on this file finds it
+         * gone when it gets the lock, and makes a new one */
+        dfd = resolve_open(r->fd, "/run", O_RDONLY | O_DIRECTORY);
+        if (dfd >= 0)
+                (void) unlinkat(dfd, "idlecfg.lock", 0);
+        if (lock_made_run)
+                (void) rootfs_rmdir(r, "/run");
+        lock_made_run = false;
+        close(fd);
 }
 
 #include <dirent.h>

@@ -88,6 +88,11 @@ int rootfs_rmdir(const struct rootfs *r, const char *path);
 /* Take the lock of one idlecfg instance: /run/idlecfg.lock, or DIR/run/idlecfg.lock
  * for a target root. Waits up to TIMEOUT_MS, then -EBUSY. Returns the fd to keep. */
 int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_error);
+/* Remove the lock file (and /run, if rootfs_lock() had to make it), still
+ * holding the lock, then close FD: the lock never outlives the run. An
+ * instance that waited on the removed file sees it is gone once it gets the
+ * lock, and locks a new one (rootfs_lock() compares the inodes). */
+void rootfs_unlock(const struct rootfs *r, int fd);
 
 /* ---- SIGTERM and SIGINT ----
  * signals_setup(): both end the process at once, by that signal, after the

@@ -266,6 +266,8 @@ void install_print_json(const struct install_result *r, const struct rootfs *rfs
         json_kv_string(&j, "profile_reason", p->profile_reason);
         json_kv_string(&j, "fingerprint", p->fingerprint);
         json_kv_string(&j, "kernel", p->kernel);
+        json_kv_string(&j, "kernel_source", p->kernel_source);
+        json_kv_string(&j, "kernel_reason", p->kernel_reason);
         json_kv_bool(&j, "dry_run", dry_run);
         json_kv_bool(&j, "changed", changes > 0);
         json_key(&j, "files");

@@ -22,7 +22,7 @@ dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
 mkroot_installed "$dir" "$root" || { echo "Bail out! no root"; exit 1; }
 mkdir -p "$root/run" "$root/var/lib"
-# the hook runs "$IDLECFG --kernel V refresh"; the wrapper keeps it in the test root
+# the hook runs "$IDLECFG refresh"; the wrapper keeps it in the test root
 cat >"$tmp/idlecfg" <<SH
 #!/bin/sh
 exec "$IDLECFG" --root "$root" "\$@"
@@ -39,7 +39,7 @@ check "kernel hook, a new kernel: refresh says what changed and re-installs for 
 chmod 000 "$tmp/idlecfg"; printf '#!/bin/sh\nexit 3\n' >"$tmp/failing"; chmod +x "$tmp/failing"
 IDLECFG=$tmp/failing sh "$h/kernel-postinst.sh" "$new" >"$tmp/h3" 2>&1; rc=$?
 check "kernel hook: a failing refresh never fails the kernel's installation, and says so" sh -c "
-        test $rc -eq 0 && grep -q 'refresh for kernel $new failed' '$tmp/h3'"
+        test $rc -eq 0 && grep -q 'refresh after installing kernel $new failed' '$tmp/h3'"
 
 # ---- dpkg: the package's scripts and trigger run for real ----
 # The package as a distribution builds it: the tree of make install DESTDIR

@@ -70,7 +70,7 @@ check "module directory reported" grep -q "\"module_dir\": \"$tmp/root/lib/modul
 # newest kernel in the root is chosen without --kernel
 mkdir -p "$tmp/root/lib/modules/5.10.0-old"
 run_machine "$tmp/m.umockdev" "$IDLECFG" detect --json --root "$tmp/root" >"$tmp/out2.json" 2>&1
-check "newest kernel of the root chosen" sh -c "grep -q '\"release\": \"$KVER\"' '$tmp/out2.json' && grep -q '\"source\": \"newest in root\"' '$tmp/out2.json'"
+check "newest kernel of the root chosen" sh -c "grep -q '\"release\": \"$KVER\"' '$tmp/out2.json' && grep -q '\"source\": \"newest-installed\"' '$tmp/out2.json'"
 
 # a root without modules: said plainly, nothing resolved, detect still works
 mkdir -p "$tmp/empty/etc"

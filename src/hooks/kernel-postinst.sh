@@ -8,6 +8,11 @@ version=${1:-}
 [ -n "$version" ] || exit 0
 IDLECFG=${IDLECFG:-/usr/sbin/idlecfg}
 [ -x "$IDLECFG" ] || exit 0
-# a failure here must not fail the kernel's installation: say it and go on
-"$IDLECFG" --kernel "$version" refresh || echo "idlecfg: refresh for kernel $version failed; run 'idlecfg refresh --kernel $version'" >&2
+# No --kernel: idlecfg plans for the kernel the system boots next (the boot
+# loader's default, else the newest installed), which is this one unless an
+# older kernel is being reinstalled; so this hook, the package triggers and a
+# manual "idlecfg refresh" all plan for the same kernel and never undo each
+# other's files. A failure here must not fail the kernel's installation: say
+# it and go on.
+"$IDLECFG" refresh || echo "idlecfg: refresh after installing kernel $version failed; run 'idlecfg refresh'" >&2
 exit 0

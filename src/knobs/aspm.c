@@ -69,6 +69,38 @@ static bool has_pcie_port(struct planctx *c)
         return false;
 }
 
+/* Is POLICY the target kernel's built-in default (CONFIG_PCIEASPM_DEFAULT and
+ * its siblings in /boot/config-RELEASE), with no pcie_aspm.policy= on the
+ * command line? Then writing it changes nothing: skipped here, saying why. */
+static bool kernel_default_policy(struct planctx *c, const char *policy)
+{
+        static const struct { const char *option, *policy; } defaults[] = {
+                { "CONFIG_PCIEASPM_DEFAULT", "default" },
+                { "CONFIG_PCIEASPM_POWERSAVE", "powersave" },
+                { "CONFIG_PCIEASPM_POWER_SUPERSAVE", "powersupersave" },
+                { "CONFIG_PCIEASPM_PERFORMANCE", "performance" },
+        };
+
+        if (c->cmdline && strstr(c->cmdline, "pcie_aspm.policy="))
+                return false;
+        for (size_t i = 0; i < ELEMENTSOF(defaults); i++) {
+                _cleanup_free_ char *file = NULL;
+                const char *v = knob_kconfig_option(c, defaults[i].option, &file, NULL);
+
+                if (!v)
+                        return false;   /* no config in the root: not known */
+                if (!streq(v, "yes"))
+                        continue;
+                if (!streq(defaults[i].policy, policy))
+                        return false;
+                plan_skip(c, NULL, "pcie_aspm.policy",
+                          xasprintf("skipped: %s is the target kernel's default policy already (%s=y in %s): "
+                                    "nothing to write, no boot-loader step", policy, defaults[i].option, file));
+                return true;
+        }
+        return false;
+}
+
 void knob_aspm(struct planctx *c)
 {
         const char *policy = profile_value(c, "pcie_aspm", "policy");
@@ -85,6 +117,8 @@ void knob_aspm(struct planctx *c)
                 plan_skip(c, NULL, "pcie_aspm.policy",
                           xstrdup("skipped: no PCI-to-PCI bridge (class 0604) on this machine, so no PCIe link "
                                   "for ASPM to act on: the policy would change nothing"));
+        else if (policy && kernel_default_policy(c, policy))
+                ;
         else if (policy) {
                 if (cur)
                         parse_selected(cur, &selected);

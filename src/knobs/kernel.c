@@ -74,7 +74,7 @@ static int sysctl_read_live(const char *key, char **ret, bool *ret_writable)
 
 /* "yes", "no" (the option is not set, or "is not set"), or NULL when the
  * target kernel's config is not in the root */
-static const char *kconfig_option(struct planctx *c, const char *option, char **ret_file, int *ret_error)
+const char *knob_kconfig_option(struct planctx *c, const char *option, char **ret_file, int *ret_error)
 {
         _cleanup_free_ char *text = NULL, *set = NULL;
         const char *v;
@@ -84,7 +84,8 @@ static const char *kconfig_option(struct planctx *c, const char *option, char **
                 return NULL;
         *ret_file = knob_input_path(KCONFIG_PATH, c->inv->kernel);
         r = rootfs_read_file(c->inv->rfs, *ret_file, 0, KCONFIG_MAX, &text, NULL, NULL);
-        *ret_error = r < 0 ? r : 0;
+        if (ret_error)
+                *ret_error = r < 0 ? r : 0;
         if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
                 /* a FIFO or a 3 GB file is there, but unusable: said, not "not in the root" */
                 _cleanup_free_ char *shown = rootfs_display(c->inv->rfs, *ret_file);
@@ -157,12 +158,12 @@ static void plan_nmi_watchdog(struct planctx *c)
                             MECH_SYSCTL, TAKE_PTR(why));
                 return;
         }
-        has = kconfig_option(c, "CONFIG_HARDLOCKUP_DETECTOR", &file, &kr);
+        has = knob_kconfig_option(c, "CONFIG_HARDLOCKUP_DETECTOR", &file, &kr);
         if (has && streq(has, "no")) {
                 /* an architecture's own NMI watchdog (CONFIG_HAVE_NMI_WATCHDOG: powerpc,
                  * sparc) answers to the same sysctl */
                 _cleanup_free_ char *again = NULL;
-                if (streq_ptr(kconfig_option(c, "CONFIG_HAVE_NMI_WATCHDOG", &again, &kr), "yes"))
+                if (streq_ptr(knob_kconfig_option(c, "CONFIG_HAVE_NMI_WATCHDOG", &again, &kr), "yes"))
                         has = "yes", option = "CONFIG_HAVE_NMI_WATCHDOG";
         }
         if (has && streq(has, "no")) {

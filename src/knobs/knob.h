@@ -227,3 +227,8 @@ extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_s
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;
 extern const struct knob_family knob_family_kernel;
 extern const struct knob_family knob_family_wifi, knob_family_network;
+
+/* "yes" when OPTION is y or m in the target kernel's /boot/config-RELEASE,
+ * "no" when it is not set, NULL when that file is not in the root; *RET_FILE
+ * (free it) names the file */
+const char *knob_kconfig_option(struct planctx *c, const char *option, char **ret_file, int *ret_error);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "knob.h"
+#include "virt.h"
 
 /* drivers whose runtime PM is known to break something (KNOBS.md: TLP's
  * denylist, https://github.com/linrunner/TLP/issues/587 for xHCI) */
@@ -94,6 +95,14 @@ void knob_pci_runtime_pm(struct planctx *c)
 
                 if (!kv_find(&d->knobs, "power/control"))
                         continue;       /* no runtime PM file on this kernel */
+                if (platform_is_vm(&c->inv->platform) && virt_pci_saves_nothing(kv_get(&d->ids, "vendor"), cls)) {
+                        plan_skip(c, d, "pci.runtime_pm",
+                                  xasprintf("skipped: virtual machine (%s): %s draws no power of its own, runtime PM "
+                                            "saves nothing", kv_get(&c->inv->platform, "virtualization_source"),
+                                            streq_ptr(kv_get(&d->ids, "vendor"), "1af4") ? "a virtio function"
+                                                                                         : "the hypervisor's host bridge"));
+                        continue;
+                }
                 /* this function on this machine (bridge_d3_blacklist), then the function */
                 /* an entry whose kernel range cannot be decided stops the search:
                  * a less specific one must not stand in for it */
