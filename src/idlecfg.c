@@ -1,6 +1,7 @@
 /* idlecfg.c: command line, verb table and dispatch */
 #include "config.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
 
@@ -22,7 +23,37 @@ enum {
         EXIT_FAILURE_ = 3,
 };
 
+/* The options, one row each in options_table below; a verb takes the ones
+ * in its .options (O_COMMON always). To add one: a bit here, a row in
+ * options_table, a case in parse_option() and the bit in the verbs that
+ * take it (and the completion's per-verb lists, tests/completion.sh). */
+enum {
+        O_ROOT = 1u << 0,
+        O_KERNEL = 1u << 1,
+        O_JSON = 1u << 2,
+        O_PROFILE = 1u << 3,
+        O_PROFILES_DIR = 1u << 4,
+        O_FORMAT = 1u << 5,
+        O_DRY_RUN = 1u << 6,
+        O_FORCE = 1u << 7,
+        O_KEEP_GOING = 1u << 8,
+        O_WAIT = 1u << 9,
+        O_SECONDS = 1u << 10,
+        O_MEASURE = 1u << 11,
+        O_VERBOSE = 1u << 12,
+        O_HELP = 1u << 13,
+        O_VERSION = 1u << 14,
+        O_REFUSE_CONFLICTS = 1u << 15,
+        /* every verb takes these */
+        O_COMMON = O_ROOT | O_VERBOSE | O_HELP | O_VERSION,
+        /* the plan's inputs */
+        O_PLANNING = O_KERNEL | O_PROFILE | O_PROFILES_DIR,
+};
+
 struct args {
+        unsigned given;         /* O_*: the options on the command line */
+        bool help;
+        bool refuse_conflicts;
         const char *root;
         const char *kernel;
         const char *profile;
@@ -67,6 +98,8 @@ struct verb {
         int (*check)(const struct args *a, int argc, char **argv);
         int (*run)(struct run *c, int argc, char **argv);
         const char *help;
+        unsigned options;               /* O_*: the options it takes besides O_COMMON */
+        const char *synopsis;           /* its arguments, for its usage; NULL: none */
 };
 
 /* "idlecfg: WHAT: file:line: message" on stderr; FALLBACK without a message */
@@ -458,6 +491,12 @@ static int check_rollback(const struct args *a, int argc, char **argv)
                 fprintf(stderr, _("idlecfg: rollback takes apply, install or all, not '%s'\n"), what);
                 return EXIT_USAGE;
         }
+        /* JSON is the measurement's (the plan's inputs are taken without
+         * --measure too, for a script's wrapper that gives them to every verb) */
+        if (!a->measure && a->json) {
+                fprintf(stderr, _("idlecfg: rollback prints JSON only with --measure (the measurement)\n"));
+                return EXIT_USAGE;
+        }
         return EXIT_OK;
 }
 
@@ -580,25 +619,88 @@ static int verb_refresh(struct run *c, int argc, char **argv)
         return do_install(c, false);
 }
 
+static int check_apply(const struct args *a, int argc, char **argv)
+{
+        if (a->json && !a->measure) {
+                fprintf(stderr, _("idlecfg: apply prints JSON only with --measure (the measurement)\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
 static const struct verb verbs[] = {
         { "detect", 0, 0, VERB_INVENTORY, NULL, verb_detect,
-          N_("Show the hardware, its power knobs and the fingerprint") },
-        { "plan", 0, 0, VERB_PLAN, check_plan, verb_plan, N_("Show the settings for this machine and why") },
-        { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why") },
+          N_("Show the hardware, its power knobs and the fingerprint"), O_KERNEL | O_JSON, NULL },
+        { "plan", 0, 0, VERB_PLAN, check_plan, verb_plan, N_("Show the settings for this machine and why"),
+          O_PLANNING | O_JSON | O_FORMAT, NULL },
+        { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why"),
+          O_PLANNING, N_("DEVICE") },
         { "install", 0, 0, VERB_LOCK | VERB_PLAN, NULL, verb_install,
-          N_("Write the configuration files into the root, with a manifest") },
-        { "apply", 0, 0, VERB_LOCK | VERB_PLAN, NULL, verb_apply,
-          N_("Apply the settings to the running system now, journal first") },
+          N_("Write the configuration files into the root, with a manifest"),
+          O_PLANNING | O_JSON | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS, NULL },
+        { "apply", 0, 0, VERB_LOCK | VERB_PLAN, check_apply, verb_apply,
+          N_("Apply the settings to the running system now, journal first"),
+          O_PLANNING | O_DRY_RUN | O_KEEP_GOING | O_WAIT | O_MEASURE | O_JSON, NULL },
         { "rollback", 0, 1, VERB_LOCK, check_rollback, verb_rollback,
-          N_("Undo apply and/or install exactly: rollback [apply|install|all]") },
+          N_("Undo apply and/or install exactly: rollback [apply|install|all]"),
+          O_FORCE | O_WAIT | O_MEASURE | O_JSON | O_PLANNING, N_("[apply|install|all]") },
         { "verify", 0, 0, VERB_PLAN, NULL, verb_verify,
-          N_("Compare the running system with the plan; list idle blockers") },
+          N_("Compare the running system with the plan; list idle blockers"), O_PLANNING | O_JSON, NULL },
         /* detects and plans itself, only when something changed */
         { "refresh", 0, 0, VERB_LOCK, NULL, verb_refresh,
-          N_("Re-install if hardware, kernel, hwdb or profile changed") },
+          N_("Re-install if hardware, kernel, hwdb or profile changed"),
+          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS, NULL },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
-          N_("Measure idle for --seconds: who suspends, who stays awake and why") },
+          N_("Measure idle for --seconds: who suspends, who stays awake and why"),
+          O_PLANNING | O_JSON | O_SECONDS, NULL },
 };
+
+/* the options; HELP is the option's line in the usage */
+static const struct option_row {
+        unsigned bit;
+        const char *name;
+        char short_name;        /* 0: long only */
+        int has_arg;
+        const char *help;
+} options_table[] = {
+        { O_ROOT, "root", 'r', required_argument,
+          N_("  -r, --root DIR        operate on the system below DIR (default /)\n") },
+        { O_KERNEL, "kernel", 'k', required_argument,
+          N_("  -k, --kernel VERSION  check modules against DIR/lib/modules/VERSION\n") },
+        { O_JSON, "json", 'j', no_argument, N_("  -j, --json            print JSON (schema in idlecfg(8))\n") },
+        { O_PROFILE, "profile", 'p', required_argument,
+          N_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n") },
+        { O_PROFILES_DIR, "profiles-dir", 0, required_argument,
+          N_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n") },
+        { O_FORMAT, "format", 'f', required_argument,
+          N_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n"
+             "                        sysctl, networkmanager or link\n") },
+        { O_DRY_RUN, "dry-run", 'n', no_argument,
+          N_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n") },
+        { O_FORCE, "force", 0, no_argument,
+          N_("      --force           install, rollback: overwrite files or values changed by others\n") },
+        { O_REFUSE_CONFLICTS, "refuse-conflicts", 0, no_argument,
+          N_("      --refuse-conflicts  install, refresh: refuse (exit 6) when another power tool\n"
+             "                        sets the same knobs\n") },
+        { O_KEEP_GOING, "keep-going", 0, no_argument,
+          N_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n") },
+        { O_WAIT, "wait", 0, required_argument,
+          N_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n") },
+        { O_SECONDS, "seconds", 0, required_argument,
+          N_("      --seconds N       measure: the length of the measurement (default 20)\n") },
+        { O_MEASURE, "measure", 0, required_argument,
+          N_("      --measure N       apply, rollback: measure N seconds before and after\n") },
+        { O_VERBOSE, "verbose", 'v', no_argument, N_("  -v, --verbose         say more\n") },
+        { O_HELP, "help", 'h', no_argument, N_("  -h, --help            show this help\n") },
+        { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },
+};
+
+static void print_exit_status(FILE *f)
+{
+        fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
+                "3 runtime failure, 4 done but the boot configuration still lacks a step,\n"
+                "6 refused: another power tool sets the same knobs (--refuse-conflicts).\n"), f);
+}
 
 static void usage(FILE *f)
 {
@@ -607,24 +709,24 @@ static void usage(FILE *f)
         fputs(_("\nVerbs:\n"), f);
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 fprintf(f, "  %-10s %s\n", verbs[i].name, _(verbs[i].help));
+        fprintf(f, "  %-10s %s\n", "help", _("Show the usage of one verb: help VERB"));
         fputs(_("\nOptions:\n"), f);
-        fputs(_("  -r, --root DIR        operate on the system below DIR (default /)\n"), f);
-        fputs(_("  -k, --kernel VERSION  check modules against DIR/lib/modules/VERSION\n"), f);
-        fputs(_("  -j, --json            print JSON (schema in idlecfg(8))\n"), f);
-        fputs(_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n"), f);
-        fputs(_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n"), f);
-        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link\n"), f);
-        fputs(_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n"), f);
-        fputs(_("      --force           install, rollback: overwrite files or values changed by others\n"), f);
-        fputs(_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n"), f);
-        fputs(_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n"), f);
-        fputs(_("      --seconds N       measure: the length of the measurement (default 20)\n"), f);
-        fputs(_("      --measure N       apply, rollback: measure N seconds before and after\n"), f);
-        fputs(_("  -v, --verbose         say more\n"), f);
-        fputs(_("  -h, --help            show this help\n"), f);
-        fputs(_("  -V, --version         show the version\n"), f);
-        fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
-                "3 runtime failure.\n"), f);
+        for (size_t i = 0; i < ELEMENTSOF(options_table); i++)
+                fputs(_(options_table[i].help), f);
+        print_exit_status(f);
+}
+
+/* the usage of one verb: its arguments and the options it takes */
+static void verb_usage(const struct verb *v, FILE *f)
+{
+        fprintf(f, _("Usage: %s %s [OPTIONS]%s%s\n"), program_invocation_short_name, v->name,
+                v->synopsis ? " " : "", v->synopsis ? _(v->synopsis) : "");
+        fprintf(f, "\n%s.\n", _(v->help));
+        fputs(_("\nOptions:\n"), f);
+        for (size_t i = 0; i < ELEMENTSOF(options_table); i++)
+                if (options_table[i].bit & (v->options | O_COMMON))
+                        fputs(_(options_table[i].help), f);
+        print_exit_status(f);
 }
 
 static const struct verb *find_verb(const char *name)
@@ -666,29 +768,240 @@ static const char *nearest_verb(const char *name)
         return best;
 }
 
+static const struct verb *find_verb_or_say(const char *name)
+{
+        const struct verb *v = find_verb(name);
+        const char *near;
+
+        if (v)
+                return v;
+        near = nearest_verb(name);
+        fprintf(stderr, _("idlecfg: unknown verb '%s'\n"), name);
+        if (near)
+                fprintf(stderr, _("Did you mean '%s'?\n"), near);
+        fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
+        return NULL;
+}
+
+/* "--name" or "-c", as the user may have written it */
+static void option_spelling(const struct option_row *o, char buf[static 32])
+{
+        snprintf(buf, 32, "--%s", o->name);
+}
+
+static int parse_seconds(const char *name, const char *arg, unsigned long min, unsigned *ret)
+{
+        char *end;
+        unsigned long sec;
+
+        errno = 0;
+        sec = strtoul(arg, &end, 10);
+        if (errno || *end || !*arg || arg[0] == '-' || sec < min || sec > 3600) {
+                fprintf(stderr, _("idlecfg: --%s takes seconds from %lu to 3600, not '%s'\n"), name, min, arg);
+                return EXIT_USAGE;
+        }
+        *ret = (unsigned) sec;
+        return EXIT_OK;
+}
+
+/* one option of the table, with its argument */
+static int parse_option(const struct option_row *o, const char *arg, struct args *a)
+{
+        a->given |= o->bit;
+        switch (o->bit) {
+        case O_ROOT:
+                if (!*arg) {
+                        fprintf(stderr, _("idlecfg: --root needs a directory\n"));
+                        return EXIT_USAGE;
+                }
+                a->root = arg;
+                break;
+        case O_KERNEL:
+                if (!*arg || strchr(arg, '/') || streq(arg, "..") || streq(arg, ".")) {
+                        fprintf(stderr, _("idlecfg: --kernel '%s' is not a kernel release\n"), arg);
+                        return EXIT_USAGE;
+                }
+                a->kernel = arg;
+                break;
+        case O_JSON:
+                a->json = true;
+                break;
+        case O_PROFILE:
+                if (!profile_name_valid(arg)) {
+                        fprintf(stderr, _("idlecfg: --profile '%s' is not a profile name\n"), arg);
+                        return EXIT_USAGE;
+                }
+                a->profile = arg;
+                break;
+        case O_PROFILES_DIR:
+                if (!*arg) {
+                        fprintf(stderr, _("idlecfg: --profiles-dir needs a directory\n"));
+                        return EXIT_USAGE;
+                }
+                a->profiles_dir = arg;
+                break;
+        case O_FORMAT:
+                a->format = arg;
+                break;
+        case O_DRY_RUN:
+                a->dry_run = true;
+                break;
+        case O_FORCE:
+                a->force = true;
+                break;
+        case O_REFUSE_CONFLICTS:
+                a->refuse_conflicts = true;
+                break;
+        case O_KEEP_GOING:
+                a->keep_going = true;
+                break;
+        case O_WAIT: {
+                unsigned sec;
+                if (parse_seconds("wait", arg, 0, &sec) != EXIT_OK)
+                        return EXIT_USAGE;
+                a->wait_ms = sec * 1000;
+                break;
+        }
+        case O_SECONDS:
+                return parse_seconds("seconds", arg, 1, &a->seconds);
+        case O_MEASURE:
+                return parse_seconds("measure", arg, 1, &a->measure);
+        case O_VERBOSE:
+                a->verbose++;
+                break;
+        case O_HELP:
+                a->help = true;
+                break;
+        case O_VERSION:
+                break;
+        }
+        return EXIT_OK;
+}
+
+/* the command line into A; optind is then the verb's index. -1: parsed,
+ * else the exit code (--version printed, or a usage error said) */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+        static struct option longopts[ELEMENTSOF(options_table) + 1];
+        static char shortopts[2 * ELEMENTSOF(options_table) + 3];
+        size_t n = 0;
+        int c;
+
+        /* ':' first: a missing argument is ':', told apart from an unknown option */
+        shortopts[n++] = ':';
+        for (size_t i = 0; i < ELEMENTSOF(options_table); i++) {
+                const struct option_row *o = &options_table[i];
+                longopts[i] = (struct option) { o->name, o->has_arg, NULL, 0x100 + (int) i };
+                if (o->short_name) {
+                        shortopts[n++] = o->short_name;
+                        if (o->has_arg == required_argument)
+                                shortopts[n++] = ':';
+                }
+        }
+        shortopts[n] = 0;
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
+                const struct option_row *o = NULL;
+                char spelled[32];
+                int r;
+
+                if (c >= 0x100 && c < 0x100 + (int) ELEMENTSOF(options_table))
+                        o = &options_table[c - 0x100];
+                for (size_t i = 0; !o && c != '?' && c != ':' && i < ELEMENTSOF(options_table); i++)
+                        if (options_table[i].short_name == c)
+                                o = &options_table[i];
+                if (c == ':') {
+                        if (optopt >= 0x100 && optopt < 0x100 + (int) ELEMENTSOF(options_table))
+                                option_spelling(&options_table[optopt - 0x100], spelled);
+                        else
+                                snprintf(spelled, sizeof(spelled), "-%c", optopt);
+                        fprintf(stderr, _("idlecfg: option '%s' needs an argument\n"), spelled);
+                } else if (!o) {
+                        if (optopt > 0 && optopt < 0x100)
+                                fprintf(stderr, _("idlecfg: unknown option '-%c'\n"), optopt);
+                        else {
+                                const char *w = argv[optind - 1];
+                                size_t len = strcspn(w, "=");
+                                fprintf(stderr, _("idlecfg: unknown option '%.*s'\n"), (int) len, w);
+                        }
+                }
+                if (c == ':' || !o) {
+                        fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
+                        return EXIT_USAGE;
+                }
+                if (o->bit == O_VERSION) {
+                        printf("idlecfg %s\n", PACKAGE_VERSION);
+                        return EXIT_OK;
+                }
+                r = parse_option(o, optarg, a);
+                if (r != EXIT_OK)
+                        return r;
+        }
+        return -1;
+}
+
+/* The options V does not take; each is an error. A verb that takes an
+ * option only with another says so in its check(). */
+static int check_options(const struct verb *v, const struct args *a)
+{
+        unsigned extra = a->given & ~(v->options | O_COMMON);
+
+        if (extra & O_MEASURE && streq(v->name, "measure")) {
+                fprintf(stderr, _("idlecfg: --measure is for apply and rollback; measure takes --seconds\n"));
+                return EXIT_USAGE;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(options_table); i++)
+                if (extra & options_table[i].bit) {
+                        fprintf(stderr, _("idlecfg: %s does not take --%s; 'idlecfg help %s' lists what it takes\n"),
+                                v->name, options_table[i].name, v->name);
+                        return EXIT_USAGE;
+                }
+        if (a->json && a->format) {
+                fprintf(stderr, _("idlecfg: --json and --format exclude each other (--format=json is --json)\n"));
+                return EXIT_USAGE;
+        }
+        if (a->measure && a->dry_run) {
+                fprintf(stderr, _("idlecfg: --measure measures what apply or rollback changes: not with --dry-run\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+/* --kernel names a kernel the root does not have: a warning where idlecfg
+ * only shows, an error where it writes (a configuration for a kernel that
+ * is not there) */
+static int check_kernel(const struct verb *v, const struct run *c)
+{
+        static const char *const dirs[] = { "/lib/modules", "/usr/lib/modules" };
+        bool writes = v->needs & VERB_LOCK;
+
+        if (!c->a->kernel)
+                return EXIT_OK;
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_free_ char *p = xasprintf("%s/%s", dirs[i], c->a->kernel);
+                _cleanup_close_ int fd = rootfs_openat(&c->rfs, p, O_PATH | O_DIRECTORY);
+                if (fd >= 0)
+                        return EXIT_OK;
+        }
+        {
+                _cleanup_free_ char *shown = rootfs_display(&c->rfs, "/lib/modules");
+                if (writes) {
+                        fprintf(stderr, _("idlecfg: --kernel %s: no such kernel in %s; %s writes nothing for a "
+                                          "kernel the root does not have\n"), c->a->kernel, shown, v->name);
+                        return EXIT_USAGE;
+                }
+                fprintf(stderr, _("idlecfg: warning: --kernel %s: no such kernel in %s; the plan assumes its "
+                                  "modules and defaults\n"), c->a->kernel, shown);
+        }
+        return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "root", required_argument, NULL, 'r' },
-                { "kernel", required_argument, NULL, 'k' },
-                { "json", no_argument, NULL, 'j' },
-                { "profile", required_argument, NULL, 'p' },
-                { "profiles-dir", required_argument, NULL, 'P' },
-                { "format", required_argument, NULL, 'f' },
-                { "dry-run", no_argument, NULL, 'n' },
-                { "force", no_argument, NULL, 'F' },
-                { "keep-going", no_argument, NULL, 'K' },
-                { "wait", required_argument, NULL, 'W' },
-                { "seconds", required_argument, NULL, 'S' },
-                { "measure", required_argument, NULL, 'M' },
-                { "verbose", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, 'V' },
-                {}
-        };
         struct args a = { .wait_ms = 10000, .seconds = 20 };
+        _cleanup_free_ char *profiles_dir = NULL;
         const struct verb *v;
-        int c, nargs;
+        int r, nargs;
 
         /* only the categories idlecfg uses: the messages, and the character
          * set gettext converts them to. Numbers stay in the C locale (a
@@ -710,128 +1023,89 @@ int main(int argc, char **argv)
         textdomain(PACKAGE);
         signals_setup();
 
-        while ((c = getopt_long(argc, argv, "r:k:jp:f:nvhV", options, NULL)) >= 0) {
-                switch (c) {
-                case 'r':
-                        if (!*optarg) {
-                                fprintf(stderr, _("idlecfg: --root needs a directory\n"));
-                                return EXIT_USAGE;
-                        }
-                        a.root = optarg;
-                        break;
-                case 'k':
-                        if (!*optarg || strchr(optarg, '/') || streq(optarg, "..") || streq(optarg, ".")) {
-                                fprintf(stderr, _("idlecfg: --kernel '%s' is not a kernel release\n"), optarg);
-                                return EXIT_USAGE;
-                        }
-                        a.kernel = optarg;
-                        break;
-                case 'j':
-                        a.json = true;
-                        break;
-                case 'p':
-                        if (!profile_name_valid(optarg)) {
-                                fprintf(stderr, _("idlecfg: --profile '%s' is not a profile name\n"), optarg);
-                                return EXIT_USAGE;
-                        }
-                        a.profile = optarg;
-                        break;
-                case 'P':
-                        a.profiles_dir = optarg;
-                        break;
-                case 'f':
-                        a.format = optarg;
-                        break;
-                case 'n':
-                        a.dry_run = true;
-                        break;
-                case 'F':
-                        a.force = true;
-                        break;
-                case 'K':
-                        a.keep_going = true;
-                        break;
-                case 'W': {
-                        char *end;
-                        unsigned long sec;
-                        errno = 0;
-                        sec = strtoul(optarg, &end, 10);
-                        if (errno || *end || !*optarg || optarg[0] == '-' || sec > 3600) {
-                                fprintf(stderr, _("idlecfg: --wait takes seconds from 0 to 3600, not '%s'\n"), optarg);
-                                return EXIT_USAGE;
-                        }
-                        a.wait_ms = (unsigned) sec * 1000;
-                        break;
-                }
-                case 'S':
-                case 'M': {
-                        char *end;
-                        unsigned long sec;
-                        errno = 0;
-                        sec = strtoul(optarg, &end, 10);
-                        if (errno || *end || !*optarg || optarg[0] == '-' || sec < 1 || sec > 3600) {
-                                fprintf(stderr, _("idlecfg: --%s takes seconds from 1 to 3600, not '%s'\n"),
-                                        c == 'S' ? "seconds" : "measure", optarg);
-                                return EXIT_USAGE;
-                        }
-                        *(c == 'S' ? &a.seconds : &a.measure) = (unsigned) sec;
-                        break;
-                }
-                case 'v':
-                        a.verbose++;
-                        break;
-                case 'h':
-                        usage(stdout);
-                        return EXIT_OK;
-                case 'V':
-                        printf("idlecfg %s\n", PACKAGE_VERSION);
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
+        r = parse_args(argc, argv, &a);
+        if (r >= 0)
+                return r;
+        /* idlecfg help [VERB] */
+        if (optind < argc && streq(argv[optind], "help")) {
+                if (argc - optind > 2) {
+                        fprintf(stderr, _("idlecfg: help takes one verb\n"));
                         return EXIT_USAGE;
                 }
+                if (argc - optind == 1) {
+                        usage(stdout);
+                        return EXIT_OK;
+                }
+                v = find_verb_or_say(argv[optind + 1]);
+                if (!v)
+                        return EXIT_USAGE;
+                verb_usage(v, stdout);
+                return EXIT_OK;
+        }
+        if (a.help) {
+                if (optind < argc && (v = find_verb(argv[optind])))
+                        verb_usage(v, stdout);
+                else
+                        usage(stdout);
+                return EXIT_OK;
         }
         if (optind >= argc) {
                 fprintf(stderr, _("idlecfg: no verb given\n"));
                 fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
                 return EXIT_USAGE;
         }
-        v = find_verb(argv[optind]);
-        if (!v) {
-                const char *near = nearest_verb(argv[optind]);
-                fprintf(stderr, _("idlecfg: unknown verb '%s'\n"), argv[optind]);
-                if (near)
-                        fprintf(stderr, _("Did you mean '%s'?\n"), near);
-                fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
+        v = find_verb_or_say(argv[optind]);
+        if (!v)
                 return EXIT_USAGE;
-        }
         nargs = argc - optind - 1;
         if (nargs < v->min_args || nargs > v->max_args) {
-                fprintf(stderr, _("idlecfg: %s takes %d to %d arguments, %d given\n"),
-                        v->name, v->min_args, v->max_args, nargs);
+                if (nargs < v->min_args)
+                        fprintf(stderr, _("idlecfg: %s needs the argument %s\n"), v->name, _(v->synopsis));
+                else if (v->max_args == 0)
+                        fprintf(stderr, _("idlecfg: %s takes no arguments, '%s' given\n"), v->name,
+                                argv[optind + 1]);
+                else
+                        fprintf(stderr, _("idlecfg: %s takes at most %d argument(s), %d given\n"), v->name,
+                                v->max_args, nargs);
+                verb_usage(v, stderr);
                 return EXIT_USAGE;
         }
-        if (a.measure && (!streq(v->name, "apply") && !streq(v->name, "rollback"))) {
-                fprintf(stderr, _("idlecfg: --measure is for apply and rollback; measure takes --seconds\n"));
-                return EXIT_USAGE;
-        }
-        if (a.measure && a.dry_run) {
-                fprintf(stderr, _("idlecfg: --measure measures what apply or rollback changes: not with --dry-run\n"));
-                return EXIT_USAGE;
-        }
+        r = check_options(v, &a);
+        if (r != EXIT_OK)
+                return r;
         if (a.root) {
                 struct stat st;
-                if (stat(a.root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                if (stat(a.root, &st) < 0) {
+                        if (errno == ENOENT)
+                                fprintf(stderr, _("idlecfg: --root %s: no such directory\n"), a.root);
+                        else
+                                fprintf(stderr, _("idlecfg: --root %s: %s\n"), a.root, strerror(errno));
+                        return EXIT_USAGE;
+                }
+                if (!S_ISDIR(st.st_mode)) {
                         fprintf(stderr, _("idlecfg: --root %s: not a directory\n"), a.root);
                         return EXIT_USAGE;
                 }
         }
+        /* a relative --profiles-dir is relative to the current directory,
+         * not to the root */
+        if (a.profiles_dir && a.profiles_dir[0] != '/') {
+                _cleanup_free_ char *cwd = getcwd(NULL, 0);
+                if (!cwd) {
+                        fprintf(stderr, _("idlecfg: --profiles-dir %s: %s\n"), a.profiles_dir, strerror(errno));
+                        return EXIT_FAILURE_;
+                }
+                profiles_dir = xasprintf("%s/%s", cwd, a.profiles_dir);
+                a.profiles_dir = profiles_dir;
+        }
         {
                 struct run run;
-                int r = run_open(&run, &a);
 
+                r = run_open(&run, &a);
                 if (r == EXIT_OK && v->check)
                         r = v->check(&a, nargs, argv + optind + 1);
+                if (r == EXIT_OK)
+                        r = check_kernel(v, &run);
                 if (r == EXIT_OK && (v->needs & VERB_LOCK))
                         r = run_lock(&run);
                 if (r == EXIT_OK && (v->needs & VERB_PLAN))
