@@ -9,6 +9,7 @@
 #include "install.h"
 #include "inventory.h"
 #include "manifest.h"
+#include "next-steps.h"
 #include "planner.h"
 #include "refresh.h"
 #include "util.h"
@@ -21,6 +22,8 @@ enum {
         EXIT_CHANGES = 1,
         EXIT_USAGE = 2,
         EXIT_FAILURE_ = 3,
+        EXIT_BOOT_INCOMPLETE = 4,       /* done, but the boot configuration still lacks a step */
+        EXIT_REFUSED = 6,               /* --refuse-conflicts and another power tool */
 };
 
 /* The options, one row each in options_table below; a verb takes the ones
@@ -362,6 +365,26 @@ static int verb_explain(struct run *c, int argc, char **argv)
         return EXIT_OK;
 }
 
+/* --refuse-conflicts: another power tool sets the same knobs */
+static int refuse_conflicts(const struct run *c)
+{
+        bool refused = false;
+
+        for (size_t i = 0; c->a->refuse_conflicts && i < c->inv->n_tools; i++) {
+                const struct power_tool *t = &c->inv->tools[i];
+                if (!t->conflicts)
+                        continue;
+                fprintf(stderr, _("idlecfg: refused (--refuse-conflicts): %s%s%s is installed and sets knobs "
+                                  "idlecfg sets too (%s)\n"),
+                        t->name, t->path ? " " : "", strempty(t->path), _(t->touches));
+                refused = true;
+        }
+        if (refused)
+                fprintf(stderr, _("idlecfg: nothing written; remove or disable the tool, or install without "
+                                  "--refuse-conflicts to let both run\n"));
+        return refused ? EXIT_REFUSED : EXIT_OK;
+}
+
 /* JSON: install --json (refresh prints text) */
 static int do_install(struct run *c, bool json)
 {
@@ -369,17 +392,34 @@ static int do_install(struct run *c, bool json)
         const struct plan *p = c->plan;
         struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir };
         _cleanup_(install_result_free) struct install_result res = {};
+        _cleanup_(next_steps_free) struct next_steps steps = {};
         struct xerror e = {};
         int r;
 
+        r = refuse_conflicts(c);
+        if (r != EXIT_OK)
+                return r;
+        /* the warnings plan prints (another power tool, the hwdb), before
+         * anything is on stdout; under --json they are in the JSON */
+        for (size_t i = 0; !json && i < p->n_warnings; i++)
+                fprintf(stderr, _("idlecfg: warning: %s\n"), p->warnings[i]);
         if (!a->dry_run && !json)
                 printf(_("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"), p->profile,
                        p->profile_reason, c->rfs.path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));
         r = install_run(&c->rfs, p, c->inv, &o, &res, &e);
+        next_steps_init(&steps, &c->rfs);
+        if (r >= 0) {
+                /* what this run's files call for, and what earlier runs' still do */
+                next_steps_for_files(&steps, &c->rfs, &res, p->kernel);
+                next_steps_boot_pending(&steps, &c->rfs);
+        }
         if (!json) {
                 install_print(&res, stdout);
-                if (r >= 0 && !a->dry_run)
-                        install_print_next_steps(&res, &c->rfs, p, stdout);
+                if (r >= 0 && a->dry_run)
+                        /* after the diff, as lines patch(1) skips */
+                        install_print_next_steps_commented(&steps, stdout);
+                else if (r >= 0)
+                        install_print_next_steps(&steps, stdout);
         } else {
                 /* the text goes into the JSON (or, on failure, to stderr before the error) */
                 _cleanup_free_ char *text = NULL;
@@ -394,19 +434,22 @@ static int do_install(struct run *c, bool json)
                 if (r < 0)
                         fputs(text, stderr);
                 else
-                        install_print_json(&res, &c->rfs, p, a->dry_run, r, text, stdout);
+                        install_print_json(&res, &c->rfs, p, c->inv, &steps, a->dry_run, r, text, stdout);
         }
         if (r < 0) {
                 int code = report(r, &e, _("install failed"));
-                if (!a->dry_run)
+                if (!a->dry_run) {
                         fprintf(stderr, _("idlecfg: what was written before the failure is in the manifest: "
-                                          "\"idlecfg rollback%s%s\" undoes it\n"),
-                                a->root ? " --root " : "", a->root ? a->root : "");
+                                          "\"idlecfg rollback%s"), a->root ? " --root " : "");
+                        if (a->root)
+                                print_shell_word(a->root, stderr);
+                        fputs(_("\" undoes it\n"), stderr);
+                }
                 return code;
         }
-        if (a->dry_run)
-                return r > 0 ? EXIT_CHANGES : EXIT_OK;
-        return EXIT_OK;
+        if (a->dry_run && r > 0)
+                return EXIT_CHANGES;
+        return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
 }
 
 static int verb_install(struct run *c, int argc, char **argv)
@@ -526,10 +569,34 @@ static int verb_verify(struct run *c, int argc, char **argv)
         struct xerror e = {};
         int r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
 
+        _cleanup_(next_steps_free) struct next_steps steps = {};
+
         if (r < 0)
                 return report(r, &e, NULL);
-        verify_print(&res, c->plan, c->a->json, stdout);
-        return r > 0 ? EXIT_CHANGES : EXIT_OK;
+        /* what the boot configuration still lacks of what was installed */
+        next_steps_init(&steps, &c->rfs);
+        next_steps_boot_pending(&steps, &c->rfs);
+        verify_print(&res, c->plan, &steps, c->a->json, stdout);
+        if (r > 0)
+                return EXIT_CHANGES;
+        return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
+}
+
+/* What the boot configuration of the root still lacks, said on every run
+ * until it is done (the steps of an earlier install nobody ran): exit 4 */
+static int boot_still_lacks(const struct run *c)
+{
+        _cleanup_(next_steps_free) struct next_steps steps = {};
+        _cleanup_free_ char *header = NULL;
+
+        next_steps_init(&steps, &c->rfs);
+        next_steps_boot_pending(&steps, &c->rfs);
+        if (!next_steps_boot_incomplete(&steps))
+                return EXIT_OK;
+        header = xasprintf(_("The boot configuration of %s still lacks what idlecfg installed; run:\n"),
+                           c->rfs.path);
+        next_steps_print_text(&steps, header, stdout);
+        return EXIT_BOOT_INCOMPLETE;
 }
 
 static int verb_refresh(struct run *c, int argc, char **argv)
@@ -570,7 +637,7 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                 if (selected && refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
                         if (a->verbose)
                                 printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                        return EXIT_OK;
+                        return boot_still_lacks(c);
                 }
                 xerror_done(&e);
                 kv_free(&now);
@@ -608,7 +675,7 @@ static int verb_refresh(struct run *c, int argc, char **argv)
         if (changed == 0) {
                 if (a->verbose)
                         printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                return EXIT_OK;
+                return boot_still_lacks(c);
         }
         /* the plan of this inventory and this profile: nothing detected or chosen twice */
         c->chosen = TAKE_PTR(name);
