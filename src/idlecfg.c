@@ -279,13 +279,33 @@ static int verb_plan(struct run *c, int argc, char **argv)
         return r;
 }
 
-/* does the argument name device D? sysfs path, PCI address, vendor:product or sysname */
-static bool names_device(const struct device *d, const char *arg)
+/* ARG's vendor:product (USB) or vendor:device (PCI) is D's */
+static bool names_ids(const struct device *d, const char *arg)
 {
-        const char *v, *p;
+        const char *p = strchr(arg, ':'), *v = kv_get(&d->ids, "vendor");
+        const char *id = streq(d->class, "usb") ? kv_get(&d->ids, "product") :
+                         streq(d->class, "pci") ? kv_get(&d->ids, "device") : NULL;
         size_t n;
 
-        if (startswith(arg, "/sys/"))
+        if (!p || !v || !id || strchr(p + 1, ':'))
+                return false;
+        n = (size_t) (p - arg);
+        if (startswith(v, "0x"))
+                v += 2;
+        if (startswith(id, "0x"))
+                id += 2;
+        return strlen(v) == n && strncasecmp(v, arg, n) == 0 && strcasecmp(id, p + 1) == 0;
+}
+
+/* Does ARG name device D? What detect prints: a sysfs path (/sys/devices/...,
+ * or a class or bus link: /sys/class/net/wlan0, /sys/bus/pci/devices/X), a
+ * PCI address with or without its domain, USB vendor:product, PCI
+ * vendor:device, or a name (sysname, interface name, host0). */
+static bool names_device(const struct device *d, const char *arg)
+{
+        if (startswith(arg, "/sys/class/") || startswith(arg, "/sys/bus/") || startswith(arg, "/sys/block/"))
+                arg = strrchr(arg, '/') + 1;
+        else if (startswith(arg, "/sys/"))
                 arg += 4;
         if (d->devpath && streq(d->devpath, arg))
                 return true;
@@ -294,12 +314,7 @@ static bool names_device(const struct device *d, const char *arg)
         /* a PCI address without its domain: 00:14.0 */
         if (streq(d->class, "pci") && d->name && startswith(d->name, "0000:") && streq(d->name + 5, arg))
                 return true;
-        if (streq(d->class, "usb") && (p = strchr(arg, ':')) && (v = kv_get(&d->ids, "vendor"))) {
-                n = (size_t) (p - arg);
-                return strlen(v) == n && strncasecmp(v, arg, n) == 0 &&
-                       strcasecmp(strempty(kv_get(&d->ids, "product")), p + 1) == 0;
-        }
-        return false;
+        return names_ids(d, arg);
 }
 
 static const struct device *find_device(const struct device *d, const char *arg)
@@ -314,6 +329,54 @@ static const struct device *find_device(const struct device *d, const char *arg)
         return NULL;
 }
 
+/* the devices whose name or path holds ARG (case ignored), at most MAX */
+static void list_candidates(const struct device *d, const char *arg, size_t *n, size_t max, FILE *out)
+{
+        if (*n < max && ((d->name && strcasestr(d->name, arg)) || (d->devpath && strcasestr(d->devpath, arg)) ||
+                         (d->driver && strcasestr(d->driver, arg)))) {
+                fprintf(out, "  %s (%s) %s\n", d->name, d->class, strempty(d->devpath));
+                (*n)++;
+        }
+        for (size_t i = 0; i < d->n_children; i++)
+                list_candidates(&d->children[i], arg, n, max, out);
+}
+
+/* no device ARG: the ones like it, or those explain takes */
+static void say_candidates(const struct inventory *inv, const char *arg)
+{
+        _cleanup_free_ char *key = xstrdup(arg);
+        const char *k = key;
+        size_t n = 0;
+
+        /* the last component of a path, without a trailing slash */
+        while (*key && key[strlen(key) - 1] == '/')
+                key[strlen(key) - 1] = '\0';
+        if (strrchr(key, '/'))
+                k = strrchr(key, '/') + 1;
+        fprintf(stderr, _("idlecfg: no device '%s' (give a sysfs path, a PCI address, USB vendor:product, "
+                          "PCI vendor:device or a name such as host0 or wlan0, as detect prints them)\n"), arg);
+        {
+                _cleanup_free_ char *like = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&like, &len);
+
+                for (size_t c = 0; f && *k && c < _CL_MAX && n < 20; c++)
+                        for (size_t i = 0; i < inv->classes[c].n && n < 20; i++)
+                                list_candidates(&inv->classes[c].v[i], k, &n, 20, f);
+                if (f && fclose(f) == 0 && n > 0) {
+                        fputs(_("Devices like it:\n"), stderr);
+                        fputs(like, stderr);
+                }
+        }
+        if (n == 0) {
+                fputs(_("Devices of this machine:\n"), stderr);
+                for (size_t c = 0; c < _CL_MAX && n < 40; c++)
+                        for (size_t i = 0; i < inv->classes[c].n && n < 40; i++, n++)
+                                fprintf(stderr, "  %s (%s)\n", inv->classes[c].v[i].name, inv->classes[c].v[i].class);
+        }
+        fputs(_("('idlecfg detect' lists them all.)\n"), stderr);
+}
+
 static int verb_explain(struct run *c, int argc, char **argv)
 {
         const struct inventory *inv = c->inv;
@@ -321,12 +384,16 @@ static int verb_explain(struct run *c, int argc, char **argv)
         const struct device *d = NULL;
         size_t shown = 0;
 
+        _cleanup_free_ char *arg = xstrdup(argv[0]);
+
+        /* a path as the shell completes it: /sys/devices/.../ */
+        while (strlen(arg) > 1 && arg[strlen(arg) - 1] == '/')
+                arg[strlen(arg) - 1] = '\0';
         for (size_t k = 0; k < _CL_MAX && !d; k++)
                 for (size_t i = 0; i < inv->classes[k].n && !d; i++)
-                        d = find_device(&inv->classes[k].v[i], argv[0]);
+                        d = find_device(&inv->classes[k].v[i], arg);
         if (!d) {
-                fprintf(stderr, _("idlecfg: no device '%s' (give a sysfs path, a PCI address, "
-                                  "USB vendor:product or a device name such as host0)\n"), argv[0]);
+                say_candidates(inv, argv[0]);
                 return EXIT_USAGE;
         }
         printf(_("Device %s (%s) %s\n"), d->name, d->class, strempty(d->devpath));
@@ -399,10 +466,6 @@ static int do_install(struct run *c, bool json)
         r = refuse_conflicts(c);
         if (r != EXIT_OK)
                 return r;
-        /* the warnings plan prints (another power tool, the hwdb), before
-         * anything is on stdout; under --json they are in the JSON */
-        for (size_t i = 0; !json && i < p->n_warnings; i++)
-                fprintf(stderr, _("idlecfg: warning: %s\n"), p->warnings[i]);
         if (!a->dry_run && !json)
                 printf(_("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"), p->profile,
                        p->profile_reason, c->rfs.path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));
@@ -410,16 +473,15 @@ static int do_install(struct run *c, bool json)
         next_steps_init(&steps, &c->rfs);
         if (r >= 0) {
                 /* what this run's files call for, and what earlier runs' still do */
-                next_steps_for_files(&steps, &c->rfs, &res, p->kernel);
+                next_steps_for_files(&steps, &c->rfs, &res, p->kernel, a->dry_run);
                 next_steps_boot_pending(&steps, &c->rfs);
         }
         if (!json) {
                 install_print(&res, stdout);
-                if (r >= 0 && a->dry_run)
-                        /* after the diff, as lines patch(1) skips */
-                        install_print_next_steps_commented(&steps, stdout);
-                else if (r >= 0)
-                        install_print_next_steps(&steps, stdout);
+                /* the next steps and the warnings plan prints (another power
+                 * tool, the hwdb); after a diff as lines patch(1) skips */
+                if (r >= 0)
+                        install_print_next_steps(&steps, p, a->dry_run, stdout);
         } else {
                 /* the text goes into the JSON (or, on failure, to stderr before the error) */
                 _cleanup_free_ char *text = NULL;

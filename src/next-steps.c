@@ -182,13 +182,18 @@ static void step_words(struct next_steps *s, const char *words)
 }
 
 void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
-                          const char *kernel)
+                          const char *kernel, bool dry_run)
 {
         for (size_t i = 0; i < r->n_files; i++) {
                 const struct install_file *x = &r->files[i];
                 bool wrote = x->action == A_WRITE;
+                bool boot = x->kind == T_MODPROBE || x->kind == T_CMDLINE_KERNEL || x->kind == T_CMDLINE_GRUB ||
+                            x->kind == T_CMDLINE_OWN;
 
                 if ((x->action != A_WRITE && x->action != A_RESTORE) || x->kind == T_OTHER)
+                        continue;
+                /* written for real: the root's files tell (next_steps_boot_pending) */
+                if (boot && wrote && !dry_run)
                         continue;
                 switch (x->kind) {
                 case T_UDEV:

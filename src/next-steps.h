@@ -30,9 +30,12 @@ void next_steps_init(struct next_steps *s, const struct rootfs *rfs);
 void next_steps_free(struct next_steps *s);
 
 /* the steps for the files install wrote or would write (dry run): KERNEL is
- * the plan's */
+ * the plan's. The boot steps of files written (update-grub, kernel-install,
+ * update-initramfs, the words) only with DRY_RUN: after a real run the
+ * root's files say whether they are needed (next_steps_boot_pending()); a
+ * file restored or removed still needs its boot step. */
 void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
-                          const char *kernel);
+                          const char *kernel, bool dry_run);
 
 /* What the boot configuration of the root still lacks, from its files and
  * idlecfg's manifest: a GRUB snippet newer than grub.cfg or with words it

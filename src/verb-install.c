@@ -80,22 +80,29 @@ void install_print(const struct install_result *r, FILE *out)
         }
 }
 
-void install_print_next_steps(const struct next_steps *s, FILE *out)
+static void print_steps_and_warnings(const struct next_steps *s, const struct plan *p, FILE *out)
 {
         next_steps_print_text(s, s->running ? _("Next steps (idlecfg runs none of them):\n")
                                             : _("Next steps for the installer (idlecfg runs nothing in the target):\n"),
                               out);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                fprintf(out, "%s %s\n", _("warning:"), p->warnings[i]);
 }
 
-void install_print_next_steps_commented(const struct next_steps *s, FILE *out)
+void install_print_next_steps(const struct next_steps *s, const struct plan *p, bool commented, FILE *out)
 {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
-        FILE *f = open_memstream(&text, &len);
+        FILE *f;
 
+        if (!commented) {
+                print_steps_and_warnings(s, p, out);
+                return;
+        }
+        f = open_memstream(&text, &len);
         if (!f)
                 return;
-        install_print_next_steps(s, f);
+        print_steps_and_warnings(s, p, f);
         if (fclose(f) != 0)
                 return;
         for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))

@@ -8,10 +8,10 @@
 
 /* what install did, entry by entry in order (with --dry-run: the diffs) */
 void install_print(const struct install_result *r, FILE *out);
-/* what the installer runs next (next-steps.h), with the header for people */
-void install_print_next_steps(const struct next_steps *s, FILE *out);
-/* the same, each line a "# " comment: after install --dry-run's diff */
-void install_print_next_steps_commented(const struct next_steps *s, FILE *out);
+/* what the installer runs next (next-steps.h), with the header for people,
+ * then the plan's warnings; COMMENTED: each line a "# " comment, after
+ * install --dry-run's diff */
+void install_print_next_steps(const struct next_steps *s, const struct plan *p, bool commented, FILE *out);
 /* install --json (schema in idlecfg(8)); TEXT is what install_print() says */
 void install_print_json(const struct install_result *r, const struct rootfs *rfs, const struct plan *p,
                         const struct inventory *inv, const struct next_steps *steps, bool dry_run, int changes,
