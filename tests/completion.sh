@@ -128,7 +128,7 @@ verify' "$m" 'idlecfg ' idlecfg ''
         check "$m: each verb offers the options 'idlecfg help VERB' lists, no other" verb_options "$m"
         check "$m: help takes a verb" expect 'refresh
 rollback' "$m" 'idlecfg help r' idlecfg help r
-        check "$m: an option install does not take is not offered" expect '--dry-run' "$m" 'idlecfg install --d' idlecfg install --d
+        check "$m: an option install does not take is not offered" expect '--kernel' "$m" 'idlecfg install --k' idlecfg install --k
         check "$m: rollback takes apply, install or all" expect 'all
 apply' "$m" 'idlecfg rollback a' idlecfg rollback a
         check "$m: options after 'idlecfg -'" all_options "$m" 'idlecfg -' idlecfg -
