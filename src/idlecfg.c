@@ -10,67 +10,14 @@
 #include "inventory.h"
 #include "manifest.h"
 #include "next-steps.h"
+#include "options.h"
 #include "planner.h"
 #include "refresh.h"
 #include "util.h"
 #include "verb-apply.h"
+#include "verb-explain.h"
 #include "verb-install.h"
 #include "verb-measure.h"
-
-enum {
-        EXIT_OK = 0,
-        EXIT_CHANGES = 1,
-        EXIT_USAGE = 2,
-        EXIT_FAILURE_ = 3,
-        EXIT_BOOT_INCOMPLETE = 4,       /* done, but the boot configuration still lacks a step */
-        EXIT_REFUSED = 6,               /* --refuse-conflicts and another power tool */
-};
-
-/* The options, one row each in options_table below; a verb takes the ones
- * in its .options (O_COMMON always). To add one: a bit here, a row in
- * options_table, a case in parse_option() and the bit in the verbs that
- * take it (and the completion's per-verb lists, tests/completion.sh). */
-enum {
-        O_ROOT = 1u << 0,
-        O_KERNEL = 1u << 1,
-        O_JSON = 1u << 2,
-        O_PROFILE = 1u << 3,
-        O_PROFILES_DIR = 1u << 4,
-        O_FORMAT = 1u << 5,
-        O_DRY_RUN = 1u << 6,
-        O_FORCE = 1u << 7,
-        O_KEEP_GOING = 1u << 8,
-        O_WAIT = 1u << 9,
-        O_SECONDS = 1u << 10,
-        O_MEASURE = 1u << 11,
-        O_VERBOSE = 1u << 12,
-        O_HELP = 1u << 13,
-        O_VERSION = 1u << 14,
-        O_REFUSE_CONFLICTS = 1u << 15,
-        /* every verb takes these */
-        O_COMMON = O_ROOT | O_VERBOSE | O_HELP | O_VERSION,
-        /* the plan's inputs */
-        O_PLANNING = O_KERNEL | O_PROFILE | O_PROFILES_DIR,
-};
-
-struct args {
-        unsigned given;         /* O_*: the options on the command line */
-        bool help;
-        bool refuse_conflicts;
-        const char *root;
-        const char *kernel;
-        const char *profile;
-        const char *profiles_dir;
-        const char *format;
-        bool json;
-        bool dry_run;
-        bool force;
-        bool keep_going;
-        unsigned wait_ms;
-        unsigned seconds;       /* measure --seconds */
-        unsigned measure;       /* apply/rollback --measure: seconds, 0 without */
-        int verbose;
-};
 
 /* One run of a verb: what main() gets for it before the verb runs, as the
  * verb table says, and what run_done() gives back afterwards. Verbs that
@@ -279,157 +226,9 @@ static int verb_plan(struct run *c, int argc, char **argv)
         return r;
 }
 
-/* ARG's vendor:product (USB) or vendor:device (PCI) is D's */
-static bool names_ids(const struct device *d, const char *arg)
-{
-        const char *p = strchr(arg, ':'), *v = kv_get(&d->ids, "vendor");
-        const char *id = streq(d->class, "usb") ? kv_get(&d->ids, "product") :
-                         streq(d->class, "pci") ? kv_get(&d->ids, "device") : NULL;
-        size_t n;
-
-        if (!p || !v || !id || strchr(p + 1, ':'))
-                return false;
-        n = (size_t) (p - arg);
-        if (startswith(v, "0x"))
-                v += 2;
-        if (startswith(id, "0x"))
-                id += 2;
-        return strlen(v) == n && strncasecmp(v, arg, n) == 0 && strcasecmp(id, p + 1) == 0;
-}
-
-/* Does ARG name device D? What detect prints: a sysfs path (/sys/devices/...,
- * or a class or bus link: /sys/class/net/wlan0, /sys/bus/pci/devices/X), a
- * PCI address with or without its domain, USB vendor:product, PCI
- * vendor:device, or a name (sysname, interface name, host0). */
-static bool names_device(const struct device *d, const char *arg)
-{
-        if (startswith(arg, "/sys/class/") || startswith(arg, "/sys/bus/") || startswith(arg, "/sys/block/"))
-                arg = strrchr(arg, '/') + 1;
-        else if (startswith(arg, "/sys/"))
-                arg += 4;
-        if (d->devpath && streq(d->devpath, arg))
-                return true;
-        if (d->name && streq(d->name, arg))
-                return true;
-        /* a PCI address without its domain: 00:14.0 */
-        if (streq(d->class, "pci") && d->name && startswith(d->name, "0000:") && streq(d->name + 5, arg))
-                return true;
-        return names_ids(d, arg);
-}
-
-static const struct device *find_device(const struct device *d, const char *arg)
-{
-        if (names_device(d, arg))
-                return d;
-        for (size_t i = 0; i < d->n_children; i++) {
-                const struct device *x = find_device(&d->children[i], arg);
-                if (x)
-                        return x;
-        }
-        return NULL;
-}
-
-/* the devices whose name or path holds ARG (case ignored), at most MAX */
-static void list_candidates(const struct device *d, const char *arg, size_t *n, size_t max, FILE *out)
-{
-        if (*n < max && ((d->name && strcasestr(d->name, arg)) || (d->devpath && strcasestr(d->devpath, arg)) ||
-                         (d->driver && strcasestr(d->driver, arg)))) {
-                fprintf(out, "  %s (%s) %s\n", d->name, d->class, strempty(d->devpath));
-                (*n)++;
-        }
-        for (size_t i = 0; i < d->n_children; i++)
-                list_candidates(&d->children[i], arg, n, max, out);
-}
-
-/* no device ARG: the ones like it, or those explain takes */
-static void say_candidates(const struct inventory *inv, const char *arg)
-{
-        _cleanup_free_ char *key = xstrdup(arg);
-        const char *k = key;
-        size_t n = 0;
-
-        /* the last component of a path, without a trailing slash */
-        while (*key && key[strlen(key) - 1] == '/')
-                key[strlen(key) - 1] = '\0';
-        if (strrchr(key, '/'))
-                k = strrchr(key, '/') + 1;
-        fprintf(stderr, _("idlecfg: no device '%s' (give a sysfs path, a PCI address, USB vendor:product, "
-                          "PCI vendor:device or a name such as host0 or wlan0, as detect prints them)\n"), arg);
-        {
-                _cleanup_free_ char *like = NULL;
-                size_t len = 0;
-                FILE *f = open_memstream(&like, &len);
-
-                for (size_t c = 0; f && *k && c < _CL_MAX && n < 20; c++)
-                        for (size_t i = 0; i < inv->classes[c].n && n < 20; i++)
-                                list_candidates(&inv->classes[c].v[i], k, &n, 20, f);
-                if (f && fclose(f) == 0 && n > 0) {
-                        fputs(_("Devices like it:\n"), stderr);
-                        fputs(like, stderr);
-                }
-        }
-        if (n == 0) {
-                fputs(_("Devices of this machine:\n"), stderr);
-                for (size_t c = 0; c < _CL_MAX && n < 40; c++)
-                        for (size_t i = 0; i < inv->classes[c].n && n < 40; i++, n++)
-                                fprintf(stderr, "  %s (%s)\n", inv->classes[c].v[i].name, inv->classes[c].v[i].class);
-        }
-        fputs(_("('idlecfg detect' lists them all.)\n"), stderr);
-}
-
 static int verb_explain(struct run *c, int argc, char **argv)
 {
-        const struct inventory *inv = c->inv;
-        const struct plan *p = c->plan;
-        const struct device *d = NULL;
-        size_t shown = 0;
-
-        _cleanup_free_ char *arg = xstrdup(argv[0]);
-
-        /* a path as the shell completes it: /sys/devices/.../ */
-        while (strlen(arg) > 1 && arg[strlen(arg) - 1] == '/')
-                arg[strlen(arg) - 1] = '\0';
-        for (size_t k = 0; k < _CL_MAX && !d; k++)
-                for (size_t i = 0; i < inv->classes[k].n && !d; i++)
-                        d = find_device(&inv->classes[k].v[i], arg);
-        if (!d) {
-                say_candidates(inv, argv[0]);
-                return EXIT_USAGE;
-        }
-        printf(_("Device %s (%s) %s\n"), d->name, d->class, strempty(d->devpath));
-        if (d->driver)
-                printf(_("  driver %s\n"), d->driver);
-        if (d->modalias)
-                printf(_("  modalias %s\n"), d->modalias);
-        for (size_t i = 0; i < d->knobs.n; i++)
-                printf("  %s = %s\n", d->knobs.v[i].key, d->knobs.v[i].value ? d->knobs.v[i].value : _("(unreadable)"));
-        printf(_("\nDecisions (profile %s, %s):\n"), p->profile, p->profile_reason);
-        if (p->kernel && !streq_ptr(p->kernel_version, p->kernel)) {
-                if (p->kernel_version)
-                        printf(_("  kernel %s, version for _KERNEL ranges: %s (%s)\n"), p->kernel,
-                               p->kernel_version, p->kernel_version_source);
-                else
-                        printf(_("  kernel %s, version for _KERNEL ranges: %s\n"), p->kernel, p->kernel_version_source);
-        }
-        for (size_t i = 0; i < p->n; i++) {
-                const struct setting *s = &p->v[i];
-                /* a setting planned on the parent (an I2C adapter's on its controller) */
-                bool parent = knob_on_parent(d->class) && s->device && d->devpath &&
-                              startswith(d->devpath, s->device) && d->devpath[strlen(s->device)] == '/' &&
-                              streq_ptr(s->device_class, d->class);
-                if (!streq_ptr(s->device, d->devpath) && !parent)
-                        continue;
-                shown++;
-                if (s->value)
-                        printf("  %s: %s %s -> %s (%s)\n      %s\n", s->knob, s->attr ? s->attr : strempty(s->param),
-                               s->current ? s->current : "?", s->value, mechanism_to_string(s->mech), s->reason);
-                else
-                        printf("  %s: %s\n", s->knob, s->reason);
-        }
-        if (!shown)
-                printf(_("  none: no knob family plans anything for this device (no knob it manages, "
-                         "or the device is not in a class idlecfg plans)\n"));
-        return EXIT_OK;
+        return explain_device(c->inv, c->plan, argv[0]);
 }
 
 /* --refuse-conflicts: another power tool sets the same knobs */
@@ -784,46 +583,6 @@ static const struct verb verbs[] = {
           O_PLANNING | O_JSON | O_SECONDS, NULL },
 };
 
-/* the options; HELP is the option's line in the usage */
-static const struct option_row {
-        unsigned bit;
-        const char *name;
-        char short_name;        /* 0: long only */
-        int has_arg;
-        const char *help;
-} options_table[] = {
-        { O_ROOT, "root", 'r', required_argument,
-          N_("  -r, --root DIR        operate on the system below DIR (default /)\n") },
-        { O_KERNEL, "kernel", 'k', required_argument,
-          N_("  -k, --kernel VERSION  check modules against DIR/lib/modules/VERSION\n") },
-        { O_JSON, "json", 'j', no_argument, N_("  -j, --json            print JSON (schema in idlecfg(8))\n") },
-        { O_PROFILE, "profile", 'p', required_argument,
-          N_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n") },
-        { O_PROFILES_DIR, "profiles-dir", 0, required_argument,
-          N_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n") },
-        { O_FORMAT, "format", 'f', required_argument,
-          N_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n"
-             "                        sysctl, networkmanager or link\n") },
-        { O_DRY_RUN, "dry-run", 'n', no_argument,
-          N_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n") },
-        { O_FORCE, "force", 0, no_argument,
-          N_("      --force           install, rollback: overwrite files or values changed by others\n") },
-        { O_REFUSE_CONFLICTS, "refuse-conflicts", 0, no_argument,
-          N_("      --refuse-conflicts  install, refresh: refuse (exit 6) when another power tool\n"
-             "                        sets the same knobs\n") },
-        { O_KEEP_GOING, "keep-going", 0, no_argument,
-          N_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n") },
-        { O_WAIT, "wait", 0, required_argument,
-          N_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n") },
-        { O_SECONDS, "seconds", 0, required_argument,
-          N_("      --seconds N       measure: the length of the measurement (default 20)\n") },
-        { O_MEASURE, "measure", 0, required_argument,
-          N_("      --measure N       apply, rollback: measure N seconds before and after\n") },
-        { O_VERBOSE, "verbose", 'v', no_argument, N_("  -v, --verbose         say more\n") },
-        { O_HELP, "help", 'h', no_argument, N_("  -h, --help            show this help\n") },
-        { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },
-};
-
 static void print_exit_status(FILE *f)
 {
         fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
@@ -840,8 +599,7 @@ static void usage(FILE *f)
                 fprintf(f, "  %-10s %s\n", verbs[i].name, _(verbs[i].help));
         fprintf(f, "  %-10s %s\n", "help", _("Show the usage of one verb: help VERB"));
         fputs(_("\nOptions:\n"), f);
-        for (size_t i = 0; i < ELEMENTSOF(options_table); i++)
-                fputs(_(options_table[i].help), f);
+        options_print_help(~0u, f);
         print_exit_status(f);
 }
 
@@ -852,9 +610,7 @@ static void verb_usage(const struct verb *v, FILE *f)
                 v->synopsis ? " " : "", v->synopsis ? _(v->synopsis) : "");
         fprintf(f, "\n%s.\n", _(v->help));
         fputs(_("\nOptions:\n"), f);
-        for (size_t i = 0; i < ELEMENTSOF(options_table); i++)
-                if (options_table[i].bit & (v->options | O_COMMON))
-                        fputs(_(options_table[i].help), f);
+        options_print_help(v->options | O_COMMON, f);
         print_exit_status(f);
 }
 
@@ -912,163 +668,6 @@ static const struct verb *find_verb_or_say(const char *name)
         return NULL;
 }
 
-/* "--name" or "-c", as the user may have written it */
-static void option_spelling(const struct option_row *o, char buf[static 32])
-{
-        snprintf(buf, 32, "--%s", o->name);
-}
-
-static int parse_seconds(const char *name, const char *arg, unsigned long min, unsigned *ret)
-{
-        char *end;
-        unsigned long sec;
-
-        errno = 0;
-        sec = strtoul(arg, &end, 10);
-        if (errno || *end || !*arg || arg[0] == '-' || sec < min || sec > 3600) {
-                fprintf(stderr, _("idlecfg: --%s takes seconds from %lu to 3600, not '%s'\n"), name, min, arg);
-                return EXIT_USAGE;
-        }
-        *ret = (unsigned) sec;
-        return EXIT_OK;
-}
-
-/* one option of the table, with its argument */
-static int parse_option(const struct option_row *o, const char *arg, struct args *a)
-{
-        a->given |= o->bit;
-        switch (o->bit) {
-        case O_ROOT:
-                if (!*arg) {
-                        fprintf(stderr, _("idlecfg: --root needs a directory\n"));
-                        return EXIT_USAGE;
-                }
-                a->root = arg;
-                break;
-        case O_KERNEL:
-                if (!*arg || strchr(arg, '/') || streq(arg, "..") || streq(arg, ".")) {
-                        fprintf(stderr, _("idlecfg: --kernel '%s' is not a kernel release\n"), arg);
-                        return EXIT_USAGE;
-                }
-                a->kernel = arg;
-                break;
-        case O_JSON:
-                a->json = true;
-                break;
-        case O_PROFILE:
-                if (!profile_name_valid(arg)) {
-                        fprintf(stderr, _("idlecfg: --profile '%s' is not a profile name\n"), arg);
-                        return EXIT_USAGE;
-                }
-                a->profile = arg;
-                break;
-        case O_PROFILES_DIR:
-                if (!*arg) {
-                        fprintf(stderr, _("idlecfg: --profiles-dir needs a directory\n"));
-                        return EXIT_USAGE;
-                }
-                a->profiles_dir = arg;
-                break;
-        case O_FORMAT:
-                a->format = arg;
-                break;
-        case O_DRY_RUN:
-                a->dry_run = true;
-                break;
-        case O_FORCE:
-                a->force = true;
-                break;
-        case O_REFUSE_CONFLICTS:
-                a->refuse_conflicts = true;
-                break;
-        case O_KEEP_GOING:
-                a->keep_going = true;
-                break;
-        case O_WAIT: {
-                unsigned sec;
-                if (parse_seconds("wait", arg, 0, &sec) != EXIT_OK)
-                        return EXIT_USAGE;
-                a->wait_ms = sec * 1000;
-                break;
-        }
-        case O_SECONDS:
-                return parse_seconds("seconds", arg, 1, &a->seconds);
-        case O_MEASURE:
-                return parse_seconds("measure", arg, 1, &a->measure);
-        case O_VERBOSE:
-                a->verbose++;
-                break;
-        case O_HELP:
-                a->help = true;
-                break;
-        case O_VERSION:
-                break;
-        }
-        return EXIT_OK;
-}
-
-/* the command line into A; optind is then the verb's index. -1: parsed,
- * else the exit code (--version printed, or a usage error said) */
-static int parse_args(int argc, char **argv, struct args *a)
-{
-        static struct option longopts[ELEMENTSOF(options_table) + 1];
-        static char shortopts[2 * ELEMENTSOF(options_table) + 3];
-        size_t n = 0;
-        int c;
-
-        /* ':' first: a missing argument is ':', told apart from an unknown option */
-        shortopts[n++] = ':';
-        for (size_t i = 0; i < ELEMENTSOF(options_table); i++) {
-                const struct option_row *o = &options_table[i];
-                longopts[i] = (struct option) { o->name, o->has_arg, NULL, 0x100 + (int) i };
-                if (o->short_name) {
-                        shortopts[n++] = o->short_name;
-                        if (o->has_arg == required_argument)
-                                shortopts[n++] = ':';
-                }
-        }
-        shortopts[n] = 0;
-        opterr = 0;
-        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
-                const struct option_row *o = NULL;
-                char spelled[32];
-                int r;
-
-                if (c >= 0x100 && c < 0x100 + (int) ELEMENTSOF(options_table))
-                        o = &options_table[c - 0x100];
-                for (size_t i = 0; !o && c != '?' && c != ':' && i < ELEMENTSOF(options_table); i++)
-                        if (options_table[i].short_name == c)
-                                o = &options_table[i];
-                if (c == ':') {
-                        if (optopt >= 0x100 && optopt < 0x100 + (int) ELEMENTSOF(options_table))
-                                option_spelling(&options_table[optopt - 0x100], spelled);
-                        else
-                                snprintf(spelled, sizeof(spelled), "-%c", optopt);
-                        fprintf(stderr, _("idlecfg: option '%s' needs an argument\n"), spelled);
-                } else if (!o) {
-                        if (optopt > 0 && optopt < 0x100)
-                                fprintf(stderr, _("idlecfg: unknown option '-%c'\n"), optopt);
-                        else {
-                                const char *w = argv[optind - 1];
-                                size_t len = strcspn(w, "=");
-                                fprintf(stderr, _("idlecfg: unknown option '%.*s'\n"), (int) len, w);
-                        }
-                }
-                if (c == ':' || !o) {
-                        fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
-                        return EXIT_USAGE;
-                }
-                if (o->bit == O_VERSION) {
-                        printf("idlecfg %s\n", PACKAGE_VERSION);
-                        return EXIT_OK;
-                }
-                r = parse_option(o, optarg, a);
-                if (r != EXIT_OK)
-                        return r;
-        }
-        return -1;
-}
-
 /* The options V does not take; each is an error. A verb that takes an
  * option only with another says so in its check(). */
 static int check_options(const struct verb *v, const struct args *a)
@@ -1079,12 +678,11 @@ static int check_options(const struct verb *v, const struct args *a)
                 fprintf(stderr, _("idlecfg: --measure is for apply and rollback; measure takes --seconds\n"));
                 return EXIT_USAGE;
         }
-        for (size_t i = 0; i < ELEMENTSOF(options_table); i++)
-                if (extra & options_table[i].bit) {
-                        fprintf(stderr, _("idlecfg: %s does not take --%s; 'idlecfg help %s' lists what it takes\n"),
-                                v->name, options_table[i].name, v->name);
-                        return EXIT_USAGE;
-                }
+        if (extra) {
+                fprintf(stderr, _("idlecfg: %s does not take --%s; 'idlecfg help %s' lists what it takes\n"),
+                        v->name, option_name(extra), v->name);
+                return EXIT_USAGE;
+        }
         if (a->json && a->format) {
                 fprintf(stderr, _("idlecfg: --json and --format exclude each other (--format=json is --json)\n"));
                 return EXIT_USAGE;
@@ -1153,7 +751,7 @@ int main(int argc, char **argv)
         textdomain(PACKAGE);
         signals_setup();
 
-        r = parse_args(argc, argv, &a);
+        r = args_parse(argc, argv, &a);
         if (r >= 0)
                 return r;
         /* idlecfg help [VERB] */
