@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "apply.h"
+#include "image.h"
 #include "install.h"
 #include "inventory.h"
 #include "manifest.h"
@@ -15,9 +16,11 @@
 #include "refresh.h"
 #include "util.h"
 #include "verb-apply.h"
+#include "verb-check.h"
 #include "verb-explain.h"
 #include "verb-install.h"
 #include "verb-measure.h"
+#include "verb-monitor.h"
 
 /* One run of a verb: what main() gets for it before the verb runs, as the
  * verb table says, and what run_done() gives back afterwards. Verbs that
@@ -31,6 +34,7 @@ struct run {
         char *chosen, *chosen_reason;   /* set: the profile refresh chose already, and why */
         struct inventory *inv;
         struct plan *plan;
+        bool refresh;                   /* refresh installs: --image is the first-boot unit's */
 };
 
 /* what a verb needs before it runs */
@@ -251,12 +255,25 @@ static int refuse_conflicts(const struct run *c)
         return refused ? EXIT_REFUSED : EXIT_OK;
 }
 
-/* JSON: install --json (refresh prints text) */
-static int do_install(struct run *c, bool json)
+/* install --image: the plan of no hardware, for the profile given (else the
+ * first boot chooses by the machine's chassis) */
+static void image_plan(const struct plan *p, const struct args *a, struct plan *ret)
+{
+        *ret = (struct plan) { .profile = p->profile, .fingerprint = (char *) IMAGE_FINGERPRINT, .kernel = p->kernel,
+                               .profile_reason = a->profile ? (char *) "--profile"
+                                                            : (char *) "image: chosen at the first boot" };
+}
+
+/* JSON: install --json (refresh prints text); TAKE_EFFECT: refresh --image,
+ * the first-boot unit: what udev and sysfs can do now, the rest for the next boot */
+static int do_install(struct run *c, bool json, bool take_effect)
 {
         const struct args *a = c->a;
         const struct plan *p = c->plan;
-        struct install_options o = { .dry_run = a->dry_run, .force = a->force, .profiles_dir = a->profiles_dir };
+        struct plan image;
+        bool dry = a->dry_run || a->check, salt = streq_ptr(a->format, "salt");
+        struct install_options o = { .dry_run = dry, .force = a->force, .profiles_dir = a->profiles_dir,
+                                     .image = a->image && !c->refresh };
         _cleanup_(install_result_free) struct install_result res = {};
         _cleanup_(next_steps_free) struct next_steps steps = {};
         struct xerror e = {};
@@ -265,22 +282,62 @@ static int do_install(struct run *c, bool json)
         r = refuse_conflicts(c);
         if (r != EXIT_OK)
                 return r;
-        if (!a->dry_run && !json)
-                printf(_("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"), p->profile,
-                       p->profile_reason, c->rfs.path, p->fingerprint, p->kernel ? p->kernel : _("(unknown)"));
+        if (take_effect && !image_can_take_effect(&c->rfs)) {
+                fprintf(stderr, _("idlecfg: %s is not the running system: nothing takes effect now; the next "
+                                  "steps are below\n"), c->rfs.path);
+                take_effect = false;
+        }
+        if (o.image) {
+                image_plan(c->plan, a, &image);
+                p = &image;
+        } else if (!c->refresh && !json) {
+                _cleanup_(manifest_freep) struct manifest *m = NULL;
+                _cleanup_free_ char *why = NULL;
+                struct xerror me = {};
+                (void) manifest_load(&c->rfs, &m, &me);
+                xerror_done(&me);
+                if (image_foreign_hardware(&c->rfs, c->inv, m ? m->fingerprint : NULL, &why))
+                        fprintf(stderr, _("idlecfg: warning: %s is not this machine's running system and %s: "
+                                          "the settings are for this machine's hardware (fingerprint %s). For "
+                                          "an image booted on other machines, use install --image: each "
+                                          "configures itself at its first boot.\n"),
+                                c->rfs.path, why, p->fingerprint);
+        }
+        if (!dry && !json && !salt)
+                printf(o.image ? _("Installing image mode of profile %s (%s) into %s: no hardware setting; "
+                                   FIRSTBOOT_UNIT " configures the machine the image boots on, at its first "
+                                   "boot:\n")
+                               : _("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"),
+                       p->profile, p->profile_reason, c->rfs.path, p->fingerprint,
+                       p->kernel ? p->kernel : _("(unknown)"));
         r = install_run(&c->rfs, p, c->inv, &o, &res, &e);
         next_steps_init(&steps, &c->rfs);
         if (r >= 0) {
                 /* what this run's files call for, and what earlier runs' still do */
-                next_steps_for_files(&steps, &c->rfs, &res, p->kernel, a->dry_run);
+                next_steps_for_files(&steps, &c->rfs, &res, p->kernel, dry);
                 next_steps_boot_pending(&steps, &c->rfs);
         }
-        if (!json) {
+        if (salt && r >= 0) {
+                if (a->check && a->diff)
+                        install_print(&res, stdout);
+                install_print_salt(&res, a->check, r > 0, stdout);
+        } else if (!json && a->check) {
+                if (a->diff)
+                        install_print(&res, stdout);
+                install_print_check(&res, c->rfs.path, stdout);
+        } else if (!json) {
                 install_print(&res, stdout);
-                /* the next steps and the warnings plan prints (another power
-                 * tool, the hwdb); after a diff as lines patch(1) skips */
-                if (r >= 0)
-                        install_print_next_steps(&steps, p, a->dry_run, stdout);
+                if (r >= 0 && take_effect && r > 0) {
+                        size_t failed = image_take_effect(&res, p, stdout);
+                        if (failed) {
+                                fprintf(stderr, _("idlecfg: %zu step(s) for the next boot failed: see above\n"),
+                                        failed);
+                                return EXIT_BOOT_PENDING;
+                        }
+                } else if (r >= 0)
+                        /* the next steps and the warnings plan prints (another power
+                         * tool, the hwdb); after a diff as lines patch(1) skips */
+                        install_print_next_steps(&steps, p, dry, stdout);
         } else {
                 /* the text goes into the JSON (or, on failure, to stderr before the error) */
                 _cleanup_free_ char *text = NULL;
@@ -295,11 +352,11 @@ static int do_install(struct run *c, bool json)
                 if (r < 0)
                         fputs(text, stderr);
                 else
-                        install_print_json(&res, &c->rfs, p, c->inv, &steps, a->dry_run, r, text, stdout);
+                        install_print_json(&res, &c->rfs, p, c->inv, &steps, dry, r, text, stdout);
         }
         if (r < 0) {
                 int code = report(r, &e, _("install failed"));
-                if (!a->dry_run) {
+                if (!dry) {
                         fprintf(stderr, _("idlecfg: what was written before the failure is in the manifest: "
                                           "\"idlecfg rollback%s"), a->root ? " --root " : "");
                         if (a->root)
@@ -308,14 +365,40 @@ static int do_install(struct run *c, bool json)
                 }
                 return code;
         }
+        if (a->check && !salt)
+                return r > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
+        /* Salt fails a state on any exit but 0 */
+        if (salt)
+                return EXIT_OK;
         if (a->dry_run && r > 0)
                 return EXIT_CHANGES;
+        /* refresh --image, the first-boot unit: its 4 is a step for the next
+         * boot that failed (above); the steps it leaves are printed */
+        if (a->image)
+                return EXIT_OK;
         return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
+}
+
+static int check_install(const struct args *a, int argc, char **argv)
+{
+        if (a->format && !streq(a->format, "salt")) {
+                fprintf(stderr, _("idlecfg: install takes --format salt only, not '%s'\n"), a->format);
+                return EXIT_USAGE;
+        }
+        if (a->check && a->dry_run) {
+                fprintf(stderr, _("idlecfg: --check and --dry-run: choose one (--check --diff shows the diff)\n"));
+                return EXIT_USAGE;
+        }
+        if (a->diff && !a->check) {
+                fprintf(stderr, _("idlecfg: --diff goes with --check (--dry-run always shows the diff)\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
 }
 
 static int verb_install(struct run *c, int argc, char **argv)
 {
-        return do_install(c, c->a->json);
+        return do_install(c, c->a->json, false);
 }
 
 static int do_apply(void *userdata, FILE *out)
@@ -424,20 +507,58 @@ static int verb_measure(struct run *c, int argc, char **argv)
         return measure_verb(&q, c->plan, c->inv);
 }
 
+/* verify --nagios printed its status line: its exit code is the plugin's */
+static bool nagios_judged;
+
+static int check_verify(const struct args *a, int argc, char **argv)
+{
+        if (a->format && !streq(a->format, "prometheus") && !streq(a->format, "text") && !streq(a->format, "json")) {
+                fprintf(stderr, _("idlecfg: unknown --format '%s' for verify; valid: text, json, prometheus\n"),
+                        a->format);
+                return EXIT_USAGE;
+        }
+        if (a->output && !streq_ptr(a->format, "prometheus")) {
+                fprintf(stderr, _("idlecfg: --output goes with --format prometheus\n"));
+                return EXIT_USAGE;
+        }
+        if (a->nagios && (a->format || a->json)) {
+                fprintf(stderr, _("idlecfg: --nagios prints the plugin's status line: not with --format or --json\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
 static int verb_verify(struct run *c, int argc, char **argv)
 {
+        const struct args *a = c->a;
         _cleanup_(verify_result_free) struct verify_result res = {};
+        _cleanup_(next_steps_free) struct next_steps steps = {};
         struct xerror e = {};
         int r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
 
-        _cleanup_(next_steps_free) struct next_steps steps = {};
-
         if (r < 0)
                 return report(r, &e, NULL);
+        if (a->nagios) {
+                nagios_judged = true;
+                r = verify_print_nagios(&res, c->plan, stdout);
+                return flush_stdout() == EXIT_OK ? r : NAGIOS_UNKNOWN;
+        }
+        if (streq_ptr(a->format, "prometheus")) {
+                if (a->output) {
+                        int k = verify_write_prometheus(&res, c->plan, a->output);
+                        if (k < 0) {
+                                fprintf(stderr, _("idlecfg: cannot write %s: %s\n"), a->output, strerror(-k));
+                                return EXIT_FAILURE_;
+                        }
+                } else
+                        verify_print_prometheus(&res, c->plan, stdout);
+                /* a monitoring system reads the gauges: drift is no failure of the run */
+                return flush_stdout();
+        }
         /* what the boot configuration still lacks of what was installed */
         next_steps_init(&steps, &c->rfs);
         next_steps_boot_pending(&steps, &c->rfs);
-        verify_print(&res, c->plan, &steps, c->a->json, stdout);
+        verify_print(&res, c->plan, &steps, a->json || streq_ptr(a->format, "json"), stdout);
         if (r > 0)
                 return EXIT_CHANGES;
         return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
@@ -450,6 +571,10 @@ static int boot_still_lacks(const struct run *c)
         _cleanup_(next_steps_free) struct next_steps steps = {};
         _cleanup_free_ char *header = NULL;
 
+        /* refresh --image, the first-boot unit: it made the boot steps when it
+         * installed, and is quiet on a configured machine */
+        if (c->a->image)
+                return EXIT_OK;
         next_steps_init(&steps, &c->rfs);
         next_steps_boot_pending(&steps, &c->rfs);
         if (!next_steps_boot_incomplete(&steps))
@@ -480,6 +605,16 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                 return report(r, &e, NULL);
         }
         /* the profile install chose: --profile again if that is how it was chosen */
+        c->refresh = true;
+        /* an image's manifest: package hooks in the image build (a chroot of
+         * the build host) must not install the build host's hardware; the
+         * first boot's refresh --image installs for the machine it boots on */
+        if (streq_ptr(m->fingerprint, IMAGE_FINGERPRINT) && !a->image) {
+                if (a->verbose)
+                        printf(_("%s is an image (install --image): the first boot of each machine configures "
+                                 "it; nothing to refresh now.\n"), c->rfs.path);
+                return EXIT_OK;
+        }
         if (!c->profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
                 c->profile = m->profile;
 
@@ -544,7 +679,7 @@ static int verb_refresh(struct run *c, int argc, char **argv)
         r = run_plan(c);
         if (r != EXIT_OK)
                 return r;
-        return do_install(c, false);
+        return do_install(c, false, a->image);
 }
 
 static int check_apply(const struct args *a, int argc, char **argv)
@@ -563,21 +698,23 @@ static const struct verb verbs[] = {
           O_PLANNING | O_JSON | O_FORMAT, NULL },
         { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why"),
           O_PLANNING, N_("DEVICE") },
-        { "install", 0, 0, VERB_LOCK | VERB_PLAN, NULL, verb_install,
+        { "install", 0, 0, VERB_LOCK | VERB_PLAN, check_install, verb_install,
           N_("Write the configuration files into the root, with a manifest"),
-          O_PLANNING | O_JSON | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS, NULL },
+          O_PLANNING | O_JSON | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CHECK | O_DIFF |
+          O_FORMAT, NULL },
         { "apply", 0, 0, VERB_LOCK | VERB_PLAN, check_apply, verb_apply,
           N_("Apply the settings to the running system now, journal first"),
           O_PLANNING | O_DRY_RUN | O_KEEP_GOING | O_WAIT | O_MEASURE | O_JSON, NULL },
         { "rollback", 0, 1, VERB_LOCK, check_rollback, verb_rollback,
           N_("Undo apply and/or install exactly: rollback [apply|install|all]"),
           O_FORCE | O_WAIT | O_MEASURE | O_JSON | O_PLANNING, N_("[apply|install|all]") },
-        { "verify", 0, 0, VERB_PLAN, NULL, verb_verify,
-          N_("Compare the running system with the plan; list idle blockers"), O_PLANNING | O_JSON, NULL },
+        { "verify", 0, 0, VERB_PLAN, check_verify, verb_verify,
+          N_("Compare the running system with the plan; list idle blockers"),
+          O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT, NULL },
         /* detects and plans itself, only when something changed */
         { "refresh", 0, 0, VERB_LOCK, NULL, verb_refresh,
           N_("Re-install if hardware, kernel, hwdb or profile changed"),
-          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS, NULL },
+          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE, NULL },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
           N_("Measure idle for --seconds: who suspends, who stays awake and why"),
           O_PLANNING | O_JSON | O_SECONDS, NULL },
@@ -586,8 +723,10 @@ static const struct verb verbs[] = {
 static void print_exit_status(FILE *f)
 {
         fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
-                "3 runtime failure, 4 done but the boot configuration still lacks a step,\n"
-                "6 refused: another power tool sets the same knobs (--refuse-conflicts).\n"), f);
+                "3 runtime failure, 4 done but the boot configuration still lacks a step\n"
+                "(refresh --image: a step for the next boot failed), 5 install --check: a run\n"
+                "would change something, 6 refused: another power tool sets the same knobs\n"
+                "(--refuse-conflicts).\n"), f);
 }
 
 static void usage(FILE *f)
@@ -834,7 +973,8 @@ int main(int argc, char **argv)
                         r = v->check(&a, nargs, argv + optind + 1);
                 if (r == EXIT_OK)
                         r = check_kernel(v, &run);
-                if (r == EXIT_OK && (v->needs & VERB_LOCK))
+                /* install --check writes nothing: no lock (its directory) either */
+                if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a.check)
                         r = run_lock(&run);
                 if (r == EXIT_OK && (v->needs & VERB_PLAN))
                         r = run_plan(&run);
@@ -843,6 +983,11 @@ int main(int argc, char **argv)
                 if (r == EXIT_OK)
                         r = v->run(&run, nargs, argv + optind + 1);
                 run_done(&run);
+                /* a Nagios plugin says UNKNOWN for whatever kept it from judging */
+                if (a.nagios && !nagios_judged) {
+                        printf("IDLECFG UNKNOWN - verify failed (exit %d)\n", r);
+                        return NAGIOS_UNKNOWN;
+                }
                 return r;
         }
 }

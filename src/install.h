@@ -26,10 +26,18 @@
 #define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
 #define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
 #define NEW_SUFFIX ".idlecfg-new"
+/* image mode (install --image): what enables idlecfg-firstboot.service, a
+ * drop-in of sysinit.target (a regular file: install writes no links) */
+#define FIRSTBOOT_UNIT "idlecfg-firstboot.service"
+#define FIRSTBOOT_DROPIN_PATH "/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf"
+/* the fingerprint an image's manifest records: no machine's, so that the
+ * first refresh on the machine the image boots on installs for it */
+#define IMAGE_FINGERPRINT "image"
 
 struct install_options {
         bool dry_run;
         bool force;             /* overwrite files the administrator changed */
+        bool image;             /* install --image: no hardware setting, the first-boot unit enabled */
         const char *profiles_dir;
 };
 
@@ -44,6 +52,7 @@ enum target_kind {
         T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
         T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
         T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
+        T_FIRSTBOOT,            /* the drop-in that enables idlecfg-firstboot.service (image mode) */
         T_OTHER,                /* a file of an earlier install that is no longer wanted */
 };
 

@@ -231,6 +231,7 @@ void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const 
                                                                         "next activates a Wi-Fi connection"),
                                          false, "nmcli", "general", "reload", "conf", NULL);
                         break;
+                case T_FIRSTBOOT:       /* systemd reads it when the image boots */
                 case T_LINK:    /* udevd applies it when a NIC is added: the next boot */
                         break;
                 case T_CMDLINE_KERNEL:

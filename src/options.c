@@ -26,8 +26,8 @@ static const struct option_row {
         { O_PROFILES_DIR, "profiles-dir", 0, required_argument,
           N_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n") },
         { O_FORMAT, "format", 'f', required_argument,
-          N_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n"
-             "                        sysctl, networkmanager or link\n") },
+          N_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link; install: salt;\n"
+             "                        verify: prometheus\n") },
         { O_DRY_RUN, "dry-run", 'n', no_argument,
           N_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n") },
         { O_FORCE, "force", 0, no_argument,
@@ -43,6 +43,16 @@ static const struct option_row {
           N_("      --seconds N       measure: the length of the measurement (default 20)\n") },
         { O_MEASURE, "measure", 0, required_argument,
           N_("      --measure N       apply, rollback: measure N seconds before and after\n") },
+        { O_IMAGE, "image", 0, no_argument,
+          N_("      --image           install: no hardware setting, the first-boot unit enabled;\n"
+             "                        refresh: run as that unit (see IMAGES in idlecfg(8))\n") },
+        { O_CHECK, "check", 0, no_argument,
+          N_("      --check           install: exit 5 if a run would change something, 0 if not\n") },
+        { O_DIFF, "diff", 0, no_argument, N_("      --diff            install --check: show the diff too\n") },
+        { O_NAGIOS, "nagios", 0, no_argument,
+          N_("      --nagios          verify: a Nagios plugin's status line and exit code\n") },
+        { O_OUTPUT, "output", 0, required_argument,
+          N_("      --output FILE     verify --format prometheus: write FILE atomically\n") },
         { O_VERBOSE, "verbose", 'v', no_argument, N_("  -v, --verbose         say more\n") },
         { O_HELP, "help", 'h', no_argument, N_("  -h, --help            show this help\n") },
         { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },
@@ -133,6 +143,25 @@ static int parse_option(const struct option_row *o, const char *arg, struct args
                 return parse_seconds("measure", arg, 1, &a->measure);
         case O_VERBOSE:
                 a->verbose++;
+                break;
+        case O_IMAGE:
+                a->image = true;
+                break;
+        case O_CHECK:
+                a->check = true;
+                break;
+        case O_DIFF:
+                a->diff = true;
+                break;
+        case O_NAGIOS:
+                a->nagios = true;
+                break;
+        case O_OUTPUT:
+                if (!*arg) {
+                        fprintf(stderr, _("idlecfg: --output needs a file name\n"));
+                        return EXIT_USAGE;
+                }
+                a->output = arg;
                 break;
         case O_HELP:
                 a->help = true;

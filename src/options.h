@@ -10,6 +10,8 @@ enum {
         EXIT_USAGE = 2,
         EXIT_FAILURE_ = 3,
         EXIT_BOOT_INCOMPLETE = 4,       /* done, but the boot configuration still lacks a step */
+        EXIT_BOOT_PENDING = EXIT_BOOT_INCOMPLETE,       /* refresh --image: a step for the next boot failed */
+        EXIT_WOULD_CHANGE = 5,          /* install --check: a run would change something */
         EXIT_REFUSED = 6,               /* --refuse-conflicts and another power tool */
 };
 
@@ -34,6 +36,12 @@ enum {
         O_HELP = 1u << 13,
         O_VERSION = 1u << 14,
         O_REFUSE_CONFLICTS = 1u << 15,
+        /* images and fleets (#22) */
+        O_IMAGE = 1u << 16,
+        O_CHECK = 1u << 17,
+        O_DIFF = 1u << 18,
+        O_NAGIOS = 1u << 19,
+        O_OUTPUT = 1u << 20,
         /* every verb takes these */
         O_COMMON = O_ROOT | O_VERBOSE | O_HELP | O_VERSION,
         /* the plan's inputs */
@@ -57,6 +65,12 @@ struct args {
         unsigned seconds;       /* measure --seconds */
         unsigned measure;       /* apply/rollback --measure: seconds, 0 without */
         int verbose;
+        /* images and fleets (#22) */
+        bool image;             /* install --image; refresh --image: the first-boot unit */
+        bool check;             /* install --check */
+        bool diff;              /* install --check --diff */
+        bool nagios;            /* verify --nagios */
+        const char *output;     /* verify --format=prometheus --output FILE */
 };
 
 /* The command line into A (getopt's own messages off: idlecfg's, with the

@@ -217,6 +217,10 @@ void verify_print(const struct verify_result *r, const struct plan *p, const str
                         fprintf(out, r->installed ? _("%s (installed; systemd-udevd sets it at the next boot)\n")
                                                   : _("%s (not installed: idlecfg install, then boot)\n"),
                                 mechanism_to_string(s->mech));
+                else if (r->installed && (s->mech == MECH_CMDLINE || s->mech == MECH_MODPROBE))
+                        /* the kernel command line and modprobe.d (the initramfs too) act at boot */
+                        fprintf(out, _("%s (installed; takes effect at the next boot, idlecfg apply sets it "
+                                       "now)\n"), mechanism_to_string(s->mech));
                 else
                         fprintf(out, r->installed ? _("%s (installed; idlecfg apply sets it now)\n")
                                                   : _("%s (not installed: idlecfg install, or apply for now)\n"),

@@ -19,6 +19,7 @@ static const char *kind_name(enum target_kind k)
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return _("kernel command line");
+        case T_FIRSTBOOT: return _("first-boot unit enabled");
         case T_OTHER: break;
         }
         return _("file");
@@ -134,6 +135,7 @@ static const char *kind_key(enum target_kind k)
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
         case T_CMDLINE_OWN: return "cmdline";
+        case T_FIRSTBOOT: return "firstboot";
         case T_OTHER: break;
         }
         return "other";

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/bench/install-bench.sh [BUILDDIR]: wall time and peak RSS of install
 # (first and unchanged), refresh when nothing changed (what a package hook
-# pays on every upgrade), and rollback, into a temporary root, for this
+# pays on every upgrade), the first-boot unit's command (refresh --image) on a
+# machine already configured (what a boot after a /usr update pays), and rollback, into a temporary root, for this
 # machine's own devices (read from /sys; nothing is written outside the
 # temporary root) and for a recorded laptop inside one umockdev session.
 # Needs GNU time (Debian package "time"). Run: make bench
@@ -43,6 +44,7 @@ measure "  install into an empty root, then rollback" sh -c "$ic install && $ic 
 $ic install >/dev/null
 measure "  install, nothing to change" $ic install
 measure "  refresh, nothing changed" $ic refresh
+measure "  refresh --image (first-boot unit), same" $ic refresh --image
 measure "  plan (for comparison)" $ic plan
 $ic rollback >/dev/null
 
@@ -51,6 +53,8 @@ m=$top/tests/data/machines/intel-laptop
 "$top/tests/run-machine" "$m" sh -c '
         ic="$1 --root $2 --kernel 6.1.0-18-amd64 --profile balanced"; runs=$3
         $ic install >/dev/null
-        for i in $(seq "$runs"); do s=$(date +%s%N); $ic refresh >/dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000 )); done |
-                sort -n | awk -v n="$runs" "{ t[NR] = \$1 } END { printf \"intel-laptop under umockdev: refresh, nothing changed  median %7.1f ms  (%d runs)\n\", t[int((NR + 1) / 2)] / 1000, n }"
+        for cmd in refresh "refresh --image"; do
+                for i in $(seq "$runs"); do s=$(date +%s%N); $ic $cmd >/dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000 )); done |
+                        sort -n | awk -v n="$runs" -v c="$cmd" "{ t[NR] = \$1 } END { printf \"intel-laptop under umockdev: %-16s nothing changed  median %7.1f ms  (%d runs)\n\", c, t[int((NR + 1) / 2)] / 1000, n }"
+        done
         $ic rollback >/dev/null' sh "$idlecfg" "$root" "$runs"

@@ -33,6 +33,8 @@
 # IDLECFG_VM_TIMEOUT (seconds per boot, default 900), IDLECFG_VM_MIRROR
 # (default: the Debian mirror of this machine's apt sources).
 . "$top_srcdir/tests/lib.sh"
+# the image flow: install --image on the host, three boots of one image
+. "$top_srcdir/tests/vm/image-flow.sh"
 PATH=$PATH:/usr/sbin:/sbin
 export PATH
 
@@ -53,7 +55,7 @@ tarball=$cache/$suite-minbase.tar.zst
 cache_key="debootstrap --variant=minbase --include=$include $suite (check-vm 1)"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (debootstrap, chroot, device nodes in the image)"
-need qemu-system-x86_64 mkfs.ext4 zstd tar umockdev-run python3 chroot timeout flock truncate
+need qemu-system-x86_64 mkfs.ext4 debugfs zstd tar umockdev-run python3 chroot timeout flock truncate
 mkfs.ext4 2>&1 | grep -q -- '-d ' || skip_all "mkfs.ext4 cannot populate an image from a directory (-d)"
 
 # the Debian mirror of this machine's apt sources: a bookworm entry first, else
@@ -213,7 +215,12 @@ boot() {
         mkdir -p "$_d"
         _kver=$(ls "$_r/lib/modules")
         rm -f "$_d/root.img" "$_d/out.img" "$_d/nvme.img" "$_d/usb.img"
-        mkfs.ext4 -q -F -L idlecfg-vm -U "$uuid" -d "$_r" "$_d/root.img" 3G >"$_d/mkfs.log" 2>&1 || {
+        # $boot_image: an ext4 image booted as it is, kept across boots (the
+        # image flow, tests/vm/image-flow.sh); ROOT then holds only the kernel,
+        # initrd and /etc/kernel/cmdline read out of it
+        if [ -n "${boot_image:-}" ]; then
+                ln "$boot_image" "$_d/root.img"
+        else mkfs.ext4 -q -F -L idlecfg-vm -U "$uuid" -d "$_r" "$_d/root.img" 3G >"$_d/mkfs.log" 2>&1; fi || {
                 diag "mkfs.ext4 -d failed:" "$(cat "$_d/mkfs.log")"
                 return 1
         }
@@ -393,7 +400,7 @@ nidle=2
 $has_measure && nidle=3
 # per machine: baseline boot, its devices, the powertop root and boot, then per
 # profile 10 install/boot checks and 2 idle checks (3 with measure)
-plan $((1 + nmach * (4 + (10 + nidle) * nprof)))
+plan $((1 + nmach * (4 + (10 + nidle) * nprof + image_points)))
 
 if ! build_cache; then
         not_ok "Debian $suite root (debootstrap --variant=minbase --include=$include)"
@@ -428,7 +435,7 @@ for machine in $machines; do
         IDLECFG_VM_USB_BY_CONTROLLER=0
         [ "$machine" = pc ] && IDLECFG_VM_USB_BY_CONTROLLER=1
         export IDLECFG_VM_USB_BY_CONTROLLER
-        left=$((4 + (10 + nidle) * nprof))
+        left=$((4 + (10 + nidle) * nprof + image_points))
         pass() { left=$((left - 1)); ok "$machine: $*"; }
         fail() { left=$((left - 1)); not_ok "$machine: $*"; }
         diag "== machine $(machine_desc "$machine") =="
@@ -499,6 +506,8 @@ for machine in $machines; do
                         run_profile "$p" || true
                         rm -rf "$mw/$p/root"
                 done
+                # an image for the first profile, against its install
+                image_flow "${profiles%% *}"
         }
 
         run_profile() {

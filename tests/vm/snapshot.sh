@@ -90,6 +90,13 @@ if [ -e /etc/systemd/system/idlecfg-vm-powertop.service ]; then
         journalctl -b -u idlecfg-vm-powertop.service -o cat --no-pager >tune.log 2>&1
         files="$files tune-result tune.log"
 fi
+# the image flow (image-flow.sh): idlecfg's first-boot unit, whether it ran
+if [ -e /etc/idlecfg-vm/firstboot ]; then
+        systemctl show -p Result -p ExecMainStatus -p ConditionResult -p ActiveState idlecfg-firstboot.service \
+                >firstboot-result 2>&1
+        journalctl -b -u idlecfg-firstboot.service -o cat --no-pager >firstboot.log 2>&1
+        files="$files firstboot-result firstboot.log"
+fi
 if [ -e /etc/idlecfg-vm/record ]; then
         umockdev-record --all >vm.umockdev 2>record.err
         files="$files vm.umockdev record.err"

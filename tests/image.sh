@@ -1,0 +1,198 @@
+#!/bin/sh
+# tests/image.sh: images and fleets (#22) under a recorded machine: install
+# --image and the first boot's refresh --image (its commands logged, never run),
+# the warning of a plain install into a root of other hardware, install --check
+# (exit 5, nothing written, --diff, --json, Salt's state line parsed as Salt
+# parses it), verify --format prometheus (promtool where installed) and
+# --nagios; the first-boot unit checked by systemd-analyze where it can.
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run depmod "${CC:-cc}" python3
+PATH=$PATH:/sbin:/usr/sbin
+if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
+        rm -rf "$tmp"
+        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
+fi
+plan 30
+
+dir=$TESTS_DATA/machines/intel-laptop
+root=$tmp/root
+mkroot_installed "$dir" "$root" || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$root/var/lib" "$root/etc/kernel" "$root/boot"
+printf 'root=UUID=0b5b5f4e-5d0e-4e4b-9d62-3f9d2b2a5c11 ro quiet\n' >"$root/etc/kernel/cmdline"
+cp -a "$root" "$tmp/orig"
+ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
+tree() { (cd "$1" && find . -printf '%p %y %m %l\n' | sort && find . -type f -exec sha256sum {} + | sort -k2); }
+tree "$tmp/orig" >"$tmp/orig.tree"
+same_as_orig() { tree "$root" >"$tmp/now.tree" && diff "$tmp/orig.tree" "$tmp/now.tree"; }
+dropin=/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf
+# the first-boot unit's commands go to this log instead of running
+cat >"$tmp/log-cmd" <<'SH'
+#!/bin/sh
+echo "$*" >>"$TAKE_LOG"
+SH
+chmod +x "$tmp/log-cmd"
+take() { TAKE_LOG=$tmp/take.log IDLECFG_TEST_TAKE_EFFECT=$tmp/log-cmd ic "$@"; }
+
+# ---- install --check: nothing written, exit 5 / 0 ----
+ic install --check --profile balanced >"$tmp/c1" 2>&1; rc=$?
+check "install --check before install: exit 5, one line per file that would change" sh -c "
+        test $rc -eq 5 && grep -q '^  would write /etc/udev/rules.d/70-idlecfg.rules\$' '$tmp/c1' &&
+        grep -q '^  would write /etc/kernel/cmdline\$' '$tmp/c1' && grep -q 'files in $root would change' '$tmp/c1'"
+check "install --check wrote nothing: no lock, no state directory, the tree as it was" same_as_orig
+ic install --check --diff --profile balanced >"$tmp/c2" 2>&1; rc=$?
+check "install --check --diff: exit 5 and the unified diff of each file" sh -c "
+        test $rc -eq 5 && grep -q '^+++ b/etc/udev/rules.d/70-idlecfg.rules' '$tmp/c2' &&
+        grep -q '^+root=UUID=0b5b5f4e-5d0e-4e4b-9d62-3f9d2b2a5c11 ro quiet pcie_aspm.policy=default' '$tmp/c2'"
+ic install --check --json --profile balanced >"$tmp/c3.json" 2>"$tmp/c3.err"; rc=$?
+check "install --check --json: exit 5, dry_run and changed true, the files with their actions" sh -c "
+        test $rc -eq 5 && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"dry_run\"] is True and d[\"changed\"] is True, d
+assert any(f[\"action\"] == \"write\" and f[\"path\"] == \"/etc/udev/rules.d/70-idlecfg.rules\" for f in d[\"files\"]), d[\"files\"]
+' '$tmp/c3.json'"
+ic install --check --profile no-such-profile >/dev/null 2>&1; rc=$?
+check "install --check with a profile that does not exist: exit 2, as install" test $rc -eq 2
+check "install --check --dry-run and --diff without --check are usage errors" sh -c "
+        '$IDLECFG' --root '$root' install --check --dry-run >/dev/null 2>&1; test \$? -eq 2 &&
+        { '$IDLECFG' --root '$root' install --diff >/dev/null 2>&1; test \$? -eq 2; }"
+
+# Salt's cmd.run with stateful: True reads the last line of stdout as Salt's
+# _reinterpreted_state() does (salt/states/cmd.py): JSON if the whole output
+# is, else the last line shlex-split, each word split at its one '='
+salt_parse() {
+        python3 - "$1" <<'PY'
+import json, shlex, sys
+out = open(sys.argv[1]).read()
+try:                                # Salt tries the whole output as JSON first
+    json.loads(out)
+    sys.exit("Salt would read this output as JSON")
+except ValueError:
+    pass
+idx = out.rstrip().rfind("\n")
+if idx != -1:
+    out = out[idx + 1:]
+data = {}
+for item in shlex.split(out):
+    key, val = item.split("=")       # Salt: a ValueError here fails the state
+    data[key] = val
+changed = data.get("changed", "no").lower() in ("yes", "true", "1")
+print("changed" if changed else "unchanged", data["comment"])
+PY
+}
+ic install --check --format salt --profile balanced >"$tmp/s1" 2>&1; rc=$?
+salt_parse "$tmp/s1" >"$tmp/s1.parsed" 2>&1
+diag "$(cat "$tmp/s1.parsed")"
+check "install --check --format salt before install: exit 0 (Salt fails a state on any other), Salt reads changed=yes" sh -c "
+        test $rc -eq 0 && grep -qx 'changed idlecfg: 5 files would change' '$tmp/s1.parsed'"
+ic install --format salt --profile balanced >"$tmp/s2" 2>&1; rc=$?
+salt_parse "$tmp/s2" >"$tmp/s2.parsed" 2>&1
+check "install --format salt: exit 0, the files written, Salt reads changed=yes as its last line" sh -c "
+        test $rc -eq 0 && test -f '$root/etc/udev/rules.d/70-idlecfg.rules' && grep -qx 'changed idlecfg: 5 files changed' '$tmp/s2.parsed'"
+ic install --check --format salt --profile balanced >"$tmp/s3" 2>&1; rc=$?
+salt_parse "$tmp/s3" >"$tmp/s3.parsed" 2>&1
+check "install --check --format salt after install: Salt reads changed=no" sh -c "
+        test $rc -eq 0 && grep -q '^unchanged ' '$tmp/s3.parsed'"
+cp "$root/var/lib/idlecfg/manifest" "$tmp/manifest.before"
+ic install --check --profile balanced >"$tmp/c4" 2>&1; rc=$?
+check "install --check after install: exit 0, nothing would change, the manifest untouched" sh -c "
+        test $rc -eq 0 && grep -q '^Nothing would change in ' '$tmp/c4' && cmp -s '$tmp/manifest.before' '$root/var/lib/idlecfg/manifest'"
+ic install --check --profile powersave >"$tmp/c5" 2>&1; rc=$?
+check "install --check with another profile: exit 5" test $rc -eq 5
+
+# ---- verify for monitoring ----
+ic verify --profile balanced --format prometheus --output "$tmp/metrics/idlecfg.prom" >/dev/null 2>"$tmp/p.err"; rc=$?
+check "verify --output into a directory that does not exist: exit 3, said" sh -c "
+        test $rc -eq 3 && grep -q 'cannot write $tmp/metrics/idlecfg.prom' '$tmp/p.err'"
+mkdir -p "$tmp/metrics"
+ic verify --profile balanced --format prometheus --output "$tmp/metrics/idlecfg.prom" >"$tmp/p.out" 2>&1; rc=$?
+check "verify --format prometheus --output: exit 0 with drift, the file and no temporary one beside it, stdout empty" sh -c "
+        test $rc -eq 0 && test -s '$tmp/metrics/idlecfg.prom' && test \$(ls '$tmp/metrics' | wc -l) -eq 1 && test ! -s '$tmp/p.out' &&
+        test \$(stat -c %a '$tmp/metrics/idlecfg.prom') = 644"
+n=$(ic plan --profile balanced --json | python3 -c 'import json,sys; print(sum(1 for s in json.load(sys.stdin)["settings"] if not s["skipped"]))')
+check "one idlecfg_setting_in_effect gauge per planned setting ($n), the counts and blockers" sh -c "
+        test \$(grep -c '^idlecfg_setting_in_effect{' '$tmp/metrics/idlecfg.prom') -eq $n &&
+        grep -q '^idlecfg_installed{profile=\"balanced\"} 1\$' '$tmp/metrics/idlecfg.prom' &&
+        grep -q '^idlecfg_settings{state=\"drift\"} [1-9]' '$tmp/metrics/idlecfg.prom' &&
+        grep -q '^idlecfg_idle_blockers [0-9]*\$' '$tmp/metrics/idlecfg.prom'"
+if command -v promtool >/dev/null 2>&1; then
+        check "promtool check metrics accepts it (the parser and linter of Prometheus)" sh -c "
+                promtool check metrics <'$tmp/metrics/idlecfg.prom' >'$tmp/promtool.out' 2>&1 || { cat '$tmp/promtool.out'; exit 1; }"
+else
+        skip "promtool check metrics accepts it" "promtool not installed (Debian: prometheus)"
+fi
+ic verify --profile balanced --nagios >"$tmp/n1" 2>&1; rc=$?
+check "verify --nagios with drift: exit 1 WARNING, one line with perfdata" sh -c "
+        test $rc -eq 1 && test \$(wc -l <'$tmp/n1') -eq 1 &&
+        grep -Eq '^IDLECFG WARNING - profile balanced: [0-9]+ of [0-9]+ settings in effect.* \| match=[0-9]+;;;0;[0-9]+ drift=[1-9][0-9]*;0;;0;[0-9]+ ' '$tmp/n1'"
+ic apply --profile balanced >/dev/null 2>&1
+ic verify --profile balanced --nagios >"$tmp/n2" 2>&1; rc=$?
+check "verify --nagios after apply: exit 0 OK" sh -c "test $rc -eq 0 && grep -q '^IDLECFG OK - ' '$tmp/n2'"
+ic verify --profile no-such-profile --nagios >"$tmp/n3" 2>&1; rc=$?
+check "verify --nagios that cannot judge (no such profile): exit 3 UNKNOWN" sh -c "test $rc -eq 3 && grep -q '^IDLECFG UNKNOWN' '$tmp/n3'"
+ic rollback >/dev/null 2>&1
+
+# ---- image mode ----
+rm -rf "$root" && cp -a "$tmp/orig" "$root"
+ic install --image >"$tmp/i1" 2>&1; rc=$?
+check "install --image: exit 0, no hardware setting written, the first-boot unit enabled by a drop-in" sh -c "
+        test $rc -eq 0 && grep -qx 'Wants=idlecfg-firstboot.service' '$root$dropin' &&
+        test ! -e '$root/etc/udev/rules.d/70-idlecfg.rules' && test ! -e '$root/etc/modprobe.d/idlecfg.conf' &&
+        test ! -e '$root/etc/tmpfiles.d/idlecfg.conf' && cmp -s '$root/etc/kernel/cmdline' '$tmp/orig/etc/kernel/cmdline' &&
+        grep -qx 'fingerprint image' '$root/var/lib/idlecfg/manifest' && grep -qx 'input fingerprint image' '$root/var/lib/idlecfg/manifest'"
+cp "$root/var/lib/idlecfg/manifest" "$tmp/manifest.image"
+ic refresh -v >"$tmp/r0" 2>&1; rc=$?
+check "a plain refresh of the image (a package hook in the image build) installs nothing: exit 0, the manifest untouched" sh -c "
+        test $rc -eq 0 && grep -q 'is an image' '$tmp/r0' && cmp -s '$tmp/manifest.image' '$root/var/lib/idlecfg/manifest' &&
+        test ! -e '$root/etc/udev/rules.d/70-idlecfg.rules'"
+ic refresh --image >"$tmp/r1" 2>&1; rc=$?
+check "refresh --image on a root that is not the running system: installs for this machine, runs nothing, names the next steps" sh -c "
+        test $rc -eq 0 && grep -q 'is not the running system: nothing takes effect now' '$tmp/r1' &&
+        grep -q 'fingerprint: image -> ' '$tmp/r1' && test -f '$root/etc/udev/rules.d/70-idlecfg.rules' &&
+        ! grep -qx 'fingerprint image' '$root/var/lib/idlecfg/manifest' && grep -qx 'Wants=idlecfg-firstboot.service' '$root$dropin' &&
+        grep -q 'kernel-install add $KVER' '$tmp/r1'"
+ic verify >"$tmp/v1" 2>&1
+check "verify after it: a modprobe.d option installed, in effect at the next boot" \
+        grep -q '^  drift   audio.power_save snd_hda_intel power_save: .*modprobe (installed; takes effect at the next boot' "$tmp/v1"
+rm -rf "$root" && cp -a "$tmp/orig" "$root"
+ic install --image >/dev/null 2>&1
+take refresh --image >"$tmp/r2" 2>&1; rc=$?
+diag "$(cat "$tmp/take.log")"
+check "refresh --image on the running system: udevadm trigger of exactly the devices of the rules, tmpfiles, the boot entry" sh -c "
+        test $rc -eq 0 && grep -q 'udevadm control --reload\$' '$tmp/take.log' &&
+        grep 'udevadm trigger --action=change ' '$tmp/take.log' | grep -q ' /sys/devices/pci0000:00/0000:00:04.0 ' &&
+        grep -q 'systemd-tmpfiles --create /etc/tmpfiles.d/idlecfg.conf\$' '$tmp/take.log' &&
+        grep -q 'kernel-install add $KVER /boot/vmlinuz-$KVER\$' '$tmp/take.log'"
+n=$(ic plan --profile "$(sed -n 's/^profile //p' "$root/var/lib/idlecfg/manifest")" --json | python3 -c '
+import json, sys
+print(len({s["devpath"] for s in json.load(sys.stdin)["settings"] if s["mechanism"] == "udev" and not s["skipped"]}))')
+check "  (one trigger argument per device with a udev setting, each once: $n)" sh -c "
+        test \$(grep 'udevadm trigger' '$tmp/take.log' | tr ' ' '\n' | grep -c '^/sys/devices/') -eq $n &&
+        test \$(grep 'udevadm trigger' '$tmp/take.log' | tr ' ' '\n' | grep '^/sys/devices/' | sort | uniq -d | wc -l) -eq 0"
+rm -f "$tmp/take.log"
+take refresh --image >"$tmp/r3" 2>&1; rc=$?
+check "refresh --image on a configured machine: quiet, exit 0, no command run" sh -c "
+        test $rc -eq 0 && test ! -s '$tmp/r3' && test ! -e '$tmp/take.log'"
+ic rollback >/dev/null 2>&1; rc=$?
+rm -rf "$root/run"      # the lock file, the one thing idlecfg leaves
+check "rollback after the image and its first boot: exit 0" test $rc -eq 0
+check "  (the root as it was, the drop-in gone: the trees compared)" same_as_orig
+
+# ---- a plain install into a root of other hardware ----
+IDLECFG_TEST_CHROOT=1 ic install --check >/dev/null 2>"$tmp/w1"
+check "install in a chroot warns and points to --image" grep -q 'warning: .*chroot.*install --image' "$tmp/w1"
+ic install >/dev/null 2>&1
+sed -i 's/^fingerprint .*/fingerprint 0123456789abcdef/' "$root/var/lib/idlecfg/manifest"
+IDLECFG_TEST_CHROOT=0 ic install --check >/dev/null 2>"$tmp/w2"
+IDLECFG_TEST_CHROOT=0 ic rollback >/dev/null 2>&1
+IDLECFG_TEST_CHROOT=0 ic install --check >/dev/null 2>"$tmp/w3"
+check "a root whose manifest names other hardware warns; a fresh root of this machine does not" sh -c "
+        grep -q 'warning: .*fingerprint 0123456789abcdef.*install --image' '$tmp/w2' && ! grep -q 'install --image' '$tmp/w3'"
+
+# ---- the unit ----
+unit=$top_builddir/units/idlecfg-firstboot.service
+check "the first-boot unit: first boot or /usr updated (either), before first-boot-complete.target, refresh --image" sh -c "
+        grep -qx 'ConditionFirstBoot=|yes' '$unit' && grep -qx 'ConditionNeedsUpdate=|/etc' '$unit' &&
+        grep -q '^Before=.*first-boot-complete.target' '$unit' && grep -qx 'Wants=first-boot-complete.target' '$unit' &&
+        grep -q '^Before=.*systemd-update-done.service' '$unit' && grep -q '^ExecStart=/.*/idlecfg refresh --image\$' '$unit'"
+done_testing

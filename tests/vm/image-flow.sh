@@ -1,0 +1,192 @@
+# tests/vm/image-flow.sh: sourced by check-vm.sh. The image flow (idlecfg(8),
+# "IMAGES"): an image built on the host, whose hardware is not the guest's, with
+# `idlecfg install --image`, then one ext4 image booted three times on the
+# emulated machine, as a cloud or OEM image is:
+#   1. the first boot: idlecfg-firstboot.service (ConditionFirstBoot=) installs
+#      for the guest's own devices and makes what udev and sysfs can do take
+#      effect, the initramfs and the boot entry for the next boot;
+#   2. the second boot: the unit does not run; every setting of the plan that
+#      the host makes under the guest's recording ($mw/$p/plan.json) is in
+#      effect, nothing else moved (compare.py against the baseline), and as many
+#      devices are runtime-suspended as after the install made on the host
+#      for that machine (the profile boot of check-vm.sh);
+#   3. the third boot changes nothing: the unit does not run, the files,
+#      manifest and initramfs are byte for byte those of the second boot.
+# The image is what an image builder ships (systemd's docs/BUILDING_IMAGES.md):
+# /etc/machine-id "uninitialized", so that its first boot is one.
+
+# the number of test points image_flow gives per machine
+image_points=9
+
+# image_get IMG PATH OUT: a file out of the ext4 image (debugfs, read only)
+image_get() {
+        rm -f "$3"
+        debugfs -R "dump -p $2 $3" "$1" >/dev/null 2>&1 && [ -f "$3" ]
+}
+
+# image_boot NAME: boot $img with the kernel, initrd and command line it holds now
+image_boot() {
+        _ib=$mw/image/$1.boot
+        rm -rf "$_ib"
+        mkdir -p "$_ib/lib/modules/$kver" "$_ib/boot" "$_ib/etc/kernel"
+        image_get "$img" "/boot/vmlinuz-$kver" "$_ib/boot/vmlinuz-$kver" &&
+                image_get "$img" "/boot/initrd.img-$kver" "$_ib/boot/initrd.img-$kver" &&
+                image_get "$img" /etc/kernel/cmdline "$_ib/etc/kernel/cmdline" || return 1
+        # the first boot makes the initramfs again under TCG, inside the guest
+        _bt=$boot_timeout
+        [ "$1" = first ] && boot_timeout=$((boot_timeout * 2))
+        boot_image=$img boot "image-$1" "$_ib"
+        _rc=$?
+        boot_image=
+        boot_timeout=$_bt
+        return $_rc
+}
+
+# the files the first boot writes, the manifest and the initramfs, for "a later
+# boot changes nothing"
+image_files() {
+        for _f in /etc/udev/rules.d/70-idlecfg.rules /etc/modprobe.d/idlecfg.conf /etc/tmpfiles.d/idlecfg.conf \
+                  /etc/sysctl.d/90-idlecfg.conf /etc/kernel/cmdline /var/lib/idlecfg/manifest \
+                  "/boot/initrd.img-$kver"; do
+                if image_get "$img" "$_f" "$tmp/image-file"; then
+                        echo "$_f $(sha256sum <"$tmp/image-file" | cut -c1-64)"
+                else
+                        echo "$_f absent"
+                fi
+        done
+}
+
+# the unit's Result and ConditionResult on a boot (snapshot.sh: firstboot-result)
+unit_prop() {
+        sed -n "s/^$2=//p" "$mw/image-$1/out/firstboot-result" 2>/dev/null
+}
+
+# image_flow PROFILE: $image_points test points
+image_flow() {
+        p=$1
+        ileft=$image_points
+        ipass() { ileft=$((ileft - 1)); pass "image ($p): $*"; }
+        ifail() { ileft=$((ileft - 1)); fail "image ($p): $*"; }
+        image_flow_steps || true
+        while [ $ileft -gt 0 ]; do
+                ifail "(not reached: an earlier step failed)"
+        done
+        rm -rf "$mw/image/root" "$mw/image/"*.boot
+        rm -f "$img"
+}
+
+image_flow_steps() {
+        ir=$mw/image/root
+        img=$mw/image/root.img
+        mkdir -p "$mw/image"
+        # (1) on the host: the package, then install --image with the host's
+        # own /sys (not the guest's recording): nothing of the host may go in
+        if [ "$pkg_rc" -eq 0 ] && unpack_root "$ir" &&
+           make -s -C "$pkg" install DESTDIR="$ir" >"$mw/image/make-install.log" 2>&1 &&
+           env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$ir" systemd-hwdb --usr update >>"$mw/image/make-install.log" 2>&1; then
+                :
+        else
+                ifail "package installed into the image root"
+                diag "$(tail -n 20 "$mw/image/make-install.log" 2>/dev/null)"
+                return 1
+        fi
+        # the guest runs idlecfg itself: the minbase root lacks inih's library
+        # (the package would depend on libinih1), the host's goes where its is
+        _inih=$(ldd "$pkg/src/idlecfg" 2>/dev/null | awk '$1 ~ /^libinih\.so/ { print $3 }')
+        if [ -n "$_inih" ]; then
+                mkdir -p "$ir$(dirname "$_inih")"
+                cp -L "$_inih" "$ir$(dirname "$_inih")/"
+        fi
+        if ! env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin chroot "$ir" /usr/sbin/idlecfg --version >"$mw/image/version.log" 2>&1; then
+                ifail "the package's idlecfg runs in the image root"
+                diag "$(cat "$mw/image/version.log")"
+                return 1
+        fi
+        echo uninitialized >"$ir/etc/machine-id"
+        rm -f "$ir/var/lib/dbus/machine-id"
+        cp "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before"
+        "$IDLECFG" install --root "$ir" --kernel "$kver" --profile "$p" --image >"$mw/image/install.out" 2>&1
+        rc=$?
+        unit=$(find "$ir/lib/systemd/system" "$ir/usr/lib/systemd/system" -name idlecfg-firstboot.service 2>/dev/null | head -n 1)
+        bad=
+        for f in /etc/udev/rules.d/70-idlecfg.rules /etc/modprobe.d/idlecfg.conf /etc/tmpfiles.d/idlecfg.conf \
+                 /etc/sysctl.d/90-idlecfg.conf /etc/idlecfg/cmdline; do
+                [ -e "$ir$f" ] && bad="$bad $f"
+        done
+        cmp -s "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before" || bad="$bad /etc/kernel/cmdline"
+        if [ $rc -eq 0 ] && [ -z "$bad" ] && [ -n "$unit" ] &&
+           grep -qx 'Wants=idlecfg-firstboot.service' "$ir/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf" &&
+           grep -qx 'fingerprint image' "$ir/var/lib/idlecfg/manifest"; then
+                ipass "install --root IMAGE --image on the host: no hardware setting, ${unit#"$ir"} enabled by a sysinit.target drop-in, the manifest the image's"
+        else
+                ifail "install --root IMAGE --image on the host (exit $rc; written anyway:${bad:- none}; unit: ${unit:-none})"
+                diag "$(cat "$mw/image/install.out")"
+                return 1
+        fi
+        # the harness's own: which boot it is, for snapshot.sh
+        touch "$ir/etc/idlecfg-vm/firstboot"
+        rm -f "$img"
+        mkfs.ext4 -q -F -L idlecfg-vm -U "$uuid" -d "$ir" "$img" 3G >"$mw/image/mkfs.log" 2>&1 ||
+                { ifail "mkfs.ext4 -d of the image"; diag "$(cat "$mw/image/mkfs.log")"; return 1; }
+        rm -rf "$ir"
+
+        # (2) the first boot: the unit configures the guest
+        if image_boot first && [ "$(unit_prop first Result)" = success ] &&
+           [ "$(unit_prop first ConditionResult)" = yes ] &&
+           image_get "$img" /var/lib/idlecfg/manifest "$mw/image/manifest.first" &&
+           ! grep -qx 'fingerprint image' "$mw/image/manifest.first" &&
+           image_get "$img" /etc/udev/rules.d/70-idlecfg.rules "$mw/image/rules.first"; then
+                ipass "first boot: idlecfg-firstboot.service ran (Result=success) and installed for the guest ($(sed -n 's/^fingerprint //p' "$mw/image/manifest.first")), $boot_secs s"
+        else
+                ifail "first boot: idlecfg-firstboot.service ran and installed for the guest (Result=$(unit_prop first Result), ConditionResult=$(unit_prop first ConditionResult))"
+                diag "$(cat "$mw/image-first/out/firstboot.log" 2>/dev/null | tail -n 30)"
+                return 1
+        fi
+        diag "$machine: the first boot's unit:" "$(cat "$mw/image-first/out/firstboot.log" 2>/dev/null)"
+
+        # (3) the second boot: everything in effect
+        if image_boot second && [ "$(unit_prop second ConditionResult)" = no ]; then
+                ipass "second boot with '$(cat "$mw/image/second.boot/etc/kernel/cmdline")': the unit did not run again (ConditionResult=no), $boot_secs s"
+        else
+                ifail "second boot: powered off by itself, the unit did not run again (ConditionResult=$(unit_prop second ConditionResult))"
+                return 1
+        fi
+        image_files >"$mw/image/files.second"
+        python3 "$vmdir/compare.py" "$mw/$p/plan.json" "$base/snapshot.txt" "$mw/image-second/out/snapshot.txt" \
+                "$base/vm.umockdev" >"$mw/image/compare.out" 2>&1
+        n=0
+        while IFS= read -r line; do
+                case $line in
+                "ok	"*) ipass "second boot: ${line#ok	}"; n=$((n + 1)) ;;
+                "not ok	"*) ifail "second boot: ${line#not ok	}"; n=$((n + 1)) ;;
+                *) diag "$line" ;;
+                esac
+        done <"$mw/image/compare.out"
+        while [ $n -lt 4 ]; do
+                ifail "second boot: compare.py gave $n results, not 4"
+                n=$((n + 1))
+        done
+        # as many devices runtime-suspended as after the install made for this machine
+        want=$(awk -F'\t' '$2 == "suspended"' "$mw/$p/out/idle.txt" 2>/dev/null | wc -l)
+        got=$(awk -F'\t' '$2 == "suspended"' "$mw/image-second/out/idle.txt" | wc -l)
+        if [ -s "$mw/$p/out/idle.txt" ] && [ "$got" -ge "$want" ]; then
+                ipass "second boot: $got devices runtime-suspended after $idle s, the install made for this machine $want"
+        else
+                ifail "second boot: $got devices runtime-suspended after $idle s, the install made for this machine ${want:-?}"
+                awk -F'\t' '$2 == "suspended" { print $1 }' "$mw/$p/out/idle.txt" >"$tmp/idle.install" 2>/dev/null
+                awk -F'\t' '$2 == "suspended" { print $1 }' "$mw/image-second/out/idle.txt" >"$tmp/idle.image" 2>/dev/null
+                diag "suspended after the host's install (<) and in the image (>):" \
+                        "$(diff "$tmp/idle.install" "$tmp/idle.image" | head -n 20)"
+        fi
+
+        # (4) the third boot changes nothing
+        if image_boot third && [ "$(unit_prop third ConditionResult)" = no ] &&
+           image_files >"$mw/image/files.third" && cmp -s "$mw/image/files.second" "$mw/image/files.third" &&
+           cmp -s "$mw/image-second/out/snapshot.txt" "$mw/image-third/out/snapshot.txt"; then
+                ipass "third boot changes nothing: the unit did not run, files, manifest, initramfs and live settings as at the second boot"
+        else
+                ifail "third boot changes nothing (ConditionResult=$(unit_prop third ConditionResult))"
+                diag "$(diff "$mw/image/files.second" "$mw/image/files.third" 2>&1)" \
+                        "$(diff "$mw/image-second/out/snapshot.txt" "$mw/image-third/out/snapshot.txt" 2>&1 | head -n 20)"
+        fi
+}
