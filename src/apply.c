@@ -173,17 +173,33 @@ static size_t undo(struct change *v, size_t n, struct apply_result *res)
         return failed;
 }
 
-int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply_options *o,
+int apply_run(const struct rootfs *root, const struct plan *p, const struct apply_options *o,
               struct apply_result *res, struct xerror *ret_error)
 {
         _cleanup_(journal_freep) struct journal *j = NULL;
-        struct journal_file jf = { .rfs = rfs, .fd = -1 };
+        _cleanup_(rootfs_close) struct rootfs live = { .fd = -1 };
+        const struct rootfs *rfs = root;
+        bool same;
+        struct journal_file jf = { .fd = -1 };
         bool run_written = false;
         unsigned run;
         struct change *done = NULL;
         size_t n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
         int r;
 
+        /* the live values are the running system's: so is their journal, whatever --root says */
+        r = state_live_root(root, &live, &same);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot open the running system's root: %s"), strerror(-r));
+        if (!same)
+                rfs = &live;
+        jf.rfs = rfs;
+        if (!o->dry_run) {
+                /* a killed apply's temporary file beside the journal goes now */
+                r = journal_remove_temps(rfs, ret_error);
+                if (r < 0)
+                        return r;
+        }
         r = journal_load(rfs, &j, ret_error);
         if (r < 0 && r != -ENOENT)
                 return r;
@@ -253,6 +269,13 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
                 norm = value_normalize(old);
                 if (streq(norm, s->value)) {
                         n_same++;
+                        continue;
+                }
+                if (!journal_value_ok(path, old, true) || !journal_value_ok(path, s->value, false)) {
+                        /* rollback would refuse the journal line: not written */
+                        n_later++;
+                        entry_add(res, APPLY_LATER, s, NULL)->why =
+                                _("its value now is none that rollback could put back: left as it is");
                         continue;
                 }
                 if (o->dry_run) {
@@ -330,12 +353,36 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
         _cleanup_(journal_freep) struct journal *j = NULL;
         _cleanup_free_ char *shown = rootfs_display(rfs, JOURNAL_PATH);
         size_t left = 0, restored = 0;
+        struct stat st;
+        bool same;
         int r;
 
+        {
+                _cleanup_(rootfs_close) struct rootfs live = { .fd = -1 };
+                r = state_live_root(rfs, &live, &same);
+                if (r < 0)
+                        return xerror_set(ret_error, r, _("cannot open the running system's root: %s"), strerror(-r));
+        }
+        if (!same) {
+                /* a journal in another root (an image, a foreign disk) names
+                 * values of whatever system wrote it: never written here */
+                if (rootfs_lstat(rfs, JOURNAL_PATH, &st) == -ENOENT)
+                        return 1;
+                return xerror_set(ret_error, -EBUSY, _("%s left alone: rollback --root rolls back the files installed "
+                                                      "there and never writes a live value; the values it names "
+                                                      "are rolled back by \"idlecfg rollback apply\" on the system "
+                                                      "that applied them"), shown);
+        }
         r = journal_load(rfs, &j, ret_error);
         if (r == -ENOENT) {
                 r = journal_remove_temps(rfs, ret_error);
                 return r < 0 ? r : 1;
+        }
+        if (r == -EINVAL) {
+                _cleanup_free_ char *why = xstrdup(strempty(ret_error->message));
+                xerror_done(ret_error);
+                return xerror_set(ret_error, -EINVAL, _("%s; idlecfg does not trust %s and leaves every live value "
+                                                      "as it is"), why, shown);
         }
         if (r < 0)
                 return r;

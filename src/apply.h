@@ -50,7 +50,7 @@ void apply_result_free(struct apply_result *r);
 
 /* 0 nothing to change, 1 changed, <0 failure (ret_error says what; with
  * keep_going -EIO after applying what could be). The journal lives in the
- * root's state directory. What happened is in *ret, also on failure. */
+ * running system's state directory (state_live_root()), whatever RFS is. What happened is in *ret, also on failure. */
 int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply_options *o,
               struct apply_result *ret, struct xerror *ret_error);
 

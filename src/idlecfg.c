@@ -356,7 +356,14 @@ static int do_install(struct run *c, bool json, bool take_effect)
         }
         if (r < 0) {
                 int code = report(r, &e, _("install failed"));
-                if (!dry) {
+                if (res.state_refused) {
+                        _cleanup_free_ char *dir = rootfs_display(&c->rfs, STATE_DIR);
+                        fprintf(stderr, _("idlecfg: nothing was changed. rollback refuses the same state, with or "
+                                          "without --force: inspect the file named above (backups in %s/backup "
+                                          "are named by the SHA-256 of their content). To start afresh, put back "
+                                          "by hand the files the manifest lists, then remove %s and install "
+                                          "again.\n"), dir, dir);
+                } else if (!dry && res.touched) {
                         fprintf(stderr, _("idlecfg: what was written before the failure is in the manifest: "
                                           "\"idlecfg rollback%s"), a->root ? " --root " : "");
                         if (a->root)
@@ -630,7 +637,9 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                 refresh_fingerprint(fp, &chassis);
                 r = profile_select_rootfs(&c->rfs, c->profile, chassis, &name, &why, &e);
                 selected = r >= 0;
-                if (selected && refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
+                /* (an install killed half-way is finished whatever the inputs say) */
+                if (selected && !manifest_pending(m) &&
+                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
                         if (a->verbose)
                                 printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
                         return boot_still_lacks(c);
@@ -668,6 +677,10 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                         printf("  %s: %s\n", now.v[i].key, now.v[i].value);
         }
         kv_free(&now);
+        if (manifest_pending(m)) {
+                printf(_("The last install into %s was cut short: it is finished now.\n"), c->rfs.path);
+                changed++;
+        }
         if (changed == 0) {
                 if (a->verbose)
                         printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);

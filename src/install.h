@@ -7,29 +7,14 @@
 #include "rootfs.h"
 #include "state.h"
 
-/* the files install owns */
-#define UDEV_RULES_PATH "/etc/udev/rules.d/70-idlecfg.rules"
-#define MODPROBE_PATH "/etc/modprobe.d/idlecfg.conf"
-#define TMPFILES_PATH "/etc/tmpfiles.d/idlecfg.conf"
-/* 90: after the distribution's defaults (10-70, /usr/lib/sysctl.d), before the
- * administrator's 99-*.conf (Debian's 99-sysctl.conf -> ../sysctl.conf) */
-#define SYSCTL_PATH "/etc/sysctl.d/90-idlecfg.conf"
-/* read after the numbered files and Ubuntu's default-wifi-powersave-on.conf:
- * of two files, the sections of the one read later win (NetworkManager.conf(5)) */
-#define NM_CONF_PATH "/etc/NetworkManager/conf.d/idlecfg.conf"
-/* a drop-in of the distribution's 99-default.link: a .link file of our own
- * would replace it for the NICs it matched, NamePolicy and all */
-#define LINK_DROPIN_PATH "/etc/systemd/network/99-default.link.d/50-idlecfg.conf"
-#define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
+/* the files install owns: targets.h */
+#include "targets.h"
 /* /etc/kernel/cmdline (and /proc/cmdline): one line of kernel parameters */
 #define KERNEL_CMDLINE_MAX (64u << 10)
-#define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
-#define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
-#define NEW_SUFFIX ".idlecfg-new"
 /* image mode (install --image): what enables idlecfg-firstboot.service, a
- * drop-in of sysinit.target (a regular file: install writes no links) */
+ * drop-in of sysinit.target (a regular file: install writes no links; its
+ * path, FIRSTBOOT_DROPIN_PATH, is in targets.h) */
 #define FIRSTBOOT_UNIT "idlecfg-firstboot.service"
-#define FIRSTBOOT_DROPIN_PATH "/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf"
 /* the fingerprint an image's manifest records: no machine's, so that the
  * first refresh on the machine the image boots on installs for it */
 #define IMAGE_FINGERPRINT "image"
@@ -105,6 +90,8 @@ struct install_result {
         struct install_file *files;     /* every target, once decided */
         size_t n_files;
         char *cmdline_words;            /* the kernel parameters planned; NULL: none */
+        bool touched;                   /* a target file was changed (rollback has something to undo) */
+        bool state_refused;             /* the manifest or a backup was refused: rollback refuses it too */
 };
 void install_result_free(struct install_result *r);
 

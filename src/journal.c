@@ -1,56 +1,160 @@
 /* journal.c: the write-ahead journal of apply
  *
- *   idlecfg-journal 1
+ *   idlecfg-journal 2
  *   run 1 1764763200 balanced           (one per apply run: number, time, profile)
  *   set /sys/devices/.../power/control on auto     (path, old, new; escaped fields)
  *   set /proc/sys/kernel/nmi_watchdog 1 0          (a sysctl)
+ *   end 4 SHA256                        (the lines before it and their digest)
  *
- * apply appends and fsyncs each "set" line before it writes the attribute;
- * rollback reads them all and restores the old values, last first. */
+ * apply records each "set" line before it writes the attribute: the whole
+ * journal is written again with the new line and a new end record (temporary
+ * file, fsync, rename), so it is always whole; rollback reads them all and
+ * restores the old values, last first. Format 1 (lines appended, no end
+ * record, a last line cut short by a crash dropped) is still read. Every path
+ * is an attribute, parameter or sysctl of the knob registry, every value one
+ * of the knob's (the value before: of its kind), or the journal is refused. */
 #include "config.h"
 
+#include <ctype.h>
 #include <limits.h>
 
 #include "journal.h"
 #include "knobs/knob.h"
 #include "manifest.h"
+#include "sha256.h"
 
-/* FILE (below /proc/sys/) is a sysctl some knob family may set: rollback
- * writes no other one, whatever a journal says */
-static bool sysctl_file_ok(const char *file)
+/* "a|b|c" has WORD */
+static bool list_has(const char *list, const char *word, size_t n)
 {
-        size_t n;
-        const struct knob_rule *rules = knob_rules(&n);
+        for (const char *k = list; k && *k;) {
+                size_t m = strcspn(k, "|");
+                if (m == n && strncmp(k, word, n) == 0)
+                        return true;
+                k += m + (k[m] == '|');
+        }
+        return false;
+}
 
-        for (size_t i = 0; i < n; i++)
-                for (const char *k = rules[i].sysctls; k && *k;) {
-                        size_t m = strcspn(k, "|");
-                        bool same = strlen(file) == m;
-                        for (size_t c = 0; same && c < m; c++)
-                                same = file[c] == (k[c] == '.' ? '/' : k[c]);
-                        if (same)
-                                return true;
-                        k += m + (k[m] == '|');
-                }
+/* the sysctl key of FILE ("kernel/nmi_watchdog" -> "kernel.nmi_watchdog") */
+static char *sysctl_key(const char *file)
+{
+        char *k = xstrdup(file);
+
+        for (char *p = k; *p; p++)
+                if (*p == '/')
+                        *p = '.';
+        return k;
+}
+
+/* does rule R declare PATH, a live file apply writes? PATH is clean. */
+static bool rule_has_path(const struct knob_rule *r, const char *path)
+{
+        const char *proc = secure_getenv("IDLECFG_TEST_PROC"), *rest;
+
+        if (startswith(path, "/proc/sys/") || (proc && *proc && startswith(path, proc) &&
+                                               startswith(path + strlen(proc), "/sys/"))) {
+                _cleanup_free_ char *key = NULL;
+                rest = startswith(path, "/proc/sys/") ? path + strlen("/proc/sys/") : path + strlen(proc) + 5;
+                /* the tests' /proc only with IDLECFG_TEST_PROC set, the real one always */
+                key = sysctl_key(rest);
+                return list_has(r->sysctls, key, strlen(key));
+        }
+        if ((rest = startswith(path, "/sys/module/") ? path + strlen("/sys/module/") : NULL)) {
+                size_t mod = strcspn(rest, "/");
+                const char *param = rest + mod;
+                _cleanup_free_ char *mp = NULL;
+                if (!startswith(param, "/parameters/") || strchr(param + strlen("/parameters/"), '/'))
+                        return false;
+                param += strlen("/parameters/");
+                mp = xasprintf("%.*s.%s", (int) mod, rest, param);
+                return list_has(r->params, mp, strlen(mp));
+        }
+        if (!startswith(path, "/sys/devices/"))
+                return false;
+        /* an attribute of a device: the path ends in one the rule sets */
+        for (const char *k = r->attrs; k && *k;) {
+                size_t m = strcspn(k, "|"), n = strlen(path);
+                if (n > m + strlen("/sys/devices/") && path[n - m - 1] == '/' && strncmp(path + n - m, k, m) == 0)
+                        return true;
+                k += m + (k[m] == '|');
+        }
         return false;
 }
 
 bool journal_path_ok(const char *path)
 {
-        const char *proc = secure_getenv("IDLECFG_TEST_PROC");
-        _cleanup_free_ char *test = NULL;
+        size_t n;
+        const struct knob_rule *rules = knob_rules(&n);
 
         if (!path || !path_is_clean(path))
                 return false;
-        if (startswith(path, "/sys/"))
-                return true;
-        if (startswith(path, "/proc/sys/"))
-                return sysctl_file_ok(path + strlen("/proc/sys/"));
-        /* the sysctls of the tests' /proc (IDLECFG_TEST_PROC), and only with it set */
-        if (!proc || !*proc)
+        for (size_t i = 0; i < n; i++)
+                if (rule_has_path(&rules[i], path))
+                        return true;
+        return false;
+}
+
+/* the value as it is compared and written back: blanks stripped, the
+ * selected word of a "[selected]" list */
+static char *plain_value(const char *raw)
+{
+        _cleanup_free_ char *v = xstrdup(raw);
+        char *open, *close;
+
+        strstrip(v);
+        open = strchr(v, '[');
+        close = open ? strchr(open, ']') : NULL;
+        if (open && close)
+                return xstrndup(open + 1, (size_t) (close - open - 1));
+        return xstrdup(v);
+}
+
+/* an integer, as the kernel prints one */
+static bool is_integer(const char *s)
+{
+        char *end;
+
+        if (!*s || strlen(s) > 20)
                 return false;
-        test = xasprintf("%s/sys/", proc);
-        return startswith(path, test) && sysctl_file_ok(path + strlen(test));
+        errno = 0;
+        (void) strtoll(s, &end, 10);
+        return !errno && !*end && (isdigit((unsigned char) s[0]) || (s[0] == '-' && isdigit((unsigned char) s[1])));
+}
+
+/* the values of a rule are numbers */
+static bool rule_numeric(const struct knob_rule *r)
+{
+        if (r->kind == KNOB_INT)
+                return true;
+        if (r->kind != KNOB_WORDS || !r->words)
+                return false;
+        for (const char *k = r->words; *k;) {
+                size_t m = strcspn(k, "|");
+                _cleanup_free_ char *w = xstrndup(k, m);
+                if (!is_integer(w))
+                        return false;
+                k += m + (k[m] == '|');
+        }
+        return true;
+}
+
+bool journal_value_ok(const char *path, const char *value, bool before)
+{
+        size_t n;
+        const struct knob_rule *rules = knob_rules(&n);
+        _cleanup_free_ char *v = plain_value(value);
+
+        for (size_t i = 0; i < n; i++) {
+                if (!rule_has_path(&rules[i], path))
+                        continue;
+                if (knob_value_ok(&rules[i], v))
+                        return true;
+                /* the kernel's value before idlecfg may lie outside what idlecfg
+                 * sets (nmi_watchdog 1): of a numeric knob, any integer */
+                if (before && rule_numeric(&rules[i]) && is_integer(v))
+                        return true;
+        }
+        return false;
 }
 
 void journal_free(struct journal *j)
@@ -74,7 +178,7 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
         _cleanup_free_ char *text = NULL;
         char *line, *next;
         unsigned lineno = 0;
-        bool header = false;
+        bool header = false, ended = false;
         int r = 0;
 
 #define BAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); goto out; } while (0)
@@ -88,16 +192,22 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
                 lineno++;
                 next = strchr(line, '\n');
                 if (!next) {
-                        /* cut short by a crash while it was appended: its write never
-                         * began; without a header yet, it must be the start of one */
-                        if (!header && !startswith("idlecfg-journal 1", line))
-                                BAD(_("%s:%u: not an idlecfg journal (no \"idlecfg-journal 1\" line)"), name, lineno);
+                        if (header && j->format >= 2)
+                                BAD(_("%s:%u: the last line has no newline: the file was cut short"), name, lineno);
+                        /* format 1: cut short by a crash while it was appended: its
+                         * write never began; without a header yet, it must be the start of one */
+                        if (!header && !startswith("idlecfg-journal 1", line) && !startswith("idlecfg-journal 2", line))
+                                BAD(_("%s:%u: not an idlecfg journal (no \"idlecfg-journal 2\" line)"), name, lineno);
+                        if (!header)
+                                BAD(_("%s: no end record: the file was cut short"), name);
                         j->torn = true;
                         break;
                 }
                 *next++ = '\0';
                 if (!*line || line[0] == '#')
                         continue;
+                if (ended)
+                        BAD(_("%s:%u: a line after the end record"), name, lineno);
                 n = split_fields(line, f, 4);
                 if (n > 4)
                         BAD(_("%s:%u: too many fields"), name, lineno);
@@ -110,11 +220,23 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
 #define LBAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); for (size_t k = 0; k < n; k++) free(v[k]); goto out; } while (0)
                 if (!header) {
                         if (n != 2 || !streq(v[0], "idlecfg-journal"))
-                                LBAD(_("%s:%u: not an idlecfg journal (no \"idlecfg-journal 1\" line)"), name, lineno);
-                        if (!streq(v[1], "1"))
+                                LBAD(_("%s:%u: not an idlecfg journal (no \"idlecfg-journal 2\" line)"), name, lineno);
+                        if (!streq(v[1], "1") && !streq(v[1], "2"))
                                 LBAD(_("%s:%u: journal format %s is not known to this version of idlecfg"),
                                      name, lineno, v[1]);
+                        j->format = streq(v[1], "1") ? 1 : 2;
                         header = true;
+                } else if (streq(v[0], "end") && j->format >= 2) {
+                        char sha[65], *end;
+                        unsigned long count;
+                        if (n != 3 || !*v[1] || strspn(v[1], "0123456789") != strlen(v[1]) || strlen(v[1]) > 9)
+                                LBAD(_("%s:%u: expected \"end LINES SHA256\""), name, lineno);
+                        count = strtoul(v[1], &end, 10);
+                        sha256_hex(buf, (size_t) (line - text), 32, sha);
+                        if (count != lineno - 1 || !streq(sha, v[2]))
+                                LBAD(_("%s:%u: the end record does not match the %u lines before it: lines were "
+                                       "lost or changed"), name, lineno, lineno - 1);
+                        ended = true;
                 } else if (streq(v[0], "run")) {
                         char *end;
                         unsigned long run;
@@ -132,8 +254,10 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
                         if (!j->runs)
                                 LBAD(_("%s:%u: a \"set\" line before the first \"run\" line"), name, lineno);
                         if (!journal_path_ok(v[1]))
-                                LBAD(_("%s:%u: refusing a path outside /sys and idlecfg's sysctls: %s"), name,
-                                     lineno, f[1]);
+                                LBAD(_("%s:%u: refusing a path that is no attribute, parameter or sysctl idlecfg "
+                                       "sets: %s"), name, lineno, f[1]);
+                        if (!journal_value_ok(v[1], v[2], true) || !journal_value_ok(v[1], v[3], false))
+                                LBAD(_("%s:%u: refusing a value that %s does not take"), name, lineno, f[1]);
                         j->v = xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
                         e = &j->v[j->n++];
                         *e = (struct journal_entry) { .path = v[1], .old = v[2], .new = v[3], .run = j->runs };
@@ -146,6 +270,8 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
         }
         if (!header && !j->torn)
                 BAD(_("%s: empty, not an idlecfg journal"), name);
+        if (j->format >= 2 && !ended)
+                BAD(_("%s: no end record: the journal was cut short, lines are missing"), name);
 out:
         if (r < 0) {
                 journal_free(j);
@@ -159,7 +285,18 @@ out:
 
 char *journal_header(void)
 {
-        return xstrdup("idlecfg-journal 1\n");
+        return xstrdup("idlecfg-journal 2\n");
+}
+
+char *journal_end_line(const char *text, size_t len)
+{
+        char sha[65];
+        unsigned lines = 0;
+
+        for (size_t i = 0; i < len; i++)
+                lines += text[i] == '\n';
+        sha256_hex(text, len, 32, sha);
+        return xasprintf("end %u %s\n", lines, sha);
 }
 
 char *journal_run_line(unsigned run, long long when, const char *profile)

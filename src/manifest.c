@@ -10,14 +10,61 @@
  *   dir /etc/udev/rules.d                  (created by install, in order)
  *   file PATH SHA256 MODE new
  *   file PATH SHA256 MODE replaced PREV-SHA256 PREV-MODE UID GID
+ *   pending PATH SHA256|-                  (intent: PATH is being rewritten)
+ *   end LINES SHA256                       (the lines before it, their digest)
  *
  * Fields are escaped with field_escape(); '#' lines and empty lines are
- * ignored. Every field is checked: rollback acts on what it reads here. */
+ * ignored. Every field is checked: rollback acts on what it reads here.
+ *
+ * "pending" follows the file line of PATH while install writes it: the file
+ * line has the new checksum, and until the run ends the file may still hold
+ * the content before ("-": as it was before idlecfg). state_recover() settles
+ * it at the next run. "end" proves the file whole: format 1 (written before it
+ * existed) is read without it and rewritten as format 2 by the next save. */
 #include "config.h"
 
 #include <limits.h>
 
 #include "manifest.h"
+#include "sha256.h"
+#include "targets.h"
+
+static const char *const target_paths[] = { TARGET_PATHS };
+static const char *const cmdline_paths[] = { CMDLINE_TARGET_PATHS };
+
+static bool in_list(const char *path, const char *const *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq(path, v[i]))
+                        return true;
+        return false;
+}
+
+bool manifest_path_allowed(const char *path)
+{
+        size_t n = strlen(path), ns = strlen(NEW_SUFFIX);
+
+        if (in_list(path, target_paths, ELEMENTSOF(target_paths)))
+                return true;
+        if (n > ns && streq(path + n - ns, NEW_SUFFIX)) {
+                _cleanup_free_ char *base = xstrndup(path, n - ns);
+                return in_list(base, target_paths, ELEMENTSOF(target_paths));
+        }
+        return false;
+}
+
+/* a directory install may create: a parent of a target or of the backup store */
+static bool dir_allowed(const char *dir)
+{
+        size_t n = strlen(dir);
+
+        if (strncmp(BACKUP_DIR, dir, n) == 0 && (BACKUP_DIR[n] == '/' || BACKUP_DIR[n] == '\0'))
+                return true;
+        for (size_t i = 0; i < ELEMENTSOF(target_paths); i++)
+                if (strncmp(target_paths[i], dir, n) == 0 && target_paths[i][n] == '/')
+                        return true;
+        return false;
+}
 
 bool path_is_clean(const char *path)
 {
@@ -111,6 +158,14 @@ void manifest_remove_file(struct manifest *m, const char *path)
         m->n_files--;
 }
 
+bool manifest_pending(const struct manifest *m)
+{
+        for (size_t i = 0; i < m->n_files; i++)
+                if (m->files[i].pending)
+                        return true;
+        return false;
+}
+
 bool manifest_has_dir(const struct manifest *m, const char *path)
 {
         for (size_t i = 0; i < m->n_dirs; i++)
@@ -154,7 +209,7 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
         _cleanup_free_ char *text = NULL;
         char *line, *next;
         unsigned lineno = 0;
-        bool header = false;
+        bool header = false, ended = false;
         int r = 0;
 
 #define BAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); goto out; } while (0)
@@ -187,10 +242,35 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
                 if (!header) {
                         if (n != 2 || !streq(v[0], "idlecfg-manifest"))
                                 LBAD(_("%s:%u: not an idlecfg manifest (no \"idlecfg-manifest 1\" line)"), name, lineno);
-                        if (!streq(v[1], "1"))
+                        if (!streq(v[1], "1") && !streq(v[1], "2"))
                                 LBAD(_("%s:%u: manifest format %s is not known to this version of idlecfg"),
                                      name, lineno, v[1]);
+                        m->format = streq(v[1], "1") ? 1 : 2;
                         header = true;
+                } else if (ended) {
+                        LBAD(_("%s:%u: a line after the end record"), name, lineno);
+                } else if (streq(v[0], "end") && m->format >= 2) {
+                        char sha[65];
+                        unsigned count;
+                        if (n != 3 || !parse_id(v[1], &count) || !sha_is_valid(v[2]))
+                                LBAD(_("%s:%u: expected \"end LINES SHA256\""), name, lineno);
+                        sha256_hex(buf, (size_t) (line - text), 32, sha);
+                        if (count != lineno - 1 || !streq(sha, v[2]))
+                                LBAD(_("%s:%u: the end record does not match the %u lines before it: lines "
+                                       "were lost or changed"), name, lineno, lineno - 1);
+                        ended = true;
+                } else if (streq(v[0], "pending") && m->format >= 2) {
+                        struct manifest_file *mf = n == 3 ? manifest_find(m, v[1]) : NULL;
+                        if (n != 3 || (!streq(v[2], "-") && !sha_is_valid(v[2])))
+                                LBAD(_("%s:%u: expected \"pending PATH SHA256\" or \"pending PATH -\""), name,
+                                     lineno);
+                        if (!mf || mf->pending)
+                                LBAD(_("%s:%u: \"pending\" for %s without its file line, or twice"), name, lineno,
+                                     f[1]);
+                        mf->pending = true;
+                        mf->pending_was_ours = !streq(v[2], "-");
+                        if (mf->pending_was_ours)
+                                memcpy(mf->pending_sha, v[2], 65);
                 } else if (streq(v[0], "version") || streq(v[0], "profile") || streq(v[0], "fingerprint") ||
                            streq(v[0], "kernel") || streq(v[0], "cmdline")) {
                         char **slot = streq(v[0], "version") ? &m->version :
@@ -201,8 +281,9 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
                                 LBAD(_("%s:%u: \"%s\" takes one value"), name, lineno, v[0]);
                         if (*slot)
                                 LBAD(_("%s:%u: \"%s\" given twice"), name, lineno, v[0]);
-                        if (slot == &m->cmdline_target && !path_is_clean(v[1]))
-                                LBAD(_("%s:%u: not a clean absolute path: %s"), name, lineno, f[1]);
+                        if (slot == &m->cmdline_target && !in_list(v[1], cmdline_paths, ELEMENTSOF(cmdline_paths)))
+                                LBAD(_("%s:%u: not a file idlecfg writes the command line to: %s"), name, lineno,
+                                     f[1]);
                         *slot = TAKE_PTR(v[1]);
                 } else if (streq(v[0], "input")) {
                         if (n != 3 || !*v[1])
@@ -213,6 +294,8 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
                 } else if (streq(v[0], "dir")) {
                         if (n != 2 || !path_is_clean(v[1]))
                                 LBAD(_("%s:%u: \"dir\" takes one clean absolute path"), name, lineno);
+                        if (!dir_allowed(v[1]))
+                                LBAD(_("%s:%u: %s is not a directory of a file idlecfg writes"), name, lineno, f[1]);
                         if (manifest_has_dir(m, v[1]))
                                 LBAD(_("%s:%u: directory %s given twice"), name, lineno, v[1]);
                         manifest_add_dir(m, v[1]);
@@ -227,6 +310,8 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
                         if (startswith(v[1], STATE_DIR "/") || manifest_find(m, v[1]))
                                 LBAD(_("%s:%u: file %s listed twice or inside idlecfg's own state"), name,
                                      lineno, v[1]);
+                        if (!manifest_path_allowed(v[1]))
+                                LBAD(_("%s:%u: %s is not a file idlecfg writes"), name, lineno, f[1]);
                         mf = manifest_add_file(m, v[1]);
                         if (!sha_is_valid(v[2]) || !parse_mode(v[3], &mf->mode)) {
                                 manifest_remove_file(m, v[1]);
@@ -252,6 +337,8 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
         }
         if (!header)
                 BAD(_("%s: empty, not an idlecfg manifest"), name);
+        if (m->format >= 2 && !ended)
+                BAD(_("%s: no end record: the file was cut short (lines are missing)"), name);
         if (!m->version || !m->profile || !m->fingerprint)
                 BAD(_("%s: incomplete: version, profile or fingerprint missing"), name);
 out:
@@ -276,7 +363,10 @@ char *manifest_format(const struct manifest *m)
 {
         struct strbuf sb = {};
 
-        sb_append(&sb, "idlecfg-manifest 1\n"
+        char sha[65];
+        unsigned lines = 0;
+
+        sb_append(&sb, "idlecfg-manifest 2\n"
                        "# Written by idlecfg install: what it wrote and what it replaced, for\n"
                        "# \"idlecfg rollback\" and \"idlecfg refresh\". Do not edit.\n");
         put(&sb, "version", strempty(m->version));
@@ -301,6 +391,12 @@ char *manifest_format(const struct manifest *m)
                                    (unsigned) f->prev_uid, (unsigned) f->prev_gid);
                 else
                         sb_append(&sb, " new\n");
+                if (f->pending)
+                        sb_appendf(&sb, "pending %s %s\n", p, f->pending_was_ours ? f->pending_sha : "-");
         }
+        for (size_t i = 0; i < sb.len; i++)
+                lines += sb.s[i] == '\n';
+        sha256_hex(sb.s, sb.len, 32, sha);
+        sb_appendf(&sb, "end %u %s\n", lines, sha);
         return sb_steal(&sb);
 }

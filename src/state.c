@@ -27,7 +27,77 @@ int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror
                 return r;
         if (r < 0)
                 return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
-        return manifest_parse(shown, text, len, ret, ret_error);
+        r = manifest_parse(shown, text, len, ret, ret_error);
+        if (r == 0 && (*ret)->format < 2)
+                rootfs_warn(rfs, _("%s was written by an earlier idlecfg without an end record: it cannot prove "
+                                   "that no line is missing; it is read as it is and rewritten with one by the "
+                                   "next install, refresh or rollback"), shown);
+        return r;
+}
+
+/* the file at PATH is as it was before idlecfg (MF's record of it) */
+static bool as_before(const struct manifest_file *mf, bool exists, const char *sha)
+{
+        return exists ? mf->prev_exists && streq(sha, mf->prev_sha) : !mf->prev_exists;
+}
+
+int state_recover(const struct rootfs *rfs, struct manifest *m, bool dry_run, struct xerror *e)
+{
+        bool changed = m && m->format < 2;
+        int r = 0;
+
+        /* (the journal's temporary files are apply's and rollback's to remove:
+         * apply --root DIR journals into / under DIR's lock) */
+        if (!dry_run)
+                r = rootfs_remove_temps(rfs, MANIFEST_PATH);
+        if (r < 0)
+                return xerror_set(e, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
+        if (!m) {
+                /* no manifest yet: a first install killed before it; no backup is needed */
+                struct manifest none = {};
+                if (!dry_run)
+                        (void) gc_backups(rfs, &none);
+                return 0;
+        }
+        for (size_t i = m->n_files; i-- > 0;) {
+                struct manifest_file *mf = &m->files[i];
+                _cleanup_free_ char *shown = rootfs_display(rfs, mf->path), *cur = NULL;
+                char sha[65] = "";
+                size_t len = 0;
+                struct stat st;
+                bool exists;
+
+                r = dry_run ? 0 : rootfs_remove_temps(rfs, mf->path);
+                if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                        return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown,
+                                          strerror(-r));
+                if (!mf->pending)
+                        continue;
+                changed = true;
+                mf->pending = false;
+                r = rootfs_lstat(rfs, mf->path, &st);
+                if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                        return xerror_set(e, r, _("cannot look at %s: %s"), shown, strerror(-r));
+                exists = r == 0;
+                if (exists && !S_ISREG(st.st_mode))
+                        continue;       /* not idlecfg's: the rules for a changed file apply */
+                if (exists) {
+                        r = rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL);
+                        if (r < 0)
+                                return xerror_set(e, r, _("cannot read %s: %s"), shown, strerror(-r));
+                        sha_of(cur, len, sha);
+                }
+                if (exists && streq(sha, mf->sha))
+                        continue;       /* the write was done */
+                if (exists && mf->pending_was_ours && streq(sha, mf->pending_sha))
+                        memcpy(mf->sha, mf->pending_sha, 65);   /* not done: still idlecfg's earlier file */
+                else if (as_before(mf, exists, sha))
+                        manifest_remove_file(m, mf->path);      /* not done, or a restore done */
+        }
+        if (dry_run)
+                return 0;
+        (void) gc_backups(rfs, m);
+        return changed ? manifest_save(rfs, m, e) : 0;
 }
 
 int manifest_save(const struct rootfs *rfs, const struct manifest *m, struct xerror *ret_error)
@@ -132,6 +202,31 @@ int state_cleanup(const struct rootfs *rfs)
 
 /* ---- the journal file of apply (its format: journal.c) ---- */
 
+int state_live_root(const struct rootfs *rfs, struct rootfs *ret, bool *ret_same)
+{
+        const char *live = secure_getenv("IDLECFG_TEST_LIVE_ROOT");
+        struct stat a, b;
+        int r;
+
+        *ret_same = false;
+        if (!live || !*live) {
+                /* under umockdev, the running system is the testbed's mock: its
+                 * root is the one the test gave, never the host's /var/lib */
+                if (getenv("UMOCKDEV_DIR")) {
+                        *ret_same = true;
+                        return 0;
+                }
+                live = "/";
+        }
+        if (stat(live, &a) == 0 && fstat(rfs->fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+                *ret_same = true;
+                return 0;
+        }
+        r = rootfs_open(live, ret);
+        return r < 0 ? r : 0;
+}
+
+
 #define MAX_JOURNAL (64u << 20)
 
 int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *ret_error)
@@ -144,45 +239,83 @@ int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *
                 return r;
         if (r < 0)
                 return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
-        return journal_parse(shown, text, len, ret, ret_error);
+        r = journal_parse(shown, text, len, ret, ret_error);
+        if (r == 0 && (*ret)->format < 2)
+                rootfs_warn(rfs, _("%s was written by an earlier idlecfg without an end record: it cannot prove "
+                                   "that no line is missing; it is read as it is and rewritten with one by the "
+                                   "next apply"), shown);
+        return r;
+}
+
+/* the journal's text without its end record, to add lines to: a format 1
+ * journal becomes format 2 (a record its crash cut short dropped) */
+static int journal_open_text(struct journal_file *jf, struct xerror *ret_error)
+{
+        _cleanup_free_ char *text = NULL, *shown = rootfs_display(jf->rfs, JOURNAL_PATH);
+        _cleanup_(journal_freep) struct journal *j = NULL;
+        size_t len = 0;
+        int r = rootfs_read(jf->rfs, JOURNAL_PATH, MAX_JOURNAL, &text, &len, NULL);
+
+        if (r == -ENOENT || (r == 0 && len == 0)) {
+                r = rootfs_mkdir_p(jf->rfs, STATE_DIR, NULL, NULL);
+                if (r < 0)
+                        return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
+                jf->text = journal_header();
+                jf->len = strlen(jf->text);
+                return 0;
+        }
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        r = journal_parse(shown, text, len, &j, ret_error);
+        if (r < 0)
+                return r;
+        if (j->format < 2) {
+                /* "idlecfg-journal 1\n" -> 2; a last line without its newline goes */
+                char *nl = strchr(text, '\n');
+                size_t keep = len;
+                while (keep > 0 && text[keep - 1] != '\n')
+                        keep--;
+                if (!nl || (size_t) (nl - text) + 1 > keep)
+                        jf->text = journal_header();
+                else
+                        jf->text = xasprintf("idlecfg-journal 2\n%.*s", (int) (keep - (size_t) (nl - text) - 1),
+                                             nl + 1);
+        } else {
+                /* without the end record, the last line */
+                size_t keep = len - 1;
+                while (keep > 0 && text[keep - 1] != '\n')
+                        keep--;
+                jf->text = xstrndup(text, keep);
+        }
+        jf->len = strlen(jf->text);
+        return 0;
 }
 
 int journal_append(struct journal_file *jf, const char *line, struct xerror *ret_error)
 {
-        _cleanup_free_ char *shown = rootfs_display(jf->rfs, JOURNAL_PATH);
+        _cleanup_free_ char *shown = rootfs_display(jf->rfs, JOURNAL_PATH), *end = NULL, *whole = NULL;
         size_t len = strlen(line);
         int r;
 
-        if (jf->fd < 0) {
-                struct stat st;
-                r = rootfs_lstat(jf->rfs, JOURNAL_PATH, &st);
-                if (r == -ENOENT || (r == 0 && st.st_size == 0)) {
-                        _cleanup_free_ char *h = journal_header();
-                        r = rootfs_mkdir_p(jf->rfs, STATE_DIR, NULL, NULL);
-                        if (r >= 0)
-                                r = rootfs_write_atomic(jf->rfs, JOURNAL_PATH, h, strlen(h), 0600, (uid_t) -1,
-                                                        (gid_t) -1);
-                }
+        if (!jf->text) {
+                r = journal_open_text(jf, ret_error);
                 if (r < 0)
-                        return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
-                jf->fd = rootfs_openat(jf->rfs, JOURNAL_PATH, O_WRONLY | O_APPEND | O_NOFOLLOW);
-                if (jf->fd < 0)
-                        return xerror_set(ret_error, jf->fd, _("cannot open %s: %s"), shown, strerror(-jf->fd));
+                        return r;
         }
-        r = fault_point("journal append");
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
-        for (size_t off = 0; off < len;) {
-                ssize_t n = write(jf->fd, line + off, len - off);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return xerror_set(ret_error, -errno, _("cannot write %s: %s"), shown, strerror(errno));
-                off += (size_t) n;
-        }
-        r = fault_point("journal fsync");
-        if (r < 0 || fsync(jf->fd) < 0) {
-                r = r < 0 ? r : -errno;
+        /* the whole journal again, with the line and a new end record: a crash
+         * leaves the journal before or after it, never a part */
+        whole = xasprintf("%s%s", jf->text, line);
+        end = journal_end_line(whole, jf->len + len);
+        free(jf->text);
+        jf->text = xasprintf("%s%s", whole, end);
+        r = rootfs_write_atomic(jf->rfs, JOURNAL_PATH, jf->text, strlen(jf->text), 0600, (uid_t) -1, (gid_t) -1);
+        free(jf->text);
+        jf->text = TAKE_PTR(whole);
+        jf->len += len;
+        if (r < 0) {
+                /* not recorded: the caller does not write; the text goes back */
+                jf->len -= len;
+                jf->text[jf->len] = '\0';
                 return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
         }
         return 0;
@@ -193,6 +326,9 @@ void journal_close(struct journal_file *jf)
         if (jf->fd >= 0)
                 close(jf->fd);
         jf->fd = -1;
+        free(jf->text);
+        jf->text = NULL;
+        jf->len = 0;
 }
 
 int journal_remove_temps(const struct rootfs *rfs, struct xerror *ret_error)

@@ -11,6 +11,15 @@
 
 /* The manifest of the root: 0 and *ret, -ENOENT when there is none. */
 int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error);
+/* Settle what a run that was killed left, under the lock, before anything
+ * is decided from M: each "pending" record (the file holds the new content:
+ * done; the content idlecfg had written before: not done; as before idlecfg:
+ * the entry goes), the temporary files beside the manifest and every file of
+ * M, unused backups. M is saved when it changed (a format 1
+ * manifest is rewritten as format 2). DRY_RUN: M only, nothing written.
+ * M NULL (no manifest): the temporary files and backups a killed first
+ * install left go. */
+int state_recover(const struct rootfs *rfs, struct manifest *m, bool dry_run, struct xerror *ret_error);
 /* write M as the manifest of the root, atomically */
 int manifest_save(const struct rootfs *rfs, const struct manifest *m, struct xerror *ret_error);
 
@@ -28,15 +37,26 @@ int gc_backups(const struct rootfs *rfs, const struct manifest *m);
  * journal of apply is there */
 int state_cleanup(const struct rootfs *rfs);
 
+/* The root whose journal holds the live values: the running system's ("/";
+ * in the tests $IDLECFG_TEST_LIVE_ROOT, or under umockdev without it the root
+ * given). *RET_SAME: it is RFS itself (nothing opened); else *RET is opened
+ * (rootfs_close() it). apply journals there; rollback replays no other journal. */
+int state_live_root(const struct rootfs *rfs, struct rootfs *ret, bool *ret_same);
+
 /* The journal of apply in the root (its lines: journal.h): 0 and *ret,
  * -ENOENT when there is none. */
 struct journal;
 int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *ret_error);
-/* the journal opened for appending: made with its header when absent or
- * empty, each line written and fsynced before journal_append() returns */
+/* the journal opened for adding lines: made with its header when absent or
+ * empty; each line goes in by writing the whole journal again with a new end
+ * record (temporary file, fsync, rename, fsync of the directory) before
+ * journal_append() returns. Initialise with { .rfs = RFS, .fd = -1 };
+ * journal_close() frees it. */
 struct journal_file {
         const struct rootfs *rfs;
-        int fd;                 /* -1 until the first line */
+        int fd;                 /* unused, -1 (the journal is rewritten whole) */
+        char *text;             /* the journal without its end record, once read */
+        size_t len;
 };
 int journal_append(struct journal_file *jf, const char *line, struct xerror *ret_error);
 void journal_close(struct journal_file *jf);

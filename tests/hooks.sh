@@ -4,9 +4,9 @@
 # re-install for a new one) against a temporary root under umockdev.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
-plan 16
+plan 25
 h=$top_srcdir/src/hooks
-check "shell hooks parse" sh -c "sh -n '$h/kernel-postinst.sh' && sh -n '$h/dpkg.postinst'"
+check "shell hooks parse" sh -c "for f in kernel-postinst.sh dpkg.postinst dpkg.prerm dpkg.postrm pacman.install; do sh -n '$h/'\$f || exit 1; done"
 check "dpkg triggers: only interest-noawait lines with absolute paths" sh -c "
         grep -v '^#' '$h/dpkg.triggers' | grep . | grep -vq '^interest-noawait /[a-z0-9/._-]*\$' && exit 1; grep -q '^interest-noawait /lib/modules\$' '$h/dpkg.triggers'"
 check "pacman hook: [Trigger] and [Action] with Exec of idlecfg refresh" sh -c "
@@ -49,19 +49,30 @@ IDLECFG=$tmp/failing sh "$h/kernel-postinst.sh" "$new" >"$tmp/h3" 2>&1; rc=$?
 check "kernel hook: a failing refresh never fails the kernel's installation, and says so" sh -c "
         test $rc -eq 0 && grep -q 'refresh for kernel $new failed' '$tmp/h3'"
 
-# ---- dpkg: the trigger and postinst run for real ----
-# A package carrying src/hooks/dpkg.triggers and dpkg.postinst and the built
-# idlecfg, installed with dpkg --root into a temporary root with its own dpkg
-# database. --force-script-chrootless runs the maintainer scripts outside the
-# root with DPKG_ROOT set (the root has no shell to chroot into); the
-# postinst then runs the root's idlecfg with --root "$DPKG_ROOT". Under
-# umockdev, so that refresh sees the recorded machine.
+# ---- dpkg: the package's scripts and trigger run for real ----
+# The package as a distribution builds it: the tree of make install DESTDIR
+# (prefix /usr) with src/hooks/dpkg.triggers, postinst, prerm and postrm as its
+# maintainer scripts, installed with dpkg --root into a temporary root with
+# its own dpkg database. --force-script-chrootless runs the maintainer
+# scripts outside the root with DPKG_ROOT set (the root has no shell to
+# chroot into); they then run the root's idlecfg with --root "$DPKG_ROOT".
+# Under umockdev, so that refresh sees the recorded machine. The root has the
+# recorded machine and systemd's hwdb lists, not idlecfg's files: the package
+# brings them, and purging it must leave the root as it was.
 if command -v dpkg >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
         R=$tmp/dpkgroot
-        mkroot_installed "$dir" "$R" || { echo "Bail out! no root"; exit 1; }
-        mkdir -p "$R/run" "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/triggers"
+        mkroot "$dir" "$R" || { echo "Bail out! no root"; exit 1; }
+        mkdir -p "$R/run" "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/triggers" "$R/usr/lib/udev/hwdb.d"
+        [ -n "$AUTOSUSPEND_HWDB" ] && cp "$AUTOSUSPEND_HWDB"/60-autosuspend*.hwdb "$R/usr/lib/udev/hwdb.d/"
         : >"$R/var/lib/dpkg/status"
         : >"$R/var/lib/dpkg/available"
+        # tree ROOT: every path with its type, mode, owner and content (or
+        # link target), less dpkg's own database and log
+        tree() {
+                (cd "$1" && find . \( -path ./var/lib/dpkg -o -path ./var/log \) -prune -o -printf '%p %y %m %u:%g %l\n' | LC_ALL=C sort &&
+                        find . \( -path ./var/lib/dpkg -o -path ./var/log \) -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+        }
+        tree "$R" >"$tmp/tree.before"
         # mkdeb DIR NAME DESCRIPTION: a DEBIAN/control for DIR, then DIR.deb
         mkdeb() {
                 mkdir -p "$1/DEBIAN"
@@ -70,12 +81,15 @@ if command -v dpkg >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
                 dpkg-deb --root-owner-group --build "$1" "$1.deb" >>"$tmp/dpkg-deb.log" 2>&1
         }
         p=$tmp/pkg-idlecfg
-        mkdir -p "$p/DEBIAN" "$p/usr/sbin"
+        ${MAKE:-make} -s -C "$top_builddir" install DESTDIR="$p" prefix=/usr exec_prefix=/usr sbindir=/usr/sbin \
+                sysconfdir=/etc localstatedir=/var >"$tmp/make-install.log" 2>&1 || { cat "$tmp/make-install.log"; echo "Bail out! make install DESTDIR"; exit 1; }
+        mkdir -p "$p/DEBIAN"
         cp "$h/dpkg.triggers" "$p/DEBIAN/triggers"
-        cp "$h/dpkg.postinst" "$p/DEBIAN/postinst"
-        chmod 0755 "$p/DEBIAN/postinst"
-        cp "$IDLECFG" "$p/usr/sbin/idlecfg"
-        mkdeb "$p" idlecfg-hooktest "idlecfg's dpkg trigger and postinst, for tests/hooks.sh"
+        for s in postinst prerm postrm; do
+                cp "$h/dpkg.$s" "$p/DEBIAN/$s"
+                chmod 0755 "$p/DEBIAN/$s"
+        done
+        mkdeb "$p" idlecfg "idlecfg as make install DESTDIR installs it, with the maintainer scripts of src/hooks, for tests/hooks.sh"
         hw=$tmp/pkg-hwdb
         mkdir -p "$hw/usr/lib/udev/hwdb.d"
         # the recorded SATA controller 0000:00:1f.2 (8086:3b22): balanced plans runtime PM for it
@@ -86,30 +100,64 @@ if command -v dpkg >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
         rules=$R/etc/udev/rules.d/70-idlecfg.rules
 
         dpkg_r -i "$p.deb" >"$tmp/d1" 2>&1; rc=$?
-        check "dpkg --root -i: the package with the trigger installs, its postinst runs refresh on the root (not installed yet: nothing written)" sh -c "
+        check "dpkg --root -i: the package of make install DESTDIR with the trigger installs, its postinst runs refresh on the root (not installed yet: nothing written)" sh -c "
                 test $rc -eq 0 && test -f '$p.deb' && grep -q 'idlecfg was not installed into $R (no manifest)' '$tmp/d1' &&
                 test ! -e '$R/var/lib/idlecfg/manifest' && test -x '$R/usr/sbin/idlecfg' || { cat '$tmp/dpkg-deb.log' '$tmp/d1'; exit 1; }"
         run_machine "$dir" "$R/usr/sbin/idlecfg" --root "$R" --profile balanced install >"$tmp/d2" 2>&1
         cp "$R/var/lib/idlecfg/manifest" "$tmp/manifest.1"
         dpkg_r -i "$p.deb" >"$tmp/d3" 2>&1; rc=$?
-        check "reinstalling it after idlecfg install: postinst configure refreshes, nothing changed, nothing written" sh -c "
-                test $rc -eq 0 && grep -q 'Setting up idlecfg-hooktest' '$tmp/d3' && ! grep -q 'Changed since' '$tmp/d3' &&
+        check "reinstalling it after idlecfg install (prerm upgrade: no rollback): postinst configure refreshes, nothing changed, nothing written" sh -c "
+                test $rc -eq 0 && grep -q 'Setting up idlecfg ' '$tmp/d3' && ! grep -q 'Changed since' '$tmp/d3' && ! grep -q 'rolling back' '$tmp/d3' &&
                 cmp '$tmp/manifest.1' '$R/var/lib/idlecfg/manifest' && grep -q '^# pci.runtime_pm on 0000:00:1f.2:' '$rules' ||
                 { cat '$tmp/d2' '$tmp/d3'; exit 1; }"
         dpkg_r -i "$hw.deb" >"$tmp/d4" 2>&1; rc=$?
         check "a package that installs an hwdb file fires the trigger: refresh re-installs with the deny entry" sh -c "
-                test $rc -eq 0 && grep -q 'Processing triggers for idlecfg-hooktest' '$tmp/d4' && grep -q 'hwdb: files changed' '$tmp/d4' &&
+                test $rc -eq 0 && grep -q 'Processing triggers for idlecfg ' '$tmp/d4' && grep -q 'hwdb: files changed' '$tmp/d4' &&
                 ! grep -q '^# pci.runtime_pm on 0000:00:1f.2:' '$rules' && ! cmp -s '$tmp/manifest.1' '$R/var/lib/idlecfg/manifest' ||
                 { cat '$tmp/d4'; exit 1; }"
         dpkg_r --remove idlecfg-hooktest-hwdb >"$tmp/d5" 2>&1; rc=$?
         check "removing that package fires it again: the setting is planned again" sh -c "
-                test $rc -eq 0 && grep -q 'Processing triggers for idlecfg-hooktest' '$tmp/d5' && grep -q 'hwdb: files changed' '$tmp/d5' &&
+                test $rc -eq 0 && grep -q 'Processing triggers for idlecfg ' '$tmp/d5' && grep -q 'hwdb: files changed' '$tmp/d5' &&
                 grep -q '^# pci.runtime_pm on 0000:00:1f.2:' '$rules' || { cat '$tmp/d5'; exit 1; }"
+
+        # a rollback that fails stops the removal: the binary stays to finish it
+        cp "$R/var/lib/idlecfg/manifest" "$tmp/manifest.2"
+        echo 'not a manifest line' >>"$R/var/lib/idlecfg/manifest"
+        dpkg_r --remove idlecfg >"$tmp/d6" 2>&1; rc=$?
+        st=$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f '${Status}' idlecfg 2>&1)     # (selected for removal, still installed)
+        check "dpkg --remove with a rollback that fails (a bad manifest line): the removal stops, the package and its files stay, and it says how to go on" sh -c "
+                test $rc -ne 0 && test '$st' = 'deinstall ok installed' && test -x '$R/usr/sbin/idlecfg' && test -f '$rules' &&
+                grep -q 'rollback failed (exit [0-9]*); the package stays installed' '$tmp/d6' || { echo 'rc $rc, status $st'; cat '$tmp/d6'; exit 1; }"
+        cp "$tmp/manifest.2" "$R/var/lib/idlecfg/manifest"
+        ls "$R/etc/sysctl.d/90-idlecfg.conf" "$R/run/idlecfg.lock" >"$tmp/made" 2>&1
+        dpkg_r --purge idlecfg >"$tmp/d7" 2>&1; rc=$?
+        tree "$R" >"$tmp/tree.after"
+        check "dpkg --purge idlecfg: prerm rolls back what install wrote and says so; rules, sysctl.d, manifest and lock are gone" sh -c "
+                test $rc -eq 0 && grep -q 'the package is being removed: rolling back' '$tmp/d7' && grep -q 'removed $rules' '$tmp/d7' &&
+                test ! -e '$rules' && test ! -e '$R/etc/sysctl.d/90-idlecfg.conf' &&
+                test ! -e '$R/var/lib/idlecfg' && test ! -e '$R/run/idlecfg.lock' && test ! -e '$R/usr/sbin/idlecfg' &&
+                test \$(wc -l <'$tmp/made') -eq 2 || { cat '$tmp/made' '$tmp/d7'; exit 1; }"
+        check "after the purge the root is byte for byte as before the package came (files, directories, modes; dpkg's database aside)" \
+                sh -c "diff -u '$tmp/tree.before' '$tmp/tree.after'"
+
+        # remove, then purge, with a file the administrator changed since install
+        dpkg_r -i "$p.deb" >"$tmp/d8" 2>&1
+        run_machine "$dir" "$R/usr/sbin/idlecfg" --root "$R" --profile balanced install >"$tmp/d9" 2>&1
+        echo '# the administrator was here' >>"$R/etc/sysctl.d/90-idlecfg.conf"
+        dpkg_r --remove idlecfg >"$tmp/d10" 2>&1; rc=$?
+        st=$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f '${Status}' idlecfg 2>&1)
+        check "dpkg --remove with a file changed since install: the others are rolled back, that one is kept and said, the manifest stays until purge" sh -c "
+                test $rc -eq 0 && test '$st' = 'deinstall ok config-files' && test ! -e '$rules' && test ! -e '$R/usr/sbin/idlecfg' &&
+                grep -q 'administrator was here' '$R/etc/sysctl.d/90-idlecfg.conf' && grep -q 'rollback kept the files listed above' '$tmp/d10' &&
+                test -f '$R/var/lib/idlecfg/manifest' || { echo 'rc $rc, status $st'; cat '$tmp/d9' '$tmp/d10'; exit 1; }"
+        dpkg_r --purge idlecfg >"$tmp/d11" 2>&1; rc=$?
+        check "dpkg --purge after that: postrm removes /var/lib/idlecfg (and says the manifest still listed files) and the lock" sh -c "
+                test $rc -eq 0 && grep -q 'still lists installed files' '$tmp/d11' && grep -q 'removed its state $R/var/lib/idlecfg' '$tmp/d11' &&
+                test ! -e '$R/var/lib/idlecfg' && test ! -e '$R/run/idlecfg.lock' || { echo 'rc $rc'; cat '$tmp/d11'; exit 1; }"
 else
-        skip "dpkg --root: the package with the trigger installs (dpkg or dpkg-deb not installed)"
-        skip "(same)"
-        skip "(same)"
-        skip "(same)"
+        for i in 1 2 3 4 5 6 7 8 9; do
+                skip "dpkg --root: the package's scripts and trigger (dpkg or dpkg-deb not installed)"
+        done
 fi
 
 # ---- rpm and pacman: the file triggers and the hook fire for real ----
@@ -122,10 +170,20 @@ fake_root() {
         mkdir -p "$1/bin" "$1/var/log"
         cp "$busybox" "$1/bin/busybox"
         ln -s busybox "$1/bin/sh"
+        ln -s busybox "$1/bin/rm"
 }
-printf '#!/bin/sh\necho "idlecfg $*" >>/var/log/idlecfg-calls\n' >"$tmp/fake-idlecfg"
+# the stand-in's rollback of install removes the manifest, as a complete one does
+printf '#!/bin/sh\necho "idlecfg $*" >>/var/log/idlecfg-calls\n[ "$*" != "rollback install" ] || rm -f /var/lib/idlecfg/manifest\n' >"$tmp/fake-idlecfg"
 chmod 0755 "$tmp/fake-idlecfg"
 calls() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg refresh$'; }
+rollbacks() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg rollback install$'; }
+# state ROOT: what install and apply leave in a root: a manifest, a journal, the lock
+state() {
+        mkdir -p "$1/var/lib/idlecfg/backup" "$1/run"
+        echo manifest >"$1/var/lib/idlecfg/manifest"
+        echo journal >"$1/var/lib/idlecfg/apply.journal"
+        : >"$1/run/idlecfg.lock"
+}
 busybox=$(command -v busybox 2>/dev/null)
 if [ -n "$busybox" ] && ! file -L "$busybox" 2>/dev/null | grep -q 'statically linked'; then
         busybox=
@@ -143,7 +201,7 @@ if [ -z "$nochroot" ] && command -v rpm >/dev/null 2>&1 && command -v rpmbuild >
         mkdir -p "$tmp/rpm"
         cat >"$tmp/rpm/hook.spec" <<SPEC
 Name: idlecfg-hooktest
-Version: 1.0
+Version: %{ver}
 Release: 1
 Summary: idlecfg's rpm file triggers, for tests/hooks.sh
 License: GPL-2.0-or-later
@@ -156,6 +214,7 @@ install -m 0755 $tmp/fake-idlecfg %{buildroot}/usr/sbin/idlecfg
 %files
 /usr/sbin/idlecfg
 %include $h/rpm-triggers.spec
+%include $h/rpm-scriptlets.spec
 SPEC
         cat >"$tmp/rpm/hwdb.spec" <<'SPEC'
 Name: idlecfg-hooktest-hwdb
@@ -172,9 +231,9 @@ echo '# tests/hooks.sh' >%{buildroot}/usr/lib/udev/hwdb.d/90-hooktest.hwdb
 %files
 /usr/lib/udev/hwdb.d/90-hooktest.hwdb
 SPEC
-        for s in hook hwdb; do
-                rpmbuild --define "_topdir $tmp/rpm/top" --define "_sbindir /usr/sbin" --dbpath "$tmp/rpm/builddb" \
-                        --nodeps -bb "$tmp/rpm/$s.spec" >>"$tmp/rpm/build.log" 2>&1
+        for s in hook:1.0 hwdb:1.0 hook:1.1; do
+                rpmbuild --define "_topdir $tmp/rpm/top" --define "_sbindir /usr/sbin" --define "ver ${s#*:}" --dbpath "$tmp/rpm/builddb" \
+                        --nodeps -bb "$tmp/rpm/${s%:*}.spec" >>"$tmp/rpm/build.log" 2>&1
         done
         # Debian's rpm keeps its database in ~/.rpmdb: a fixed one inside the root
         # (--nodeps: nothing in the root's database provides /bin/sh)
@@ -191,9 +250,23 @@ SPEC
         n2=$(calls "$R")
         check "rpm --root -e of it: %transfiletriggerpostun runs idlecfg refresh once more" sh -c "
                 test $rc -eq 0 && test $n2 -eq 2 || { echo 'calls $n2'; cat '$tmp/rpm/r3'; exit 1; }"
+        state "$R"
+        rpm_r -U "$tmp/rpm/top/RPMS/noarch/idlecfg-hooktest-1.1-1.noarch.rpm" >"$tmp/rpm/r4" 2>&1; rc=$?
+        n3=$(rollbacks "$R")
+        check "rpm --root -U to a new version: %preun and %postun (not the last version going) roll nothing back and keep the state" sh -c "
+                test $rc -eq 0 && test $n3 -eq 0 && test -f '$R/var/lib/idlecfg/manifest' && test -f '$R/run/idlecfg.lock' ||
+                { echo 'rollbacks $n3'; cat '$tmp/rpm/build.log' '$tmp/rpm/r4'; exit 1; }"
+        rpm_r -e idlecfg-hooktest >"$tmp/rpm/r5" 2>&1; rc=$?
+        n4=$(rollbacks "$R")
+        check "rpm --root -e of idlecfg: %preun runs idlecfg rollback install while the binary is there and says so, %postun removes /var/lib/idlecfg and the lock" sh -c "
+                test $rc -eq 0 && test $n4 -eq 1 && grep -q 'rolling back what' '$tmp/rpm/r5' && grep -q 'removed its state /var/lib/idlecfg' '$tmp/rpm/r5' &&
+                test ! -e '$R/var/lib/idlecfg' && test ! -e '$R/run/idlecfg.lock' && test ! -e '$R/usr/sbin/idlecfg' ||
+                { echo 'rollbacks $n4'; cat '$tmp/rpm/r5'; exit 1; }"
 else
         skip "rpm: %transfiletriggerin runs idlecfg refresh" "${nochroot:-rpm or rpmbuild not installed}"
         skip "rpm: %transfiletriggerpostun runs idlecfg refresh" "${nochroot:-rpm or rpmbuild not installed}"
+        skip "rpm: an upgrade rolls nothing back" "${nochroot:-rpm or rpmbuild not installed}"
+        skip "rpm: an erase rolls back and removes the state" "${nochroot:-rpm or rpmbuild not installed}"
 fi
 
 if [ -z "$nochroot" ] && command -v pacman >/dev/null 2>&1; then
@@ -201,16 +274,19 @@ if [ -z "$nochroot" ] && command -v pacman >/dev/null 2>&1; then
         fake_root "$R"
         mkdir -p "$R/var/lib/pacman" "$R/var/cache/pacman/pkg" "$R/etc/pacman.d/gnupg"
         printf '[options]\nArchitecture = auto\nSigLevel = Never\nLocalFileSigLevel = Never\n' >"$tmp/pacman.conf"
-        # mkpkg DIR NAME: a package of DIR's usr/ with a .PKGINFO, as makepkg makes it
+        # mkpkg DIR NAME [VERSION]: a package of DIR's usr/ with a .PKGINFO (and
+        # DIR's .INSTALL), as makepkg makes it
         mkpkg() {
-                printf 'pkgname = %s\npkgbase = %s\npkgver = 1.0-1\npkgdesc = for tests/hooks.sh\narch = any\nsize = 1\n' "$2" "$2" >"$1/.PKGINFO"
-                (cd "$1" && tar --owner=0 --group=0 -cf "$tmp/$2-1.0-1-any.pkg.tar" .PKGINFO usr)
+                printf 'pkgname = %s\npkgbase = %s\npkgver = %s-1\npkgdesc = for tests/hooks.sh\narch = any\nsize = 1\n' "$2" "$2" "${3:-1.0}" >"$1/.PKGINFO"
+                (cd "$1" && tar --owner=0 --group=0 -cf "$tmp/$2-${3:-1.0}-1-any.pkg.tar" .PKGINFO $(ls .INSTALL 2>/dev/null) usr)
         }
         p=$tmp/pac-idlecfg
         mkdir -p "$p/usr/bin" "$p/usr/share/libalpm/hooks"
         cp "$tmp/fake-idlecfg" "$p/usr/bin/idlecfg"
         cp "$h/idlecfg.hook" "$p/usr/share/libalpm/hooks/90-idlecfg.hook"
+        cp "$h/pacman.install" "$p/.INSTALL"
         mkpkg "$p" idlecfg-hooktest
+        mkpkg "$p" idlecfg-hooktest 1.1
         p=$tmp/pac-hwdb
         mkdir -p "$p/usr/lib/udev/hwdb.d"
         echo '# tests/hooks.sh' >"$p/usr/lib/udev/hwdb.d/90-hooktest.hwdb"
@@ -232,8 +308,22 @@ if [ -z "$nochroot" ] && command -v pacman >/dev/null 2>&1; then
         n2=$(calls "$R")
         check "pacman --root -R of it: the hook runs idlecfg refresh once more" sh -c "
                 test $rc -eq 0 && test $n2 -eq 2 || { echo 'calls $n2'; cat '$tmp/p3'; exit 1; }"
+        state "$R"
+        pac_r -U "$tmp/idlecfg-hooktest-1.1-1-any.pkg.tar" >"$tmp/p4" 2>&1; rc=$?
+        n3=$(rollbacks "$R")
+        check "pacman --root -U to a new version: the .install's pre_remove does not run, the state stays" sh -c "
+                test $rc -eq 0 && test $n3 -eq 0 && test -f '$R/var/lib/idlecfg/manifest' && test -f '$R/run/idlecfg.lock' ||
+                { echo 'rollbacks $n3'; cat '$tmp/p4'; exit 1; }"
+        pac_r -R idlecfg-hooktest >"$tmp/p5" 2>&1; rc=$?
+        n4=$(rollbacks "$R")
+        check "pacman --root -R of idlecfg: pre_remove runs idlecfg rollback install while the binary is there and says so, post_remove removes /var/lib/idlecfg and the lock" sh -c "
+                test $rc -eq 0 && test $n4 -eq 1 && grep -q 'rolling back what' '$tmp/p5' && grep -q 'removed its state /var/lib/idlecfg' '$tmp/p5' &&
+                test ! -e '$R/var/lib/idlecfg' && test ! -e '$R/run/idlecfg.lock' && test ! -e '$R/usr/bin/idlecfg' ||
+                { echo 'rollbacks $n4'; cat '$tmp/p5'; exit 1; }"
 else
         skip "pacman: the hook runs idlecfg refresh on install" "${nochroot:-pacman not installed}"
         skip "pacman: the hook runs idlecfg refresh on removal" "${nochroot:-pacman not installed}"
+        skip "pacman: an upgrade rolls nothing back" "${nochroot:-pacman not installed}"
+        skip "pacman: a removal rolls back and removes the state" "${nochroot:-pacman not installed}"
 fi
 done_testing

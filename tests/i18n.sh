@@ -129,11 +129,12 @@ ic install >"$T/install.$l" 2>&1 || [ $? -eq 4 ] || { echo "install $l failed:";
         sort -k2) >"$T/tree.$l"
 # the input lines digest the size, mtime and inode of files (rollback rewrites
 # /etc/kernel/cmdline): their names are compared, not their values
-sed 's/^\(input [^ ]*\) .*/\1/' "$ROOT/var/lib/idlecfg/manifest" >"$T/manifest.$l" ||
+# (and the end record, whose checksum covers them)
+sed -e 's/^\(input [^ ]*\) .*/\1/' -e 's/^\(end [0-9]*\) .*/\1/' "$ROOT/var/lib/idlecfg/manifest" >"$T/manifest.$l" ||
         echo "no manifest after install $l" >>"$T/files.err"
 ic apply >"$T/apply.$l" 2>&1 || { echo "apply $l failed:"; cat "$T/apply.$l"; } >>"$T/files.err"
 # the second field of a run line is the time of the run
-sed 's/^run \([0-9]*\) [0-9]* /run \1 TIME /' "$ROOT/var/lib/idlecfg/apply.journal" >"$T/journal.$l" ||
+sed -e 's/^run \([0-9]*\) [0-9]* /run \1 TIME /' -e 's/^\(end [0-9]*\) .*/\1/' "$ROOT/var/lib/idlecfg/apply.journal" >"$T/journal.$l" ||
         echo "no journal after apply $l" >>"$T/files.err"
 ic rollback >"$T/rollback.$l" 2>&1 || { echo "rollback $l failed:"; cat "$T/rollback.$l"; } >>"$T/files.err"
 SH

@@ -195,7 +195,7 @@ printf 'idlecfg-journal 1\nrun 1 0 p\nset %s/sys/kernel/core_pattern core |/tmp/
 printf 'core\n' >"$proc/sys/kernel/core_pattern"
 IDLECFG_TEST_PROC=$proc ic rollback apply >"$tmp/r4" 2>&1; rc=$?
 check "rollback refuses a journal naming a sysctl no knob family sets: exit 2 with file:line, nothing written" sh -c "
-        test $rc -eq 2 && grep -q 'apply.journal:3: refusing a path outside /sys and idlecfg.s sysctls: $proc/sys/kernel/core_pattern' '$tmp/r4' &&
+        test $rc -eq 2 && grep -q 'apply.journal:3: refusing a path that is no attribute, parameter or sysctl idlecfg sets: $proc/sys/kernel/core_pattern' '$tmp/r4' &&
         test \"\$(cat '$proc/sys/kernel/core_pattern')\" = core"
 rm -rf "$root/var/lib/idlecfg" "$proc/sys/kernel/core_pattern"
 

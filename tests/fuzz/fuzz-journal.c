@@ -8,10 +8,11 @@
 /*
  * Input: a journal file. Checked: an error has a message and returns no
  * journal; a parsed journal has only clean /sys paths (rollback writes
- * them), runs in sequence and values of at most 4096 bytes; it is torn
- * exactly when the input does not end in a newline; and the journal the
- * writer's own functions make of it (journal_header, journal_run_line,
- * journal_set_line) parses back to the same entries.
+ * them, of the knob registry), values the knob takes, runs in sequence and
+ * values of at most 4096 bytes; it is torn exactly when the input does not
+ * end in a newline, and only in format 1; and the journal the writer's own
+ * functions make of it (journal_header, journal_run_line, journal_set_line,
+ * journal_end_line) parses back to the same entries.
  */
 
 #define MAX_INPUT (256 * 1024)
@@ -45,8 +46,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         fuzz_assert(j && !e.message, "parsed with a message: %s", e.message);
         fuzz_assert(j->torn == (size > 0 && data[size - 1] != '\n'), "torn is %d", j->torn);
+        fuzz_assert(j->format == 1 || !j->torn, "a format 2 journal cut short was accepted");
         for (size_t i = 0; i < j->n; i++) {
                 const struct journal_entry *x = &j->v[i];
+                fuzz_assert(journal_value_ok(x->path, x->old, true) && journal_value_ok(x->path, x->new, false),
+                            "values of %s not the knob's", x->path);
                 fuzz_assert(journal_path_ok(x->path) &&
                             (startswith(x->path, "/sys/") || startswith(x->path, "/proc/sys/")) && !strstr(x->path, "/../") &&
                             !strstr(x->path, "/./"), "path %s", x->path);
@@ -68,6 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         _cleanup_free_ char *s = journal_set_line(j->v[k].path, j->v[k].old, j->v[k].new);
                         sb_append(&sb, s);
                 }
+        }
+        {
+                _cleanup_free_ char *end = journal_end_line(sb_str(&sb), sb.len);
+                sb_append(&sb, end);
         }
         r = journal_parse("again", sb_str(&sb), sb.len, &j2, &e2);
         fuzz_assert(r == 0, "the rewritten journal does not parse: %s\n%s", strempty(e2.message), sb_str(&sb));

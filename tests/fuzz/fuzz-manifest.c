@@ -10,7 +10,7 @@
 /*
  * Input: a manifest file. Checked: an error has a message and returns no
  * manifest; a parsed manifest (which rollback acts on) has version, profile
- * and fingerprint, clean absolute paths outside idlecfg's state directory,
+ * and fingerprint, clean absolute paths of install's targets only,
  * valid checksums and modes, nothing twice; manifest_format() of it parses
  * back and formats to the same text; and the file list survives
  * manifest_find/add/remove.
@@ -50,7 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 const struct manifest_file *f = &m->files[i];
                 fuzz_assert(path_is_clean(f->path) && !startswith(f->path, STATE_DIR "/") && !strstr(f->path, "/../"),
                             "file %s", f->path);
+                fuzz_assert(manifest_path_allowed(f->path), "file %s is no target of install", f->path);
                 fuzz_assert(sha_is_valid(f->sha) && f->mode <= 07777, "file %s: checksum or mode", f->path);
+                fuzz_assert(!f->pending || !f->pending_was_ours || sha_is_valid(f->pending_sha),
+                            "file %s: pending checksum", f->path);
                 fuzz_assert(!f->prev_exists || (sha_is_valid(f->prev_sha) && f->prev_mode <= 07777),
                             "file %s: the replaced file's checksum or mode", f->path);
                 fuzz_assert(manifest_find(m, f->path) == f, "file %s twice", f->path);

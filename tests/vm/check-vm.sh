@@ -39,6 +39,8 @@ PATH=$PATH:/usr/sbin:/sbin
 export PATH
 
 vmdir=$top_srcdir/tests/vm
+# the installer flows: chroot ROOT idlecfg install, and install --root (issue #26)
+. "$vmdir/installers.sh"
 suite=bookworm
 # zstd: initramfs-tools compresses with it by default (else it warns and uses gzip)
 include=systemd,systemd-sysv,udev,kmod,linux-image-amd64,umockdev,zstd
@@ -400,7 +402,7 @@ nidle=2
 $has_measure && nidle=3
 # per machine: baseline boot, its devices, the powertop root and boot, then per
 # profile 10 install/boot checks and 2 idle checks (3 with measure)
-plan $((1 + nmach * (4 + (10 + nidle) * nprof + image_points)))
+plan $((1 + nmach * (4 + (10 + nidle) * nprof + image_points + $(installer_npoints))))
 
 if ! build_cache; then
         not_ok "Debian $suite root (debootstrap --variant=minbase --include=$include)"
@@ -409,7 +411,12 @@ if ! build_cache; then
 fi
 ok "Debian $suite root $root_source"
 powertop_ok=true
-powertop_debs || powertop_ok=false
+if [ "${IDLECFG_VM_POWERTOP:-yes}" = no ]; then
+        powertop_ok=false
+        powertop_why="IDLECFG_VM_POWERTOP=no"
+else
+        powertop_debs || powertop_ok=false
+fi
 
 # the package as a distribution builds it, installed into each root with DESTDIR
 pkg=$work/pkg-build
@@ -427,6 +434,7 @@ rm -rf "$stage"
 if $has_measure && [ "$pkg_rc" -eq 0 ]; then
         make -s -C "$pkg" install DESTDIR="$stage" >"$work/stage.log" 2>&1 || has_measure=false
 fi
+installer_prepare || true
 
 for machine in $machines; do
         mw=$work/$machine
@@ -435,7 +443,7 @@ for machine in $machines; do
         IDLECFG_VM_USB_BY_CONTROLLER=0
         [ "$machine" = pc ] && IDLECFG_VM_USB_BY_CONTROLLER=1
         export IDLECFG_VM_USB_BY_CONTROLLER
-        left=$((4 + (10 + nidle) * nprof + image_points))
+        left=$((4 + (10 + nidle) * nprof + image_points + $(installer_npoints)))
         pass() { left=$((left - 1)); ok "$machine: $*"; }
         fail() { left=$((left - 1)); not_ok "$machine: $*"; }
         diag "== machine $(machine_desc "$machine") =="
@@ -685,6 +693,7 @@ PY
 
         base=
         run_machine_boots || true
+        installer_flows || true
         while [ $left -gt 0 ]; do
                 fail "(not reached: an earlier step failed)"
         done

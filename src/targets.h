@@ -1,0 +1,31 @@
+/* targets.h: the files install writes into a root; the manifest names no other */
+#pragma once
+
+#define UDEV_RULES_PATH "/etc/udev/rules.d/70-idlecfg.rules"
+#define MODPROBE_PATH "/etc/modprobe.d/idlecfg.conf"
+#define TMPFILES_PATH "/etc/tmpfiles.d/idlecfg.conf"
+/* 90: after the distribution's defaults (10-70, /usr/lib/sysctl.d), before the
+ * administrator's 99-*.conf (Debian's 99-sysctl.conf -> ../sysctl.conf) */
+#define SYSCTL_PATH "/etc/sysctl.d/90-idlecfg.conf"
+/* read after the numbered files and Ubuntu's default-wifi-powersave-on.conf:
+ * of two files, the sections of the one read later win (NetworkManager.conf(5)) */
+#define NM_CONF_PATH "/etc/NetworkManager/conf.d/idlecfg.conf"
+/* a drop-in of the distribution's 99-default.link: a .link file of our own
+ * would replace it for the NICs it matched, NamePolicy and all */
+#define LINK_DROPIN_PATH "/etc/systemd/network/99-default.link.d/50-idlecfg.conf"
+#define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
+#define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
+#define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
+#define NEW_SUFFIX ".idlecfg-new"
+/* image mode (install --image): the drop-in of sysinit.target that enables
+ * idlecfg-firstboot.service */
+#define FIRSTBOOT_DROPIN_PATH "/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf"
+
+/* every file install may write (and, with NEW_SUFFIX, its copy beside an
+ * administrator's version); a manifest naming another file is refused.
+ * A new target goes here first. */
+#define TARGET_PATHS \
+        UDEV_RULES_PATH, MODPROBE_PATH, TMPFILES_PATH, SYSCTL_PATH, NM_CONF_PATH, LINK_DROPIN_PATH, \
+        KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH, FIRSTBOOT_DROPIN_PATH
+/* the command-line targets (the manifest's "cmdline" line) */
+#define CMDLINE_TARGET_PATHS KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH

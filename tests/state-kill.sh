@@ -1,0 +1,147 @@
+#!/bin/sh
+# tests/state-kill.sh: every change of state is a transaction. On a systemd-boot
+# root (/etc/kernel/cmdline), a GRUB root and a root with NetworkManager and a
+# systemd 99-default.link: install --profile balanced, then a re-install with
+# --profile powersave or a refresh to it killed (SIGKILL) at each of its fault
+# points. After a killed refresh (and on the systemd-boot root after a killed
+# re-install too), rollback alone restores the root before the first install
+# exactly, without --force; after a killed re-install, install runs again,
+# finds no file of its own taken for the administrator's, leaves no temporary
+# file, and rollback is exact after it too. (refresh is install_run() behind
+# its look at the inputs: the orders are covered on each root in less time.)
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run depmod "${CC:-cc}"
+PATH=$PATH:/sbin:/usr/sbin
+plan 10
+# the sweeps run idlecfg some 1,500 times, each write fsynced: on a tmpfs
+# (/dev/shm) when there is one, where fsync costs nothing. Reached through a
+# link in $tmp: umockdev redirects paths that start with /dev/.
+work=$tmp
+if [ -d /dev/shm ] && [ -w /dev/shm ] && w=$(mktemp -d /dev/shm/idlecfg-state-kill.XXXXXX 2>/dev/null); then
+        trap 'rm -rf "$tmp" "$w"' EXIT
+        ln -s "$w" "$tmp/shm" && work=$tmp/shm
+fi
+
+# the sweep, inside one umockdev session: MODE ROOT ORIG OUT
+cat >"$tmp/sweep.sh" <<'SH'
+mode=$1 root=$2 orig=$3 out=$4
+ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
+# what install and rollback may change: etc, var, boot and the top directory
+# (lib and usr are the fixture trees, only read); every path, type, mode, content
+tree() {
+        (cd "$1" && find . -maxdepth 1 -printf '%p %y %m\n' | LC_ALL=C sort &&
+                find etc var boot ! -path ./run/idlecfg.lock -printf '%p %y %m %l\n' | LC_ALL=C sort &&
+                find etc var boot -type f -exec sha256sum {} + | LC_ALL=C sort -k2)
+}
+# put the state dirs of $1 into $root
+restore() { rm -rf "$root/etc" "$root/var" "$root/boot" && cp -a "$1/etc" "$1/var" "$1/boot" "$root/"; }
+temps() { find "$root" -name '.#*' | grep . && return 1; return 0; }
+tree "$orig" >"$out.orig"
+rm -rf "$root" && cp -a "$orig" "$root"
+ic --profile balanced install >"$out.first" 2>&1 || { echo "first install failed"; cat "$out.first"; echo "0 1 0"; exit 0; }
+rm -rf "$out.installed" && mkdir -p "$out.installed" && cp -a "$root/etc" "$root/var" "$root/boot" "$out.installed/"
+n=0 bad=0 hit=0
+while [ $n -lt 400 ]; do
+        n=$((n + 1))
+        case $mode in
+        reinstall) thens=install ;;
+        reinstall-both) thens="rollback install" ;;
+        refresh) thens=rollback ;;
+        esac
+        for then in $thens; do
+                restore "$out.installed"
+                case $mode in
+                reinstall*) IDLECFG_FAULT=kill:$n ic --profile powersave install >"$out.run" 2>&1 ;;
+                refresh) IDLECFG_FAULT=kill:$n ic --profile powersave refresh >"$out.run" 2>&1 ;;
+                esac
+                grep -q 'injected' "$out.run" || break 2
+                [ $then = "${thens%% *}" ] && hit=$((hit + 1))
+                if [ $then = install ]; then
+                        ic --profile powersave install >"$out.again" 2>&1 ||
+                                { bad=$((bad + 1)); echo "kill:$n: install again failed:"; cat "$out.again"; }
+                        if grep -q 'idlecfg-new\|changed since\|deleted since\|left alone' "$out.again"; then
+                                bad=$((bad + 1)); echo "kill:$n: install again took its own file for the administrator's:"
+                                cat "$out.again"
+                        fi
+                        temps || { bad=$((bad + 1)); echo "kill:$n: temporary files after install again"; }
+                fi
+                ic rollback >"$out.rb" 2>&1 || { bad=$((bad + 1)); echo "kill:$n then $then: rollback failed:"; cat "$out.rb"; }
+                temps || { bad=$((bad + 1)); echo "kill:$n then $then: temporary files after rollback"; }
+                tree "$root" | diff "$out.orig" - >"$out.diff" ||
+                        { bad=$((bad + 1)); echo "kill:$n then $then: the tree differs:"; head -20 "$out.diff"; }
+        done
+done
+# the fault points a full run has (kill:N beyond them injects nothing)
+echo "$hit $bad $n"
+SH
+export KVER
+
+# ---- roots of the desktop recording: systemd-boot, GRUB ----
+m=$TESTS_DATA/machines/desktop-sata
+sdboot=$work/sdboot-orig
+mkroot_installed "$m" "$sdboot" || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$sdboot/var/lib" "$sdboot/run" "$sdboot/etc/kernel" "$sdboot/boot"
+printf 'root=UUID=0b5b5f4e-5d0e-4e4b-9d62-3f9d2b2a5c11 ro quiet\n' >"$sdboot/etc/kernel/cmdline"
+chmod 0600 "$sdboot/etc/kernel/cmdline"
+grub=$work/grub-orig
+mkroot_installed "$m" "$grub" || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$grub/var/lib" "$grub/run" "$grub/etc/default" "$grub/boot/grub"
+printf 'GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT="quiet"\nGRUB_CMDLINE_LINUX=""\n' >"$grub/etc/default/grub"
+# ---- the network recording: NetworkManager and systemd-networkd's 99-default.link ----
+net=$work/net-orig
+mkroot_installed /dev/null "$net" || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$net/var/lib" "$net/run" "$net/usr/sbin" "$net/etc/NetworkManager/conf.d" \
+        "$net/usr/lib/systemd/network" "$net/usr/lib/x86_64-linux-gnu/systemd"
+: >"$net/usr/sbin/NetworkManager"
+chmod 755 "$net/usr/sbin/NetworkManager"
+printf '[connection]\nwifi.powersave = 3\n' >"$net/etc/NetworkManager/conf.d/default-wifi-powersave-on.conf"
+printf '[Match]\nOriginalName=*\n\n[Link]\nNamePolicy=keep kernel database onboard slot path\n' \
+        >"$net/usr/lib/systemd/network/99-default.link"
+: >"$net/usr/lib/x86_64-linux-gnu/systemd/libsystemd-shared-252.so"
+
+start=$(date +%s)
+for kind in ${SK_KINDS:-sdboot grub net}; do
+        case $kind in
+        net) rec=$TESTS_DATA/net/wifi-ether.umockdev ;;
+        *) rec=$m ;;
+        esac
+        # on the systemd-boot root also rollback right after each killed re-install
+        re=reinstall
+        [ $kind = sdboot ] && re=reinstall-both
+        run_machine "$rec" sh -c '
+                sh "$1" "$5" "$2" "$3" "$4.re" >"$4.re.log" 2>&1
+                sh "$1" refresh "$2" "$3" "$4.rf" >"$4.rf.log" 2>&1' sh \
+                "$tmp/sweep.sh" "$work/$kind-root" "$work/$kind-orig" "$work/$kind" "$re"
+        for mode in re rf; do
+                cp "$work/$kind.$mode.log" "$tmp/$kind.$mode.log"
+                set -- $(tail -n 1 "$tmp/$kind.$mode.log")
+                what=$([ $mode = re ] && echo "a re-install (balanced, then powersave)" || echo "a refresh to powersave")
+                then=rollback
+                [ $mode = re ] && then="install again, then rollback"
+                [ $mode = re ] && [ $kind = sdboot ] && then="rollback; or install again, then rollback"
+                check "$kind root: $what killed at each of its ${1:-?} fault points; $then: the root before the first install exactly" \
+                        sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 20 && test ${3:-0} -lt 400"
+                [ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/$kind.$mode.log")"
+        done
+done
+# what the sweeps rewrote: on each root kind the files a profile change touches
+check "sdboot root: /etc/kernel/cmdline is one of the files the sweeps rewrote" \
+        grep -q '^file /etc/kernel/cmdline ' "$work/sdboot.re.installed/var/lib/idlecfg/manifest"
+check "grub root: the command line went to the GRUB snippet" \
+        grep -q 'etc/default/grub.d/idlecfg.cfg' "$work/grub.re.installed/var/lib/idlecfg/manifest"
+check "net root: NetworkManager conf.d and sysctl.d are among the files" \
+        sh -c "grep -q 'NetworkManager/conf.d/idlecfg.conf' '$work/net.re.installed/var/lib/idlecfg/manifest' &&
+               grep -q 'sysctl.d/90-idlecfg.conf' '$work/net.re.installed/var/lib/idlecfg/manifest'"
+diag "sweeps: $(($(date +%s) - start)) s"
+
+# ---- leftovers of an older kind: a killed write's temporary file goes at the next run ----
+r=$tmp/left
+rm -rf "$r" && cp -a "$sdboot" "$r"
+run_machine "$m" sh -c '
+        "$IDLECFG" --root "$1" --kernel "$KVER" --profile balanced install >/dev/null 2>&1
+        printf x >"$1/etc/modprobe.d/.#idlecfg.conf.AbCdEf"
+        printf x >"$1/var/lib/idlecfg/.#manifest.AbCdEf"
+        "$IDLECFG" --root "$1" --kernel "$KVER" --profile balanced install >/dev/null 2>&1' sh "$r"
+check "temporary files a killed run left are removed by the next install" \
+        sh -c "test -z \"\$(find '$r' -name '.#*')\""
+done_testing
