@@ -1,6 +1,7 @@
 /* idlecfg.c: command line, verb table and dispatch */
 #include "config.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
 
@@ -9,47 +10,19 @@
 #include "install.h"
 #include "inventory.h"
 #include "manifest.h"
+#include "next-steps.h"
+#include "options.h"
 #include "planner.h"
 #include "refresh.h"
 #include "util.h"
 #include "verb-apply.h"
 #include "verb-check.h"
+#include "verb-explain.h"
 #include "verb-install.h"
 #include "verb-measure.h"
 #include "verb-power.h"
 #include "verb-monitor.h"
 #include "target.h"
-
-enum {
-        EXIT_OK = 0,
-        EXIT_CHANGES = 1,
-        EXIT_USAGE = 2,
-        EXIT_FAILURE_ = 3,
-        EXIT_BOOT_PENDING = 4,          /* done; the boot configuration still lacks something */
-        EXIT_WOULD_CHANGE = 5,          /* install --check: a run would change something */
-};
-
-struct args {
-        const char *root;
-        const char *kernel;
-        const char *profile;
-        const char *profiles_dir;
-        const char *format;
-        bool json;
-        bool dry_run;
-        bool force;
-        bool keep_going;
-        unsigned wait_ms;
-        unsigned seconds;       /* measure --seconds */
-        unsigned measure;       /* apply/rollback --measure: seconds, 0 without */
-        int verbose;
-        /* images and fleets (#22) */
-        bool image;             /* install --image; refresh --image: the first-boot unit */
-        bool check;             /* install --check */
-        bool diff;              /* install --check --diff */
-        bool nagios;            /* verify --nagios */
-        const char *output;     /* verify --format=prometheus --output FILE */
-};
 
 /* One run of a verb: what main() gets for it before the verb runs, as the
  * verb table says, and what run_done() gives back afterwards. Verbs that
@@ -81,6 +54,8 @@ struct verb {
         int (*check)(const struct args *a, int argc, char **argv);
         int (*run)(struct run *c, int argc, char **argv);
         const char *help;
+        unsigned options;               /* O_*: the options it takes besides O_COMMON */
+        const char *synopsis;           /* its arguments, for its usage; NULL: none */
 };
 
 /* "idlecfg: WHAT: file:line: message" on stderr; FALLBACK without a message */
@@ -262,90 +237,29 @@ static int verb_plan(struct run *c, int argc, char **argv)
         return r;
 }
 
-/* does the argument name device D? sysfs path, PCI address, vendor:product or sysname */
-static bool names_device(const struct device *d, const char *arg)
-{
-        const char *v, *p;
-        size_t n;
-
-        if (startswith(arg, "/sys/"))
-                arg += 4;
-        if (d->devpath && streq(d->devpath, arg))
-                return true;
-        if (d->name && streq(d->name, arg))
-                return true;
-        /* a PCI address without its domain: 00:14.0 */
-        if (streq(d->class, "pci") && d->name && startswith(d->name, "0000:") && streq(d->name + 5, arg))
-                return true;
-        if (streq(d->class, "usb") && (p = strchr(arg, ':')) && (v = kv_get(&d->ids, "vendor"))) {
-                n = (size_t) (p - arg);
-                return strlen(v) == n && strncasecmp(v, arg, n) == 0 &&
-                       strcasecmp(strempty(kv_get(&d->ids, "product")), p + 1) == 0;
-        }
-        return false;
-}
-
-static const struct device *find_device(const struct device *d, const char *arg)
-{
-        if (names_device(d, arg))
-                return d;
-        for (size_t i = 0; i < d->n_children; i++) {
-                const struct device *x = find_device(&d->children[i], arg);
-                if (x)
-                        return x;
-        }
-        return NULL;
-}
-
 static int verb_explain(struct run *c, int argc, char **argv)
 {
-        const struct inventory *inv = c->inv;
-        const struct plan *p = c->plan;
-        const struct device *d = NULL;
-        size_t shown = 0;
+        return explain_device(c->inv, c->plan, argv[0]);
+}
 
-        for (size_t k = 0; k < _CL_MAX && !d; k++)
-                for (size_t i = 0; i < inv->classes[k].n && !d; i++)
-                        d = find_device(&inv->classes[k].v[i], argv[0]);
-        if (!d) {
-                fprintf(stderr, _("idlecfg: no device '%s' (give a sysfs path, a PCI address, "
-                                  "USB vendor:product or a device name such as host0)\n"), argv[0]);
-                return EXIT_USAGE;
-        }
-        printf(_("Device %s (%s) %s\n"), d->name, d->class, strempty(d->devpath));
-        if (d->driver)
-                printf(_("  driver %s\n"), d->driver);
-        if (d->modalias)
-                printf(_("  modalias %s\n"), d->modalias);
-        for (size_t i = 0; i < d->knobs.n; i++)
-                printf("  %s = %s\n", d->knobs.v[i].key, d->knobs.v[i].value ? d->knobs.v[i].value : _("(unreadable)"));
-        printf(_("\nDecisions (profile %s, %s):\n"), p->profile, p->profile_reason);
-        if (p->kernel && !streq_ptr(p->kernel_version, p->kernel)) {
-                if (p->kernel_version)
-                        printf(_("  kernel %s, version for _KERNEL ranges: %s (%s)\n"), p->kernel,
-                               p->kernel_version, p->kernel_version_source);
-                else
-                        printf(_("  kernel %s, version for _KERNEL ranges: %s\n"), p->kernel, p->kernel_version_source);
-        }
-        for (size_t i = 0; i < p->n; i++) {
-                const struct setting *s = &p->v[i];
-                /* a setting planned on the parent (an I2C adapter's on its controller) */
-                bool parent = knob_on_parent(d->class) && s->device && d->devpath &&
-                              startswith(d->devpath, s->device) && d->devpath[strlen(s->device)] == '/' &&
-                              streq_ptr(s->device_class, d->class);
-                if (!streq_ptr(s->device, d->devpath) && !parent)
+/* --refuse-conflicts: another power tool sets the same knobs */
+static int refuse_conflicts(const struct run *c)
+{
+        bool refused = false;
+
+        for (size_t i = 0; c->a->refuse_conflicts && i < c->inv->n_tools; i++) {
+                const struct power_tool *t = &c->inv->tools[i];
+                if (!t->conflicts)
                         continue;
-                shown++;
-                if (s->value)
-                        printf("  %s: %s %s -> %s (%s)\n      %s\n", s->knob, s->attr ? s->attr : strempty(s->param),
-                               s->current ? s->current : "?", s->value, mechanism_to_string(s->mech), s->reason);
-                else
-                        printf("  %s: %s\n", s->knob, s->reason);
+                fprintf(stderr, _("idlecfg: refused (--refuse-conflicts): %s%s%s is installed and sets knobs "
+                                  "idlecfg sets too (%s)\n"),
+                        t->name, t->path ? " " : "", strempty(t->path), _(t->touches));
+                refused = true;
         }
-        if (!shown)
-                printf(_("  none: no knob family plans anything for this device (no knob it manages, "
-                         "or the device is not in a class idlecfg plans)\n"));
-        return EXIT_OK;
+        if (refused)
+                fprintf(stderr, _("idlecfg: nothing written; remove or disable the tool, or install without "
+                                  "--refuse-conflicts to let both run\n"));
+        return refused ? EXIT_REFUSED : EXIT_OK;
 }
 
 /* install --image: the plan of no hardware, for the profile given (else the
@@ -368,6 +282,7 @@ static int do_install(struct run *c, bool json, bool take_effect)
         struct install_options o = { .dry_run = dry, .force = a->force, .profiles_dir = a->profiles_dir,
                                      .image = a->image && !c->refresh };
         _cleanup_(install_result_free) struct install_result res = {};
+        _cleanup_(next_steps_free) struct next_steps steps = {};
         struct xerror e = {};
         size_t devices = 0;
         int r;
@@ -383,6 +298,9 @@ static int do_install(struct run *c, bool json, bool take_effect)
                                   "install --image)\n"));
                 return EXIT_FAILURE_;
         }
+        r = refuse_conflicts(c);
+        if (r != EXIT_OK)
+                return r;
         if (take_effect && !image_can_take_effect(&c->rfs)) {
                 fprintf(stderr, _("idlecfg: %s is not the running system: nothing takes effect now; the next "
                                   "steps are below\n"), c->rfs.path);
@@ -412,6 +330,12 @@ static int do_install(struct run *c, bool json, bool take_effect)
                        p->profile, p->profile_reason, c->rfs.path, p->fingerprint,
                        p->kernel ? p->kernel : _("(unknown)"));
         r = install_run(&c->rfs, p, c->inv, &o, &res, &e);
+        next_steps_init(&steps, &c->rfs);
+        if (r >= 0) {
+                /* what this run's files call for, and what earlier runs' still do */
+                next_steps_for_files(&steps, &c->rfs, &res, p->kernel, dry);
+                next_steps_boot_pending(&steps, &c->rfs);
+        }
         if (salt && r >= 0) {
                 if (a->check && a->diff)
                         install_print(&res, stdout);
@@ -429,8 +353,10 @@ static int do_install(struct run *c, bool json, bool take_effect)
                                         failed);
                                 return EXIT_BOOT_PENDING;
                         }
-                } else if (r >= 0 && !dry)
-                        install_print_next_steps(&res, &c->rfs, p, stdout);
+                } else if (r >= 0)
+                        /* the next steps and the warnings plan prints (another power
+                         * tool, the hwdb); after a diff as lines patch(1) skips */
+                        install_print_next_steps(&steps, p, dry, stdout);
         } else {
                 /* the text goes into the JSON (or, on failure, to stderr before the error) */
                 _cleanup_free_ char *text = NULL;
@@ -445,7 +371,7 @@ static int do_install(struct run *c, bool json, bool take_effect)
                 if (r < 0)
                         fputs(text, stderr);
                 else
-                        install_print_json(&res, &c->rfs, p, dry, r, text, stdout);
+                        install_print_json(&res, &c->rfs, p, c->inv, &steps, dry, r, text, stdout);
         }
         if (r < 0) {
                 int code = report(r, &e, _("install failed"));
@@ -456,27 +382,33 @@ static int do_install(struct run *c, bool json, bool take_effect)
                                           "are named by the SHA-256 of their content). To start afresh, put back "
                                           "by hand the files the manifest lists, then remove %s and install "
                                           "again.\n"), dir, dir);
-                } else if (!dry && res.touched)
+                } else if (!dry && res.touched) {
                         fprintf(stderr, _("idlecfg: what was written before the failure is in the manifest: "
-                                          "\"idlecfg rollback%s%s\" undoes it\n"),
-                                a->root ? " --root " : "", a->root ? a->root : "");
+                                          "\"idlecfg rollback%s"), a->root ? " --root " : "");
+                        if (a->root)
+                                print_shell_word(a->root, stderr);
+                        fputs(_("\" undoes it\n"), stderr);
+                }
                 return code;
         }
         if (a->check && !salt)
                 return r > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
-        if (a->dry_run)
-                return r > 0 ? EXIT_CHANGES : EXIT_OK;
-        return EXIT_OK;
+        /* Salt fails a state on any exit but 0 */
+        if (salt)
+                return EXIT_OK;
+        if (a->dry_run && r > 0)
+                return EXIT_CHANGES;
+        /* refresh --image, the first-boot unit: its 4 is a step for the next
+         * boot that failed (above); the steps it leaves are printed */
+        if (a->image)
+                return EXIT_OK;
+        return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
 }
 
 static int check_install(const struct args *a, int argc, char **argv)
 {
         if (a->format && !streq(a->format, "salt")) {
                 fprintf(stderr, _("idlecfg: install takes --format salt only, not '%s'\n"), a->format);
-                return EXIT_USAGE;
-        }
-        if (a->format && a->json) {
-                fprintf(stderr, _("idlecfg: --format salt and --json: choose one\n"));
                 return EXIT_USAGE;
         }
         if (a->check && a->dry_run) {
@@ -577,6 +509,12 @@ static int check_rollback(const struct args *a, int argc, char **argv)
                 fprintf(stderr, _("idlecfg: rollback takes apply, install or all, not '%s'\n"), what);
                 return EXIT_USAGE;
         }
+        /* JSON is the measurement's (the plan's inputs are taken without
+         * --measure too, for a script's wrapper that gives them to every verb) */
+        if (!a->measure && a->json) {
+                fprintf(stderr, _("idlecfg: rollback prints JSON only with --measure (the measurement)\n"));
+                return EXIT_USAGE;
+        }
         return EXIT_OK;
 }
 
@@ -626,6 +564,7 @@ static int verb_verify(struct run *c, int argc, char **argv)
         const struct args *a = c->a;
         _cleanup_(verify_result_free) struct verify_result res = {};
         _cleanup_free_ char *source = NULL;
+        _cleanup_(next_steps_free) struct next_steps steps = {};
         struct xerror e = {};
         int r;
 
@@ -654,8 +593,34 @@ static int verb_verify(struct run *c, int argc, char **argv)
                 /* a monitoring system reads the gauges: drift is no failure of the run */
                 return flush_stdout();
         }
-        verify_print(&res, c->plan, a->json || streq_ptr(a->format, "json"), stdout);
-        return r > 0 ? EXIT_CHANGES : EXIT_OK;
+        /* what the boot configuration still lacks of what was installed */
+        next_steps_init(&steps, &c->rfs);
+        next_steps_boot_pending(&steps, &c->rfs);
+        verify_print(&res, c->plan, &steps, a->json || streq_ptr(a->format, "json"), stdout);
+        if (r > 0)
+                return EXIT_CHANGES;
+        return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
+}
+
+/* What the boot configuration of the root still lacks, said on every run
+ * until it is done (the steps of an earlier install nobody ran): exit 4 */
+static int boot_still_lacks(const struct run *c)
+{
+        _cleanup_(next_steps_free) struct next_steps steps = {};
+        _cleanup_free_ char *header = NULL;
+
+        /* refresh --image, the first-boot unit: it made the boot steps when it
+         * installed, and is quiet on a configured machine */
+        if (c->a->image)
+                return EXIT_OK;
+        next_steps_init(&steps, &c->rfs);
+        next_steps_boot_pending(&steps, &c->rfs);
+        if (!next_steps_boot_incomplete(&steps))
+                return EXIT_OK;
+        header = xasprintf(_("The boot configuration of %s still lacks what idlecfg installed; run:\n"),
+                           c->rfs.path);
+        next_steps_print_text(&steps, header, stdout);
+        return EXIT_BOOT_INCOMPLETE;
 }
 
 static int verb_refresh(struct run *c, int argc, char **argv)
@@ -708,7 +673,7 @@ static int verb_refresh(struct run *c, int argc, char **argv)
                     refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
                         if (a->verbose)
                                 printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                        return EXIT_OK;
+                        return boot_still_lacks(c);
                 }
                 xerror_done(&e);
                 kv_free(&now);
@@ -750,7 +715,7 @@ static int verb_refresh(struct run *c, int argc, char **argv)
         if (changed == 0) {
                 if (a->verbose)
                         printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                return EXIT_OK;
+                return boot_still_lacks(c);
         }
         /* the plan of this inventory and this profile: nothing detected or chosen twice */
         c->chosen = TAKE_PTR(name);
@@ -770,6 +735,15 @@ static int check_power_source(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
+static int check_apply(const struct args *a, int argc, char **argv)
+{
+        if (a->json && !a->measure) {
+                fprintf(stderr, _("idlecfg: apply prints JSON only with --measure (the measurement)\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
 static int verb_power_source(struct run *c, int argc, char **argv)
 {
         return power_source_verb(&c->rfs, argc > 0 ? argv[0] : "event", c->a->dry_run, c->a->verbose);
@@ -777,25 +751,44 @@ static int verb_power_source(struct run *c, int argc, char **argv)
 
 static const struct verb verbs[] = {
         { "detect", 0, 0, VERB_INVENTORY, NULL, verb_detect,
-          N_("Show the hardware, its power knobs and the fingerprint") },
-        { "plan", 0, 0, VERB_PLAN, check_plan, verb_plan, N_("Show the settings for this machine and why") },
-        { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why") },
+          N_("Show the hardware, its power knobs and the fingerprint"), O_KERNEL | O_JSON, NULL },
+        { "plan", 0, 0, VERB_PLAN, check_plan, verb_plan, N_("Show the settings for this machine and why"),
+          O_PLANNING | O_JSON | O_FORMAT, NULL },
+        { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why"),
+          O_PLANNING, N_("DEVICE") },
         { "install", 0, 0, VERB_LOCK | VERB_PLAN, check_install, verb_install,
-          N_("Write the configuration files into the root, with a manifest") },
-        { "apply", 0, 0, VERB_LOCK | VERB_PLAN, NULL, verb_apply,
-          N_("Apply the settings to the running system now, journal first") },
+          N_("Write the configuration files into the root, with a manifest"),
+          O_PLANNING | O_JSON | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CHECK | O_DIFF |
+          O_FORMAT, NULL },
+        { "apply", 0, 0, VERB_LOCK | VERB_PLAN, check_apply, verb_apply,
+          N_("Apply the settings to the running system now, journal first"),
+          O_PLANNING | O_DRY_RUN | O_KEEP_GOING | O_WAIT | O_MEASURE | O_JSON, NULL },
         { "rollback", 0, 1, VERB_LOCK, check_rollback, verb_rollback,
-          N_("Undo apply and/or install exactly: rollback [apply|install|all]") },
+          N_("Undo apply and/or install exactly: rollback [apply|install|all]"),
+          O_FORCE | O_WAIT | O_MEASURE | O_JSON | O_PLANNING, N_("[apply|install|all]") },
         { "verify", 0, 0, VERB_PLAN, check_verify, verb_verify,
-          N_("Compare the running system with the plan; list idle blockers") },
+          N_("Compare the running system with the plan; list idle blockers"),
+          O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT, NULL },
         /* detects and plans itself, only when something changed */
         { "refresh", 0, 0, VERB_LOCK, NULL, verb_refresh,
-          N_("Re-install if hardware, kernel, hwdb or profile changed") },
+          N_("Re-install if hardware, kernel, hwdb or profile changed"),
+          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE, NULL },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
-          N_("Measure idle for --seconds: who suspends, who stays awake and why") },
+          N_("Measure idle for --seconds: who suspends, who stays awake and why"),
+          O_PLANNING | O_JSON | O_SECONDS, NULL },
         { "power-source", 0, 1, VERB_LOCK, check_power_source, verb_power_source,
-          N_("Write the values of the current power source: power-source [event|boot|resume|show]") },
+          N_("Write the values of the current power source: power-source [event|boot|resume|show]"),
+          O_DRY_RUN | O_WAIT, N_("[event|boot|resume|show]") },
 };
+
+static void print_exit_status(FILE *f)
+{
+        fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
+                "3 runtime failure, 4 done but the boot configuration still lacks a step\n"
+                "(refresh --image: a step for the next boot failed), 5 install --check: a run\n"
+                "would change something, 6 refused: another power tool sets the same knobs\n"
+                "(--refuse-conflicts).\n"), f);
+}
 
 static void usage(FILE *f)
 {
@@ -804,32 +797,21 @@ static void usage(FILE *f)
         fputs(_("\nVerbs:\n"), f);
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 fprintf(f, "  %-10s %s\n", verbs[i].name, _(verbs[i].help));
+        fprintf(f, "  %-10s %s\n", "help", _("Show the usage of one verb: help VERB"));
         fputs(_("\nOptions:\n"), f);
-        fputs(_("  -r, --root DIR        operate on the system below DIR (default /)\n"), f);
-        fputs(_("  -k, --kernel VERSION  check modules against DIR/lib/modules/VERSION\n"), f);
-        fputs(_("  -j, --json            print JSON (schema in idlecfg(8))\n"), f);
-        fputs(_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n"), f);
-        fputs(_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n"), f);
-        fputs(_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link; install: salt;\n"
-                "                        verify: prometheus\n"), f);
-        fputs(_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n"), f);
-        fputs(_("      --force           install, rollback: overwrite files or values changed by others\n"), f);
-        fputs(_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n"), f);
-        fputs(_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n"), f);
-        fputs(_("      --seconds N       measure: the length of the measurement (default 20)\n"), f);
-        fputs(_("      --measure N       apply, rollback: measure N seconds before and after\n"), f);
-        fputs(_("      --image           install: no hardware setting, the first-boot unit enabled;\n"
-                "                        refresh: run as that unit (see IMAGES in idlecfg(8))\n"), f);
-        fputs(_("      --check           install: exit 5 if a run would change something, 0 if not\n"), f);
-        fputs(_("      --diff            install --check: show the diff too\n"), f);
-        fputs(_("      --nagios          verify: a Nagios plugin's status line and exit code\n"), f);
-        fputs(_("      --output FILE     verify --format prometheus: write FILE atomically\n"), f);
-        fputs(_("  -v, --verbose         say more\n"), f);
-        fputs(_("  -h, --help            show this help\n"), f);
-        fputs(_("  -V, --version         show the version\n"), f);
-        fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
-                "3 runtime failure, 4 refresh --image: a step for the next boot failed,\n"
-                "5 install --check: a run would change something.\n"), f);
+        options_print_help(~0u, f);
+        print_exit_status(f);
+}
+
+/* the usage of one verb: its arguments and the options it takes */
+static void verb_usage(const struct verb *v, FILE *f)
+{
+        fprintf(f, _("Usage: %s %s [OPTIONS]%s%s\n"), program_invocation_short_name, v->name,
+                v->synopsis ? " " : "", v->synopsis ? _(v->synopsis) : "");
+        fprintf(f, "\n%s.\n", _(v->help));
+        fputs(_("\nOptions:\n"), f);
+        options_print_help(v->options | O_COMMON, f);
+        print_exit_status(f);
 }
 
 static const struct verb *find_verb(const char *name)
@@ -871,34 +853,83 @@ static const char *nearest_verb(const char *name)
         return best;
 }
 
+static const struct verb *find_verb_or_say(const char *name)
+{
+        const struct verb *v = find_verb(name);
+        const char *near;
+
+        if (v)
+                return v;
+        near = nearest_verb(name);
+        fprintf(stderr, _("idlecfg: unknown verb '%s'\n"), name);
+        if (near)
+                fprintf(stderr, _("Did you mean '%s'?\n"), near);
+        fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
+        return NULL;
+}
+
+/* The options V does not take; each is an error. A verb that takes an
+ * option only with another says so in its check(). */
+static int check_options(const struct verb *v, const struct args *a)
+{
+        unsigned extra = a->given & ~(v->options | O_COMMON);
+
+        if (extra & O_MEASURE && streq(v->name, "measure")) {
+                fprintf(stderr, _("idlecfg: --measure is for apply and rollback; measure takes --seconds\n"));
+                return EXIT_USAGE;
+        }
+        if (extra) {
+                fprintf(stderr, _("idlecfg: %s does not take --%s; 'idlecfg help %s' lists what it takes\n"),
+                        v->name, option_name(extra), v->name);
+                return EXIT_USAGE;
+        }
+        if (a->json && a->format) {
+                fprintf(stderr, _("idlecfg: --json and --format exclude each other (--format=json is --json)\n"));
+                return EXIT_USAGE;
+        }
+        if (a->measure && a->dry_run) {
+                fprintf(stderr, _("idlecfg: --measure measures what apply or rollback changes: not with --dry-run\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+/* --kernel names a kernel the root does not have: a warning where idlecfg
+ * only shows, an error where it writes (a configuration for a kernel that
+ * is not there) */
+static int check_kernel(const struct verb *v, const struct run *c)
+{
+        static const char *const dirs[] = { "/lib/modules", "/usr/lib/modules" };
+        /* the verbs that write what they plan; rollback undoes, whatever kernel */
+        bool writes = (v->needs & VERB_LOCK) && !streq(v->name, "rollback");
+
+        if (!c->a->kernel)
+                return EXIT_OK;
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_free_ char *p = xasprintf("%s/%s", dirs[i], c->a->kernel);
+                _cleanup_close_ int fd = rootfs_openat(&c->rfs, p, O_PATH | O_DIRECTORY);
+                if (fd >= 0)
+                        return EXIT_OK;
+        }
+        {
+                _cleanup_free_ char *shown = rootfs_display(&c->rfs, "/lib/modules");
+                if (writes) {
+                        fprintf(stderr, _("idlecfg: --kernel %s: no such kernel in %s; %s writes nothing for a "
+                                          "kernel the root does not have\n"), c->a->kernel, shown, v->name);
+                        return EXIT_USAGE;
+                }
+                fprintf(stderr, _("idlecfg: warning: --kernel %s: no such kernel in %s; the plan assumes its "
+                                  "modules and defaults\n"), c->a->kernel, shown);
+        }
+        return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
-        static const struct option options[] = {
-                { "root", required_argument, NULL, 'r' },
-                { "kernel", required_argument, NULL, 'k' },
-                { "json", no_argument, NULL, 'j' },
-                { "profile", required_argument, NULL, 'p' },
-                { "profiles-dir", required_argument, NULL, 'P' },
-                { "format", required_argument, NULL, 'f' },
-                { "dry-run", no_argument, NULL, 'n' },
-                { "force", no_argument, NULL, 'F' },
-                { "keep-going", no_argument, NULL, 'K' },
-                { "wait", required_argument, NULL, 'W' },
-                { "seconds", required_argument, NULL, 'S' },
-                { "measure", required_argument, NULL, 'M' },
-                { "verbose", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, 'V' },
-                { "image", no_argument, NULL, 'I' },
-                { "check", no_argument, NULL, 'C' },
-                { "diff", no_argument, NULL, 'D' },
-                { "nagios", no_argument, NULL, 'N' },
-                { "output", required_argument, NULL, 'O' },
-                {}
-        };
         struct args a = { .wait_ms = 10000, .seconds = 20 };
+        _cleanup_free_ char *profiles_dir = NULL;
         const struct verb *v;
-        int c, nargs;
+        int r, nargs;
 
         /* only the categories idlecfg uses: the messages, and the character
          * set gettext converts them to. Numbers stay in the C locale (a
@@ -920,154 +951,89 @@ int main(int argc, char **argv)
         textdomain(PACKAGE);
         signals_setup();
 
-        while ((c = getopt_long(argc, argv, "r:k:jp:f:nvhV", options, NULL)) >= 0) {
-                switch (c) {
-                case 'r':
-                        if (!*optarg) {
-                                fprintf(stderr, _("idlecfg: --root needs a directory\n"));
-                                return EXIT_USAGE;
-                        }
-                        a.root = optarg;
-                        break;
-                case 'k':
-                        if (!*optarg || strchr(optarg, '/') || streq(optarg, "..") || streq(optarg, ".")) {
-                                fprintf(stderr, _("idlecfg: --kernel '%s' is not a kernel release\n"), optarg);
-                                return EXIT_USAGE;
-                        }
-                        a.kernel = optarg;
-                        break;
-                case 'j':
-                        a.json = true;
-                        break;
-                case 'p':
-                        if (!profile_name_valid(optarg)) {
-                                fprintf(stderr, _("idlecfg: --profile '%s' is not a profile name\n"), optarg);
-                                return EXIT_USAGE;
-                        }
-                        a.profile = optarg;
-                        break;
-                case 'P':
-                        a.profiles_dir = optarg;
-                        break;
-                case 'f':
-                        a.format = optarg;
-                        break;
-                case 'n':
-                        a.dry_run = true;
-                        break;
-                case 'F':
-                        a.force = true;
-                        break;
-                case 'K':
-                        a.keep_going = true;
-                        break;
-                case 'W': {
-                        char *end;
-                        unsigned long sec;
-                        errno = 0;
-                        sec = strtoul(optarg, &end, 10);
-                        if (errno || *end || !*optarg || optarg[0] == '-' || sec > 3600) {
-                                fprintf(stderr, _("idlecfg: --wait takes seconds from 0 to 3600, not '%s'\n"), optarg);
-                                return EXIT_USAGE;
-                        }
-                        a.wait_ms = (unsigned) sec * 1000;
-                        break;
-                }
-                case 'S':
-                case 'M': {
-                        char *end;
-                        unsigned long sec;
-                        errno = 0;
-                        sec = strtoul(optarg, &end, 10);
-                        if (errno || *end || !*optarg || optarg[0] == '-' || sec < 1 || sec > 3600) {
-                                fprintf(stderr, _("idlecfg: --%s takes seconds from 1 to 3600, not '%s'\n"),
-                                        c == 'S' ? "seconds" : "measure", optarg);
-                                return EXIT_USAGE;
-                        }
-                        *(c == 'S' ? &a.seconds : &a.measure) = (unsigned) sec;
-                        break;
-                }
-                case 'v':
-                        a.verbose++;
-                        break;
-                case 'I':
-                        a.image = true;
-                        break;
-                case 'C':
-                        a.check = true;
-                        break;
-                case 'D':
-                        a.diff = true;
-                        break;
-                case 'N':
-                        a.nagios = true;
-                        break;
-                case 'O':
-                        if (!*optarg) {
-                                fprintf(stderr, _("idlecfg: --output needs a file name\n"));
-                                return EXIT_USAGE;
-                        }
-                        a.output = optarg;
-                        break;
-                case 'h':
-                        usage(stdout);
-                        return EXIT_OK;
-                case 'V':
-                        printf("idlecfg %s\n", PACKAGE_VERSION);
-                        return EXIT_OK;
-                default:
-                        fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
+        r = args_parse(argc, argv, &a);
+        if (r >= 0)
+                return r;
+        /* idlecfg help [VERB] */
+        if (optind < argc && streq(argv[optind], "help")) {
+                if (argc - optind > 2) {
+                        fprintf(stderr, _("idlecfg: help takes one verb\n"));
                         return EXIT_USAGE;
                 }
+                if (argc - optind == 1) {
+                        usage(stdout);
+                        return EXIT_OK;
+                }
+                v = find_verb_or_say(argv[optind + 1]);
+                if (!v)
+                        return EXIT_USAGE;
+                verb_usage(v, stdout);
+                return EXIT_OK;
+        }
+        if (a.help) {
+                if (optind < argc && (v = find_verb(argv[optind])))
+                        verb_usage(v, stdout);
+                else
+                        usage(stdout);
+                return EXIT_OK;
         }
         if (optind >= argc) {
                 fprintf(stderr, _("idlecfg: no verb given\n"));
                 fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
                 return EXIT_USAGE;
         }
-        v = find_verb(argv[optind]);
-        if (!v) {
-                const char *near = nearest_verb(argv[optind]);
-                fprintf(stderr, _("idlecfg: unknown verb '%s'\n"), argv[optind]);
-                if (near)
-                        fprintf(stderr, _("Did you mean '%s'?\n"), near);
-                fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
+        v = find_verb_or_say(argv[optind]);
+        if (!v)
                 return EXIT_USAGE;
-        }
         nargs = argc - optind - 1;
         if (nargs < v->min_args || nargs > v->max_args) {
-                fprintf(stderr, _("idlecfg: %s takes %d to %d arguments, %d given\n"),
-                        v->name, v->min_args, v->max_args, nargs);
+                if (nargs < v->min_args)
+                        fprintf(stderr, _("idlecfg: %s needs the argument %s\n"), v->name, _(v->synopsis));
+                else if (v->max_args == 0)
+                        fprintf(stderr, _("idlecfg: %s takes no arguments, '%s' given\n"), v->name,
+                                argv[optind + 1]);
+                else
+                        fprintf(stderr, _("idlecfg: %s takes at most %d argument(s), %d given\n"), v->name,
+                                v->max_args, nargs);
+                verb_usage(v, stderr);
                 return EXIT_USAGE;
         }
-        if (a.measure && (!streq(v->name, "apply") && !streq(v->name, "rollback"))) {
-                fprintf(stderr, _("idlecfg: --measure is for apply and rollback; measure takes --seconds\n"));
-                return EXIT_USAGE;
-        }
-        if ((a.image && !streq(v->name, "install") && !streq(v->name, "refresh")) ||
-            ((a.check || a.diff) && !streq(v->name, "install")) ||
-            ((a.nagios || a.output) && !streq(v->name, "verify"))) {
-                fprintf(stderr, _("idlecfg: --image is for install and refresh, --check and --diff for install, "
-                                  "--nagios and --output for verify\n"));
-                return EXIT_USAGE;
-        }
-        if (a.measure && a.dry_run) {
-                fprintf(stderr, _("idlecfg: --measure measures what apply or rollback changes: not with --dry-run\n"));
-                return EXIT_USAGE;
-        }
+        r = check_options(v, &a);
+        if (r != EXIT_OK)
+                return r;
         if (a.root) {
                 struct stat st;
-                if (stat(a.root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                if (stat(a.root, &st) < 0) {
+                        if (errno == ENOENT)
+                                fprintf(stderr, _("idlecfg: --root %s: no such directory\n"), a.root);
+                        else
+                                fprintf(stderr, _("idlecfg: --root %s: %s\n"), a.root, strerror(errno));
+                        return EXIT_USAGE;
+                }
+                if (!S_ISDIR(st.st_mode)) {
                         fprintf(stderr, _("idlecfg: --root %s: not a directory\n"), a.root);
                         return EXIT_USAGE;
                 }
         }
+        /* a relative --profiles-dir is relative to the current directory,
+         * not to the root */
+        if (a.profiles_dir && a.profiles_dir[0] != '/') {
+                _cleanup_free_ char *cwd = getcwd(NULL, 0);
+                if (!cwd) {
+                        fprintf(stderr, _("idlecfg: --profiles-dir %s: %s\n"), a.profiles_dir, strerror(errno));
+                        return EXIT_FAILURE_;
+                }
+                profiles_dir = xasprintf("%s/%s", cwd, a.profiles_dir);
+                a.profiles_dir = profiles_dir;
+        }
         {
                 struct run run;
-                int r = run_open(&run, &a);
 
+                r = run_open(&run, &a);
                 if (r == EXIT_OK && v->check)
                         r = v->check(&a, nargs, argv + optind + 1);
+                if (r == EXIT_OK)
+                        r = check_kernel(v, &run);
                 /* --dry-run and install --check write nothing, not even the lock */
                 if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a.dry_run && !a.check)
                         r = run_lock(&run);

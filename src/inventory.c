@@ -354,9 +354,10 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
         if (inv->n_tools) {
                 fprintf(f, "\n%s\n", _("Other power tools"));
                 for (size_t i = 0; i < inv->n_tools; i++)
-                        fprintf(f, "  %-22s %s%s\n", inv->tools[i].name,
+                        fprintf(f, "  %-22s %s%s%s\n", inv->tools[i].name,
                                 inv->tools[i].path ? inv->tools[i].path : "",
-                                inv->tools[i].enabled ? _(" (enabled)") : "");
+                                inv->tools[i].enabled ? _(" (enabled)") : "",
+                                inv->tools[i].conflicts ? _(" (sets knobs idlecfg sets)") : _(" (no knob of idlecfg's)"));
         }
         for (size_t c = 0; c < _CL_MAX; c++) {
                 const struct device_list *l = &inv->classes[c];
@@ -449,6 +450,7 @@ void inventory_print_json(const struct inventory *inv, FILE *f)
                 json_kv_string(&j, "name", inv->tools[i].name);
                 json_kv_string(&j, "path", inv->tools[i].path);
                 json_kv_bool(&j, "enabled", inv->tools[i].enabled);
+                json_kv_bool(&j, "conflicts", inv->tools[i].conflicts);
                 json_end_object(&j);
         }
         json_end_array(&j);

@@ -73,9 +73,17 @@ struct power_tool {
         const char *name;
         char *path;             /* the file that shows it is installed */
         bool enabled;           /* a systemd unit of it is enabled in the root */
+        /* it sets knobs idlecfg plans too (runtime PM, ASPM, SATA ALPM, USB
+         * autosuspend, audio, Wi-Fi, sysctls): two tools fight over them */
+        bool conflicts;
+        const char *touches;    /* N_(): the knobs it sets, for people */
 };
 
 struct rootfs;
+
+/* the warning about a tool that sets knobs idlecfg plans (translated), NULL
+ * for one that does not (power-profiles-daemon, auto-cpufreq) */
+char *power_tool_warning(const struct power_tool *t);
 
 struct inventory {
         char *root;             /* the root's path, for messages and output */

@@ -22,18 +22,11 @@ static void error_move(struct xerror *to, struct xerror *from)
 static void warn_tools(struct planctx *c)
 {
         for (size_t i = 0; i < c->inv->n_tools; i++) {
-                const struct power_tool *t = &c->inv->tools[i];
-                if (streq(t->name, "power-profiles-daemon"))
-                        /* it sets platform profiles and CPU EPP, not the device knobs planned here,
-                         * except SATA ALPM through its "power-saver" action on some versions */
-                        plan_add_warning(c->plan, _("%s is installed%s: it changes platform and CPU settings; "
-                                                   "idlecfg leaves those alone, but check its SATA/ASPM actions"),
-                                         t->name, t->enabled ? _(" and enabled") : "");
-                else
-                        plan_add_warning(c->plan, _("%s is installed%s: it sets the same knobs (runtime PM, ASPM, "
-                                                   "SATA ALPM, USB autosuspend, audio); two tools will fight: "
-                                                   "disable one of them"),
-                                         t->name, t->enabled ? _(" and enabled") : "");
+                _cleanup_free_ char *w = power_tool_warning(&c->inv->tools[i]);
+                /* power-profiles-daemon, auto-cpufreq: CPU and platform
+                 * profiles only, knobs idlecfg leaves alone: no warning */
+                if (w)
+                        plan_add_warning(c->plan, "%s", w);
         }
 }
 

@@ -130,7 +130,8 @@ static const char *const residency_names[_M_RES_MAX] = {
         [M_PMC_SLP_S0] = "pmc_core_slp_s0_residency_usec",
 };
 
-static void verify_print_json(const struct verify_result *r, const struct plan *p, FILE *out)
+static void verify_print_json(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
+                              FILE *out)
 {
         struct json j;
 
@@ -186,14 +187,16 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
                 json_end_object(&j);
         }
         json_end_array(&j);
+        next_steps_print_json(steps, &j);
         json_end_object(&j);
         json_finish(&j);
 }
 
-void verify_print(const struct verify_result *r, const struct plan *p, bool json, FILE *out)
+void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps, bool json,
+                  FILE *out)
 {
         if (json) {
-                verify_print_json(r, p, out);
+                verify_print_json(r, p, steps, out);
                 return;
         }
         fprintf(out, _("Settings of profile %s: %zu match, %zu drift, %zu missing, %zu take effect "
@@ -240,4 +243,5 @@ void verify_print(const struct verify_result *r, const struct plan *p, bool json
                 if (r->residency[i].have)
                         fprintf(out, _("Residency %s: %llu (+%llu in 0.25 s)\n"), residency_names[i],
                                 r->residency[i].value, r->residency[i].delta);
+        next_steps_print_text(steps, _("The boot configuration still lacks what idlecfg installed; run:\n"), out);
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "apply.h"
+#include "next-steps.h"
 #include "state.h"
 
 /* each entry of apply's result in order, then its counts when the run got to its end */
@@ -12,4 +13,5 @@ void apply_print(const struct apply_result *r, bool dry_run, FILE *out);
  * VALUES: the rollback of apply (live values), else of install (files) */
 void rollback_print(const struct rollback_result *r, bool values, FILE *out);
 /* verify's result as text, or as JSON (schema in idlecfg(8)) */
-void verify_print(const struct verify_result *r, const struct plan *p, bool json, FILE *out);
+void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps, bool json,
+                  FILE *out);

@@ -84,137 +84,33 @@ void install_print(const struct install_result *r, FILE *out)
         }
 }
 
-/* a file whose change the installer has to follow up */
-static bool needs_step(const struct install_file *x)
+static void print_steps_and_warnings(const struct next_steps *s, const struct plan *p, FILE *out)
 {
-        return (x->action == A_WRITE || x->action == A_RESTORE) && x->kind != T_OTHER && x->kind != T_FIRSTBOOT &&
-               !(x->kind == T_CMDLINE_OWN && !x->wanted);
+        next_steps_print_text(s, s->running ? _("Next steps (idlecfg runs none of them):\n")
+                                            : _("Next steps for the installer (idlecfg runs nothing in the target):\n"),
+                              out);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                fprintf(out, "%s %s\n", _("warning:"), p->warnings[i]);
 }
 
-void install_print_next_steps(const struct install_result *r, const struct rootfs *rfs, const struct plan *p,
-                              FILE *out)
+void install_print_next_steps(const struct next_steps *s, const struct plan *p, bool commented, FILE *out)
 {
-        bool host = root_is_host(rfs->path), any = false;
-        const char *k = p->kernel ? p->kernel : "KERNEL";
-        _cleanup_free_ char *chroot = host ? xstrdup("") : xasprintf("chroot %s ", rfs->path);
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        FILE *f;
 
-        for (size_t i = 0; i < r->n_files; i++) {
-                const struct install_file *x = &r->files[i];
-                if (!needs_step(x))
-                        continue;
-                if (!any)
-                        fputs(host ? _("Next steps (idlecfg runs none of them):\n")
-                                   : _("Next steps for the installer (idlecfg runs nothing in the target):\n"), out);
-                any = true;
-                switch (x->kind) {
-                case T_UDEV:
-                        if (host)
-                                fputs(_("  udevadm control --reload && udevadm trigger --action=change  "
-                                        "(or reboot)\n"), out);
-                        else
-                                fputs(_("  udev rules: nothing to run, they apply when the target boots\n"), out);
-                        break;
-                case T_MODPROBE:
-                        if (host)
-                                fprintf(out, _("  update-initramfs -u -k %s  (or dracut -f): modules in the "
-                                               "initramfs read modprobe.d there\n"), k);
-                        else
-                                fprintf(out, _("  chroot %s update-initramfs -u -k %s  (or dracut -f): modules "
-                                               "in the initramfs read modprobe.d there\n"), rfs->path, k);
-                        break;
-                case T_TMPFILES:
-                        if (host)
-                                fprintf(out, _("  systemd-tmpfiles --create %s  (or reboot)\n"), TMPFILES_PATH);
-                        else
-                                fputs(_("  tmpfiles.d: nothing to run, it applies when the target boots\n"), out);
-                        break;
-                case T_SYSCTL:
-                        if (host)
-                                fprintf(out, _("  sysctl -p %s  (or idlecfg apply, or reboot: systemd-sysctl "
-                                               "reads it at boot)\n"), SYSCTL_PATH);
-                        else
-                                fputs(_("  sysctl.d: nothing to run, systemd-sysctl applies it when the target "
-                                        "boots\n"), out);
-                        break;
-                case T_NM:
-                        if (host)
-                                fputs(_("  nmcli general reload conf  (NetworkManager applies it when it next "
-                                        "activates a Wi-Fi connection; or reboot)\n"), out);
-                        else
-                                fputs(_("  NetworkManager: nothing to run, it applies when the target boots\n"), out);
-                        break;
-                case T_LINK:
-                        fputs(_("  systemd .link drop-in: nothing to run; systemd-udevd applies it when a NIC is "
-                                "added (the next boot)\n"), out);
-                        break;
-                case T_CMDLINE_KERNEL:
-                        fprintf(out, _("  %skernel-install add %s /boot/vmlinuz-%s  (the boot entry takes "
-                                       "/etc/kernel/cmdline when it is made)\n"),
-                                chroot, k, k);
-                        break;
-                case T_CMDLINE_GRUB:
-                        fprintf(out, _("  %supdate-grub  (or grub-mkconfig -o /boot/grub/grub.cfg)\n"),
-                                chroot);
-                        break;
-                case T_CMDLINE_OWN:
-                        fprintf(out, _("  add these words to the kernel command line of this system's boot "
-                                       "loader: %s\n  (idlecfg found neither /etc/kernel/cmdline nor GRUB; "
-                                       "%s holds the same words on one line, nothing else)\n"),
-                                r->cmdline_words, OWN_CMDLINE_PATH);
-                        break;
-                case T_POWER:
-                        /* once, for the table: the rule, unit and hook come with it */
-                        if (!streq(x->path, PS_TABLE_PATH))
-                                break;
-                        if (host)
-                                fputs(_("  systemctl daemon-reload && udevadm control --reload && idlecfg power-source "
-                                        "boot  (or reboot)\n"), out);
-                        else
-                                fputs(_("  power-source switch: nothing to run, its unit decides when the target "
-                                        "boots\n"), out);
-                        break;
-                case T_POWER_HOOK:
-                case T_FIRSTBOOT:
-                case T_OTHER:
-                        break;
-                }
+        if (!commented) {
+                print_steps_and_warnings(s, p, out);
+                return;
         }
-}
-
-/* the command an installer runs after a file of KIND changed (NULL: none), untranslated, for JSON */
-static char *next_command(const struct rootfs *rfs, const struct plan *p, enum target_kind kind)
-{
-        bool host = root_is_host(rfs->path);
-        const char *k = p->kernel ? p->kernel : "KERNEL";
-        _cleanup_free_ char *chroot = host ? xstrdup("") : xasprintf("chroot %s ", rfs->path);
-
-        switch (kind) {
-        case T_UDEV:
-                return host ? xstrdup("udevadm control --reload && udevadm trigger --action=change") : NULL;
-        case T_MODPROBE:
-                return xasprintf("%supdate-initramfs -u -k %s", chroot, k);
-        case T_TMPFILES:
-                return host ? xstrdup("systemd-tmpfiles --create " TMPFILES_PATH) : NULL;
-        case T_SYSCTL:
-                return host ? xstrdup("sysctl -p " SYSCTL_PATH) : NULL;
-        case T_NM:
-                return host ? xstrdup("nmcli general reload conf") : NULL;
-        case T_LINK:            /* nothing to run: udevd reads it when a NIC is added (boot) */
-                return NULL;
-        case T_CMDLINE_KERNEL:
-                return xasprintf("%skernel-install add %s /boot/vmlinuz-%s", chroot, k, k);
-        case T_CMDLINE_GRUB:
-                return xasprintf("%supdate-grub", chroot);
-        case T_POWER:
-                return host ? xstrdup("systemctl daemon-reload && udevadm control --reload && "
-                                      "idlecfg power-source boot") : NULL;
-        case T_CMDLINE_OWN:     /* nothing to run: the words are in install's "cmdline" */
-        case T_POWER_HOOK:
-        case T_FIRSTBOOT:       /* nothing to run: systemd reads it when the image boots */
-        case T_OTHER:
-                break;
-        }
-        return NULL;
+        f = open_memstream(&text, &len);
+        if (!f)
+                return;
+        print_steps_and_warnings(s, p, f);
+        if (fclose(f) != 0)
+                return;
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                fprintf(out, "# %s\n", line);
 }
 
 static const char *action_name(enum action a)
@@ -250,10 +146,53 @@ static const char *kind_key(enum target_kind k)
         return "other";
 }
 
+/* "warnings": the other power tools that set the same knobs (code
+ * "power-tool-conflict", the tool named), the plan's other warnings ("plan")
+ * and the root's files idlecfg could not use ("file"); the codes and names
+ * untranslated, the messages for people. "power_tools": every tool found. */
+static void install_print_warnings_json(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+                                        struct json *j)
+{
+        json_key(j, "warnings");
+        json_begin_array(j);
+        for (size_t i = 0; i < p->n_warnings; i++) {
+                const char *tool = NULL;
+                for (size_t t = 0; t < inv->n_tools && !tool; t++) {
+                        _cleanup_free_ char *w = power_tool_warning(&inv->tools[t]);
+                        if (w && streq(w, p->warnings[i]))
+                                tool = inv->tools[t].name;
+                }
+                json_begin_object(j);
+                json_kv_string(j, "code", tool ? "power-tool-conflict" : "plan");
+                if (tool)
+                        json_kv_string(j, "tool", tool);
+                json_kv_string(j, "message", p->warnings[i]);
+                json_end_object(j);
+        }
+        for (size_t i = 0; rfs->warnings && i < rfs->warnings->n; i++) {
+                json_begin_object(j);
+                json_kv_string(j, "code", "file");
+                json_kv_string(j, "message", rfs->warnings->v[i]);
+                json_end_object(j);
+        }
+        json_end_array(j);
+        json_key(j, "power_tools");
+        json_begin_array(j);
+        for (size_t i = 0; i < inv->n_tools; i++) {
+                json_begin_object(j);
+                json_kv_string(j, "name", inv->tools[i].name);
+                json_kv_bool(j, "enabled", inv->tools[i].enabled);
+                json_kv_bool(j, "conflicts", inv->tools[i].conflicts);
+                json_end_object(j);
+        }
+        json_end_array(j);
+}
+
 /* install --json: what was (or, with --dry-run, would be) done, and the words
  * of the kernel command line as an array; TEXT is what the text output says */
 void install_print_json(const struct install_result *r, const struct rootfs *rfs, const struct plan *p,
-                        bool dry_run, int changes, const char *text, FILE *out)
+                        const struct inventory *inv, const struct next_steps *steps, bool dry_run, int changes,
+                        const char *text, FILE *out)
 {
         struct json j;
 
@@ -304,16 +243,8 @@ void install_print_json(const struct install_result *r, const struct rootfs *rfs
                 json_end_object(&j);
         } else
                 json_null(&j);
-        json_key(&j, "next_steps");
-        json_begin_array(&j);
-        for (size_t i = 0; i < r->n_files && !dry_run; i++) {
-                _cleanup_free_ char *cmd = NULL;
-                if (r->files[i].action == A_WRITE || r->files[i].action == A_RESTORE)
-                        cmd = next_command(rfs, p, r->files[i].kind);
-                if (cmd)
-                        json_string(&j, cmd);
-        }
-        json_end_array(&j);
+        next_steps_print_json(steps, &j);
+        install_print_warnings_json(rfs, p, inv, &j);
         if (dry_run)
                 json_kv_string(&j, "diff", text);
         else {

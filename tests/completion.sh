@@ -8,7 +8,7 @@ COMPLETION=$top_srcdir/src/idlecfg.bash-completion
 BASH_COMPLETION=${BASH_COMPLETION_SCRIPT:-/usr/share/bash-completion/bash_completion}
 export COMPLETION BASH_COMPLETION
 
-N=18
+N=21
 plan $((2 * N))
 
 # a target root with profiles and module trees, an extra profiles dir and a
@@ -86,6 +86,16 @@ all_options() {
         done
 }
 
+# for each verb: the long options completed after "idlecfg VERB --" are the
+# ones "idlecfg help VERB" lists (the verb table of src/idlecfg.c)
+verb_options() {
+        for _v in detect plan explain install apply rollback verify refresh measure; do
+                comp "$1" "idlecfg $_v --" idlecfg "$_v" -- >"$tmp/comp.out" || return 1
+                "$IDLECFG" help "$_v" | sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\).*/\2/p' | sort >"$tmp/help.out"
+                diff -u "$tmp/help.out" "$tmp/comp.out" || { echo "verb $_v"; return 1; }
+        done
+}
+
 # the fake sysfs for the device completions
 with_sys() (
         _IDLECFG_SYSFS=$S
@@ -108,6 +118,7 @@ run_mode() {
         check "$m: verbs after 'idlecfg '" expect 'apply
 detect
 explain
+help
 install
 measure
 plan
@@ -115,6 +126,10 @@ power-source
 refresh
 rollback
 verify' "$m" 'idlecfg ' idlecfg ''
+        check "$m: each verb offers the options 'idlecfg help VERB' lists, no other" verb_options "$m"
+        check "$m: help takes a verb" expect 'refresh
+rollback' "$m" 'idlecfg help r' idlecfg help r
+        check "$m: an option install does not take is not offered" expect '--kernel' "$m" 'idlecfg install --k' idlecfg install --k
         check "$m: rollback takes apply, install or all" expect 'all
 apply' "$m" 'idlecfg rollback a' idlecfg rollback a
         check "$m: options after 'idlecfg -'" all_options "$m" 'idlecfg -' idlecfg -

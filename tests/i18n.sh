@@ -14,7 +14,7 @@ if [ -n "${top_builddir:-}" ] && [ -f "$top_builddir/config.h" ] &&
         skip_all "built without NLS"
 fi
 locale -a 2>/dev/null | grep -qi '^C\.utf-\{0,1\}8$' || skip_all "no C.UTF-8 locale"
-plan 16
+plan 17
 
 for l in de fr; do
         mkdir -p "$tmp/locale/$l/LC_MESSAGES"
@@ -122,7 +122,9 @@ if command -v umockdev-run >/dev/null 2>&1 && PATH=$PATH:/sbin:/usr/sbin command
 l=$LANG_RUN
 ic() { IDLECFG_LOCALEDIR=$T/locale LC_ALL=C.UTF-8 LANGUAGE=$l "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile powersave "$@"; }
 ic install --dry-run >"$T/dry.$l" 2>&1
-ic install >"$T/install.$l" 2>&1 || { echo "install $l failed:"; cat "$T/install.$l"; } >>"$T/files.err"
+ic install --dry-run --json >"$T/dryjson.$l" 2>/dev/null
+# exit 4: done, the boot entry is still to be made from /etc/kernel/cmdline
+ic install >"$T/install.$l" 2>&1 || [ $? -eq 4 ] || { echo "install $l failed:"; cat "$T/install.$l"; } >>"$T/files.err"
 (cd "$ROOT" && find . -type f ! -path ./run/idlecfg.lock ! -path ./var/lib/idlecfg/manifest -exec sha256sum {} + |
         sort -k2) >"$T/tree.$l"
 # the input lines digest the size, mtime and inode of files (rollback rewrites
@@ -149,6 +151,18 @@ SH
         check "install --dry-run under LANGUAGE=de: the same diff as untranslated" sh -c "
                 test ! -s '$tmp/files.err' && grep -q '^+++ b/etc/udev/rules.d/70-idlecfg.rules' '$tmp/diff.C' &&
                 diff -u '$tmp/diff.C' '$tmp/diff.de'"
+        # every value a script matches is the same in German: all but the
+        # messages for people (and the diff, compared above)
+        check "install --dry-run --json under LANGUAGE=de: the same keys and values (ids, argv, codes, why) but the messages" \
+                python3 -c '
+import json, sys
+def strip(d):
+    d.pop("messages", None); d.pop("diff", None)
+    for w in d.get("warnings", []): w.pop("message")
+    return d
+c, de = (strip(json.load(open(f))) for f in sys.argv[1:3])
+assert c["next_steps"] and c["warnings"], c
+assert c == de, (c, de)' "$tmp/dryjson.C" "$tmp/dryjson.de"
         check "install under LANGUAGE=de reports in German and writes the same files and manifest as untranslated" sh -c "
                 grep -q ' geschrieben (udev-Regeln, [0-9]* Einstellungen)' '$tmp/install.de' &&
                 grep -q ' wrote .* (udev rules, [0-9]* settings)' '$tmp/install.C' &&
@@ -159,6 +173,7 @@ SH
                 diff -u '$tmp/journal.C' '$tmp/journal.de'"
 else
         skip "install --dry-run diff untranslated (umockdev-run, depmod or ${CC:-cc} not installed)"
+        skip "install --dry-run --json values untranslated (umockdev-run, depmod or ${CC:-cc} not installed)"
         skip "installed files and manifest untranslated (umockdev-run, depmod or ${CC:-cc} not installed)"
         skip "apply journal untranslated (umockdev-run, depmod or ${CC:-cc} not installed)"
 fi

@@ -21,6 +21,11 @@ root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
 mkdir -p "$root/var/lib" "$root/run" "$root/etc/kernel"
 printf 'root=/dev/nvme0n1p2 ro\n' >"$root/etc/kernel/cmdline"
+# the boot entry kernel-install makes from /etc/kernel/cmdline once balanced's
+# word is there (and powersave's, the profile the test switches to): the
+# boot configuration lacks nothing (no exit 4)
+mkdir -p "$root/boot/loader/entries"
+printf 'version %s\noptions root=/dev/nvme0n1p2 ro pcie_aspm.policy=default pcie_aspm.policy=powersupersave\n' "$KVER" >"$root/boot/loader/entries/test.conf"
 
 # each step's calls, one line per call, in $out.NAME.calls; the paths of the
 # root it read (IDLECFG_TRACE_READS) in $out.NAME.reads; its output in $out.NAME

@@ -35,6 +35,10 @@ root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
 mkdir -p "$root/var/lib" "$root/run" "$root/etc/kernel" "$root/etc/idlecfg"
 printf 'root=/dev/nvme0n1p2 ro\n' >"$root/etc/kernel/cmdline"
+# the boot entry kernel-install makes from /etc/kernel/cmdline once balanced's
+# word is there: the boot configuration lacks nothing (no exit 4)
+mkdir -p "$root/boot/loader/entries"
+printf 'version %s\noptions root=/dev/nvme0n1p2 ro pcie_aspm.policy=default\n' "$KVER" >"$root/boot/loader/entries/test.conf"
 manifest=$root/var/lib/idlecfg/manifest
 
 # one session on the laptop: each step's output in $out.N, the manifest after it in $out.N.m

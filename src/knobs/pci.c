@@ -22,7 +22,7 @@ static const struct { const char *driver, *why; } deny_drivers[] = {
 static bool other_tool(struct planctx *c)
 {
         for (size_t i = 0; i < c->inv->n_tools; i++)
-                if (!streq(c->inv->tools[i].name, "power-profiles-daemon"))
+                if (c->inv->tools[i].conflicts)
                         return true;
         return false;
 }

@@ -586,7 +586,9 @@ for machine in $machines; do
 
                 ic install --root "$root" --kernel "$kver" --profile "$p" >"$d/install.out" 2>&1
                 rc=$?
-                if [ $rc -eq 0 ] && python3 - "$d/plan.json" "$root" "$base_cmdline" >"$d/files.err" 2>&1 <<'PY'
+                # 4: done, the boot entry is made from /etc/kernel/cmdline later
+                if { [ $rc -eq 0 ] || [ $rc -eq 4 ]; } &&
+                   python3 - "$d/plan.json" "$root" "$base_cmdline" >"$d/files.err" 2>&1 <<'PY'
 import json, os, sys
 plan, root, before = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
 s = [x for x in plan["settings"] if not x["skipped"]]
