@@ -232,12 +232,30 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
 # define SBINDIR "/usr/sbin"
 #endif
 
+/* the directory of the target's own idlecfg, which the switch's rule, unit
+ * and hook run: an installer's idlecfg from outside may live elsewhere (a
+ * build with another prefix); this build's SBINDIR when the root has none */
+static const char *target_sbindir(const struct rootfs *rfs)
+{
+        static const char *const dirs[] = { SBINDIR, "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_free_ char *path = xasprintf("%s/idlecfg", dirs[i]);
+                struct stat st;
+
+                if (rootfs_check_file(rfs, path, 0, SIZE_MAX, &st) >= 0 && (st.st_mode & 0111))
+                        return dirs[i];
+        }
+        return SBINDIR;
+}
+
 /* the power-source switch's files (pstable.c), when the plan has values per source */
-static int power_targets(const struct plan *p, struct targets *t, struct xerror *ret_error)
+static int power_targets(const struct rootfs *rfs, const struct plan *p, struct targets *t,
+                         struct xerror *ret_error)
 {
         struct ps_file *v = NULL;
         size_t n = 0;
-        int r = ps_render(p, SBINDIR, &v, &n, ret_error);
+        int r = ps_render(p, target_sbindir(rfs), &v, &n, ret_error);
 
         for (size_t i = 0; r >= 0 && i < n; i++)
                 target_add(t, v[i].path, TAKE_PTR(v[i].text), v[i].exec ? T_POWER_HOOK : T_POWER)->n_settings =
@@ -270,7 +288,7 @@ static int collect_targets(const struct rootfs *rfs, const struct plan *p, const
                 }
                 target_add(t, files[i].path, text, files[i].kind)->n_settings = n;
         }
-        r = power_targets(p, t, ret_error);
+        r = power_targets(rfs, p, t, ret_error);
         if (r < 0)
                 return r;
         r = cmdline_target(rfs, p, m, t, ret_error);

@@ -619,8 +619,10 @@ PY
                         return 1
                 fi
 
-                # the next steps install printed: "chroot ROOT CMD  (why)" lines run as
-                # printed; a step the harness does not know is a failure
+                # the next steps install printed (idlecfg(8), "Next steps"): "  * " (a
+                # step the boot configuration needs) or four blanks, then "chroot
+                # ROOT CMD", then its reason on a line "      (why)"; each runs once,
+                # as printed; a step the harness does not know is a failure
                 : >"$d/steps"
                 : >"$d/steps.unknown"
                 in=0
@@ -630,8 +632,12 @@ PY
                         esac
                         [ $in = 1 ] || continue
                         case $line in
-                        "  chroot $root "*) line=${line#"  chroot $root "}; printf '%s\n' "${line%%  (*}" >>"$d/steps" ;;
-                        *"nothing to run"*) ;;
+                        "  * chroot $root "*) line=${line#"  * chroot $root "}
+                                grep -qxF -- "$line" "$d/steps" || printf '%s\n' "$line" >>"$d/steps" ;;
+                        "    chroot $root "*) line=${line#"    chroot $root "}
+                                grep -qxF -- "$line" "$d/steps" || printf '%s\n' "$line" >>"$d/steps" ;;
+                        "      ("*|"  *: "*) ;;
+                        "warning: "*) ;;
                         *) printf '%s\n' "$line" >>"$d/steps.unknown" ;;
                         esac
                 done <"$d/install.out"
