@@ -18,25 +18,28 @@ snap() {
         (cd "$root" && find . -printf '%p %y %m %l\n' | LC_ALL=C sort && find . -type f -exec sha256sum {} + | LC_ALL=C sort -k2) >"$1"
 }
 ic() { run_machine "$M" "$IDLECFG" --root "$root" --kernel "$KVER" --profile balanced "$@"; }
+# detect takes no --profile (the per-verb option table: exit 2)
+icd() { run_machine "$M" "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
 snap "$tmp/s0"
 ic install --dry-run >"$tmp/o1" 2>&1; rc1=$?
-ic plan >/dev/null 2>&1
-ic detect >/dev/null 2>&1
+ic plan >/dev/null 2>&1; rcp=$?
+icd detect >/dev/null 2>&1; rcd=$?
 ic verify >/dev/null 2>&1
-ic rollback --dry-run >/dev/null 2>&1
 snap "$tmp/s1"
-check "install --dry-run, plan, detect, verify, rollback --dry-run: nothing written, no lock, no /run" sh -c "
-        test $rc1 -le 1 && diff '$tmp/s0' '$tmp/s1'"
+check "install --dry-run, plan, detect, verify: nothing written, no lock, no /run" sh -c "
+        test $rc1 -le 1 && test $rcp -eq 0 && test $rcd -eq 0 && diff '$tmp/s0' '$tmp/s1'"
+# balanced's pcie_aspm.policy=default is a command-line word and this root has
+# no boot loader configuration: install is done but exits 4 (NEXT STEPS)
 ic install >"$tmp/o2" 2>&1; rc2=$?
 test -e "$root/run" && run_after_install=yes || run_after_install=no
 ic rollback >"$tmp/o3" 2>&1; rc3=$?
 snap "$tmp/s2"
 check "install (a root without /run), then rollback: the root byte for byte as before, directories and modes included" sh -c "
-        test $rc2 -eq 0 && test $rc3 -eq 0 && diff '$tmp/s0' '$tmp/s2'"
+        test $rc2 -eq 4 && test $rc3 -eq 0 && diff '$tmp/s0' '$tmp/s2'"
 mkdir -p "$root/run"
 ic install >"$tmp/o4" 2>&1; rc4=$?
 check "install with a /run: no lock file left behind once it is done; the run leaves /run itself" sh -c "
-        test $rc4 -eq 0 && test $run_after_install = no && test -d '$root/run' && test -z \"\$(ls -A '$root/run')\""
+        test $rc4 -eq 4 && test $run_after_install = no && test -d '$root/run' && test -z \"\$(ls -A '$root/run')\""
 ic rollback >/dev/null 2>&1
 rmdir "$root/run"
 
@@ -66,15 +69,17 @@ if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
         cat >"$tmp/ro.sh" <<SH
 #!/bin/sh
 mount --bind "$root" "$ro" && mount -o remount,bind,ro "$ro" || exit 77
-for v in "install --dry-run" refresh rollback "rollback --dry-run" plan detect; do
-        "$top_srcdir/tests/run-machine" "$M" "$IDLECFG" --root "$ro" --kernel "$KVER" --profile balanced \$v >"$tmp/ro.out" 2>&1
+for v in "install --dry-run" refresh rollback plan detect; do
+        p="--profile balanced"
+        [ "\$v" = detect ] && p=
+        "$top_srcdir/tests/run-machine" "$M" "$IDLECFG" --root "$ro" --kernel "$KVER" \$p \$v >"$tmp/ro.out" 2>&1
         echo "\$v \$?"
         cat "$tmp/ro.out" >>"$tmp/ro.all"
 done
 SH
         unshare -m sh "$tmp/ro.sh" >"$tmp/ro.rc" 2>&1
-        check "read-only root: install --dry-run exits 1 (would change), refresh, rollback, rollback --dry-run, plan and detect exit 0" sh -c "
-                printf 'install --dry-run 1\nrefresh 0\nrollback 0\nrollback --dry-run 0\nplan 0\ndetect 0\n' | diff - '$tmp/ro.rc'"
+        check "read-only root: install --dry-run exits 1 (would change), refresh, rollback, plan and detect exit 0" sh -c "
+                printf 'install --dry-run 1\nrefresh 0\nrollback 0\nplan 0\ndetect 0\n' | diff - '$tmp/ro.rc'"
         check "... and none says read-only or fails to lock" sh -c "! grep -Ei 'read-only|cannot (create|open|lock)' '$tmp/ro.all'"
 else
         skip "read-only root (needs root and unshare -m)"

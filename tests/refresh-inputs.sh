@@ -37,6 +37,12 @@ cat >"$tmp/steps.sh" <<'SH'
 ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
 step() { _n=$1; shift; "$@" >"$out.$_n" 2>&1; echo "rc=$?" >>"$out.$_n"; cp "$manifest" "$out.$_n.m"; }
 step 1 ic install --profile powersave
+# the installer runs the boot step install asks for (exit 4, NEXT STEPS in
+# idlecfg(8)): kernel-install makes the target kernel's boot entry from
+# /etc/kernel/cmdline; from then on a refresh that changes nothing says nothing
+mkdir -p "$root/boot/loader/entries"
+printf 'title Debian GNU/Linux\nversion %s\nlinux /vmlinuz-%s\noptions %s\n' "$KVER" "$KVER" \
+        "$(cat "$root/etc/kernel/cmdline")" >"$root/boot/loader/entries/$KVER.conf"
 test -e "$root/etc/systemd/network/99-default.link.d/50-idlecfg.conf" && echo yes >"$out.dropin"
 step 2 ic refresh
 sleep 1

@@ -162,7 +162,8 @@ check "apply: both sysctls written to the test's /proc/sys, old and new value sa
 check "the journal names each /proc/sys file with the value read and the one written" sh -c "
         grep -qF 'set $proc/sys/kernel/nmi_watchdog 1\x0a 0' '$root/var/lib/idlecfg/apply.journal' &&
         grep -qF 'set $proc/sys/vm/dirty_writeback_centisecs 500\x0a 1500' '$root/var/lib/idlecfg/apply.journal'"
-IDLECFG_TEST_PROC=$proc ic --profile powersave verify --json >"$tmp/v1" 2>&1
+# verify --json says the power source it assumed on standard error (idlecfg(8))
+IDLECFG_TEST_PROC=$proc ic --profile powersave verify --json >"$tmp/v1" 2>"$tmp/v1.err"
 check "verify after apply: both sysctl settings match" sh -c "
         python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); s = {x[\"knob\"]: x[\"state\"] for x in d[\"settings\"] if x[\"mechanism\"] == \"sysctl\"}; sys.exit(s != {\"kernel.nmi_watchdog\": \"match\", \"kernel.dirty_writeback_centisecs\": \"match\"})' '$tmp/v1'"
 IDLECFG_TEST_PROC=$proc ic rollback apply >"$tmp/r3" 2>&1; rc=$?
