@@ -324,8 +324,8 @@ static int do_install(struct run *c, bool json, bool take_effect)
         }
         if (!dry && !json && !salt)
                 printf(o.image ? _("Installing image mode of profile %s (%s) into %s: no hardware setting; "
-                                   FIRSTBOOT_UNIT " configures the machine the image boots on, at its first "
-                                   "boot:\n")
+                                   "idlecfg-firstboot.service configures the machine the image boots on, at "
+                                   "its first boot:\n")
                                : _("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"),
                        p->profile, p->profile_reason, c->rfs.path, p->fingerprint,
                        p->kernel ? p->kernel : _("(unknown)"));

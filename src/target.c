@@ -197,23 +197,23 @@ int target_kernel_choose(const struct rootfs *rfs, const char *override, char **
         if (override) {
                 *ret_release = xstrdup(override);
                 *ret_source = xstrdup("--kernel");
-                *ret_reason = xstrdup(_("given with --kernel"));
+                *ret_reason = xstrdup("given with --kernel");
                 return 0;
         }
         release = boot_loader_default(rfs, &where);
         if (release) {
                 source = "boot-loader";
-                why = xasprintf(_("the boot loader's default (%s)"), where);
+                why = xasprintf("the boot loader's default (%s)", where);
         } else {
                 release = newest_installed(rfs, &image);
                 if (release) {
                         source = "newest-installed";
-                        why = xstrdup(image ? _("the newest installed")
-                                            : _("the newest in /lib/modules; no kernel image found for any"));
+                        why = xstrdup(image ? "the newest installed"
+                                            : "the newest in /lib/modules; no kernel image found for any");
                 } else if (running_system && have_uname) {
                         *ret_release = xstrdup(u.release);
                         *ret_source = xstrdup("running");
-                        *ret_reason = xstrdup(_("the running kernel; none installed in /lib/modules"));
+                        *ret_reason = xstrdup("the running kernel; none installed in /lib/modules");
                         return 0;
                 } else
                         return -ENOENT;
@@ -222,13 +222,13 @@ int target_kernel_choose(const struct rootfs *rfs, const char *override, char **
         if (!have_uname || streq(u.release, release))
                 *ret_reason = TAKE_PTR(why);
         else if (running_system)
-                *ret_reason = xasprintf(_("%s; the running kernel %s is not the one the system boots next"), why,
+                *ret_reason = xasprintf("%s; the running kernel %s is not the one the system boots next", why,
                                         u.release);
         else if (root_is_host(rfs->path))
-                *ret_reason = xasprintf(_("%s in this chroot; the running kernel %s is the installer's"), why,
+                *ret_reason = xasprintf("%s in this chroot; the running kernel %s is the installer's", why,
                                         u.release);
         else
-                *ret_reason = xasprintf(_("%s in the root; the running kernel %s is the host's"), why, u.release);
+                *ret_reason = xasprintf("%s in the root; the running kernel %s is the host's", why, u.release);
         *ret_release = TAKE_PTR(release);
         return 0;
 }

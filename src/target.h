@@ -24,8 +24,8 @@ bool target_is_running_system(const struct rootfs *rfs);
  *                       in the dpkg status; failing that, the newest
  *                       /lib/modules/X at all
  *   "running"           the running system with no kernel installed
- * *ret_source is that untranslated key (JSON, the manifest); *ret_reason a
- * sentence for people that also names the running kernel when it is another
+ * *ret_source is that untranslated key (JSON, the manifest); *ret_reason an
+ * untranslated sentence, as the plan's reasons are, that also names the running kernel when it is another
  * one. 0, or -ENOENT: no kernel in a target that is not the running system. */
 int target_kernel_choose(const struct rootfs *rfs, const char *override, char **ret_release, char **ret_source,
                          char **ret_reason);
