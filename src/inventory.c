@@ -353,11 +353,16 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
         }
         if (inv->n_tools) {
                 fprintf(f, "\n%s\n", _("Other power tools"));
-                for (size_t i = 0; i < inv->n_tools; i++)
-                        fprintf(f, "  %-22s %s%s%s\n", inv->tools[i].name,
-                                inv->tools[i].path ? inv->tools[i].path : "",
-                                inv->tools[i].enabled ? _(" (enabled)") : "",
-                                inv->tools[i].conflicts ? _(" (sets knobs idlecfg sets)") : _(" (no knob of idlecfg's)"));
+                for (size_t i = 0; i < inv->n_tools; i++) {
+                        const char *en = inv->tools[i].enabled ? _(" (enabled)") : "";
+                        const char *cf = inv->tools[i].conflicts ? _(" (sets knobs idlecfg sets)") : _(" (no knob of idlecfg's)");
+                        int w = fprintf(f, "  %-22s %s", inv->tools[i].name,
+                                        inv->tools[i].path ? inv->tools[i].path : "");
+                        /* the notes go on a line of their own where they would pass 80 columns */
+                        if (w > 0 && (size_t)w + strlen(en) + strlen(cf) > 80)
+                                fputs("\n   ", f);
+                        fprintf(f, "%s%s\n", en, cf);
+                }
         }
         for (size_t c = 0; c < _CL_MAX; c++) {
                 const struct device_list *l = &inv->classes[c];
