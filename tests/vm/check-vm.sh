@@ -375,6 +375,15 @@ measure_setup() {
         echo "$measure_secs" >"$_r/etc/idlecfg-vm/measure-seconds"
 }
 
+# root_inih ROOT: the library the package depends on (libinih1), which the
+# minbase root lacks: the host's, in the root's library directory, so that
+# the units install writes (the power-source switch) can run idlecfg at boot
+root_inih() {
+        _inih=$(ldd "$pkg/src/idlecfg" 2>/dev/null | awk '$1 ~ /^libinih\.so/ { print $3 }')
+        [ -n "$_inih" ] || return 0
+        mkdir -p "$1/usr/lib/x86_64-linux-gnu" && cp -L "$_inih" "$1/usr/lib/x86_64-linux-gnu/"
+}
+
 # "N settings (mechanisms)" of a plan
 summary() {
         python3 -c 'import json, sys
@@ -566,6 +575,7 @@ for machine in $machines; do
                 # (c) the package, then install under the recording, then what install says
                 if [ "$pkg_rc" -eq 0 ] && unpack_root "$root" &&
                    make -s -C "$pkg" install DESTDIR="$root" >"$d/make-install.log" 2>&1 &&
+                   root_inih "$root" &&
                    env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin $chroot_cmd "$root" systemd-hwdb --usr update >>"$d/make-install.log" 2>&1 &&
                    [ -f "$root/usr/share/idlecfg/profiles/$p.profile" ] && [ -f "$root/usr/lib/udev/rules.d/60-idlecfg.rules" ]; then
                         ppass "package installed into the root (make install DESTDIR, systemd-hwdb --usr update as udev's trigger does)"
