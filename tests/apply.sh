@@ -36,11 +36,23 @@ for m in $machines; do
         : >"$tmp/$m.rc"
         ROOT=$root PROFILE=powersave OUT=$tmp/$m run_machine "$TESTS_DATA/machines/$m" sh "$tmp/roundtrip.sh" >"$tmp/$m.log" 2>&1
         changed=$(diff "$tmp/$m.before" "$tmp/$m.applied" 2>/dev/null | grep -c '^>')
-        check "$m: apply changes $changed attributes, then rollback restores the mock /sys exactly" sh -c "
-                test -s '$tmp/$m.before' && cmp '$tmp/$m.before' '$tmp/$m.after' && test $changed -gt 0 && test ! -e '$root/var/lib/idlecfg'"
-        check "$m: verify after apply: everything matches (exit 0); after rollback: drift (exit 1)" sh -c "
-                grep -qx 'verify-after-apply 0' '$tmp/$m.rc' && grep -qx 'verify-after-rollback 1' '$tmp/$m.rc' &&
-                grep -q '^  drift ' '$tmp/$m.verify2'"
+        if [ "$m" = buildhost ]; then
+                # a virtual machine: nothing there saves power by runtime PM
+                # (idlecfg(8), VIRTUAL MACHINES), so apply writes no attribute
+                # and verify has nothing to find drifted, before or after
+                check "$m (a VM): apply changes no attribute, and rollback leaves the mock /sys as it was" sh -c "
+                        test -s '$tmp/$m.before' && cmp '$tmp/$m.before' '$tmp/$m.applied' &&
+                        cmp '$tmp/$m.before' '$tmp/$m.after' && test ! -e '$root/var/lib/idlecfg'"
+                check "$m (a VM): verify after apply and after rollback: nothing drifted (exit 0)" sh -c "
+                        grep -qx 'verify-after-apply 0' '$tmp/$m.rc' && grep -qx 'verify-after-rollback 0' '$tmp/$m.rc' &&
+                        ! grep -q '^  drift ' '$tmp/$m.verify2'"
+        else
+                check "$m: apply changes $changed attributes, then rollback restores the mock /sys exactly" sh -c "
+                        test -s '$tmp/$m.before' && cmp '$tmp/$m.before' '$tmp/$m.after' && test $changed -gt 0 && test ! -e '$root/var/lib/idlecfg'"
+                check "$m: verify after apply: everything matches (exit 0); after rollback: drift (exit 1)" sh -c "
+                        grep -qx 'verify-after-apply 0' '$tmp/$m.rc' && grep -qx 'verify-after-rollback 1' '$tmp/$m.rc' &&
+                        grep -q '^  drift ' '$tmp/$m.verify2'"
+        fi
         check "$m: a second apply changes nothing; a second rollback has nothing to do" sh -c "
                 grep -qx 'apply-again 0' '$tmp/$m.rc' && grep -q '^0 settings changed' '$tmp/$m.apply2' &&
                 grep -qx 'rollback-again 0' '$tmp/$m.rc' && grep -q 'Nothing to roll back' '$tmp/$m.rollback2'"
