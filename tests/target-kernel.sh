@@ -75,7 +75,7 @@ if [ -n "$chroot_ok" ]; then
         for l in bin lib lib64; do [ -L "/$l" ] && ln -s "$(readlink "/$l")" "$C/$l"; done
         cp "$IDLECFG" "$C/idlecfg-test/idlecfg"
         # the profiles where this build looks for them on "/" (its PKGDATADIR, /usr/local/share with the default prefix)
-        for d in $(grep -ao '/[a-z/]*share/idlecfg/profiles' "$IDLECFG" | sort -u); do
+        for d in $(grep -ao '/[A-Za-z0-9._/+-]*share/idlecfg/profiles' "$IDLECFG" | sort -u); do
                 mkdir -p "$C$d" && cp "$top_srcdir"/profiles/*.profile "$C$d/"
         done
         cp "$top_srcdir/src/hooks/kernel-postinst.sh" "$C/etc/kernel/postinst.d/zz-idlecfg"
