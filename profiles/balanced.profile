@@ -66,10 +66,11 @@ links = yes
 # auto: most devices default to on and sit in D0 forever. hwdb quirks keep the known-bad ones
 # on (xHCI controllers that lose USB devices, TLP #587 and #436; mei_me; discrete GPUs,
 # which [gpu] runtime_pm decides).
-# ac:on battery:auto: on AC the watts do not count and the complaints do (docks, Thunderbolt
-# and USB controllers that lose devices or wake slowly); TLP's defaults are the same
-# (RUNTIME_PM_ON_AC=on, RUNTIME_PM_ON_BAT=auto).
-runtime_pm = ac:on battery:auto
+# auto on both sources: TLP keeps PCI runtime PM off on AC (RUNTIME_PM_ON_AC=on), but a
+# machine without a battery always counts as on AC, and balanced is also the profile of
+# unknown hardware (VMs, boards without a chassis type): "on" there would keep every device
+# awake for good. The devices users complain about are denied per device by the hwdb.
+runtime_pm = auto
 
 [sata]
 # alpm = max_performance | medium_power | med_power_with_dipm | min_power_with_partial
@@ -136,9 +137,7 @@ delay_ms = keep
 # (its PCI runtime PM follows [pci]).
 # 10: powers the codec down when idle, but not between the sounds of a notification burst,
 # which is when the 1 s of TLP and powertop pops (TLP #152 #61).
-# ac:0: powering the codec down and up is what pops in headphones (the kernel's
-# Documentation/sound/designs/powersave.rst says so), and on AC it saves nothing that counts.
-power_save = ac:0 battery:10
+power_save = 10
 # power_save_controller = yes | no | keep
 # Also power down the HDA controller, not just the codec.
 # yes: the driver's default (Y); planned so that a leftover "N" does not hold the controller.
@@ -200,10 +199,12 @@ nmi_watchdog = off
 # vm.dirty_writeback_centisecs: how often the flusher threads wake to write dirty pages
 # back, in 1/100 s (kernel default: 500). Longer lets the disk and the CPU idle longer; a
 # crash or power loss can lose that much more of what was written.
-# keep: TLP and powertop use 1500, but this profile is also the default for unknown
-# hardware, which may have no battery: 5 s of lost writes stays the most a power cut takes.
-# The wakeups saved are a few per second at most; powersave takes them.
-dirty_writeback_centisecs = keep
+# ac:500 battery:1500: on AC the kernel's 5 s, because this profile is also the default for
+# unknown hardware, which may have no battery (a power cut then loses at most 5 s of
+# writes); on battery 15 s (TLP and powertop use 1500, TLP's own default on battery is 60 s),
+# since a battery that runs flat suspends the machine first. The wakeups saved are a few
+# per second at most; powersave takes 15 s on both sources.
+dirty_writeback_centisecs = ac:500 battery:1500
 
 [wifi]
 # power_save = on | off | keep

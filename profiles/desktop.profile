@@ -12,10 +12,6 @@ inherit = balanced
 power_save = keep
 power_save_controller = keep
 
-[pci]
-# One power source: balanced's ac:on battery:auto would leave every device awake here.
-runtime_pm = auto
-
 [gpu]
 # No built-in panel, so no adaptive backlight to opt in to.
 amdgpu_abm = keep

@@ -81,7 +81,7 @@ else
         skip "systemd-hwdb not installed"
 fi
 check "modprobe -C reads the installed modprobe.d" sh -c "
-        modprobe -C '$root/etc/modprobe.d' --showconfig | grep -qx 'options snd_hda_intel power_save=0 power_save_controller=Y'"
+        modprobe -C '$root/etc/modprobe.d' --showconfig | grep -qx 'options snd_hda_intel power_save=10 power_save_controller=Y'"
 if command -v systemd-tmpfiles >/dev/null 2>&1; then
         check "systemd-tmpfiles --cat-config reads the installed line" sh -c "
                 systemd-tmpfiles --root='$root' --cat-config 2>/dev/null | grep -qx 'w /sys/module/pcie_aspm/parameters/policy - - - - default'"

@@ -34,12 +34,11 @@ check "pcie_aspm=off in /etc/default/grub: no ASPM setting planned" sh -c "
         ! grep -A1 '^pcie_aspm' '$tmp/off' | grep -q '    set '"
 rm "$root/etc/default/grub"
 
-# modprobe.d as modprobe reads it (boot values are the AC ones: balanced's
-# [audio] power_save = ac:0 battery:10 renders power_save=0)
+# modprobe.d as modprobe reads it
 mkdir -p "$tmp/modprobe.d"
 ic plan --format=modprobe >"$tmp/modprobe.d/idlecfg.conf" 2>"$tmp/err"
 check "modprobe -C reads the rendered modprobe.d" sh -c "
-        modprobe -C '$tmp/modprobe.d' --showconfig 2>&1 | grep -qx 'options snd_hda_intel power_save=0 power_save_controller=Y'"
+        modprobe -C '$tmp/modprobe.d' --showconfig 2>&1 | grep -qx 'options snd_hda_intel power_save=10 power_save_controller=Y'"
 ic plan --format=cmdline >"$tmp/cmdline" 2>&1
 check "command line fragment: one line of module.param=value words" sh -c "
         test \$(wc -l < '$tmp/cmdline') -le 1 && ! grep -q '[^a-z0-9_.= /-]' '$tmp/cmdline' && grep -q 'pcie_aspm.policy=default' '$tmp/cmdline'"

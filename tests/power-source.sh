@@ -6,7 +6,7 @@
 # a desktop, and rollback to the values before idlecfg ever switched
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 22
+plan 23
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -60,7 +60,19 @@ cp "$dir/modparams" "$m/modparams"
 { grep -v '^#' "$dir/machine.umockdev"; echo; grep -v '^#' "$P/mains-laptop.umockdev"; } >"$m/machine.umockdev"
 root=$tmp/root
 mkroot_installed "$dir" "$root" || { echo "Bail out! cannot build the root"; exit 1; }
-run_machine "$m" "$IDLECFG" install --profile balanced --root "$root" --kernel "$KVER" >"$tmp/install.out" 2>&1
+# the switch's mechanism, with TLP's per-source defaults for PCI runtime PM
+# and audio (the shipped balanced switches only the writeback interval)
+mkdir -p "$root/etc/idlecfg/profiles"
+cat >"$root/etc/idlecfg/profiles/switch.profile" <<'EOP'
+[profile]
+description = balanced with TLP's per-source PCI runtime PM and audio power save
+inherit = balanced
+[pci]
+runtime_pm = ac:on battery:auto
+[audio]
+power_save = ac:0 battery:10
+EOP
+run_machine "$m" "$IDLECFG" install --profile switch --root "$root" --kernel "$KVER" >"$tmp/install.out" 2>&1
 check "install writes the table, the udev rule, the unit, its drop-in and the sleep hook" \
         sh -c "test -s '$root/etc/idlecfg/power-source.conf' && test -s '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' &&
                test -s '$root/etc/systemd/system/idlecfg-power-source.service' &&
@@ -118,33 +130,39 @@ hda=/sys/module/snd_hda_intel/parameters/power_save
 cat >"$tmp/switch.sh" <<EOS
 set -u
 I="$IDLECFG --root $root"
+# the writeback interval is a sysctl: its /proc/sys is a copy here
+mkdir -p $tmp/proc/sys/vm && echo 700 >$tmp/proc/sys/vm/dirty_writeback_centisecs
+export IDLECFG_TEST_PROC=$tmp/proc
+wb() { echo "wb \$1 \$(cat $tmp/proc/sys/vm/dirty_writeback_centisecs)"; }
 sup=/sys/class/power_supply
 pci=\$(sed -n 's/^pci.runtime_pm udev \(\S*\) power.control.*/\1/p' $root/etc/idlecfg/power-source.conf | head -n 1)
 echo "pci \$pci"
 # the recording was made on AC (its ACPI adapter is ACAD): unplugged now
 echo 0 >\$sup/ACAD/online
 echo "before \$(cat $hda) \$(cat /sys\$pci/power/control)"
-\$I power-source event >$tmp/ev1.out 2>&1; echo "ev1 \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+\$I power-source event >$tmp/ev1.out 2>&1; echo "ev1 \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"; wb ev1
 test -s $root/var/lib/idlecfg/apply.journal && echo "journal \$(grep -c . $root/var/lib/idlecfg/apply.journal)"
 \$I power-source event >$tmp/ev2.out 2>&1; echo "ev2 \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
 echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
-\$I power-source event >$tmp/ev3.out 2>&1; echo "ev3 \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+\$I power-source event >$tmp/ev3.out 2>&1; echo "ev3 \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"; wb ev3
 \$I verify >$tmp/verify-ac.out 2>&1
 # boot: /run is empty and the adapter sent nothing; on battery
 rm -f $root/run/idlecfg/power-source
 echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status
-\$I power-source boot >$tmp/boot.out 2>&1; echo "boot \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+\$I power-source boot >$tmp/boot.out 2>&1; echo "boot \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"; wb boot
 \$I verify >$tmp/verify-bat.out 2>&1
 # plugged in during sleep: no event, the hook's resume run decides
 echo 1 >\$sup/ACAD/online; echo Full >\$sup/BAT0/status
-\$I power-source resume >$tmp/resume.out 2>&1; echo "resume \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
-\$I rollback >$tmp/rollback.out 2>&1; echo "rollback \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"
+\$I power-source resume >$tmp/resume.out 2>&1; echo "resume \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"; wb resume
+\$I rollback >$tmp/rollback.out 2>&1; echo "rollback \$? \$(cat $hda) \$(cat /sys\$pci/power/control)"; wb rollback
 EOS
 run_machine "$m" sh "$tmp/switch.sh" >"$tmp/switch.out" 2>&1
 v() { sed -n "s/^$1 //p" "$tmp/switch.out"; }
 before=$(v before)
 check "unplugged: the battery values are written (audio 10 s, PCI runtime PM auto) [$(v ev1)]" \
         sh -c "test '$(v ev1)' = '0 10 auto' && grep -q 'Power source: battery' '$tmp/ev1.out' && test '$(v journal)' -gt 2"
+check "a sysctl switches too: writeback 15 s on battery, 5 s on AC, 700 again after rollback [$(v wb | tr '\n' ' ')]" \
+        test "$(v wb | tr '\n' ' ')" = "ev1 1500 ev3 500 boot 1500 resume 500 rollback 700 "
 check "the same source again: nothing written [$(v ev2)]" \
         sh -c "test '$(v ev2)' = '0 10 auto' && grep -q 'Unchanged since the last switch' '$tmp/ev2.out'"
 check "plugged in: the AC values [$(v ev3)]" test "$(v ev3)" = "0 0 on"

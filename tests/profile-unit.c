@@ -544,15 +544,18 @@ static void test_shipped(void)
         p = load_ok(none, shipped, "balanced");
         ok(p && p->n_chain == 1 && p->n_settings == nk, "balanced is the reference: it sets all %zu keys", nk);
         ok(p && setting_is(p, "pcie_aspm", "policy", "default", bal, line_of(bal, "policy =")) &&
-           setting_is(p, "pci", "runtime_pm", "on", bal, line_of(bal, "runtime_pm = ac:on battery:auto")) &&
-           streq_ptr(profile_get(p, "pci", "runtime_pm")->battery, "auto") &&
+           setting_is(p, "pci", "runtime_pm", "auto", bal, line_of(bal, "runtime_pm = auto\n")) &&
+           !profile_get(p, "pci", "runtime_pm")->battery &&
            setting_is(p, "sata", "alpm", "med_power_with_dipm", bal, line_of(bal, "alpm =")) &&
            setting_is(p, "usb", "autosuspend", "classes", bal, line_of(bal, "autosuspend =")) &&
            setting_is(p, "sata", "mask_port_ext", "yes", bal, line_of(bal, "mask_port_ext =")) &&
-           setting_is(p, "audio", "power_save", "0", bal, line_of(bal, "power_save = ac:0 battery:10")) &&
-           profile_get(p, "audio", "power_save")->battery_number == 10,
-           "balanced: ASPM default, PCI runtime PM on battery, DIPM, USB by class, external-port mask, audio 10 s "
-           "on battery");
+           setting_is(p, "audio", "power_save", "10", bal, line_of(bal, "power_save = 10")) &&
+           !profile_get(p, "audio", "power_save")->battery &&
+           setting_is(p, "kernel", "dirty_writeback_centisecs", "500", bal,
+                      line_of(bal, "dirty_writeback_centisecs = ac:500 battery:1500")) &&
+           profile_get(p, "kernel", "dirty_writeback_centisecs")->battery_number == 1500,
+           "balanced: ASPM default, PCI runtime PM auto on both sources, DIPM, USB by class, external-port mask, "
+           "audio 10 s, writeback 5 s on AC and 15 s on battery");
         profile_free(p);
 
         p = load_ok(none, shipped, "performance");

@@ -16,6 +16,16 @@
 #define KCONFIG_PATH "/boot/config-%k"
 #define SYSCTL_CONF "/etc/sysctl.conf"
 
+char *sysctl_canonical_path(const char *key)
+{
+        char *path = xasprintf("/proc/sys/%s", key);
+
+        for (char *p = path + strlen("/proc/sys/"); *p; p++)
+                if (*p == '.')
+                        *p = '/';
+        return path;
+}
+
 char *sysctl_proc_path(const char *key)
 {
         const char *proc = secure_getenv("IDLECFG_TEST_PROC");

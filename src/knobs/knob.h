@@ -199,6 +199,8 @@ void knob_kernel(struct planctx *c);
  * /proc in the tests. NULL under umockdev without that variable: the testbed
  * mocks /sys only, and the host's /proc/sys is never read or written there. */
 char *sysctl_proc_path(const char *key);
+/* KEY's file under the real /proc/sys, whatever IDLECFG_TEST_PROC and umockdev say */
+char *sysctl_canonical_path(const char *key);
 void knob_wifi(struct planctx *c);
 void knob_network(struct planctx *c);
 
