@@ -173,7 +173,8 @@ static const struct knob_attr attrs[] = {
 static const char *const modules[] = { "pcie_aspm", NULL };
 
 static const struct knob_blocker blockers[] = {
-        BLOCKER("pci", "pcie_aspm.link", "link/l1_aspm", "0", N_("ASPM L1 is disabled on this link (link/l1_aspm = 0)")),
+        BLOCKER("pci", "pcie_aspm.link", "link/l1_aspm", "0",
+                N_("ASPM L1 is disabled on this link (link/l1_aspm = 0)")),
 };
 
 const struct knob_family knob_family_aspm = {

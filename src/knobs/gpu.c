@@ -1,4 +1,5 @@
-/* knobs/gpu.c: i915 FBC/PSR, amdgpu ABM: platform opt-ins from the hwdb, never blind */
+/* knobs/gpu.c: i915 FBC/PSR, amdgpu ABM: platform opt-ins from the hwdb, never blind;
+ * GPU runtime PM; RC6 off or idle, as verify looks at it */
 #include "config.h"
 
 #include <time.h>
