@@ -226,6 +226,7 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         const struct rootfs *rfs = root;
         bool same;
         struct change *ch = NULL;
+        bool covered;
         size_t n_ch = 0, n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
         int r;
 
@@ -330,7 +331,11 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                 ch[n_ch++] = (struct change) { .path = TAKE_PTR(path), .old = TAKE_PTR(old), .s = s,
                                                .entry = res->n - 1 };
         }
-        if (n_ch > 0) {
+        covered = n_ch > 0;
+        for (size_t k = 0; k < n_ch && covered; k++)
+                covered = journal_covers(j, ch[k].path, ch[k].old, ch[k].s->value);
+        /* a switch back to values the journal has: rollback restores them from either value as it is */
+        if (n_ch > 0 && !covered) {
                 r = journal_run(rfs, j, p, ch, n_ch, ret_error);
                 if (r < 0) {
                         entries_drop_planned(res, ch, n_ch);
@@ -444,9 +449,13 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
                         continue;
                 }
                 ncur = value_normalize(cur);
-                if (streq(ncur, nold))
-                        continue;       /* as before: the write never happened, or was undone */
-                if (!streq(ncur, nnew) && !force) {
+                back = restore_value(e->old);
+                if (streq(ncur, nold)) {
+                        if (streq(cur, e->old) || streq(cur, back))
+                                continue;       /* as before: the write never happened, or was undone */
+                        /* the value before in another form: idlecfg wrote it (a switch back to
+                         * it); a recorded tree keeps the bytes written, the kernel prints its own */
+                } else if (!streq(ncur, nnew) && !force) {
                         x = rollback_add(res, RB_VALUE_CHANGED, e->path);
                         x->cur = TAKE_PTR(ncur);
                         x->set = TAKE_PTR(nnew);
@@ -454,7 +463,6 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
                         left++;
                         continue;
                 }
-                back = restore_value(e->old);
                 r = write_attr(e->path, back);
                 if (r < 0) {
                         x = rollback_add(res, RB_WRITE_FAILED, e->path);

@@ -386,3 +386,43 @@ char *journal_text_with_run(const struct journal *j, const struct journal_entry 
                 free(newv[i]);
         return text;
 }
+
+/* rollback of J's records of PATH from the live value CUR (plain): the value
+ * it ends with, or NULL where it would leave the value alone */
+static char *rollback_from(const struct journal *j, const char *path, const char *cur)
+{
+        char *v = xstrdup(cur);
+
+        for (size_t i = j->n; i-- > 0;) {
+                _cleanup_free_ char *o = NULL, *n = NULL;
+                if (!streq(j->v[i].path, path))
+                        continue;
+                o = plain_value(j->v[i].old);
+                n = plain_value(j->v[i].new);
+                if (streq(v, o))
+                        continue;
+                if (!streq(v, n)) {
+                        free(v);
+                        return NULL;
+                }
+                free(v);
+                v = TAKE_PTR(o);
+        }
+        return v;
+}
+
+bool journal_covers(const struct journal *j, const char *path, const char *old, const char *new)
+{
+        _cleanup_free_ char *first = NULL, *po = plain_value(old), *pn = plain_value(new), *a = NULL, *b = NULL;
+
+        if (!j)
+                return false;
+        for (size_t i = 0; i < j->n && !first; i++)
+                if (streq(j->v[i].path, path))
+                        first = plain_value(j->v[i].old);
+        if (!first)
+                return false;
+        a = rollback_from(j, path, po);
+        b = rollback_from(j, path, pn);
+        return a && b && streq(a, first) && streq(b, first);
+}

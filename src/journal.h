@@ -53,6 +53,14 @@ static inline void journal_freep(struct journal **j) { journal_free(*j); }
 char *journal_text_with_run(const struct journal *j, const struct journal_entry *add, size_t n_add, long long when,
                             const char *profile);
 
+/* Does J already let rollback restore PATH's value from before idlecfg
+ * whether the live value is OLD (a write not yet made) or NEW (made)? Its
+ * records of PATH, last first, as rollback goes through them, lead from
+ * both to the first record's old value. Then a run that writes NEW over OLD
+ * needs no journal write of its own: a switch between two sources' values
+ * the journal has both of costs no journal write. */
+bool journal_covers(const struct journal *j, const char *path, const char *old, const char *new);
+
 /* the journal lines */
 char *journal_header(void);
 char *journal_set_line(const char *path, const char *old, const char *new);
