@@ -226,6 +226,8 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         const struct rootfs *rfs = root;
         bool same;
         struct change *ch = NULL;
+        char **paths = NULL;
+        const char **whys = NULL;
         bool covered;
         size_t n_ch = 0, n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
         int r;
@@ -247,10 +249,16 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                 return r;
 
         /* every old value is read first: they all go into the journal before the first write */
+        /* each setting's live file, once */
+        paths = xcalloc(p->n + 1, sizeof(*paths));
+        whys = xcalloc(p->n + 1, sizeof(*whys));
+        for (size_t i = 0; i < p->n; i++)
+                if (p->v[i].value)
+                        paths[i] = setting_live_path(&p->v[i], &whys[i]);
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
-                const char *why = NULL;
-                _cleanup_free_ char *path = setting_live_path(s, &why), *old = NULL, *norm = NULL;
+                const char *why = whys[i], *path = paths[i];
+                _cleanup_free_ char *old = NULL, *norm = NULL;
                 struct stat st;
 
                 if (!s->value)
@@ -259,11 +267,8 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                         /* two settings of one file (a parameter both in tmpfiles.d and on
                          * the command line): the first one decides */
                         bool dup = false;
-                        for (size_t k = 0; k < i && !dup; k++) {
-                                const char *w2 = NULL;
-                                _cleanup_free_ char *p2 = p->v[k].value ? setting_live_path(&p->v[k], &w2) : NULL;
-                                dup = p2 && streq(p2, path);
-                        }
+                        for (size_t k = 0; k < i && !dup; k++)
+                                dup = paths[k] && streq(paths[k], path);
                         if (dup)
                                 continue;
                 }
@@ -328,7 +333,7 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                         continue;
                 }
                 ch = xrealloc(ch, (n_ch + 1) * sizeof(*ch));
-                ch[n_ch++] = (struct change) { .path = TAKE_PTR(path), .old = TAKE_PTR(old), .s = s,
+                ch[n_ch++] = (struct change) { .path = xstrdup(path), .old = TAKE_PTR(old), .s = s,
                                                .entry = res->n - 1 };
         }
         covered = n_ch > 0;
@@ -395,6 +400,10 @@ out:
                 free(ch[k].old);
         }
         free(ch);
+        for (size_t i = 0; paths && i < p->n; i++)
+                free(paths[i]);
+        free(paths);
+        free(whys);
         return r;
 }
 

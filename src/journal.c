@@ -51,7 +51,15 @@ static char *sysctl_key(const char *file)
 /* does rule R declare PATH, a live file apply writes? PATH is clean. */
 static bool rule_has_path(const struct knob_rule *r, const char *path)
 {
-        const char *proc = secure_getenv("IDLECFG_TEST_PROC"), *rest;
+        static const char *proc;
+        static bool proc_read;
+        const char *rest;
+
+        if (!proc_read) {
+                /* the same for the whole run: read once (a journal check tries every rule) */
+                proc = secure_getenv("IDLECFG_TEST_PROC");
+                proc_read = true;
+        }
 
         if (startswith(path, "/proc/sys/") || (proc && *proc && startswith(path, proc) &&
                                                startswith(path + strlen(proc), "/sys/"))) {
@@ -159,6 +167,28 @@ bool journal_value_ok(const char *path, const char *value, bool before)
         return false;
 }
 
+/* a "set" record: PATH one of the registry's (*ret_path), OLD a value before
+ * and NEW a value of its knob; each rule is tried once */
+static bool record_ok(const char *path, const char *old, const char *new, bool *ret_path)
+{
+        size_t n;
+        const struct knob_rule *rules = knob_rules(&n);
+        _cleanup_free_ char *o = plain_value(old), *w = plain_value(new);
+        bool old_ok = false, new_ok = false;
+
+        *ret_path = false;
+        if (!path_is_clean(path))
+                return false;
+        for (size_t i = 0; i < n && !(old_ok && new_ok); i++) {
+                if (!rule_has_path(&rules[i], path))
+                        continue;
+                *ret_path = true;
+                old_ok = old_ok || knob_value_ok(&rules[i], o) || (rule_numeric(&rules[i]) && is_integer(o));
+                new_ok = new_ok || knob_value_ok(&rules[i], w);
+        }
+        return old_ok && new_ok;
+}
+
 void journal_free(struct journal *j)
 {
         if (!j)
@@ -261,14 +291,16 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
                         continue;
                 } else if (streq(v[0], "set")) {
                         struct journal_entry *e;
+                        bool path_ok, rec_ok;
                         if (n != 4)
                                 LBAD(_("%s:%u: expected \"set PATH OLD NEW\""), name, lineno);
                         if (!j->runs)
                                 LBAD(_("%s:%u: a \"set\" line before the first \"run\" line"), name, lineno);
-                        if (!journal_path_ok(v[1]))
+                        rec_ok = record_ok(v[1], v[2], v[3], &path_ok);
+                        if (!rec_ok && !path_ok)
                                 LBAD(_("%s:%u: refusing a path that is no attribute, parameter or sysctl idlecfg "
                                        "sets: %s"), name, lineno, f[1]);
-                        if (!journal_value_ok(v[1], v[2], true) || !journal_value_ok(v[1], v[3], false))
+                        if (!rec_ok)
                                 LBAD(_("%s:%u: refusing a value that %s does not take"), name, lineno, f[1]);
                         j->v = xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
                         e = &j->v[j->n++];

@@ -278,7 +278,7 @@ EOS
 run_machine "$m" sh "$tmp/kill.sh" >"$tmp/kill.out" 2>&1
 set -- $(sed -n 's/^first //p' "$tmp/kill.out") $(sed -n 's/^covered //p' "$tmp/kill.out")
 check "a switch killed at each of its steps: the first ($1, $3 in file writes: journal and state) and a third the journal covers ($4, $6 in file writes: the state only); rollback restores every value exactly" \
-        sh -c "test '${2:-x}' = 0 && test '${5:-x}' = 0 && test ${1:-0} -gt 20 && test ${4:-0} -gt 20 && test ${6:-9} -lt ${3:-0} ||
+        sh -c "test '${2:-x}' = 0 && test '${5:-x}' = 0 && test ${1:-0} -gt 15 && test ${4:-0} -gt 15 && test ${6:-9} -lt ${3:-0} ||
                { cat '$tmp/kill.out'; exit 1; }"
 
 # a desktop: one source, nothing of the switch installed, nothing to switch
