@@ -248,13 +248,13 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         if (r < 0 && r != -ENOENT)
                 return r;
 
-        /* every old value is read first: they all go into the journal before the first write */
         /* each setting's live file, once */
         paths = xcalloc(p->n + 1, sizeof(*paths));
         whys = xcalloc(p->n + 1, sizeof(*whys));
         for (size_t i = 0; i < p->n; i++)
                 if (p->v[i].value)
                         paths[i] = setting_live_path(&p->v[i], &whys[i]);
+        /* every old value is read first: they all go into the journal before the first write */
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
                 const char *why = whys[i], *path = paths[i];
