@@ -3,11 +3,12 @@
 # i915_fbc, i915_psr, amdgpu_abm and runtime_pm planned on every recorded
 # machine: the i915 and amdgpu parameters in modprobe.d, the platform's hwdb
 # entries (test entries in the roots' /etc/udev/hwdb.d for the DMI identities
-# of intel-laptop and amd-laptop), power/control of the runpm GPUs, the
+# of intel-laptop and amd-laptop), power/control of the runpm GPUs (and of
+# amd-laptop's dGPU as if amdgpu had allowed runtime PM: a variant), the
 # refusals
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 17
+plan 18
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -37,6 +38,8 @@ for v in auto on keep; do
 done
 value rpm-src gpu runtime_pm "ac:auto battery:on"
 value rpm-bad gpu runtime_pm off
+# amd-laptop as if amdgpu had found a runtime D3 (BOCO/BACO) and allowed runtime PM at probe
+variant amd-runpm amd-laptop 0000:03:00.0 power/control auto
 plan_all
 H=/etc/udev/hwdb.d/99-family-gpu.hwdb
 
@@ -88,17 +91,21 @@ rpm_common() {
                 [ -z "$(rows "$1" $R buildhost)" ]
 }
 rpm_auto() {
-        ok_plans rpm-auto && rpm_common rpm-auto && [ -z "$(planned rpm-auto $R)" ] &&
-                rows rpm-auto $R amd-laptop | cut -d'|' -f3,12 | grep -qxF "0000:03:00.0|skipped: amdgpu left runtime PM off (power/control = on): no runtime D3 on this GPU (no BOCO/BACO or _PR3), or its runpm parameter is 0" &&
-                rows rpm-auto $R desktop-sata | cut -d'|' -f3,12 | grep -qxF "0000:01:00.0|skipped: radeon left runtime PM off (power/control = on): no runtime D3 on this GPU (no BOCO/BACO or _PR3), or its runpm parameter is 0"
+        ok_plans rpm-auto && rpm_common rpm-auto || return 1
+        rows rpm-auto $R amd-laptop | cut -d'|' -f3,12 | grep -qxF "0000:03:00.0|skipped: amdgpu left runtime PM off (power/control = on): no runtime D3 on this GPU (no BOCO/BACO or _PR3), or its runpm parameter is 0" &&
+                rows rpm-auto $R desktop-sata | cut -d'|' -f3,12 | grep -qxF "0000:01:00.0|skipped: radeon left runtime PM off (power/control = on): no runtime D3 on this GPU (no BOCO/BACO or _PR3), or its runpm parameter is 0" &&
+                # where the driver allowed it, auto is planned so that it stays so
+                [ "$(planned rpm-auto $R | cut -d'|' -f1,3,5,8,11,12)" = "amd-runpm|0000:03:00.0|power/control|auto|udev|$(reason_of rpm-auto gpu runtime_pm auto); amdgpu allowed runtime PM at probe (runtime D3 present): planned so that it stays so" ]
 }
-check "runtime_pm = auto: both runpm GPUs were left on by their driver (no runtime D3): skipped, saying so; i915 is its own" rpm_auto
+check "runtime_pm = auto: auto where amdgpu allowed runtime PM (the variant); the recorded GPUs their drivers left on skipped, saying so; i915 is its own" rpm_auto
+check "runtime_pm = auto: the udev rules write exactly that" udev_rules rpm-auto $R
 rpm_on() {
         ok_plans rpm-on && rpm_common rpm-on &&
                 [ "$(planned rpm-on $R | cut -d'|' -f1,3,5,8,11,12)" = "amd-laptop|0000:03:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)
-desktop-sata|0000:01:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)" ]
+desktop-sata|0000:01:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)
+amd-runpm|0000:03:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)" ]
 }
-check "runtime_pm = on: power/control=on on both runpm GPUs" rpm_on
+check "runtime_pm = on: power/control=on on the runpm GPUs, allowed or not" rpm_on
 check "runtime_pm = on: the udev rules write exactly those" udev_rules rpm-on $R
 check "runtime_pm = keep: nothing planned, one skip naming the profile line" kept rpm-keep $R gpu runtime_pm udev
 check "runtime_pm takes no per-source value: refused with the file and line" refused_source rpm-src gpu runtime_pm

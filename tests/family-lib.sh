@@ -18,7 +18,25 @@
 need umockdev-run depmod "${CC:-cc}" python3
 PATH=$PATH:/sbin:/usr/sbin
 FAMILY_MACHINES=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
-mkdir -p "$tmp/profiles" "$tmp/out"
+mkdir -p "$tmp/profiles" "$tmp/out" "$tmp/machines"
+# machine_dir NAME: a recorded machine, or a variant the script made
+machine_dir() {
+        if [ -d "$tmp/machines/$1" ]; then echo "$tmp/machines/$1"; else echo "$TESTS_DATA/machines/$1"; fi
+}
+# variant NAME BASE DEVPATH ATTR VALUE: a copy of recorded machine BASE whose
+# device DEVPATH (the end of its P: line) reads VALUE in ATTR, planned like
+# the others (one more session): for a state no recorded machine is in
+variant() {
+        mkdir -p "$tmp/machines/$1"
+        cp -R "$TESTS_DATA/machines/$2/." "$tmp/machines/$1/"
+        awk -v dev="$3" -v attr="$4" -v val="$5" '
+                /^P: / { p = $2 }
+                p ~ ("/" dev "$") && index($0, "A: " attr "=") == 1 { $0 = "A: " attr "=" val "\\n"; n++ }
+                { print }
+                END { exit n != 1 }' "$TESTS_DATA/machines/$2/machine.umockdev" >"$tmp/machines/$1/machine.umockdev" ||
+                { echo "Bail out! variant $1: no $4 of $3 in $2"; exit 1; }
+        FAMILY_MACHINES="$FAMILY_MACHINES $1"
+}
 # mkroot's module tree: a copy of the one plan_all builds first
 mkmodroot() {
         if [ -d "$tmp/modroot/lib" ]; then
@@ -48,7 +66,7 @@ plan_all() {
         mkmodroot "$tmp/modroot" || { echo "Bail out! no module tree"; exit 1; }
         for _m in $FAMILY_MACHINES; do
                 _root=$tmp/$_m-root
-                mkroot_installed "$TESTS_DATA/machines/$_m" "$_root" || { echo "Bail out! no root for $_m"; exit 1; }
+                mkroot_installed "$(machine_dir "$_m")" "$_root" || { echo "Bail out! no root for $_m"; exit 1; }
                 mkdir -p "$_root/etc/idlecfg/profiles" "$tmp/out/$_m"
                 # a script's own additions to every root: family_root ROOT MACHINE
                 if command -v family_root >/dev/null 2>&1; then
@@ -63,7 +81,7 @@ plan_all() {
                                 echo "'$IDLECFG' plan --format=$_f --profile $_id --root '$_root' --kernel $KVER >'$_o.$_f' 2>>'$_o.err'"
                         done
                 done <"$tmp/cases" >"$tmp/$_m.batch"
-                run_machine "$TESTS_DATA/machines/$_m" sh "$tmp/$_m.batch" ||
+                run_machine "$(machine_dir "$_m")" sh "$tmp/$_m.batch" ||
                         { echo "Bail out! the umockdev session of $_m failed"; exit 1; }
         done
         python3 - "$tmp/out" <<'PY'
@@ -119,12 +137,12 @@ kept() {
                 return 1
         fi
         _want="skipped: profile $_id [$_sec] $_key = keep (/etc/idlecfg/profiles/$_id.profile:4): the kernel default stays"
-        _n=0
+        _kn=0
         for _m in $FAMILY_MACHINES; do
                 _w=$_want
                 rows "$_id" "$_knob" "$_m" >"$tmp/kept"
                 [ -s "$tmp/kept" ] || continue
-                _n=$((_n + 1))
+                _kn=$((_kn + 1))
                 if [ "$(wc -l <"$tmp/kept")" != 1 ] || [ "$(cut -d'|' -f3,12 "$tmp/kept")" != "|$_w" ]; then
                         echo "$_m: expected one global skip \"$_w\", got:"
                         cat "$tmp/kept"
@@ -137,7 +155,7 @@ kept() {
                         fi
                 done
         done
-        [ "$_n" -gt 0 ] || { echo "no machine has a row of $_knob"; return 1; }
+        [ "$_kn" -gt 0 ] || { echo "no machine has a row of $_knob"; return 1; }
 }
 
 # refused ID SECTION KEY MESSAGE: the profile is refused (exit 2) on every
