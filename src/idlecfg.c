@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "apply.h"
+#include "fault.h"
 #include "image.h"
 #include "install.h"
 #include "inventory.h"
