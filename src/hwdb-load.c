@@ -8,7 +8,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "hwdb-load.h"
 #include "hwdb-parse.h"
+#include "hwdb.h"
 #include "rootfs.h"
 #include "util.h"
 
@@ -123,8 +125,8 @@ static int unreadable(struct hwdb *h, unsigned flags, struct xerror *ret_error, 
                 return r;
         }
         if (r == -EBADFD || r == -EISDIR)
-                return hwdb_warn_at(h, flags, ret_error, path, 0, _("Not a regular file, ignoring."));
-        return hwdb_warn_at(h, flags, ret_error, path, 0, _("Cannot read, ignoring: %s"), strerror(-r));
+                return hwdb_warn_at(h, flags & HWDB_STRICT, ret_error, path, 0, _("Not a regular file, ignoring."));
+        return hwdb_warn_at(h, flags & HWDB_STRICT, ret_error, path, 0, _("Cannot read, ignoring: %s"), strerror(-r));
 }
 
 /* PATH through the reader of rootfs.h (RFS NULL: a path of this machine):
@@ -174,7 +176,7 @@ static int add_file(struct hwdb *h, const char *path, int fd, const struct stat 
         h->data[file] = data;
         h->n_files++;
         h->bytes += size;
-        return hwdb_parse_file(h, file, size, flags, ret_error);
+        return hwdb_parse_file(h, file, size, flags & HWDB_STRICT, ret_error);
 }
 
 int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret, struct xerror *ret_error)

@@ -29,7 +29,7 @@ void hwdb_set_error(struct xerror *ret_error, const char *file, unsigned line, c
         };
 }
 
-int hwdb_warn_at(struct hwdb *h, unsigned flags, struct xerror *ret_error,
+int hwdb_warn_at(struct hwdb *h, bool strict, struct xerror *ret_error,
                  const char *file, unsigned line, const char *fmt, ...)
 {
         va_list ap;
@@ -46,7 +46,7 @@ int hwdb_warn_at(struct hwdb *h, unsigned flags, struct xerror *ret_error,
                 .line = line,
                 .message = msg,
         };
-        if (!(flags & HWDB_STRICT))
+        if (!strict)
                 return 0;
         hwdb_set_error(ret_error, file, line, "%s", msg);
         return -EINVAL;
@@ -138,13 +138,13 @@ static void add_match(struct hwdb *h, const char *line)
 }
 
 /* " KEY=VALUE", as systemd's insert_data() takes it apart */
-static int add_prop(struct hwdb *h, unsigned flags, struct xerror *ret_error,
+static int add_prop(struct hwdb *h, bool strict, struct xerror *ret_error,
                     uint32_t file, unsigned line_number, char *line)
 {
         char *eq = strchr(line, '='), *key;
 
         if (!eq)
-                return hwdb_warn_at(h, flags, ret_error, h->paths[file], line_number,
+                return hwdb_warn_at(h, strict, ret_error, h->paths[file], line_number,
                                _("Key-value pair expected but got \"%.*s\", ignoring."), QUOTE_MAX, line);
         *eq = '\0';
         /* systemd squeezes leading blanks down to one and keeps that one in the key */
@@ -152,12 +152,12 @@ static int add_prop(struct hwdb *h, unsigned flags, struct xerror *ret_error,
         while (is_blank(key[0]) && is_blank(key[1]))
                 key++;
         if (key[1] == '\0')
-                return hwdb_warn_at(h, flags, ret_error, h->paths[file], line_number,
+                return hwdb_warn_at(h, strict, ret_error, h->paths[file], line_number,
                                _("Empty key in \"%s=%.*s\", ignoring."), key, QUOTE_MAX, eq + 1);
         /* sd-hwdb silently drops keys that do not start with a space (reserved
          * for extensions); a tab there is a typo worth a warning */
         if (key[0] != ' ')
-                return hwdb_warn_at(h, flags, ret_error, h->paths[file], line_number,
+                return hwdb_warn_at(h, strict, ret_error, h->paths[file], line_number,
                                _("Property key \"%.*s\" is preceded by a tab, ignoring (systemd ignores it too)."),
                                QUOTE_MAX, key + 1);
 
@@ -172,7 +172,7 @@ static int add_prop(struct hwdb *h, unsigned flags, struct xerror *ret_error,
 }
 
 /* systemd's import_file(): the same states, the same skipped lines and records */
-int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, struct xerror *ret_error)
+int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, bool strict, struct xerror *ret_error)
 {
         char *p = h->data[file], *end = p + size;
         enum { HW_NONE, HW_MATCH, HW_DATA } state = HW_NONE;
@@ -194,7 +194,7 @@ int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, 
                 len = (size_t) (p - line);
                 if (len >= HWDB_LINE_MAX) {
                         /* read_line() fails: the rest of the file is not read */
-                        r = hwdb_warn_at(h, flags, ret_error, h->paths[file], line_number + 1,
+                        r = hwdb_warn_at(h, strict, ret_error, h->paths[file], line_number + 1,
                                     _("Line longer than %u bytes, ignoring the rest of the file."),
                                     HWDB_LINE_MAX - 1);
                         if (r < 0)
@@ -234,7 +234,7 @@ int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, 
                         if (len == 0)
                                 break;
                         if (line[0] == ' ') {
-                                r = hwdb_warn_at(h, flags, ret_error, h->paths[file], line_number,
+                                r = hwdb_warn_at(h, strict, ret_error, h->paths[file], line_number,
                                             _("Match expected but got indented property \"%.*s\", ignoring line."),
                                             QUOTE_MAX, line);
                                 if (r < 0)
@@ -248,7 +248,7 @@ int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, 
 
                 case HW_MATCH:
                         if (len == 0) {
-                                r = hwdb_warn_at(h, flags, ret_error, h->paths[file], line_number,
+                                r = hwdb_warn_at(h, strict, ret_error, h->paths[file], line_number,
                                             _("Property expected, ignoring record with no properties."));
                                 if (r < 0)
                                         return r;
@@ -262,7 +262,7 @@ int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, 
                         }
                         state = HW_DATA;
                         first_prop = h->n_props;
-                        r = add_prop(h, flags, ret_error, file, line_number, line);
+                        r = add_prop(h, strict, ret_error, file, line_number, line);
                         if (r < 0)
                                 return r;
                         break;
@@ -277,14 +277,14 @@ int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, 
                                 /* the properties so far stay; this line starts nothing */
                                 record_end(h, first_match, first_prop);
                                 state = HW_NONE;
-                                r = hwdb_warn_at(h, flags, ret_error, h->paths[file], line_number,
+                                r = hwdb_warn_at(h, strict, ret_error, h->paths[file], line_number,
                                             _("Property or empty line expected, got \"%.*s\", ignoring record."),
                                             QUOTE_MAX, line);
                                 if (r < 0)
                                         return r;
                                 break;
                         }
-                        r = add_prop(h, flags, ret_error, file, line_number, line);
+                        r = add_prop(h, strict, ret_error, file, line_number, line);
                         if (r < 0)
                                 return r;
                         break;
@@ -293,7 +293,7 @@ int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, 
 
         if (state == HW_MATCH) {
                 h->n_matches = first_match;
-                r = hwdb_warn_at(h, flags, ret_error, h->paths[file], line_number,
+                r = hwdb_warn_at(h, strict, ret_error, h->paths[file], line_number,
                             _("Property expected, ignoring record with no properties."));
                 if (r < 0)
                         return r;

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <locale.h>
+#include <stdbool.h>
 #include <stdint.h>
 
-#include "hwdb.h"
 #include "util.h"
 
 /* all files together; keeps line numbers and array indices well inside 32 bits */
@@ -76,12 +76,13 @@ static inline uint32_t hwdb_hash_step(uint32_t hash, char c)
 
 /* an empty database; NULL with the error said (and *RET_R) when the C locale cannot be made */
 struct hwdb *hwdb_new_or_error(struct xerror *ret_error, int *ret_r);
-/* Parse file number FILE (paths[FILE], data[FILE] of SIZE bytes) into records */
-int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, unsigned flags, struct xerror *ret_error);
+/* Parse file number FILE (paths[FILE], data[FILE] of SIZE bytes) into records;
+ * STRICT: the first problem ends the parse */
+int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, bool strict, struct xerror *ret_error);
 /* the index of the match prefixes, after the last file is parsed */
 void hwdb_build_index(struct hwdb *h);
 
 void hwdb_set_error(struct xerror *ret_error, const char *file, unsigned line, const char *fmt, ...) _printf_(4, 5);
-/* Record a problem; with HWDB_STRICT it is also the error that ends the load. */
-int hwdb_warn_at(struct hwdb *h, unsigned flags, struct xerror *ret_error, const char *file, unsigned line,
+/* Record a problem; STRICT (HWDB_STRICT, hwdb-load.h): it is also the error that ends the load. */
+int hwdb_warn_at(struct hwdb *h, bool strict, struct xerror *ret_error, const char *file, unsigned line,
                  const char *fmt, ...) _printf_(6, 7);

@@ -5,6 +5,7 @@
 #include <locale.h>
 
 #include "hwdb-parse.h"
+#include "hwdb.h"
 #include "util.h"
 
 void hwdb_free(struct hwdb *h)

@@ -1,5 +1,6 @@
 /* hwdb.h: systemd .hwdb text files read from a root and matched as systemd-hwdb does:
- * the database and its queries (hwdb.c); loading it: hwdb-load.h */
+ * the database and its queries (hwdb.c); loading it: hwdb-load.h, which its
+ * callers include too */
 #pragma once
 
 #include <stdbool.h>
@@ -28,9 +29,6 @@
  */
 
 struct hwdb;
-
-/* loading the files (the flags, errors and warnings): hwdb-load.h */
-#include "hwdb-load.h"
 
 /* One property of an answer. The strings belong to the hwdb. */
 struct hwdb_property {

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "grubenv.h"
+#include "hwdb-load.h"
 #include "modules.h"
 #include "planner.h"
 #include "rootfs.h"
