@@ -14,6 +14,7 @@
 #include "modules.h"
 #include "target.h"
 #include "virt.h"
+#include "profile-select.h"
 #include "profile.h"
 #include "sysfs.h"
 

@@ -14,6 +14,7 @@
 #include "next-steps.h"
 #include "options.h"
 #include "planner.h"
+#include "profile-select.h"
 #include "refresh.h"
 #include "util.h"
 #include "verb-apply.h"

@@ -1,6 +1,7 @@
 /* profile.c: a profile with what it inherits, merged into one (file and line kept per value) */
 #include "config.h"
 
+#include "profile-search.h"
 #include "profile.h"
 #include "rootfs.h"
 #include "util.h"

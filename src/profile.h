@@ -1,15 +1,13 @@
 /* profile.h: a profile with what it inherits, merged into one. The rest of
- * the profile code has its own headers, included here for the callers:
- * profile-file.h (the schema, one file read and checked), profile-search.h
- * (the search path, listing), profile-select.h (which profile applies). */
+ * the profile code has its own headers: profile-file.h (the schema, one file
+ * read and checked; included here), profile-search.h (the search path,
+ * listing), profile-select.h (which profile applies). */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "profile-file.h"
-#include "profile-search.h"
-#include "profile-select.h"
 #include "util.h"
 
 /* files in one inherit chain, the named profile included */
