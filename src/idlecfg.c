@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "apply.h"
+#include "fault.h"
 #include "image.h"
 #include "install.h"
 #include "inventory.h"
@@ -13,6 +14,7 @@
 #include "next-steps.h"
 #include "options.h"
 #include "planner.h"
+#include "profile-select.h"
 #include "refresh.h"
 #include "util.h"
 #include "verb-apply.h"
@@ -143,7 +145,7 @@ static int run_detect(struct run *c)
 
 static int run_plan(struct run *c)
 {
-        struct plan_options po = { .root = c->a->root, .profile = c->chosen ? c->chosen : c->profile,
+        struct plan_options po = { .profile = c->chosen ? c->chosen : c->profile,
                                    .profile_reason = c->chosen_reason, .profiles_dir = c->a->profiles_dir };
         struct xerror e = {};
         int r;

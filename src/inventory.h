@@ -86,8 +86,8 @@ struct rootfs;
 char *power_tool_warning(const struct power_tool *t);
 
 struct inventory {
-        char *root;             /* the root's path, for messages and output */
-        const struct rootfs *rfs; /* the root itself (borrowed): every read of it goes through this */
+        const struct rootfs *rfs; /* the root itself (borrowed): every read of it goes through this;
+                                   * rfs->path names it in messages and output */
         char *kernel;           /* target kernel release */
         char *kernel_source;    /* how it was chosen (untranslated): "--kernel", "boot-loader",
                                  * "newest-installed", "running" (target.h) */

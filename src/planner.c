@@ -2,8 +2,10 @@
 #include "config.h"
 
 #include "grubenv.h"
+#include "hwdb-load.h"
 #include "modules.h"
 #include "planner.h"
+#include "profile-select.h"
 #include "rootfs.h"
 #include "target.h"
 

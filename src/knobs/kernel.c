@@ -9,6 +9,7 @@
 
 #include "install.h"
 #include "knob.h"
+#include "rootfs.h"
 
 #define PROC_SYS_MAX 4096
 #define SYSCTL_CONF_MAX (1u << 20)
@@ -47,7 +48,7 @@ static bool plan_is_live(struct planctx *c)
 {
         struct utsname u;
 
-        if (!root_is_host(c->inv->root))
+        if (!root_is_host(c->inv->rfs->path))
                 return false;
         return !c->inv->kernel || (uname(&u) == 0 && streq(u.release, c->inv->kernel));
 }
