@@ -151,6 +151,13 @@ image_flow_steps() {
                 [ -e "$ir/lib/systemd/system/systemd-update-done.service" ] && update_done=yes
         # the harness's own: which boot it is, for snapshot.sh
         touch "$ir/etc/idlecfg-vm/firstboot"
+        # systemd's first boot also applies the preset policy (enable-only):
+        # Debian's 90-systemd.preset enables systemd-networkd, which loads
+        # cfg80211 and rfkill, so the image's later boots differed from the
+        # baseline in 8 attributes idlecfg never touched. "disable *" in
+        # enable-only mode enables nothing: the image boots the baseline's units
+        mkdir -p "$ir/etc/systemd/system-preset"
+        echo 'disable *' >"$ir/etc/systemd/system-preset/00-idlecfg-vm.preset"
         rm -f "$img"
         mkfs.ext4 -q -F -L idlecfg-vm -U "$uuid" -d "$ir" "$img" 3G >"$mw/image/mkfs.log" 2>&1 ||
                 { ifail "mkfs.ext4 -d of the image"; diag "$(cat "$mw/image/mkfs.log")"; return 1; }
