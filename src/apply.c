@@ -1,16 +1,13 @@
-/* apply.c: write the plan's live settings, journal first; undo them; verify
+/* apply.c: write the plan's live settings, journal first; undo them
  *
- * Every write is preceded by a journal line (path, old, new) that is fsynced
- * before the attribute is touched, so a crash or a kill at any point leaves a
- * journal that names every attribute that may have changed. */
+ * A run reads every old value first, then writes the journal with a line
+ * (path, old, new) for each write it will make, in one atomic, fsynced write,
+ * and only then touches the attributes: a crash or a kill at any point leaves
+ * a journal that names every attribute that may have changed (a line whose
+ * write never happened finds the old value, which rollback leaves alone). */
 #include "config.h"
 
 #include <fcntl.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
-#include <net/if.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -18,7 +15,6 @@
 #include "install.h"
 #include "journal.h"
 #include "knobs/knob.h"
-#include "manifest.h"
 #include "state.h"
 
 char *value_normalize(const char *raw)
@@ -76,7 +72,7 @@ char *setting_live_path(const struct setting *s, const char **ret_why)
 }
 
 /* one read() of a sysfs attribute, as it is */
-static int read_raw(const char *path, char **ret)
+int read_raw(const char *path, char **ret)
 {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         char buf[4097];
@@ -127,10 +123,14 @@ static char *restore_value(const char *old)
 
 /* ---- apply ---- */
 
+/* a write of this run: planned while every old value is read, then
+ * journaled with the others in one journal write, then done */
 struct change {
         char *path;
-        char *old;
+        char *old;                      /* as read */
         const struct setting *s;
+        size_t entry;                   /* its entry in the result */
+        bool written;
 };
 
 const char *setting_where(const struct setting *s)
@@ -156,14 +156,40 @@ void apply_result_free(struct apply_result *r)
         *r = (struct apply_result) {};
 }
 
-/* undo this run's changes, last first */
-static size_t undo(struct change *v, size_t n, struct apply_result *res)
+/* the planned writes' entries go from the result (nothing was written) */
+static void entries_drop_planned(struct apply_result *res, const struct change *ch, size_t n)
+{
+        for (size_t k = n; k-- > 0;) {
+                struct apply_entry *e = &res->v[ch[k].entry];
+                free(e->path);
+                free(e->old);
+                memmove(e, e + 1, (res->n - ch[k].entry - 1) * sizeof(*e));
+                res->n--;
+        }
+}
+
+/* the entries from index FROM on go from the result */
+static void entries_truncate(struct apply_result *res, size_t from)
+{
+        for (size_t i = from; i < res->n; i++) {
+                free(res->v[i].path);
+                free(res->v[i].old);
+        }
+        res->n = from;
+}
+
+/* undo this run's writes, last first */
+static size_t undo(const struct change *v, size_t n, struct apply_result *res)
 {
         size_t failed = 0;
 
         for (size_t i = n; i-- > 0;) {
-                _cleanup_free_ char *back = restore_value(v[i].old);
-                int r = write_attr(v[i].path, back);
+                _cleanup_free_ char *back = NULL;
+                int r;
+                if (!v[i].written)
+                        continue;
+                back = restore_value(v[i].old);
+                r = write_attr(v[i].path, back);
                 if (r < 0) {
                         entry_add(res, APPLY_UNDO_FAILED, v[i].s, v[i].path)->err = r;
                         failed++;
@@ -173,6 +199,19 @@ static size_t undo(struct change *v, size_t n, struct apply_result *res)
         return failed;
 }
 
+/* the journal with this run's writes, in one write before the first of them */
+static int journal_run(const struct rootfs *rfs, const struct journal *j, const struct plan *p, const struct change *ch,
+                       size_t n, struct xerror *ret_error)
+{
+        _cleanup_free_ struct journal_entry *add = xcalloc(n, sizeof(*add));
+        _cleanup_free_ char *text = NULL;
+
+        for (size_t k = 0; k < n; k++)
+                add[k] = (struct journal_entry) { .path = ch[k].path, .old = ch[k].old, .new = ch[k].s->value };
+        text = journal_text_with_run(j, add, n, (long long) time(NULL), p->profile);
+        return journal_commit(rfs, text, ret_error);
+}
+
 int apply_run(const struct rootfs *root, const struct plan *p, const struct apply_options *o,
               struct apply_result *res, struct xerror *ret_error)
 {
@@ -180,11 +219,11 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         _cleanup_(rootfs_close) struct rootfs live = { .fd = -1 };
         const struct rootfs *rfs = root;
         bool same;
-        struct journal_file jf = { .fd = -1 };
-        bool run_written = false;
-        unsigned run;
-        struct change *done = NULL;
-        size_t n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
+        struct change *ch = NULL;
+        char **paths = NULL;
+        const char **whys = NULL;
+        bool covered;
+        size_t n_ch = 0, n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
         int r;
 
         /* the live values are the running system's: so is their journal, whatever --root says */
@@ -193,7 +232,6 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                 return xerror_set(ret_error, r, _("cannot open the running system's root: %s"), strerror(-r));
         if (!same)
                 rfs = &live;
-        jf.rfs = rfs;
         if (!o->dry_run) {
                 /* a killed apply's temporary file beside the journal goes now */
                 r = journal_remove_temps(rfs, ret_error);
@@ -203,12 +241,18 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         r = journal_load(rfs, &j, ret_error);
         if (r < 0 && r != -ENOENT)
                 return r;
-        run = (j ? j->runs : 0) + 1;
 
+        /* each setting's live file, once */
+        paths = xcalloc(p->n + 1, sizeof(*paths));
+        whys = xcalloc(p->n + 1, sizeof(*whys));
+        for (size_t i = 0; i < p->n; i++)
+                if (p->v[i].value)
+                        paths[i] = setting_live_path(&p->v[i], &whys[i]);
+        /* every old value is read first: they all go into the journal before the first write */
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
-                const char *why = NULL;
-                _cleanup_free_ char *path = setting_live_path(s, &why), *old = NULL, *norm = NULL;
+                const char *why = whys[i], *path = paths[i];
+                _cleanup_free_ char *old = NULL, *norm = NULL;
                 struct stat st;
 
                 if (!s->value)
@@ -217,11 +261,8 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                         /* two settings of one file (a parameter both in tmpfiles.d and on
                          * the command line): the first one decides */
                         bool dup = false;
-                        for (size_t k = 0; k < i && !dup; k++) {
-                                const char *w2 = NULL;
-                                _cleanup_free_ char *p2 = p->v[k].value ? setting_live_path(&p->v[k], &w2) : NULL;
-                                dup = p2 && streq(p2, path);
-                        }
+                        for (size_t k = 0; k < i && !dup; k++)
+                                dup = paths[k] && streq(paths[k], path);
                         if (dup)
                                 continue;
                 }
@@ -262,6 +303,8 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                                 xerror_set(ret_error, r, _("%s on %s: cannot read %s: %s"), s->knob, setting_where(s),
                                            path, strerror(-r));
                                 r = -EIO;
+                                /* nothing was written: the writes planned so far go from the list */
+                                entries_drop_planned(res, ch, n_ch);
                                 goto fail;
                         }
                         continue;
@@ -278,51 +321,54 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                                 _("its value now is none that rollback could put back: left as it is");
                         continue;
                 }
+                entry_add(res, APPLY_WOULD_SET, s, path)->old = TAKE_PTR(norm);
                 if (o->dry_run) {
-                        entry_add(res, APPLY_WOULD_SET, s, path)->old = TAKE_PTR(norm);
                         n_would++;
                         continue;
                 }
-                if (!run_written) {
-                        _cleanup_free_ char *line = journal_run_line(run, (long long) time(NULL), p->profile);
-                        r = journal_append(&jf, line, ret_error);
-                        if (r < 0)
-                                goto fail;
-                        run_written = true;
+                ch = xrealloc(ch, (n_ch + 1) * sizeof(*ch));
+                ch[n_ch++] = (struct change) { .path = xstrdup(path), .old = TAKE_PTR(old), .s = s,
+                                               .entry = res->n - 1 };
+        }
+        covered = n_ch > 0;
+        for (size_t k = 0; k < n_ch && covered; k++)
+                covered = journal_covers(j, ch[k].path, ch[k].old, ch[k].s->value);
+        /* a switch back to values the journal has: rollback restores them from either value as it is */
+        if (n_ch > 0 && !covered) {
+                r = journal_run(rfs, j, p, ch, n_ch, ret_error);
+                if (r < 0) {
+                        entries_drop_planned(res, ch, n_ch);
+                        goto fail;
                 }
-                /* the journal line and the write it announces: a signal waits for both */
+        }
+        for (size_t k = 0; k < n_ch; k++) {
+                struct change *c = &ch[k];
+                struct apply_entry *e = &res->v[c->entry];
+
+                /* the write the journal announces: a signal waits for it */
                 signals_defer();
-                {
-                        _cleanup_free_ char *line = journal_set_line(path, old, s->value);
-                        r = journal_append(&jf, line, ret_error);
-                        if (r < 0) {
-                                signals_undefer();
-                                goto fail;
-                        }
-                }
-                r = write_attr(path, s->value);
+                r = write_attr(c->path, c->s->value);
                 signals_undefer();
                 if (r < 0) {
-                        entry_add(res, APPLY_REFUSED, s, path)->err = r;
+                        free(e->old);
+                        e->old = NULL;
+                        e->state = APPLY_REFUSED;
+                        e->err = r;
                         n_failed++;
                         if (!o->keep_going) {
-                                xerror_set(ret_error, r, _("%s on %s: the kernel refused %s for %s: %s"), s->knob,
-                                           setting_where(s), s->value, path, strerror(-r));
+                                xerror_set(ret_error, r, _("%s on %s: the kernel refused %s for %s: %s"), c->s->knob,
+                                           setting_where(c->s), c->s->value, c->path, strerror(-r));
+                                /* what came after it was never reached */
+                                entries_truncate(res, c->entry + 1);
                                 r = -EIO;       /* a runtime failure, not bad input */
                                 goto fail;
                         }
                         continue;
                 }
-                entry_add(res, APPLY_SET, s, path)->old = TAKE_PTR(norm);
-                done = xrealloc(done, (n_done + 1) * sizeof(*done));
-                done[n_done++] = (struct change) { .path = TAKE_PTR(path), .old = TAKE_PTR(old), .s = s };
+                e->state = APPLY_SET;
+                c->written = true;
+                n_done++;
         }
-        journal_close(&jf);
-        for (size_t i = 0; i < n_done; i++) {
-                free(done[i].path);
-                free(done[i].old);
-        }
-        free(done);
         res->finished = true;
         res->n_changed = n_done;
         res->n_would = n_would;
@@ -330,22 +376,29 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         res->n_later = n_later;
         res->n_failed = n_failed;
         if (n_failed > 0)
-                return xerror_set(ret_error, -EIO, _("%zu settings were refused (--keep-going: the rest is applied; "
-                                                     "\"idlecfg rollback\" undoes it)"), n_failed);
-        return n_done + n_would > 0;
+                r = xerror_set(ret_error, -EIO, _("%zu settings were refused (--keep-going: the rest is applied; "
+                                                  "\"idlecfg rollback\" undoes it)"), n_failed);
+        else
+                r = n_done + n_would > 0;
+        goto out;
 
 fail:
-        journal_close(&jf);
         if (n_done > 0)
                 entry_add(res, APPLY_UNDOING, NULL, NULL)->n_undo = n_done;
-        if (undo(done, n_done, res) > 0)
+        if (undo(ch, n_ch, res) > 0)
                 xerror_set(ret_error, -EIO, _("apply failed and could not undo everything"));
-        for (size_t i = 0; i < n_done; i++) {
-                free(done[i].path);
-                free(done[i].old);
+        r = r < 0 ? r : -EIO;
+out:
+        for (size_t k = 0; k < n_ch; k++) {
+                free(ch[k].path);
+                free(ch[k].old);
         }
-        free(done);
-        return r < 0 ? r : -EIO;
+        free(ch);
+        for (size_t i = 0; paths && i < p->n; i++)
+                free(paths[i]);
+        free(paths);
+        free(whys);
+        return r;
 }
 
 int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
@@ -399,9 +452,13 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
                         continue;
                 }
                 ncur = value_normalize(cur);
-                if (streq(ncur, nold))
-                        continue;       /* as before: the write never happened, or was undone */
-                if (!streq(ncur, nnew) && !force) {
+                back = restore_value(e->old);
+                if (streq(ncur, nold)) {
+                        if (streq(cur, e->old) || streq(cur, back))
+                                continue;       /* as before: the write never happened, or was undone */
+                        /* the value before in another form: idlecfg wrote it (a switch back to
+                         * it); a recorded tree keeps the bytes written, the kernel prints its own */
+                } else if (!streq(ncur, nnew) && !force) {
                         x = rollback_add(res, RB_VALUE_CHANGED, e->path);
                         x->cur = TAKE_PTR(ncur);
                         x->set = TAKE_PTR(nnew);
@@ -409,7 +466,6 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
                         left++;
                         continue;
                 }
-                back = restore_value(e->old);
                 r = write_attr(e->path, back);
                 if (r < 0) {
                         x = rollback_add(res, RB_WRITE_FAILED, e->path);
@@ -433,205 +489,4 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
                 return r;
         res->done = true;
         return 0;
-}
-
-/* ---- verify ---- */
-
-/* what the plan says about KNOB on device DEVPATH: the setting, or NULL */
-static const struct setting *plan_find(const struct plan *p, const char *devpath, const char *knob)
-{
-        for (size_t i = 0; i < p->n; i++)
-                if (streq_ptr(p->v[i].device, devpath) && knob && streq(p->v[i].knob, knob))
-                        return &p->v[i];
-        return NULL;
-}
-
-struct blockers {
-        struct verify_blocker *v;
-        size_t n;
-};
-
-static void blocker_add(struct blockers *b, const struct plan *p, const struct device *d, const char *knob,
-                        char *what_take)
-{
-        b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
-        b->v[b->n++] = (struct verify_blocker) { .d = d, .what = what_take, .knob = knob,
-                                          .s = plan_find(p, d->devpath, knob) };
-}
-
-static void find_blockers(const struct plan *p, const struct device *d, struct blockers *b)
-{
-        const char *control = kv_get(&d->knobs, "power/control"), *status = kv_get(&d->knobs, "power/runtime_status");
-        const char *v;
-
-        if (control && streq(control, "on"))
-                blocker_add(b, p, d, knob_runtime_pm_of(d->class), xstrdup(_("runtime PM is off (power/control = on)")));
-        else if (status && streq(status, "active") && control && streq(control, "auto"))
-                blocker_add(b, p, d, NULL, xstrdup(_("runtime PM is allowed but the device is active (in use, "
-                                                      "or a child keeps it awake)")));
-        /* the ATA port above a SATA host (detect reads ataN/power/control); the plan
-         * names a planned port by its ata_port class device, a skip by the host */
-        if ((v = kv_get(&d->knobs, "port/power/control")) && streq(v, "on") && streq(d->class, "sata")) {
-                const char *knob = knob_runtime_pm_of("ata-port"), *port = kv_get(&d->ids, "port");
-                _cleanup_free_ char *dir = xstrdup(strempty(d->anchor)), *cdev = NULL;
-                char *slash = strrchr(dir, '/');
-                const struct setting *s = NULL;
-
-                if (slash && port) {
-                        *slash = '\0';         /* .../ataN/hostM -> .../ataN */
-                        cdev = xasprintf("%s/ata_port/%s", dir, port);
-                        s = plan_find(p, cdev, knob);
-                }
-                blocker_add(b, p, d, knob, xasprintf(_("runtime PM of ATA port %s is off (power/control = on)"),
-                                                     strempty(port)));
-                if (s)
-                        b->v[b->n - 1].s = s;
-        }
-        if ((v = kv_get(&d->knobs, "power/autosuspend_delay_ms")) && v[0] == '-' && streq(d->class, "usb"))
-                blocker_add(b, p, d, "usb.autosuspend_delay_ms",
-                            xasprintf(_("autosuspend is disabled (power/autosuspend_delay_ms = %s)"), v));
-        if ((v = kv_get(&d->knobs, "link_power_management_policy")) && streq(v, "max_performance"))
-                blocker_add(b, p, d, "sata.alpm", xstrdup(_("SATA link power management is off "
-                                                           "(link_power_management_policy = max_performance)")));
-        if ((v = kv_get(&d->knobs, "link/l1_aspm")) && streq(v, "0"))
-                blocker_add(b, p, d, "pcie_aspm.link", xstrdup(_("ASPM L1 is disabled on this link (link/l1_aspm = 0)")));
-        if (((v = kv_get(&d->knobs, "power/rc6_enable")) || (v = kv_get(&d->knobs, "gt/gt0/rc6_enable"))) &&
-            streq(v, "0"))
-                blocker_add(b, p, d, NULL, xstrdup(_("GPU RC6 is disabled (rc6_enable = 0)")));
-        else if (streq(d->class, "drm") && d->devpath) {
-                static const char *const files[] = { "power/rc6_residency_ms", "gt/gt0/rc6_residency_ms" };
-                for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                        _cleanup_free_ char *path = xasprintf("/sys%s/%s", d->devpath, files[i]);
-                        _cleanup_free_ char *a = NULL, *z = NULL;
-                        if (read_raw(path, &a) < 0)
-                                continue;
-                        nanosleep(&(struct timespec) { .tv_nsec = 200 * 1000 * 1000 }, NULL);
-                        if (read_raw(path, &z) == 0 && strtoull(z, NULL, 10) <= strtoull(a, NULL, 10))
-                                blocker_add(b, p, d, NULL, xasprintf(_("GPU RC6 residency did not grow in 0.2 s "
-                                                                      "(%s stays %llu): the GPU is busy or "
-                                                                      "cannot enter RC6"), files[i],
-                                                                    strtoull(z, NULL, 10)));
-                        break;
-                }
-        }
-        for (size_t i = 0; i < d->n_children; i++)
-                find_blockers(p, &d->children[i], b);
-}
-
-/* the package residency counters, read twice 0.25 s apart */
-static void residencies(struct verify_result *res)
-{
-        struct m_value first[_M_RES_MAX];
-        bool any = false;
-
-        for (size_t i = 0; i < _M_RES_MAX; i++) {
-                first[i] = measure_read_residency("/sys", i);
-                any = first[i].err == 0 || any;
-        }
-        if (any)
-                nanosleep(&(struct timespec) { .tv_nsec = 250 * 1000 * 1000 }, NULL);
-        for (size_t i = 0; i < _M_RES_MAX; i++) {
-                struct m_value again;
-                if (first[i].err < 0)
-                        continue;
-                again = measure_read_residency("/sys", i);
-                if (again.err < 0)
-                        continue;
-                res->residency[i].have = true;
-                res->residency[i].value = again.v;
-                res->residency[i].delta = again.v - first[i].v;
-        }
-}
-
-/* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL, read
- * only): 0 and "off" or the ethtool letters ("g", "pumbg"), or -errno. The
- * interface must be the one sysfs shows: under umockdev /sys is a recording
- * and the kernel's interface of that name, if any, is another NIC. */
-static int wol_read(const char *name, char **ret)
-{
-        static const struct { unsigned bit; char letter; } bits[] = {
-                { WAKE_PHY, 'p' }, { WAKE_UCAST, 'u' }, { WAKE_MCAST, 'm' }, { WAKE_BCAST, 'b' },
-                { WAKE_ARP, 'a' }, { WAKE_MAGIC, 'g' }, { WAKE_MAGICSECURE, 's' }, { WAKE_FILTER, 'f' },
-        };
-        struct ethtool_wolinfo wol = { .cmd = ETHTOOL_GWOL };
-        _cleanup_free_ char *path = NULL, *idx = NULL;
-        _cleanup_close_ int fd = -1;
-        struct ifreq ifr = {};
-        char letters[ELEMENTSOF(bits) + 1];
-        size_t n = 0;
-
-        if (!name || strlen(name) >= sizeof(ifr.ifr_name) || getenv("UMOCKDEV_DIR"))
-                return -ENODEV;
-        path = xasprintf("/sys/class/net/%s/ifindex", name);
-        if (read_raw(path, &idx) < 0 || strtoul(idx, NULL, 10) != if_nametoindex(name))
-                return -ENODEV;
-        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        memcpy(ifr.ifr_name, name, strlen(name));
-        ifr.ifr_data = (void *) &wol;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                return -errno;
-        for (size_t i = 0; i < ELEMENTSOF(bits); i++)
-                if (wol.wolopts & bits[i].bit)
-                        letters[n++] = bits[i].letter;
-        letters[n] = '\0';
-        *ret = xstrdup(n ? letters : "off");
-        return 0;
-}
-
-void verify_result_free(struct verify_result *r)
-{
-        for (size_t i = 0; i < r->n_blockers; i++)
-                free(r->blockers[i].what);
-        free(r->blockers);
-        for (size_t i = 0; r->actual && i < r->n; i++)
-                free(r->actual[i]);
-        free(r->actual);
-        free(r->state);
-        *r = (struct verify_result) {};
-}
-
-int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
-               struct verify_result *res, struct xerror *ret_error)
-{
-        _cleanup_(manifest_freep) struct manifest *m = NULL;
-        struct blockers b = {};
-        struct xerror ignored = {};
-        int r;
-
-        r = manifest_load(rfs, &m, &ignored);
-        xerror_done(&ignored);
-        res->installed = r >= 0;
-        res->n = p->n;
-        res->state = xcalloc(p->n ? p->n : 1, sizeof(*res->state));
-        res->actual = xcalloc(p->n ? p->n : 1, sizeof(char *));
-        for (size_t i = 0; i < p->n; i++) {
-                const struct setting *s = &p->v[i];
-                const char *why = NULL;
-                _cleanup_free_ char *path = setting_live_path(s, &why), *raw = NULL;
-                enum verify_state *st = &res->state[i];
-                if (!s->value)
-                        continue;
-                if (s->mech == MECH_LINK && streq_ptr(s->param, "WakeOnLan") &&
-                    wol_read(s->device_name, &res->actual[i]) == 0)
-                        /* the kernel answers: the one network setting verify can read */
-                        *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
-                else if (!path)
-                        *st = VERIFY_LATER;
-                else if (read_raw(path, &raw) < 0)
-                        *st = s->mech == MECH_UDEV ? VERIFY_MISSING : VERIFY_LATER;
-                else {
-                        res->actual[i] = value_normalize(raw);
-                        *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
-                }
-                res->count[*st]++;
-        }
-        for (size_t c = 0; c < _CL_MAX; c++)
-                for (size_t i = 0; i < inv->classes[c].n; i++)
-                        find_blockers(p, &inv->classes[c].v[i], &b);
-        res->blockers = b.v;
-        res->n_blockers = b.n;
-        residencies(res);
-        return res->count[VERIFY_DRIFT] + res->count[VERIFY_MISSING] > 0;
 }

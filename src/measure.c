@@ -30,72 +30,6 @@ const char *const awake_why_names[_WHY_MAX] = {
         "suspended", "no-runtime-pm", "knob-off", "on-purpose", "child", "busy",
 };
 
-/* ---- the clock ---- */
-
-static uint64_t mono_now(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
-uint64_t measure_now(const struct measure_clock *c)
-{
-        return c && c->now ? c->now(c->userdata) : mono_now();
-}
-
-int measure_wait(const struct measure_clock *c, unsigned ms)
-{
-        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L };
-
-        if (c && c->wait)
-                return c->wait(ms, c->userdata);
-        while (nanosleep(&ts, &ts) < 0)
-                if (errno != EINTR)
-                        return -errno;
-        return 0;
-}
-
-static uint64_t test_now(void *userdata)
-{
-        _cleanup_free_ char *v = NULL;
-
-        if (read_attr(userdata, "now", &v) < 0)
-                return 0;
-        return strtoull(v, NULL, 10) * 1000u;
-}
-
-static int test_wait(unsigned ms, void *userdata)
-{
-        static unsigned seq;
-        _cleanup_free_ char *path = xasprintf("%s/waiting", (const char *) userdata);
-        _cleanup_free_ char *tmp = xasprintf("%s/.waiting", (const char *) userdata);
-        FILE *f = fopen(tmp, "we");
-
-        if (!f)
-                return -errno;
-        fprintf(f, "%u %u\n", ++seq, ms);
-        if (fclose(f) != 0 || rename(tmp, path) < 0)
-                return -errno;
-        for (unsigned i = 0; i < 12000; i++) {
-                if (access(path, F_OK) < 0)
-                        return 0;
-                nanosleep(&(struct timespec) { .tv_nsec = 10 * 1000 * 1000 }, NULL);
-        }
-        return -ETIMEDOUT;
-}
-
-bool measure_clock_from_env(struct measure_clock *c)
-{
-        const char *dir = secure_getenv("IDLECFG_TEST_CLOCK");
-
-        if (!dir || !*dir)
-                return false;
-        *c = (struct measure_clock) { .now = test_now, .wait = test_wait, .userdata = (void *) dir };
-        return true;
-}
-
 /* ---- reading ---- */
 
 static struct m_value read_number_at(int dfd, const char *attr)
@@ -612,25 +546,6 @@ static const struct m_dev *find_dev(const struct measure_sample *s, const char *
         return s->n_devs ? bsearch(&key, s->devs, s->n_devs, sizeof(key), dev_cmp) : NULL;
 }
 
-static const char *runtime_knob(const char *class)
-{
-        /* the families' own mapping first (src/knobs/registry.c), then the classes
-         * whose power/control another family's setting stands for */
-        static const struct { const char *class, *knob; } map[] = {
-                { "pci", "pci.runtime_pm" }, { "usb", "usb.autosuspend" }, { "disk", "sata.runtime_pm" },
-                { "sata", "sata.runtime_pm" }, { "i2c", "i2c.runtime_pm" }, { "i2c-client", "i2c.runtime_pm" },
-                { "i2c-adapter", "i2c.runtime_pm" }, { "drm", "gpu.runtime_pm" }, { "nvme", "pci.runtime_pm" },
-        };
-        const char *k = knob_runtime_pm_of(class);
-
-        if (k)
-                return k;
-        for (size_t i = 0; class && i < ELEMENTSOF(map); i++)
-                if (streq(map[i].class, class))
-                        return map[i].knob;
-        return NULL;
-}
-
 /* whether setting S names DEVPATH's power/control through a class device's
  * "device" link: an ATA port (.../ataN) is planned as .../ataN/ata_port/ataN,
  * attribute device/power/control */
@@ -663,8 +578,9 @@ static const struct setting *runtime_setting(const struct plan *p, const char *d
                         return s;
                 if (!streq_ptr(s->device, devpath))
                         continue;
-                if (streq_ptr(s->attr, "power/control") || (!s->value && runtime_knob(s->device_class) &&
-                                                            streq(s->knob, runtime_knob(s->device_class))))
+                if (streq_ptr(s->attr, "power/control") || (!s->value && knob_runtime_pm_measured(s->device_class) &&
+                                                            streq(s->knob,
+                                                                  knob_runtime_pm_measured(s->device_class))))
                         return s;
         }
         return NULL;
@@ -791,7 +707,7 @@ int measure_diff(const struct measure_sample *a, const struct measure_sample *b,
                 r->devs = xrealloc(r->devs, (r->n_devs + 1) * sizeof(*r->devs));
                 m = &r->devs[r->n_devs++];
                 *m = (struct measure_dev) { .d = d, .class = class, .s = s };
-                m->knob = s ? s->knob : runtime_knob(class);
+                m->knob = s ? s->knob : knob_runtime_pm_measured(class);
                 m->have_times = old && !d->active_ms.err && !d->suspended_ms.err && !old->active_ms.err &&
                                 !old->suspended_ms.err && d->active_ms.v >= old->active_ms.v &&
                                 d->suspended_ms.v >= old->suspended_ms.v;

@@ -134,6 +134,9 @@ struct knob_rule {
         const char *params;
         /* the sysctl keys ("kernel.nmi_watchdog") a sysctl.d line may set, "a|b"; NULL: none */
         const char *sysctls;
+        /* how a service's file spells the words (NetworkManager's numbers),
+         * "word=value|..."; NULL: as the plan does */
+        const char *service_words;
 };
 
 /* the rule of KNOB, NULL for an unknown knob */
