@@ -349,7 +349,7 @@ static int do_install(struct run *c, bool json, bool take_effect)
         } else if (!json) {
                 install_print(&res, stdout);
                 if (r >= 0 && take_effect && r > 0) {
-                        size_t failed = image_take_effect(&res, p, stdout);
+                        size_t failed = image_take_effect(&c->rfs, &res, p, stdout);
                         if (failed) {
                                 fprintf(stderr, _("idlecfg: %zu step(s) for the next boot failed: see above\n"),
                                         failed);

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "image.h"
+#include "initramfs.h"
 
 extern char **environ;
 
@@ -51,13 +52,16 @@ bool image_foreign_hardware(const struct rootfs *rfs, const struct inventory *in
         return *ret_why != NULL;
 }
 
-/* the first of NAMES that is an executable file, or NULL */
+static const char *test_runner(void);
+
+/* the first of NAMES that is an executable file, or NULL; tests: the first
+ * name when none is (the runner only logs it, on any machine) */
 static const char *find_program(const char *const *names)
 {
-        for (; *names; names++)
-                if (access(*names, X_OK) == 0)
-                        return *names;
-        return NULL;
+        for (const char *const *n = names; *n; n++)
+                if (access(*n, X_OK) == 0)
+                        return *n;
+        return test_runner() ? names[0] : NULL;
 }
 
 #define SBIN(x) (const char *const[]) { "/usr/sbin/" x, "/usr/bin/" x, "/sbin/" x, "/bin/" x, NULL }
@@ -70,6 +74,8 @@ static const char *test_runner(void)
 
         return t && *t ? t : NULL;
 }
+
+static size_t take_effect_cmdline(const struct install_result *res, const char *k, FILE *out);
 
 bool image_can_take_effect(const struct rootfs *rfs)
 {
@@ -123,7 +129,7 @@ static bool changed(const struct install_result *res, enum target_kind kind)
         return false;
 }
 
-size_t image_take_effect(const struct install_result *res, const struct plan *p, FILE *out)
+size_t image_take_effect(const struct rootfs *rfs, const struct install_result *res, const struct plan *p, FILE *out)
 {
         const char *udevadm = find_program(SBIN("udevadm"));
         const char *k = p->kernel;
@@ -178,8 +184,22 @@ size_t image_take_effect(const struct install_result *res, const struct plan *p,
                         "activated or added (the next boot)\n"), out);
         if (changed(res, T_MODPROBE)) {
                 const char *u = find_program(SBIN("update-initramfs")), *d = find_program(SBIN("dracut"));
-                fputs(_("modprobe.d options: take effect when the modules load, at the next boot; the "
-                        "initramfs is made again for the modules it holds\n"), out);
+                _cleanup_free_ char *mods = NULL;
+                enum initramfs_verdict v = initramfs_check(rfs, k, &mods);
+
+                if (v == INITRAMFS_LACKS) {
+                        /* the longest step of a first boot, and needless */
+                        fprintf(out, _("modprobe.d options: take effect when the modules load from the root, at "
+                                       "the next boot; the initramfs of %s holds none of them (%s), it is not "
+                                       "made again\n"), k, strempty(mods));
+                        return failed + take_effect_cmdline(res, k, out);
+                }
+                if (v == INITRAMFS_HOLDS)
+                        fprintf(out, _("modprobe.d options: take effect when the modules load, at the next boot; "
+                                       "the initramfs holds %s, it is made again\n"), strempty(mods));
+                else
+                        fputs(_("modprobe.d options: take effect when the modules load, at the next boot; the "
+                                "initramfs is made again for the modules it holds\n"), out);
                 if (!k)
                         fputs(_("  the kernel is unknown: the initramfs is not made again\n"), out), failed++;
                 else if (u) {
@@ -193,6 +213,14 @@ size_t image_take_effect(const struct install_result *res, const struct plan *p,
                         fputs(_("  neither update-initramfs nor dracut: modules in an initramfs keep their "
                                 "defaults\n"), out);
         }
+        return failed + take_effect_cmdline(res, k, out);
+}
+
+/* the kernel command line for the next boot: the boot entry or grub.cfg made again */
+static size_t take_effect_cmdline(const struct install_result *res, const char *k, FILE *out)
+{
+        size_t failed = 0;
+
         if (changed(res, T_CMDLINE_KERNEL) || changed(res, T_CMDLINE_GRUB) || changed(res, T_CMDLINE_OWN))
                 fprintf(out, _("kernel command line (%s): takes effect at the next boot\n"),
                         strempty(res->cmdline_words));

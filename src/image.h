@@ -31,5 +31,8 @@ bool image_can_take_effect(const struct rootfs *rfs);
  * trigger of the devices of the udev settings, systemd-tmpfiles, systemd-sysctl),
  * what needs the initramfs or the kernel command line is regenerated for the
  * next boot (update-initramfs, kernel-install or update-grub, where the system
- * has them) and said so. Returns the number of commands that failed. */
-size_t image_take_effect(const struct install_result *res, const struct plan *p, FILE *out);
+ * has them) and said so; the initramfs only when it holds a module that
+ * modprobe.d/idlecfg.conf names, or its list cannot be read (initramfs.h).
+ * Returns the number of commands that failed. */
+size_t image_take_effect(const struct rootfs *rfs, const struct install_result *res, const struct plan *p,
+                         FILE *out);

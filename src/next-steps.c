@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
+#include "initramfs.h"
 #include "next-steps.h"
 #include "state.h"
 #include "target.h"
@@ -133,26 +134,6 @@ static void step_kernel_install(struct next_steps *s, const struct rootfs *rfs, 
         _cleanup_free_ char *boot = xasprintf("/boot/vmlinuz-%s", k);
 
         add_step(s, "kernel-install", why, true, "kernel-install", "add", k, exists(rfs, usr) ? usr : boot, NULL);
-}
-
-/* the initramfs of KERNEL in the root (Debian, Fedora, SUSE names), NULL
- * when it has none */
-static char *initramfs_of(const struct rootfs *rfs, const char *kernel)
-{
-        char *forms[3];
-        char *found = NULL;
-
-        if (!kernel)
-                return NULL;
-        forms[0] = xasprintf("/boot/initrd.img-%s", kernel);
-        forms[1] = xasprintf("/boot/initramfs-%s.img", kernel);
-        forms[2] = xasprintf("/boot/initrd-%s", kernel);
-        for (size_t i = 0; i < ELEMENTSOF(forms); i++) {
-                if (!found && exists(rfs, forms[i]))
-                        found = TAKE_PTR(forms[i]);
-                free(forms[i]);
-        }
-        return found;
 }
 
 static void step_initramfs(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
@@ -417,7 +398,10 @@ static void pending_initramfs(struct next_steps *s, const struct rootfs *rfs, co
         _cleanup_free_ char *img = initramfs_of(rfs, kernel);
         struct timespec conf, made;
 
-        if (img && mtime_of(rfs, MODPROBE_PATH, &conf) && mtime_of(rfs, img, &made) && older(&made, &conf))
+        /* older than the options, and holding a module they name (or not
+         * known not to: its list is read on the running system only) */
+        if (img && mtime_of(rfs, MODPROBE_PATH, &conf) && mtime_of(rfs, img, &made) && older(&made, &conf) &&
+            initramfs_check(rfs, kernel, NULL) != INITRAMFS_LACKS)
                 step_initramfs(s, rfs, kernel);
 }
 

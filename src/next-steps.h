@@ -41,7 +41,8 @@ void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const 
  * idlecfg's manifest: a GRUB snippet newer than grub.cfg or with words it
  * lacks, /etc/kernel/cmdline words no boot entry has, /etc/idlecfg/cmdline
  * words in no boot loader's configuration, an initramfs older than
- * modprobe.d/idlecfg.conf. Nothing installed: nothing. */
+ * modprobe.d/idlecfg.conf that may hold a module it names (initramfs_check()).
+ * Nothing installed: nothing. */
 void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs);
 
 /* does the boot configuration still lack something (exit 4) */

@@ -12,7 +12,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 30
+plan 35
 
 dir=$TESTS_DATA/machines/intel-laptop
 root=$tmp/root
@@ -26,9 +26,11 @@ tree "$tmp/orig" >"$tmp/orig.tree"
 same_as_orig() { tree "$root" >"$tmp/now.tree" && diff "$tmp/orig.tree" "$tmp/now.tree"; }
 dropin=/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf
 # the first-boot unit's commands go to this log instead of running
+# (a lister of the initramfs prints $TAKE_LIST, and fails without it)
 cat >"$tmp/log-cmd" <<'SH'
 #!/bin/sh
 echo "$*" >>"$TAKE_LOG"
+case $1 in */lsinitramfs) exec cat "$TAKE_LIST" ;; esac
 SH
 chmod +x "$tmp/log-cmd"
 take() { TAKE_LOG=$tmp/take.log IDLECFG_TEST_TAKE_EFFECT=$tmp/log-cmd ic "$@"; }
@@ -178,6 +180,47 @@ ic rollback >/dev/null 2>&1; rc=$?
 rm -rf "$root/run"      # the lock file, the one thing idlecfg leaves
 check "rollback after the image and its first boot: exit 0" test $rc -eq 0
 check "  (the root as it was, the drop-in gone: the trees compared)" same_as_orig
+
+# ---- the initramfs at the first boot: made again only when it holds a
+# module modprobe.d/idlecfg.conf names (snd_hda_intel here), as lsinitramfs lists it ----
+image_root() {
+        rm -rf "$root" && cp -a "$tmp/orig" "$root" && echo initramfs >"$root/boot/initrd.img-$KVER" &&
+                touch -d 2000-01-01 "$root/boot/initrd.img-$KVER" && ic install --image >/dev/null 2>&1
+        rm -f "$tmp/take.log"
+}
+printf '%s\n' . usr/lib/modules/$KVER/kernel/drivers/ata/ahci.ko.xz usr/lib/modules/$KVER/kernel/drivers/usb/core/usbcore.ko \
+        usr/lib/modules/$KVER/kernel/sound/pci/hda/snd-hda-codec.ko.zst etc/modprobe.d >"$tmp/list.without"
+cat "$tmp/list.without" >"$tmp/list.with"
+echo usr/lib/modules/$KVER/kernel/sound/pci/hda/snd-hda-intel.ko.xz >>"$tmp/list.with"
+image_root
+export TAKE_LIST="$tmp/list.without"
+take refresh --image >"$tmp/r4" 2>&1; rc=$?
+diag "exit $rc" "$(grep -A3 '^modprobe.d' "$tmp/r4")" "$(cat "$tmp/take.log")"
+check "refresh --image, an initramfs without the modules of the options: listed, not made again, said so" sh -c "
+        test $rc -eq 0 && grep -q '/lsinitramfs /boot/initrd.img-$KVER\$' '$tmp/take.log' &&
+        ! grep -q 'update-initramfs\|dracut' '$tmp/take.log' &&
+        grep -q 'the initramfs of $KVER holds none of them (.*snd_hda_intel.*), it is not made again' '$tmp/r4' &&
+        grep -q 'kernel-install add $KVER' '$tmp/take.log'"
+take verify >"$tmp/v2" 2>&1
+check "  verify then, the initramfs listed: older than the options, yet no update-initramfs step" sh -c "
+        grep -q '/lsinitramfs ' '$tmp/take.log' && grep -q 'modprobe (installed' '$tmp/v2' && ! grep -q 'update-initramfs' '$tmp/v2'"
+ic verify >"$tmp/v3" 2>&1
+check "  verify where the initramfs cannot be listed (not the running system): update-initramfs still named" \
+        grep -q "update-initramfs -u -k $KVER" "$tmp/v3"
+image_root
+export TAKE_LIST="$tmp/list.with"
+take refresh --image >"$tmp/r5" 2>&1; rc=$?
+check "refresh --image, an initramfs holding snd-hda-intel.ko.xz: made again, said so" sh -c "
+        test $rc -eq 0 && grep -q 'update-initramfs -u -k $KVER\$' '$tmp/take.log' &&
+        grep -q 'the initramfs holds snd_hda_intel, it is made again' '$tmp/r5'"
+image_root
+export TAKE_LIST="$tmp/no-such-list"
+take refresh --image >"$tmp/r6" 2>&1; rc=$?
+check "refresh --image, an initramfs its lister fails on: made again" sh -c "
+        test $rc -eq 0 && grep -q '/lsinitramfs ' '$tmp/take.log' && grep -q 'update-initramfs -u -k $KVER\$' '$tmp/take.log'"
+unset TAKE_LIST
+ic rollback >/dev/null 2>&1
+rm -rf "$root" && cp -a "$tmp/orig" "$root"
 
 # ---- a plain install into a root of other hardware ----
 IDLECFG_TEST_CHROOT=1 ic install --check >/dev/null 2>"$tmp/w1"

@@ -20,7 +20,8 @@
 # that differ and the writes powertop makes that idlecfg skips (with the plan's
 # reason), and asserts, per profile: idlecfg holds at least as many devices
 # runtime-suspended as powertop's safe writes (a device powertop suspends only
-# by an unsafe write is not counted), and makes no unsafe write (HID or USB audio
+# by an unsafe write is not counted, nor one whose runtime PM the plan skips
+# as saving nothing on a VM: the host bridge on pc with 7.3), and makes no unsafe write (HID or USB audio
 # runtime PM). Where idlecfg has the measure verb, the baseline and profile
 # boots run `idlecfg measure --json` over the last 10 s of the idle time and
 # its per-device runtime_status must be the kernel's, sampled right after.
