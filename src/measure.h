@@ -111,6 +111,8 @@ int measure_parse_interrupts(const char *text, struct m_count **ret, size_t *ret
 
 int measure_sample(const struct measure_env *env, const struct measure_clock *c, struct measure_sample **ret);
 void measure_sample_free(struct measure_sample *s);
+/* the order of a sample's devices: by devpath (qsort, bsearch) */
+int measure_dev_cmp(const void *a, const void *b);
 
 /* ---- the difference of two samples ---- */
 

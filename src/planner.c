@@ -4,6 +4,7 @@
 #include "grubenv.h"
 #include "modules.h"
 #include "planner.h"
+#include "powertools.h"
 #include "rootfs.h"
 #include "target.h"
 
