@@ -4,23 +4,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "modules.h"
 #include "util.h"
 
 struct modctx;
-
-/* how a module is present in the target kernel */
-enum mod_state {
-        MOD_UNKNOWN,    /* no module directory to ask */
-        MOD_NOT_FOUND,  /* the directory does not know it */
-        MOD_BUILTIN,
-        MOD_LOADABLE,
-};
-const char *mod_state_to_string(enum mod_state s);
-
-struct module_ref {
-        char *name;
-        enum mod_state state;
-};
 
 struct device {
         const char *class;      /* "pci", "usb", "usb-interface", "sata", "disk", ... (static) */

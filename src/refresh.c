@@ -468,6 +468,19 @@ static bool id_pair(const char *s, char a[5], char b[5])
         return true;
 }
 
+/* the N hex digits at SRC as "%0*lx" prints their number with WIDTH (>= N)
+ * digits: zeros in front, lower case; into DST of WIDTH + 1 bytes (no
+ * snprintf: refresh's cheap look does this for every PCI and USB device) */
+static void hex_pad(char *dst, const char *src, size_t n, size_t width)
+{
+        size_t pad = width - n;
+
+        memset(dst, '0', pad);
+        for (size_t i = 0; i < n; i++)
+                dst[pad + i] = (char) (src[i] >= 'A' && src[i] <= 'F' ? src[i] - 'A' + 'a' : src[i]);
+        dst[width] = '\0';
+}
+
 /* a PCI device's identity from its uevent (PCI_ID, PCI_SUBSYS_ID and
  * PCI_CLASS, which the kernel writes from the same fields as the vendor,
  * device, subsystem_vendor, subsystem_device and class attributes), with
@@ -480,7 +493,7 @@ static char *pci_identity_uevent(const struct sysdev *d)
             !all_hex(d->pci_class, strlen(d->pci_class)) || !*d->pci_class || strlen(d->pci_class) > 6)
                 return NULL;
         /* the attribute is "0x%06x"; the uevent "%X", without leading zeros */
-        snprintf(cls, sizeof(cls), "%06lx", strtoul(d->pci_class, NULL, 16));
+        hex_pad(cls, d->pci_class, strlen(d->pci_class), 6);
         return device_identity(ID_PCI, (const char *const[]) { v, dev, sv, sd, cls });
 }
 
@@ -518,7 +531,7 @@ static char *usb_identity_uevent(const struct sysdev *d)
 
                 if (n == 0 || n > 4 || p[n] != (i < 2 ? '/' : '\0'))
                         return NULL;
-                snprintf(x[i], sizeof(x[i]), "%04lx", strtoul(p, NULL, 16));
+                hex_pad(x[i], p, n, 4);
                 p += n + 1;
         }
         return device_identity(ID_USB, (const char *const[]) { x[0], x[1], x[2] });
