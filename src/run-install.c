@@ -218,6 +218,32 @@ static int boot_still_lacks(const struct run *c)
         return EXIT_BOOT_INCOMPLETE;
 }
 
+/* The cheap look, what a package hook pays on every upgrade: the
+ * fingerprint straight from /sys, the kernel, the profile's name and the
+ * stat (then content) digests of the files. True when nothing changed since
+ * manifest M. RET_CHASSIS: the chassis type it read; RET_NAME, RET_WHY: the
+ * profile it chose, *RET_SELECTED false if it could not choose one. */
+static bool cheap_look_unchanged(struct run *c, const struct manifest *m, char **ret_chassis, char **ret_name,
+                                 char **ret_why, bool *ret_selected)
+{
+        _cleanup_free_ char *kernel = NULL, *ksource = NULL, *kreason = NULL;
+        struct kvlist now = {};
+        struct xerror e = {};
+        char fp[17];
+        bool unchanged;
+
+        if (target_kernel_choose(&c->rfs, c->a->kernel, &kernel, &ksource, &kreason) < 0)
+                kernel = NULL;
+        refresh_fingerprint(fp, ret_chassis);
+        *ret_selected = profile_select_rootfs(&c->rfs, c->profile, *ret_chassis, ret_name, ret_why, &e) >= 0;
+        /* (an install killed half-way is finished whatever the inputs say) */
+        unchanged = *ret_selected && !manifest_pending(m) &&
+                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, *ret_name, c->a->profiles_dir, &now) == 0;
+        xerror_done(&e);
+        kv_free(&now);
+        return unchanged;
+}
+
 int verb_refresh(struct run *c, int argc, char **argv)
 {
         const struct args *a = c->a;
@@ -251,27 +277,10 @@ int verb_refresh(struct run *c, int argc, char **argv)
         if (!c->profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
                 c->profile = m->profile;
 
-        /* The cheap look, what a package hook pays on every upgrade: the
-         * fingerprint straight from /sys, the kernel, the profile's name and
-         * the stat (then content) digests of the files. Unchanged: done. */
-        {
-                _cleanup_free_ char *kernel = NULL, *ksource = NULL, *kreason = NULL;
-                char fp[17];
-
-                if (target_kernel_choose(&c->rfs, a->kernel, &kernel, &ksource, &kreason) < 0)
-                        kernel = NULL;
-                refresh_fingerprint(fp, &chassis);
-                r = profile_select_rootfs(&c->rfs, c->profile, chassis, &name, &why, &e);
-                selected = r >= 0;
-                /* (an install killed half-way is finished whatever the inputs say) */
-                if (selected && !manifest_pending(m) &&
-                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
-                        if (a->verbose)
-                                printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                        return boot_still_lacks(c);
-                }
-                xerror_done(&e);
-                kv_free(&now);
+        if (cheap_look_unchanged(c, m, &chassis, &name, &why, &selected)) {
+                if (a->verbose)
+                        printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
+                return boot_still_lacks(c);
         }
 
         /* something differs: the full inventory decides, and is what gets
