@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "measure.h"
+#include "measure-sample.h"
+#include "util.h"
 
 #define MAX_PROC_FILE (4u << 20)
 
