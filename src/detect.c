@@ -818,8 +818,8 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         else {
                 (void) modctx_new(inv->rfs, inv->kernel, &mc, &inv->moddir, &inv->moddir_note);
                 if (kernel_release_abi_only(inv->kernel))
-                        (void) kernel_upstream(inv->rfs, inv->kernel, &inv->kernel_version,
-                                               &inv->kernel_version_source);
+                        (void) kernel_upstream(inv->rfs, inv->kernel, target_is_running_system(inv->rfs),
+                                               &inv->kernel_version, &inv->kernel_version_source);
         }
 
         udev = udev_new();

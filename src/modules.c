@@ -167,7 +167,8 @@ char *dpkg_installed_version(const char *text, const char *name)
         return NULL;
 }
 
-int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_version, char **ret_source)
+int kernel_upstream(const struct rootfs *rfs, const char *release, bool running, char **ret_version,
+                    char **ret_source)
 {
         _cleanup_free_ char *text = NULL, *pkg = xasprintf("linux-image-%s", release), *looked = NULL;
         struct utsname u;
@@ -199,7 +200,7 @@ int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_ve
         }
         free(text);
         text = NULL;
-        if (root_is_host(rfs->path) && uname(&u) == 0 && streq(u.release, release) &&
+        if (running && uname(&u) == 0 && streq(u.release, release) &&
             rootfs_read_file(rfs, "/proc/version", 0, 4096, &text, NULL, NULL) >= 0) {
                 const char *d = strstr(text, " Debian ");
                 _cleanup_free_ char *up = d ? upstream_of(release, d + 8) : NULL;

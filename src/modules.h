@@ -34,11 +34,14 @@ char *dpkg_installed_version(const char *text, const char *name);
 
 /* The upstream version X.Y.Z of RELEASE where the target says it: the Version
  * of its linux-image-RELEASE package in /var/lib/dpkg/status ("6.1.76-1"
- * gives 6.1.76), else, when RELEASE is the running kernel of the host root,
- * "Debian X.Y.Z" in /proc/version. 1 with *ret_version and *ret_source ("the
- * file: what it says"), 0 when unknown with *ret_source saying what was
- * looked at; every file is read through rootfs_read_file(). */
-int kernel_upstream(const struct rootfs *rfs, const char *release, char **ret_version, char **ret_source);
+ * gives 6.1.76), else, when RELEASE is the running kernel and the target is the
+ * running system (RUNNING: target_is_running_system(); in a chroot the host's
+ * /proc/version tells of the host's package, not the target's), "Debian X.Y.Z"
+ * in /proc/version. 1 with *ret_version and *ret_source ("the file: what it
+ * says"), 0 when unknown with *ret_source saying what was looked at; every
+ * file is read through rootfs_read_file(). */
+int kernel_upstream(const struct rootfs *rfs, const char *release, bool running, char **ret_version,
+                    char **ret_source);
 
 /* The target's module indexes: *ret when DIR/lib/modules/KVER has
  * modules.dep.bin, else *ret NULL and a note. Nothing is loaded yet:

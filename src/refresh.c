@@ -268,7 +268,7 @@ static char *kernel_version_input(const struct rootfs *rfs, const char *kernel, 
                 return xstrdup("");
         if (inv && streq_ptr(inv->kernel, kernel))
                 return xstrdup(inv->kernel_version ? inv->kernel_version : "-");
-        if (kernel_upstream(rfs, kernel, &v, &source) <= 0) {
+        if (kernel_upstream(rfs, kernel, target_is_running_system(rfs), &v, &source) <= 0) {
                 free(v);
                 return xstrdup("-");
         }

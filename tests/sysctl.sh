@@ -65,9 +65,10 @@ ic --profile balanced plan --json >"$tmp/p3" 2>&1
 check "CONFIG_HARDLOCKUP_DETECTOR=y: planned, and the reason names the config" sh -c "
         test \"\$(setting '$tmp/p3' kernel.nmi_watchdog value)\" = 0 &&
         setting '$tmp/p3' kernel.nmi_watchdog reason | grep -q '/boot/config-$KVER has CONFIG_HARDLOCKUP_DETECTOR\$'"
-check "balanced keeps the kernel's writeback interval" sh -c "
-        test -z \"\$(setting '$tmp/p3' kernel.dirty_writeback_centisecs value)\" &&
-        setting '$tmp/p3' kernel.dirty_writeback_centisecs reason | grep -q 'dirty_writeback_centisecs = keep'"
+check "balanced: the kernel's writeback interval on AC, 15 s on battery" sh -c "
+        test \"\$(setting '$tmp/p3' kernel.dirty_writeback_centisecs value)\" = 500 &&
+        setting '$tmp/p3' kernel.dirty_writeback_centisecs per_source | grep -q \"'battery': '1500'\" &&
+        setting '$tmp/p3' kernel.dirty_writeback_centisecs reason | grep -q 'dirty_writeback_centisecs = ac:500 battery:1500'"
 mkdir -p "$root/etc/kernel"
 printf 'root=/dev/sda2 ro nmi_watchdog=panic quiet\n' >"$root/etc/kernel/cmdline"
 ic --profile balanced plan --json >"$tmp/p4" 2>&1

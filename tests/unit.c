@@ -6,8 +6,11 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "json.h"
+#include "modules.h"
+#include "rootfs.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -114,6 +117,55 @@ static void test_json_milli(void)
         ok(streq(s, "[\n  0.000,\n  1.234,\n  -0.005,\n  100.000\n]"), "json_milli: three decimals, sign, no locale");
 }
 
+/* /proc/version tells the running kernel's package only on the running
+ * system: in a chroot of the target (running = false) it is the host's */
+static void test_kernel_upstream_running(void)
+{
+        char dir[] = "/tmp/idlecfg-unit.XXXXXX";
+        struct utsname u;
+        struct rootfs rfs = {};
+        char *v = NULL, *src = NULL;
+        int r;
+
+        if (!mkdtemp(dir) || uname(&u) < 0) {
+                ok(false, "mkdtemp, uname");
+                ok(false, "mkdtemp, uname");
+                return;
+        }
+        {
+                _cleanup_free_ char *d = xasprintf("%s/proc", dir), *f = xasprintf("%s/version", d);
+                size_t mm = strspn(u.release, "0123456789.");
+                FILE *fp;
+                mkdir(d, 0755);
+                fp = fopen(f, "w");
+                /* the release's own X.Y.Z, as a Debian kernel prints it */
+                fprintf(fp, "Linux version %s (debian-kernel@lists.debian.org) #1 SMP Debian %.*s-1 (2026-01-01)\n",
+                        u.release, (int) mm, u.release);
+                fclose(fp);
+        }
+        if (rootfs_open(dir, &rfs) < 0) {
+                ok(false, "rootfs_open");
+                ok(false, "rootfs_open");
+                return;
+        }
+        r = kernel_upstream(&rfs, u.release, true, &v, &src);
+        ok(r == 1 && src && startswith(src, "/proc/version: Debian "),
+           "the running system: the running kernel's version from /proc/version (%d, %s)", r, src ? src : "(null)");
+        free(v);
+        free(src);
+        v = src = NULL;
+        r = kernel_upstream(&rfs, u.release, false, &v, &src);
+        ok(r == 0 && !v && src && !strstr(src, "/proc/version"),
+           "a chroot of the target: the host's /proc/version is not the target's package (%d, %s)", r, src ? src : "(null)");
+        free(v);
+        free(src);
+        rootfs_close(&rfs);
+        {
+                _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", dir);
+                (void) !system(cmd);
+        }
+}
+
 static void test_read_attr(void)
 {
         char dir[] = "/tmp/idlecfg-unit.XXXXXX";
@@ -192,6 +244,7 @@ int main(void)
         test_json();
         test_json_milli();
         test_read_attr();
+        test_kernel_upstream_running();
         test_parse_selected();
         test_kv();
         printf("1..%d\n", n);
