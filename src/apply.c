@@ -1,8 +1,10 @@
 /* apply.c: write the plan's live settings, journal first; undo them; verify
  *
- * Every write is preceded by a journal line (path, old, new) that is fsynced
- * before the attribute is touched, so a crash or a kill at any point leaves a
- * journal that names every attribute that may have changed. */
+ * A run reads every old value first, then writes the journal with a line
+ * (path, old, new) for each write it will make, in one atomic, fsynced write,
+ * and only then touches the attributes: a crash or a kill at any point leaves
+ * a journal that names every attribute that may have changed (a line whose
+ * write never happened finds the old value, which rollback leaves alone). */
 #include "config.h"
 
 #include <fcntl.h>
@@ -127,10 +129,14 @@ static char *restore_value(const char *old)
 
 /* ---- apply ---- */
 
+/* a write of this run: planned while every old value is read, then
+ * journaled with the others in one journal write, then done */
 struct change {
         char *path;
-        char *old;
+        char *old;                      /* as read */
         const struct setting *s;
+        size_t entry;                   /* its entry in the result */
+        bool written;
 };
 
 const char *setting_where(const struct setting *s)
@@ -156,14 +162,40 @@ void apply_result_free(struct apply_result *r)
         *r = (struct apply_result) {};
 }
 
-/* undo this run's changes, last first */
-static size_t undo(struct change *v, size_t n, struct apply_result *res)
+/* the planned writes' entries go from the result (nothing was written) */
+static void entries_drop_planned(struct apply_result *res, const struct change *ch, size_t n)
+{
+        for (size_t k = n; k-- > 0;) {
+                struct apply_entry *e = &res->v[ch[k].entry];
+                free(e->path);
+                free(e->old);
+                memmove(e, e + 1, (res->n - ch[k].entry - 1) * sizeof(*e));
+                res->n--;
+        }
+}
+
+/* the entries from index FROM on go from the result */
+static void entries_truncate(struct apply_result *res, size_t from)
+{
+        for (size_t i = from; i < res->n; i++) {
+                free(res->v[i].path);
+                free(res->v[i].old);
+        }
+        res->n = from;
+}
+
+/* undo this run's writes, last first */
+static size_t undo(const struct change *v, size_t n, struct apply_result *res)
 {
         size_t failed = 0;
 
         for (size_t i = n; i-- > 0;) {
-                _cleanup_free_ char *back = restore_value(v[i].old);
-                int r = write_attr(v[i].path, back);
+                _cleanup_free_ char *back = NULL;
+                int r;
+                if (!v[i].written)
+                        continue;
+                back = restore_value(v[i].old);
+                r = write_attr(v[i].path, back);
                 if (r < 0) {
                         entry_add(res, APPLY_UNDO_FAILED, v[i].s, v[i].path)->err = r;
                         failed++;
@@ -173,6 +205,19 @@ static size_t undo(struct change *v, size_t n, struct apply_result *res)
         return failed;
 }
 
+/* the journal with this run's writes, in one write before the first of them */
+static int journal_run(const struct rootfs *rfs, const struct journal *j, const struct plan *p, const struct change *ch,
+                       size_t n, struct xerror *ret_error)
+{
+        _cleanup_free_ struct journal_entry *add = xcalloc(n, sizeof(*add));
+        _cleanup_free_ char *text = NULL;
+
+        for (size_t k = 0; k < n; k++)
+                add[k] = (struct journal_entry) { .path = ch[k].path, .old = ch[k].old, .new = ch[k].s->value };
+        text = journal_text_with_run(j, add, n, (long long) time(NULL), p->profile);
+        return journal_commit(rfs, text, ret_error);
+}
+
 int apply_run(const struct rootfs *root, const struct plan *p, const struct apply_options *o,
               struct apply_result *res, struct xerror *ret_error)
 {
@@ -180,11 +225,11 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         _cleanup_(rootfs_close) struct rootfs live = { .fd = -1 };
         const struct rootfs *rfs = root;
         bool same;
-        struct journal_file jf = { .fd = -1 };
-        bool run_written = false;
-        unsigned run;
-        struct change *done = NULL;
-        size_t n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
+        struct change *ch = NULL;
+        char **paths = NULL;
+        const char **whys = NULL;
+        bool covered;
+        size_t n_ch = 0, n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
         int r;
 
         /* the live values are the running system's: so is their journal, whatever --root says */
@@ -193,7 +238,6 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                 return xerror_set(ret_error, r, _("cannot open the running system's root: %s"), strerror(-r));
         if (!same)
                 rfs = &live;
-        jf.rfs = rfs;
         if (!o->dry_run) {
                 /* a killed apply's temporary file beside the journal goes now */
                 r = journal_remove_temps(rfs, ret_error);
@@ -203,12 +247,18 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         r = journal_load(rfs, &j, ret_error);
         if (r < 0 && r != -ENOENT)
                 return r;
-        run = (j ? j->runs : 0) + 1;
 
+        /* each setting's live file, once */
+        paths = xcalloc(p->n + 1, sizeof(*paths));
+        whys = xcalloc(p->n + 1, sizeof(*whys));
+        for (size_t i = 0; i < p->n; i++)
+                if (p->v[i].value)
+                        paths[i] = setting_live_path(&p->v[i], &whys[i]);
+        /* every old value is read first: they all go into the journal before the first write */
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
-                const char *why = NULL;
-                _cleanup_free_ char *path = setting_live_path(s, &why), *old = NULL, *norm = NULL;
+                const char *why = whys[i], *path = paths[i];
+                _cleanup_free_ char *old = NULL, *norm = NULL;
                 struct stat st;
 
                 if (!s->value)
@@ -217,11 +267,8 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                         /* two settings of one file (a parameter both in tmpfiles.d and on
                          * the command line): the first one decides */
                         bool dup = false;
-                        for (size_t k = 0; k < i && !dup; k++) {
-                                const char *w2 = NULL;
-                                _cleanup_free_ char *p2 = p->v[k].value ? setting_live_path(&p->v[k], &w2) : NULL;
-                                dup = p2 && streq(p2, path);
-                        }
+                        for (size_t k = 0; k < i && !dup; k++)
+                                dup = paths[k] && streq(paths[k], path);
                         if (dup)
                                 continue;
                 }
@@ -262,6 +309,8 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                                 xerror_set(ret_error, r, _("%s on %s: cannot read %s: %s"), s->knob, setting_where(s),
                                            path, strerror(-r));
                                 r = -EIO;
+                                /* nothing was written: the writes planned so far go from the list */
+                                entries_drop_planned(res, ch, n_ch);
                                 goto fail;
                         }
                         continue;
@@ -278,51 +327,54 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                                 _("its value now is none that rollback could put back: left as it is");
                         continue;
                 }
+                entry_add(res, APPLY_WOULD_SET, s, path)->old = TAKE_PTR(norm);
                 if (o->dry_run) {
-                        entry_add(res, APPLY_WOULD_SET, s, path)->old = TAKE_PTR(norm);
                         n_would++;
                         continue;
                 }
-                if (!run_written) {
-                        _cleanup_free_ char *line = journal_run_line(run, (long long) time(NULL), p->profile);
-                        r = journal_append(&jf, line, ret_error);
-                        if (r < 0)
-                                goto fail;
-                        run_written = true;
+                ch = xrealloc(ch, (n_ch + 1) * sizeof(*ch));
+                ch[n_ch++] = (struct change) { .path = xstrdup(path), .old = TAKE_PTR(old), .s = s,
+                                               .entry = res->n - 1 };
+        }
+        covered = n_ch > 0;
+        for (size_t k = 0; k < n_ch && covered; k++)
+                covered = journal_covers(j, ch[k].path, ch[k].old, ch[k].s->value);
+        /* a switch back to values the journal has: rollback restores them from either value as it is */
+        if (n_ch > 0 && !covered) {
+                r = journal_run(rfs, j, p, ch, n_ch, ret_error);
+                if (r < 0) {
+                        entries_drop_planned(res, ch, n_ch);
+                        goto fail;
                 }
-                /* the journal line and the write it announces: a signal waits for both */
+        }
+        for (size_t k = 0; k < n_ch; k++) {
+                struct change *c = &ch[k];
+                struct apply_entry *e = &res->v[c->entry];
+
+                /* the write the journal announces: a signal waits for it */
                 signals_defer();
-                {
-                        _cleanup_free_ char *line = journal_set_line(path, old, s->value);
-                        r = journal_append(&jf, line, ret_error);
-                        if (r < 0) {
-                                signals_undefer();
-                                goto fail;
-                        }
-                }
-                r = write_attr(path, s->value);
+                r = write_attr(c->path, c->s->value);
                 signals_undefer();
                 if (r < 0) {
-                        entry_add(res, APPLY_REFUSED, s, path)->err = r;
+                        free(e->old);
+                        e->old = NULL;
+                        e->state = APPLY_REFUSED;
+                        e->err = r;
                         n_failed++;
                         if (!o->keep_going) {
-                                xerror_set(ret_error, r, _("%s on %s: the kernel refused %s for %s: %s"), s->knob,
-                                           setting_where(s), s->value, path, strerror(-r));
+                                xerror_set(ret_error, r, _("%s on %s: the kernel refused %s for %s: %s"), c->s->knob,
+                                           setting_where(c->s), c->s->value, c->path, strerror(-r));
+                                /* what came after it was never reached */
+                                entries_truncate(res, c->entry + 1);
                                 r = -EIO;       /* a runtime failure, not bad input */
                                 goto fail;
                         }
                         continue;
                 }
-                entry_add(res, APPLY_SET, s, path)->old = TAKE_PTR(norm);
-                done = xrealloc(done, (n_done + 1) * sizeof(*done));
-                done[n_done++] = (struct change) { .path = TAKE_PTR(path), .old = TAKE_PTR(old), .s = s };
+                e->state = APPLY_SET;
+                c->written = true;
+                n_done++;
         }
-        journal_close(&jf);
-        for (size_t i = 0; i < n_done; i++) {
-                free(done[i].path);
-                free(done[i].old);
-        }
-        free(done);
         res->finished = true;
         res->n_changed = n_done;
         res->n_would = n_would;
@@ -330,22 +382,29 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         res->n_later = n_later;
         res->n_failed = n_failed;
         if (n_failed > 0)
-                return xerror_set(ret_error, -EIO, _("%zu settings were refused (--keep-going: the rest is applied; "
-                                                     "\"idlecfg rollback\" undoes it)"), n_failed);
-        return n_done + n_would > 0;
+                r = xerror_set(ret_error, -EIO, _("%zu settings were refused (--keep-going: the rest is applied; "
+                                                  "\"idlecfg rollback\" undoes it)"), n_failed);
+        else
+                r = n_done + n_would > 0;
+        goto out;
 
 fail:
-        journal_close(&jf);
         if (n_done > 0)
                 entry_add(res, APPLY_UNDOING, NULL, NULL)->n_undo = n_done;
-        if (undo(done, n_done, res) > 0)
+        if (undo(ch, n_ch, res) > 0)
                 xerror_set(ret_error, -EIO, _("apply failed and could not undo everything"));
-        for (size_t i = 0; i < n_done; i++) {
-                free(done[i].path);
-                free(done[i].old);
+        r = r < 0 ? r : -EIO;
+out:
+        for (size_t k = 0; k < n_ch; k++) {
+                free(ch[k].path);
+                free(ch[k].old);
         }
-        free(done);
-        return r < 0 ? r : -EIO;
+        free(ch);
+        for (size_t i = 0; paths && i < p->n; i++)
+                free(paths[i]);
+        free(paths);
+        free(whys);
+        return r;
 }
 
 int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
@@ -399,9 +458,13 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
                         continue;
                 }
                 ncur = value_normalize(cur);
-                if (streq(ncur, nold))
-                        continue;       /* as before: the write never happened, or was undone */
-                if (!streq(ncur, nnew) && !force) {
+                back = restore_value(e->old);
+                if (streq(ncur, nold)) {
+                        if (streq(cur, e->old) || streq(cur, back))
+                                continue;       /* as before: the write never happened, or was undone */
+                        /* the value before in another form: idlecfg wrote it (a switch back to
+                         * it); a recorded tree keeps the bytes written, the kernel prints its own */
+                } else if (!streq(ncur, nnew) && !force) {
                         x = rollback_add(res, RB_VALUE_CHANGED, e->path);
                         x->cur = TAKE_PTR(ncur);
                         x->set = TAKE_PTR(nnew);
@@ -409,7 +472,6 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
                         left++;
                         continue;
                 }
-                back = restore_value(e->old);
                 r = write_attr(e->path, back);
                 if (r < 0) {
                         x = rollback_add(res, RB_WRITE_FAILED, e->path);

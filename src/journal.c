@@ -6,10 +6,12 @@
  *   set /proc/sys/kernel/nmi_watchdog 1 0          (a sysctl)
  *   end 4 SHA256                        (the lines before it and their digest)
  *
- * apply records each "set" line before it writes the attribute: the whole
- * journal is written again with the new line and a new end record (temporary
- * file, fsync, rename), so it is always whole; rollback reads them all and
- * restores the old values, last first. Format 1 (lines appended, no end
+ * apply records the "set" lines of a run before it writes any attribute: the
+ * whole journal is written again with the run's lines and a new end record
+ * (temporary file, fsync, rename: one write per run), so it is always whole;
+ * earlier records of the paths the run writes are folded into one
+ * (journal_text_with_run()), so the journal does not grow with every run;
+ * rollback reads them all and restores the old values, last first. Format 1 (lines appended, no end
  * record, a last line cut short by a crash dropped) is still read. Every path
  * is an attribute, parameter or sysctl of the knob registry, every value one
  * of the knob's (the value before: of its kind), or the journal is refused. */
@@ -50,7 +52,15 @@ static char *sysctl_key(const char *file)
 /* does rule R declare PATH, a live file apply writes? PATH is clean. */
 static bool rule_has_path(const struct knob_rule *r, const char *path)
 {
-        const char *proc = secure_getenv("IDLECFG_TEST_PROC"), *rest;
+        static const char *proc;
+        static bool proc_read;
+        const char *rest;
+
+        if (!proc_read) {
+                /* the same for the whole run: read once (a journal check tries every rule) */
+                proc = secure_getenv("IDLECFG_TEST_PROC");
+                proc_read = true;
+        }
 
         if (startswith(path, "/proc/sys/") || (proc && *proc && startswith(path, proc) &&
                                                startswith(path + strlen(proc), "/sys/"))) {
@@ -158,6 +168,28 @@ bool journal_value_ok(const char *path, const char *value, bool before)
         return false;
 }
 
+/* a "set" record: PATH one of the registry's (*ret_path), OLD a value before
+ * and NEW a value of its knob; each rule is tried once */
+static bool record_ok(const char *path, const char *old, const char *new, bool *ret_path)
+{
+        size_t n;
+        const struct knob_rule *rules = knob_rules(&n);
+        _cleanup_free_ char *o = plain_value(old), *w = plain_value(new);
+        bool old_ok = false, new_ok = false;
+
+        *ret_path = false;
+        if (!path_is_clean(path))
+                return false;
+        for (size_t i = 0; i < n && !(old_ok && new_ok); i++) {
+                if (!rule_has_path(&rules[i], path))
+                        continue;
+                *ret_path = true;
+                old_ok = old_ok || knob_value_ok(&rules[i], o) || (rule_numeric(&rules[i]) && is_integer(o));
+                new_ok = new_ok || knob_value_ok(&rules[i], w);
+        }
+        return old_ok && new_ok;
+}
+
 void journal_free(struct journal *j)
 {
         if (!j)
@@ -168,6 +200,11 @@ void journal_free(struct journal *j)
                 free(j->v[i].new);
         }
         free(j->v);
+        for (unsigned i = 0; i < j->runs; i++) {
+                free(j->run_v[i].when);
+                free(j->run_v[i].profile);
+        }
+        free(j->run_v);
         free(j);
 }
 
@@ -247,17 +284,24 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
                         run = strtoul(v[1], &end, 10);
                         if (errno || *end || !*v[1] || run != (unsigned long) j->runs + 1 || run > 1000000)
                                 LBAD(_("%s:%u: run %s out of sequence"), name, lineno, f[1]);
+                        j->run_v = xrealloc(j->run_v, run * sizeof(*j->run_v));
+                        j->run_v[run - 1] = (struct journal_run) { .when = v[2], .profile = v[3] };
                         j->runs = (unsigned) run;
+                        free(v[0]);
+                        free(v[1]);
+                        continue;
                 } else if (streq(v[0], "set")) {
                         struct journal_entry *e;
+                        bool path_ok, rec_ok;
                         if (n != 4)
                                 LBAD(_("%s:%u: expected \"set PATH OLD NEW\""), name, lineno);
                         if (!j->runs)
                                 LBAD(_("%s:%u: a \"set\" line before the first \"run\" line"), name, lineno);
-                        if (!journal_path_ok(v[1]))
+                        rec_ok = record_ok(v[1], v[2], v[3], &path_ok);
+                        if (!rec_ok && !path_ok)
                                 LBAD(_("%s:%u: refusing a path that is no attribute, parameter or sysctl idlecfg "
                                        "sets: %s"), name, lineno, f[1]);
-                        if (!journal_value_ok(v[1], v[2], true) || !journal_value_ok(v[1], v[3], false))
+                        if (!rec_ok)
                                 LBAD(_("%s:%u: refusing a value that %s does not take"), name, lineno, f[1]);
                         j->v = xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
                         e = &j->v[j->n++];
@@ -300,14 +344,118 @@ char *journal_end_line(const char *text, size_t len)
         return xasprintf("end %u %s\n", lines, sha);
 }
 
-char *journal_run_line(unsigned run, long long when, const char *profile)
-{
-        _cleanup_free_ char *p = field_escape(strempty(profile));
-        return xasprintf("run %u %lld %s\n", run, when, p);
-}
-
 char *journal_set_line(const char *path, const char *old, const char *new)
 {
         _cleanup_free_ char *p = field_escape(path), *o = field_escape(old), *n = field_escape(new);
         return xasprintf("set %s %s %s\n", p, o, n);
+}
+
+static char *run_line(unsigned run, const char *when, const char *profile)
+{
+        _cleanup_free_ char *w = field_escape(when), *p = field_escape(strempty(profile));
+        return xasprintf("run %u %s %s\n", run, w, p);
+}
+
+static void text_add(char **text, size_t *len, char *line_take)
+{
+        size_t n = strlen(line_take);
+
+        *text = xrealloc(*text, *len + n + 1);
+        memcpy(*text + *len, line_take, n + 1);
+        *len += n;
+        free(line_take);
+}
+
+char *journal_text_with_run(const struct journal *j, const struct journal_entry *add, size_t n_add, long long when,
+                            const char *profile)
+{
+        size_t n = j ? j->n : 0, len = 0;
+        _cleanup_free_ char **newv = xcalloc(n + 1, sizeof(char *));
+        _cleanup_free_ bool *drop = xcalloc(n + 1, sizeof(bool));
+        char *text = NULL;
+        unsigned number = 0, last_run = 0;
+
+        for (size_t a = 0; a < n_add; a++) {
+                size_t first = n, last = n;
+                _cleanup_free_ char *o = NULL, *now = plain_value(add[a].old);
+                for (size_t i = 0; i < n; i++)
+                        if (streq(j->v[i].path, add[a].path)) {
+                                if (first == n)
+                                        first = i;
+                                else
+                                        drop[i] = true;
+                                last = i;
+                        }
+                if (first == n)
+                        continue;
+                o = plain_value(j->v[first].old);
+                if (streq(o, now))
+                        drop[first] = true;     /* this run's record has the value before idlecfg */
+                else if (journal_value_ok(add[a].path, now, false))
+                        newv[first] = TAKE_PTR(now);
+                else if (last != first)
+                        /* a value none of idlecfg's (someone else's since): rollback says so */
+                        newv[first] = xstrdup(j->v[last].new);
+        }
+        text_add(&text, &len, journal_header());
+        for (size_t i = 0; i < n; i++) {
+                const struct journal_entry *e = &j->v[i];
+                if (drop[i])
+                        continue;
+                if (e->run != last_run) {
+                        last_run = e->run;
+                        text_add(&text, &len, run_line(++number, j->run_v[e->run - 1].when, j->run_v[e->run - 1].profile));
+                }
+                text_add(&text, &len, journal_set_line(e->path, e->old, newv[i] ? newv[i] : e->new));
+        }
+        if (n_add > 0) {
+                _cleanup_free_ char *w = xasprintf("%lld", when);
+                text_add(&text, &len, run_line(++number, w, profile));
+        }
+        for (size_t a = 0; a < n_add; a++)
+                text_add(&text, &len, journal_set_line(add[a].path, add[a].old, add[a].new));
+        text_add(&text, &len, journal_end_line(text, len));
+        for (size_t i = 0; i < n; i++)
+                free(newv[i]);
+        return text;
+}
+
+/* rollback of J's records of PATH from the live value CUR (plain): the value
+ * it ends with, or NULL where it would leave the value alone */
+static char *rollback_from(const struct journal *j, const char *path, const char *cur)
+{
+        char *v = xstrdup(cur);
+
+        for (size_t i = j->n; i-- > 0;) {
+                _cleanup_free_ char *o = NULL, *n = NULL;
+                if (!streq(j->v[i].path, path))
+                        continue;
+                o = plain_value(j->v[i].old);
+                n = plain_value(j->v[i].new);
+                if (streq(v, o))
+                        continue;
+                if (!streq(v, n)) {
+                        free(v);
+                        return NULL;
+                }
+                free(v);
+                v = TAKE_PTR(o);
+        }
+        return v;
+}
+
+bool journal_covers(const struct journal *j, const char *path, const char *old, const char *new)
+{
+        _cleanup_free_ char *first = NULL, *po = plain_value(old), *pn = plain_value(new), *a = NULL, *b = NULL;
+
+        if (!j)
+                return false;
+        for (size_t i = 0; i < j->n && !first; i++)
+                if (streq(j->v[i].path, path))
+                        first = plain_value(j->v[i].old);
+        if (!first)
+                return false;
+        a = rollback_from(j, path, po);
+        b = rollback_from(j, path, pn);
+        return a && b && streq(a, first) && streq(b, first);
 }

@@ -14,10 +14,17 @@ struct journal_entry {
         unsigned run;           /* which apply run */
 };
 
+/* a "run" line: when and with which profile (as read, written back as they are) */
+struct journal_run {
+        char *when;
+        char *profile;
+};
+
 struct journal {
         struct journal_entry *v;
         size_t n;
         unsigned runs;          /* the number of the last run */
+        struct journal_run *run_v;      /* runs of them: run N is run_v[N - 1] */
         bool torn;              /* format 1: the last line was cut short (a crash while appending it) */
         unsigned format;        /* of the text read: 1 (appended, no end record) or 2 */
 };
@@ -31,9 +38,31 @@ int journal_parse(const char *name, const char *buf, size_t len, struct journal 
 void journal_free(struct journal *j);
 static inline void journal_freep(struct journal **j) { journal_free(*j); }
 
+/* The whole journal text of one more apply run: the journal J (NULL: none
+ * yet) and this run's records ADD (path, old as read, new; run unused) in a
+ * new run line, then the end record. For rollback only the value before
+ * idlecfg first touched a path matters, so J's records of a path this run
+ * writes are folded into one: its first old value, and as its new value the
+ * one this run read (what idlecfg left there; a run cut short before its
+ * write reads the value before it, and rollback then finds the write "never
+ * happened" in this run's record and restores the first old value from the
+ * folded one). A folded record whose old value is the one this run read goes
+ * (this run's record has it). Runs left without a record go and the rest are
+ * numbered again from 1. So a path has at most two records, however often
+ * it is switched, and the journal is bounded by the number of knobs. */
+char *journal_text_with_run(const struct journal *j, const struct journal_entry *add, size_t n_add, long long when,
+                            const char *profile);
+
+/* Does J already let rollback restore PATH's value from before idlecfg
+ * whether the live value is OLD (a write not yet made) or NEW (made)? Its
+ * records of PATH, last first, as rollback goes through them, lead from
+ * both to the first record's old value. Then a run that writes NEW over OLD
+ * needs no journal write of its own: a switch between two sources' values
+ * the journal has both of costs no journal write. */
+bool journal_covers(const struct journal *j, const char *path, const char *old, const char *new);
+
 /* the journal lines */
 char *journal_header(void);
-char *journal_run_line(unsigned run, long long when, const char *profile);
 char *journal_set_line(const char *path, const char *old, const char *new);
 /* the end record of the journal text TEXT (LEN bytes, whole lines) */
 char *journal_end_line(const char *text, size_t len);

@@ -196,7 +196,8 @@ int ps_last_write(const struct rootfs *rfs, enum power_source s, struct xerror *
         int r = rootfs_mkdir_p(rfs, "/run/idlecfg", NULL, NULL);
 
         if (r >= 0)
-                r = rootfs_write_atomic(rfs, PS_STATE_PATH, text, strlen(text), 0644, (uid_t) -1, (gid_t) -1);
+                /* /run: no fsync, the state is gone at the next boot whatever happens */
+                r = rootfs_write_volatile(rfs, PS_STATE_PATH, text, strlen(text), 0644);
         if (r < 0) {
                 _cleanup_free_ char *shown = rootfs_display(rfs, PS_STATE_PATH);
                 return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));

@@ -608,8 +608,8 @@ int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
         return 0;
 }
 
-int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,
-                        uid_t uid, gid_t gid)
+static int write_replace(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,
+                         uid_t uid, gid_t gid, bool durable)
 {
         _cleanup_free_ char *name = NULL, *tmpname = NULL;
         _cleanup_close_ int dfd = open_parent(r, path, &name);
@@ -668,12 +668,14 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
                 e = -errno;
                 goto fail;
         }
-        e = fault_point("fsync temporary file");
-        if (e < 0)
-                goto fail;
-        if (fsync(fd) < 0) {
-                e = -errno;
-                goto fail;
+        if (durable) {
+                e = fault_point("fsync temporary file");
+                if (e < 0)
+                        goto fail;
+                if (fsync(fd) < 0) {
+                        e = -errno;
+                        goto fail;
+                }
         }
         close(fd);
         fd = -1;
@@ -688,7 +690,7 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
                 goto fail;
         }
         temp_forget();
-        e = fsync_dir(dfd);
+        e = durable ? fsync_dir(dfd) : 0;
         signals_undefer();
         /* e < 0: renamed, the new file is in place, only its durability is unknown */
         return e;
@@ -698,6 +700,17 @@ fail:
         (void) unlinkat(dfd, tmpname, 0);
         temp_forget();
         return e;
+}
+
+int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,
+                        uid_t uid, gid_t gid)
+{
+        return write_replace(r, path, data, len, mode, uid, gid, true);
+}
+
+int rootfs_write_volatile(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode)
+{
+        return write_replace(r, path, data, len, mode, (uid_t) -1, (gid_t) -1, false);
 }
 
 int rootfs_unlink(const struct rootfs *r, const char *path)

@@ -79,6 +79,9 @@ int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
  * -EISDIR, -EBADFD: a FIFO, socket or device node). On failure PATH is untouched and the temporary file removed. */
 int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,
                         uid_t uid, gid_t gid);
+/* the same without the fsyncs, for state that lives in /run (tmpfs): whole or
+ * absent, never part of it, and lost at a reboot anyway */
+int rootfs_write_volatile(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode);
 
 /* unlink PATH (a regular file; else -EISDIR, -EBADFD), fsync its directory; 0 if it did not exist */
 int rootfs_unlink(const struct rootfs *r, const char *path);

@@ -247,88 +247,17 @@ int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *
         return r;
 }
 
-/* the journal's text without its end record, to add lines to: a format 1
- * journal becomes format 2 (a record its crash cut short dropped) */
-static int journal_open_text(struct journal_file *jf, struct xerror *ret_error)
+int journal_commit(const struct rootfs *rfs, const char *text, struct xerror *ret_error)
 {
-        _cleanup_free_ char *text = NULL, *shown = rootfs_display(jf->rfs, JOURNAL_PATH);
-        _cleanup_(journal_freep) struct journal *j = NULL;
-        size_t len = 0;
-        int r = rootfs_read(jf->rfs, JOURNAL_PATH, MAX_JOURNAL, &text, &len, NULL);
+        _cleanup_free_ char *shown = rootfs_display(rfs, JOURNAL_PATH);
+        int r = rootfs_mkdir_p(rfs, STATE_DIR, NULL, NULL);
 
-        if (r == -ENOENT || (r == 0 && len == 0)) {
-                r = rootfs_mkdir_p(jf->rfs, STATE_DIR, NULL, NULL);
-                if (r < 0)
-                        return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
-                jf->text = journal_header();
-                jf->len = strlen(jf->text);
-                return 0;
-        }
         if (r < 0)
-                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
-        r = journal_parse(shown, text, len, &j, ret_error);
+                return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
+        r = rootfs_write_atomic(rfs, JOURNAL_PATH, text, strlen(text), 0600, (uid_t) -1, (gid_t) -1);
         if (r < 0)
-                return r;
-        if (j->format < 2) {
-                /* "idlecfg-journal 1\n" -> 2; a last line without its newline goes */
-                char *nl = strchr(text, '\n');
-                size_t keep = len;
-                while (keep > 0 && text[keep - 1] != '\n')
-                        keep--;
-                if (!nl || (size_t) (nl - text) + 1 > keep)
-                        jf->text = journal_header();
-                else
-                        jf->text = xasprintf("idlecfg-journal 2\n%.*s", (int) (keep - (size_t) (nl - text) - 1),
-                                             nl + 1);
-        } else {
-                /* without the end record, the last line */
-                size_t keep = len - 1;
-                while (keep > 0 && text[keep - 1] != '\n')
-                        keep--;
-                jf->text = xstrndup(text, keep);
-        }
-        jf->len = strlen(jf->text);
-        return 0;
-}
-
-int journal_append(struct journal_file *jf, const char *line, struct xerror *ret_error)
-{
-        _cleanup_free_ char *shown = rootfs_display(jf->rfs, JOURNAL_PATH), *end = NULL, *whole = NULL;
-        size_t len = strlen(line);
-        int r;
-
-        if (!jf->text) {
-                r = journal_open_text(jf, ret_error);
-                if (r < 0)
-                        return r;
-        }
-        /* the whole journal again, with the line and a new end record: a crash
-         * leaves the journal before or after it, never a part */
-        whole = xasprintf("%s%s", jf->text, line);
-        end = journal_end_line(whole, jf->len + len);
-        free(jf->text);
-        jf->text = xasprintf("%s%s", whole, end);
-        r = rootfs_write_atomic(jf->rfs, JOURNAL_PATH, jf->text, strlen(jf->text), 0600, (uid_t) -1, (gid_t) -1);
-        free(jf->text);
-        jf->text = TAKE_PTR(whole);
-        jf->len += len;
-        if (r < 0) {
-                /* not recorded: the caller does not write; the text goes back */
-                jf->len -= len;
-                jf->text[jf->len] = '\0';
                 return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
-        }
         return 0;
-}
-
-void journal_close(struct journal_file *jf)
-{
-        if (jf->fd >= 0)
-                close(jf->fd);
-        jf->fd = -1;
-        free(jf->text);
-        jf->text = NULL;
-        jf->len = 0;
 }
 
 int journal_remove_temps(const struct rootfs *rfs, struct xerror *ret_error)

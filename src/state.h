@@ -47,19 +47,11 @@ int state_live_root(const struct rootfs *rfs, struct rootfs *ret, bool *ret_same
  * -ENOENT when there is none. */
 struct journal;
 int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *ret_error);
-/* the journal opened for adding lines: made with its header when absent or
- * empty; each line goes in by writing the whole journal again with a new end
- * record (temporary file, fsync, rename, fsync of the directory) before
- * journal_append() returns. Initialise with { .rfs = RFS, .fd = -1 };
- * journal_close() frees it. */
-struct journal_file {
-        const struct rootfs *rfs;
-        int fd;                 /* unused, -1 (the journal is rewritten whole) */
-        char *text;             /* the journal without its end record, once read */
-        size_t len;
-};
-int journal_append(struct journal_file *jf, const char *line, struct xerror *ret_error);
-void journal_close(struct journal_file *jf);
+/* TEXT, a whole journal (journal_text_with_run()), becomes the journal:
+ * temporary file, fsync, rename, fsync of the directory; the state
+ * directory is made when absent. A crash leaves the journal before or after,
+ * never a part. */
+int journal_commit(const struct rootfs *rfs, const char *text, struct xerror *ret_error);
 /* remove the temporary files a crash left beside the journal */
 int journal_remove_temps(const struct rootfs *rfs, struct xerror *ret_error);
 /* remove the journal (everything in it is undone), then its temporary files */

@@ -148,7 +148,7 @@ if command -v dpkg >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
         st=$(dpkg-query --admindir="$R/var/lib/dpkg" -W -f '${Status}' idlecfg 2>&1)
         check "dpkg --remove with a file changed since install: the others are rolled back, that one is kept and said, the manifest stays until purge" sh -c "
                 test $rc -eq 0 && test '$st' = 'deinstall ok config-files' && test ! -e '$rules' && test ! -e '$R/usr/sbin/idlecfg' &&
-                grep -q 'administrator was here' '$R/etc/sysctl.d/90-idlecfg.conf' && grep -q 'rollback kept the files listed above' '$tmp/d10' &&
+                grep -q 'administrator was here' '$R/etc/sysctl.d/90-idlecfg.conf' && grep -q 'rollback kept the files or values listed above' '$tmp/d10' &&
                 test -f '$R/var/lib/idlecfg/manifest' || { echo 'rc $rc, status $st'; cat '$tmp/d9' '$tmp/d10'; exit 1; }"
         dpkg_r --purge idlecfg >"$tmp/d11" 2>&1; rc=$?
         check "dpkg --purge after that: postrm removes /var/lib/idlecfg (and says the manifest still listed files) and the lock" sh -c "
@@ -172,11 +172,11 @@ fake_root() {
         ln -s busybox "$1/bin/sh"
         ln -s busybox "$1/bin/rm"
 }
-# the stand-in's rollback of install removes the manifest, as a complete one does
-printf '#!/bin/sh\necho "idlecfg $*" >>/var/log/idlecfg-calls\n[ "$*" != "rollback install" ] || rm -f /var/lib/idlecfg/manifest\n' >"$tmp/fake-idlecfg"
+# the stand-in's rollback removes the manifest and the journal, as a complete one does
+printf '#!/bin/sh\necho "idlecfg $*" >>/var/log/idlecfg-calls\n[ "$*" != "rollback" ] || rm -f /var/lib/idlecfg/manifest /var/lib/idlecfg/apply.journal\n' >"$tmp/fake-idlecfg"
 chmod 0755 "$tmp/fake-idlecfg"
 calls() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg refresh$'; }
-rollbacks() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg rollback install$'; }
+rollbacks() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg rollback$'; }
 # state ROOT: what install and apply leave in a root: a manifest, a journal, the lock
 state() {
         mkdir -p "$1/var/lib/idlecfg/backup" "$1/run"
@@ -258,7 +258,7 @@ SPEC
                 { echo 'rollbacks $n3'; cat '$tmp/rpm/build.log' '$tmp/rpm/r4'; exit 1; }"
         rpm_r -e idlecfg-hooktest >"$tmp/rpm/r5" 2>&1; rc=$?
         n4=$(rollbacks "$R")
-        check "rpm --root -e of idlecfg: %preun runs idlecfg rollback install while the binary is there and says so, %postun removes /var/lib/idlecfg and the lock" sh -c "
+        check "rpm --root -e of idlecfg: %preun runs idlecfg rollback (live values and files) while the binary is there and says so, %postun removes /var/lib/idlecfg and the lock" sh -c "
                 test $rc -eq 0 && test $n4 -eq 1 && grep -q 'rolling back what' '$tmp/rpm/r5' && grep -q 'removed its state /var/lib/idlecfg' '$tmp/rpm/r5' &&
                 test ! -e '$R/var/lib/idlecfg' && test ! -e '$R/run/idlecfg.lock' && test ! -e '$R/usr/sbin/idlecfg' ||
                 { echo 'rollbacks $n4'; cat '$tmp/rpm/r5'; exit 1; }"
@@ -316,7 +316,7 @@ if [ -z "$nochroot" ] && command -v pacman >/dev/null 2>&1; then
                 { echo 'rollbacks $n3'; cat '$tmp/p4'; exit 1; }"
         pac_r -R idlecfg-hooktest >"$tmp/p5" 2>&1; rc=$?
         n4=$(rollbacks "$R")
-        check "pacman --root -R of idlecfg: pre_remove runs idlecfg rollback install while the binary is there and says so, post_remove removes /var/lib/idlecfg and the lock" sh -c "
+        check "pacman --root -R of idlecfg: pre_remove runs idlecfg rollback (live values and files) while the binary is there and says so, post_remove removes /var/lib/idlecfg and the lock" sh -c "
                 test $rc -eq 0 && test $n4 -eq 1 && grep -q 'rolling back what' '$tmp/p5' && grep -q 'removed its state /var/lib/idlecfg' '$tmp/p5' &&
                 test ! -e '$R/var/lib/idlecfg' && test ! -e '$R/run/idlecfg.lock' && test ! -e '$R/usr/bin/idlecfg' ||
                 { echo 'rollbacks $n4'; cat '$tmp/p5'; exit 1; }"

@@ -23,6 +23,12 @@ int main(void)
                                 printf("%s%s", k[i].choices[j], k[i].choices[j + 1] ? "|" : "\n");
         }
         for (size_t i = 0; i < n; i++) {
+                /* the family, and its keys with their sections (tests/family-NAME.sh plans them) */
+                printf("family %s\n", fam[i]->name);
+                for (size_t j = 0; j < fam[i]->n_keys; j++)
+                        printf("family-key %s %s %s\n", fam[i]->name,
+                               fam[i]->keys[j].section ? fam[i]->keys[j].section : fam[i]->section,
+                               fam[i]->keys[j].key);
                 for (size_t j = 0; j < fam[i]->n_properties; j++) {
                         const struct knob_property *p = &fam[i]->properties[j];
                         if (p->kind == KNOB_INT)

@@ -12,8 +12,36 @@ REGISTRY=${KNOB_REGISTRY:-$top_builddir/tests/knob-registry}
 need umockdev-run depmod "${CC:-cc}" python3
 
 "$REGISTRY" | awk '$1 == "key" { print $2, $3, $4 }' >"$tmp/keys"
-plan "$(($(wc -l <"$tmp/keys") + 1))"
+plan "$(($(wc -l <"$tmp/keys") + 2))"
 check "the registry declares profile keys" test -s "$tmp/keys"
+
+# every family has a test script of its own (tests/family-NAME.sh; the kernel
+# family's is sysctl.sh, wifi's and network's netpower.sh) in Makefile.am's
+# SH_TESTS, and it names every key of the family and every value the key
+# takes (a new family, key or value without its test fails here)
+family_scripts() {
+        "$REGISTRY" >"$tmp/reg"
+        _bad=0
+        for _f in $(awk '$1 == "family" { print $2 }' "$tmp/reg"); do
+                case $_f in kernel) _s=sysctl.sh ;; wifi | network) _s=netpower.sh ;; *) _s=family-$_f.sh ;; esac
+                if [ ! -f "$top_srcdir/tests/$_s" ]; then
+                        echo "family $_f: no tests/$_s"
+                        _bad=1
+                        continue
+                fi
+                grep -q "^	tests/$_s \\\\\$" "$top_srcdir/Makefile.am" ||
+                        { echo "family $_f: tests/$_s is not in Makefile.am's SH_TESTS"; _bad=1; }
+                for _sk in $(awk -v f="$_f" '$1 == "family-key" && $2 == f { print $3 "/" $4 }' "$tmp/reg"); do
+                        _sec=${_sk%/*} _key=${_sk#*/}
+                        for _w in $_key $(awk -v s="$_sec" -v k="$_key" '$1 == "key" && $2 == s && $3 == k { print $4 }' "$tmp/reg" | tr '|' ' '); do
+                                grep -qw -- "$_w" "$top_srcdir/tests/$_s" ||
+                                        { echo "family $_f: tests/$_s never names [$_sec] $_key's $_w"; _bad=1; }
+                        done
+                done
+        done
+        [ "$(grep -c '^family ' "$tmp/reg")" -ge 12 ] && [ $_bad = 0 ]
+}
+check "every family has its own test script, naming each of its keys and values" family_scripts
 
 # one profile per variant: vN.profile = balanced with KEY set to VALUE, or removed
 pdir=$tmp/profiles

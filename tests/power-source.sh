@@ -6,7 +6,7 @@
 # a desktop, and rollback to the values before idlecfg ever switched
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 23
+plan 27
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -176,6 +176,110 @@ check "rollback restores the values before idlecfg ever switched ($before) and r
                ! test -e '$root/etc/systemd/system/idlecfg-power-source.service' &&
                ! test -e '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
                ! test -e '$root/etc/idlecfg/power-source.conf'"
+
+# many switches, then the package's removal: the journal stays bounded by
+# the number of knobs (a path keeps the value before idlecfg first touched
+# it, and at most one more record); dpkg's prerm (rollback) and postrm
+# (purge) restore the values from before the first switch and remove the
+# table, rule, unit and hook. IDLECFG_TEST_SETTLE_MS: a 1 ms debounce.
+# 200 switches: 100 round trips (POWER_SOURCE_ROUNDS; 500 took 2 min under load)
+rounds=${POWER_SOURCE_ROUNDS:-100}
+cat >"$tmp/many.sh" <<EOS
+set -u
+. $top_srcdir/tests/snap.sh
+I="$IDLECFG --root $root"
+mkdir -p $tmp/proc/sys/vm && echo 700 >$tmp/proc/sys/vm/dirty_writeback_centisecs
+export IDLECFG_TEST_PROC=$tmp/proc IDLECFG_TEST_SETTLE_MS=1
+sup=/sys/class/power_supply
+J=$root/var/lib/idlecfg/apply.journal
+$IDLECFG install --profile switch --root $root --kernel $KVER >$tmp/many-install.out 2>&1
+pci=\$(sed -n 's/^pci.runtime_pm udev \(\S*\) power.control.*/\1/p' $root/etc/idlecfg/power-source.conf | head -n 1)
+vals() { echo "\$(cat $hda) \$(cat /sys\$pci/power/control) \$(cat $tmp/proc/sys/vm/dirty_writeback_centisecs)"; }
+echo "knobs \$(grep -vc '^#' $root/etc/idlecfg/power-source.conf)"
+echo "before \$(vals)"
+echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status; snap $tmp/many.before
+i=0 failed=0
+while [ \$i -lt $rounds ]; do
+        i=\$((i + 1))
+        echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status
+        \$I power-source event >$tmp/many-ev.out 2>&1 && grep -q 'Writing the battery values' $tmp/many-ev.out || failed=\$((failed + 1))
+        echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
+        \$I power-source event >$tmp/many-ev.out 2>&1 && grep -q 'Writing the ac values' $tmp/many-ev.out || failed=\$((failed + 1))
+        case \$i in 1|10|$rounds) echo "journal\$i \$(grep -c . \$J) \$(wc -c <\$J)" ;; esac
+done
+echo "failed \$failed"
+# on battery, every value differs from the one before idlecfg
+echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status
+\$I power-source event >$tmp/many-ev.out 2>&1; echo "last \$(vals)"
+mkdir -p $root/usr/sbin && printf '#!/bin/sh\nexec %s "\$@"\n' "$IDLECFG" >$root/usr/sbin/idlecfg && chmod +x $root/usr/sbin/idlecfg
+DPKG_ROOT=$root sh $top_srcdir/src/hooks/dpkg.prerm remove >$tmp/prerm.out 2>&1; echo "prerm \$? \$(vals)"
+DPKG_ROOT=$root sh $top_srcdir/src/hooks/dpkg.postrm purge >$tmp/postrm.out 2>&1; echo "postrm \$?"
+echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status; snap $tmp/many.after
+cmp -s $tmp/many.before $tmp/many.after && echo "sys same" || echo "sys differs"
+rm -f $root/usr/sbin/idlecfg
+EOS
+run_machine "$m" sh "$tmp/many.sh" >"$tmp/many.out" 2>&1
+v() { sed -n "s/^$1 //p" "$tmp/many.out"; }
+knobs=$(v knobs)
+set -- $(v journal1) $(v journal10) $(v journal$rounds)
+check "$((2 * rounds)) switches, to battery and back $rounds times, each one written [failed: $(v failed)]" test "$(v failed)" = 0
+check "the journal stays bounded by the knobs ($knobs): lines (bytes) after 1, 10 and $rounds round trips: $1 ($2), $3 ($4), ${5:-?} (${6:-?})" \
+        sh -c "test '${5:-x}' = '$3' && test '${6:-x}' = '$4' && test '$5' -le \$((2 * $knobs + 4))"
+check "package removal after them (dpkg prerm: rollback, postrm: purge) restores the values before idlecfg ($(v before)) [$(v prerm)], every attribute byte for byte [$(v sys)], removes table, rule, unit, hook and journal" \
+        sh -c "test '$(v prerm)' = '0 $(v before)' && test '$(v last)' != '$(v before)' && test '$(v postrm)' = 0 &&
+               test '$(v sys)' = same &&
+               grep -q 'rolling back what idlecfg applied and installed' '$tmp/prerm.out' &&
+               ! test -e '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' &&
+               ! test -e '$root/etc/systemd/system/idlecfg-power-source.service' &&
+               ! test -e '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
+               ! test -e '$root/etc/idlecfg/power-source.conf' && ! test -e '$root/var/lib/idlecfg' ||
+               { cat '$tmp/many.out' '$tmp/prerm.out'; exit 1; }"
+
+# a switch killed at each of its steps: the first one (its journal written
+# before any value) and a third one, back to values the journal already has
+# (no journal write: rollback restores from either value); rollback apply
+# then restores every attribute and the sysctl as before idlecfg
+cat >"$tmp/kill.sh" <<EOS
+set -u
+. $top_srcdir/tests/snap.sh
+I="$IDLECFG --root $root"
+wbf=$tmp/proc/sys/vm/dirty_writeback_centisecs
+mkdir -p $tmp/proc/sys/vm && echo 700 >\$wbf
+export IDLECFG_TEST_PROC=$tmp/proc IDLECFG_TEST_SETTLE_MS=1
+sup=/sys/class/power_supply
+plug() { echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status; }
+unplug() { echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status; }
+$IDLECFG install --profile switch --root $root --kernel $KVER >$tmp/kill-install.out 2>&1
+plug; snap $tmp/k.before
+for phase in first covered; do
+        n=0 hit=0 bad=0 files=0
+        while [ \$n -lt 100 ]; do
+                n=\$((n + 1))
+                rm -f $root/run/idlecfg/power-source
+                if [ \$phase = covered ]; then
+                        unplug; \$I power-source event >/dev/null 2>&1; plug; \$I power-source event >/dev/null 2>&1
+                fi
+                unplug
+                IDLECFG_FAULT=kill:\$n \$I power-source event >$tmp/k.run 2>&1
+                grep -q injected $tmp/k.run || { \$I rollback apply >/dev/null 2>&1; break; }
+                hit=\$((hit + 1))
+                # a step of a file's write (the journal, /run's state), not of an attribute
+                grep -q 'injected.*(sysfs write)' $tmp/k.run || files=\$((files + 1))
+                \$I rollback apply >$tmp/k.rb 2>&1 || { bad=\$((bad + 1)); echo "\$phase kill:\$n: rollback failed"; cat $tmp/k.rb; }
+                plug; snap $tmp/k.now
+                cmp -s $tmp/k.before $tmp/k.now || { bad=\$((bad + 1)); echo "\$phase kill:\$n: /sys differs"; }
+                [ "\$(cat \$wbf)" = 700 ] || { bad=\$((bad + 1)); echo "\$phase kill:\$n: writeback \$(cat \$wbf)"; }
+                [ -e $root/var/lib/idlecfg/apply.journal ] && { bad=\$((bad + 1)); echo "\$phase kill:\$n: journal left"; }
+        done
+        echo "\$phase \$hit \$bad \$files"
+done
+\$I rollback >/dev/null 2>&1
+EOS
+run_machine "$m" sh "$tmp/kill.sh" >"$tmp/kill.out" 2>&1
+set -- $(sed -n 's/^first //p' "$tmp/kill.out") $(sed -n 's/^covered //p' "$tmp/kill.out")
+check "a switch killed at each of its steps: the first ($1, $3 in file writes: journal and state) and a third the journal covers ($4, $6 in file writes: the state only); rollback restores every value exactly" \
+        sh -c "test '${2:-x}' = 0 && test '${5:-x}' = 0 && test ${1:-0} -gt 15 && test ${4:-0} -gt 15 && test ${6:-9} -lt ${3:-0} ||
+               { cat '$tmp/kill.out'; exit 1; }"
 
 # a desktop: one source, nothing of the switch installed, nothing to switch
 droot=$tmp/droot

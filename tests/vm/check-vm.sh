@@ -57,6 +57,8 @@ tarball=$cache/$suite-minbase.tar.zst
 cache_key="debootstrap --variant=minbase --include=$include $suite (check-vm 1)"
 # the suites (IDLECFG_VM_SUITES): suite_setup sets the variables above per suite
 . "$vmdir/suite.sh"
+# the power-source switch: what this QEMU offers for a plug event (#23)
+. "$vmdir/power-source.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (debootstrap, chroot, device nodes in the image)"
 need qemu-system-x86_64 mkfs.ext4 debugfs zstd tar umockdev-run python3 chroot timeout flock truncate
@@ -430,6 +432,7 @@ $has_measure && nidle=3
 # per machine: baseline boot, its devices, the powertop root and boot, then per
 # profile 10 install/boot checks and 2 idle checks (3 with measure)
 plan $((nsuites * (1 + nmach * (4 + (10 + nidle) * nprof + image_points + $(installer_npoints)))))
+vm_power_source_note
 
 # the package, built once for every suite
 pkg=$work/pkg-build

@@ -1,0 +1,115 @@
+#!/bin/sh
+# tests/family-gpu.sh: the [gpu] family (src/knobs/gpu.c): every value of
+# i915_fbc, i915_psr, amdgpu_abm and runtime_pm planned on every recorded
+# machine: the i915 and amdgpu parameters in modprobe.d, the platform's hwdb
+# entries (test entries in the roots' /etc/udev/hwdb.d for the DMI identities
+# of intel-laptop and amd-laptop), power/control of the runpm GPUs (and of
+# amd-laptop's dGPU as if amdgpu had allowed runtime PM: a variant), the
+# refusals
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/family-lib.sh"
+plan 18
+
+family_root() {
+        mkdir -p "$1/etc/udev/hwdb.d"
+        cat >"$1/etc/udev/hwdb.d/99-family-gpu.hwdb" <<'HWDB'
+# tests/family-gpu.sh: intel-laptop (Framework 12th gen): FBC allowed, PSR denied
+dmi:*:svnFramework:*:rnFRANMACP08:*
+ IDLECFG_I915_FBC=allow
+ IDLECFG_I915_FBC_REASON=family test fbc
+ IDLECFG_I915_PSR=deny
+ IDLECFG_I915_PSR_REASON=family test psr
+
+# amd-laptop (ASUS Vivobook M3500QA): ABM level 3
+dmi:*:svnASUSTeKCOMPUTERINC.:pnVivobook_ASUSLaptopM3500QA_M3500QA:*
+ IDLECFG_AMDGPU_ABM=3
+ IDLECFG_AMDGPU_ABM_REASON=family test abm
+HWDB
+}
+for k in i915_fbc i915_psr amdgpu_abm; do
+        for v in platform off keep; do
+                value "$k-$v" gpu "$k" "$v" modprobe
+        done
+        value "$k-src" gpu "$k" "ac:platform battery:off"
+        value "$k-bad" gpu "$k" on
+done
+for v in auto on keep; do
+        value "rpm-$v" gpu runtime_pm "$v" udev
+done
+value rpm-src gpu runtime_pm "ac:auto battery:on"
+value rpm-bad gpu runtime_pm off
+# amd-laptop as if amdgpu had found a runtime D3 (BOCO/BACO) and allowed runtime PM at probe
+variant amd-runpm amd-laptop 0000:03:00.0 power/control auto
+plan_all
+H=/etc/udev/hwdb.d/99-family-gpu.hwdb
+
+# the platform values: from the test entries for the two laptops; desktop-sata
+# (a radeon GPU amdgpu would also take) has none: skipped, the driver's default stays
+platform_fbc() {
+        param i915_fbc-platform gpu.i915_fbc i915 enable_fbc 1 modprobe "hwdb $H:3 (family test fbc)" intel-laptop &&
+                [ -z "$(rows i915_fbc-platform gpu.i915_fbc amd-laptop desktop-sata buildhost)" ]
+}
+check "i915_fbc = platform: enable_fbc=1 on intel-laptop from its platform's allow entry; no i915 elsewhere" platform_fbc
+platform_psr() {
+        param i915_psr-platform gpu.i915_psr i915 enable_psr 0 modprobe "hwdb $H:5 (family test psr)" intel-laptop &&
+                [ -z "$(rows i915_psr-platform gpu.i915_psr amd-laptop desktop-sata buildhost)" ]
+}
+check "i915_psr = platform: enable_psr=0 on intel-laptop from its platform's deny entry" platform_psr
+platform_abm() {
+        param amdgpu_abm-platform gpu.amdgpu_abm amdgpu abmlevel 3 modprobe "hwdb $H:10 (family test abm)" amd-laptop &&
+                rows amdgpu_abm-platform gpu.amdgpu_abm desktop-sata | cut -d'|' -f8,12 |
+                grep -qxF "|skipped: $(reason_of amdgpu_abm-platform gpu amdgpu_abm platform), and no hwdb entry for this platform or GPU: the driver's default stays (amdgpu leaves ABM to the compositor or its abmlevel default)" &&
+                ! grep -q abmlevel "$(out desktop-sata amdgpu_abm-platform modprobe)" &&
+                [ -z "$(rows amdgpu_abm-platform gpu.amdgpu_abm intel-laptop buildhost)" ]
+}
+check "amdgpu_abm = platform: abmlevel=3 on amd-laptop from its platform's entry; desktop-sata without one skipped" platform_abm
+check "i915_fbc = off: enable_fbc=0 whatever the hwdb allows" param i915_fbc-off gpu.i915_fbc i915 enable_fbc 0 modprobe \
+        "$(reason_of i915_fbc-off gpu i915_fbc off)" intel-laptop
+check "i915_psr = off: enable_psr=0 from the profile" param i915_psr-off gpu.i915_psr i915 enable_psr 0 modprobe \
+        "$(reason_of i915_psr-off gpu i915_psr off)" intel-laptop
+check "amdgpu_abm = off: abmlevel=0 on both amdgpu machines, the hwdb's level 3 and all" param amdgpu_abm-off gpu.amdgpu_abm amdgpu abmlevel 0 modprobe \
+        "$(reason_of amdgpu_abm-off gpu amdgpu_abm off)" amd-laptop desktop-sata
+keep_feature() {
+        kept "$1-keep" "gpu.$1" gpu "$1" && ! grep -q "$2" "$(out "$3" "$1-keep" modprobe)"
+}
+check "i915_fbc = keep: nothing planned (the hwdb's allow not used either), no enable_fbc" keep_feature i915_fbc enable_fbc intel-laptop
+check "i915_psr = keep: nothing planned (the hwdb's deny not used either), no enable_psr" keep_feature i915_psr enable_psr intel-laptop
+check "amdgpu_abm = keep: nothing planned, no abmlevel" keep_feature amdgpu_abm abmlevel amd-laptop
+refused_all() {
+        for _k in i915_fbc i915_psr amdgpu_abm; do
+                refused_source "$_k-src" gpu "$_k" &&
+                        refused_word "$_k-bad" gpu "$_k" "unknown value 'on' for [gpu] $_k; valid: platform, off, keep" || return 1
+        done
+}
+check "i915_fbc, i915_psr, amdgpu_abm: per-source values (module options) and unknown words refused with the file and line" refused_all
+
+R=gpu.runtime_pm
+# the GPUs: amd-laptop's amdgpu and desktop-sata's radeon run runpm; i915 its own
+rpm_common() {
+        rows "$1" $R intel-laptop | cut -d'|' -f3,8,12 |
+                grep -qxF "0000:00:02.0||skipped: driver i915: its runtime PM is the driver's own (i915 and xe enable it themselves; nvidia needs its DynamicPowerManagement option)" &&
+                [ -z "$(rows "$1" $R buildhost)" ]
+}
+rpm_auto() {
+        ok_plans rpm-auto && rpm_common rpm-auto || return 1
+        rows rpm-auto $R amd-laptop | cut -d'|' -f3,12 | grep -qxF "0000:03:00.0|skipped: amdgpu left runtime PM off (power/control = on): no runtime D3 on this GPU (no BOCO/BACO or _PR3), or its runpm parameter is 0" &&
+                rows rpm-auto $R desktop-sata | cut -d'|' -f3,12 | grep -qxF "0000:01:00.0|skipped: radeon left runtime PM off (power/control = on): no runtime D3 on this GPU (no BOCO/BACO or _PR3), or its runpm parameter is 0" &&
+                # where the driver allowed it, auto is planned so that it stays so
+                [ "$(planned rpm-auto $R | cut -d'|' -f1,3,5,8,11,12)" = "amd-runpm|0000:03:00.0|power/control|auto|udev|$(reason_of rpm-auto gpu runtime_pm auto); amdgpu allowed runtime PM at probe (runtime D3 present): planned so that it stays so" ]
+}
+check "runtime_pm = auto: auto where amdgpu allowed runtime PM (the variant); the recorded GPUs their drivers left on skipped, saying so; i915 is its own" rpm_auto
+check "runtime_pm = auto: the udev rules write exactly that" udev_rules rpm-auto $R
+rpm_on() {
+        ok_plans rpm-on && rpm_common rpm-on &&
+                [ "$(planned rpm-on $R | cut -d'|' -f1,3,5,8,11,12)" = "amd-laptop|0000:03:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)
+desktop-sata|0000:01:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)
+amd-runpm|0000:03:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)" ]
+}
+check "runtime_pm = on: power/control=on on the runpm GPUs, allowed or not" rpm_on
+check "runtime_pm = on: the udev rules write exactly those" udev_rules rpm-on $R
+check "runtime_pm = keep: nothing planned, one skip naming the profile line" kept rpm-keep $R gpu runtime_pm udev
+check "runtime_pm takes no per-source value: refused with the file and line" refused_source rpm-src gpu runtime_pm
+check "runtime_pm: a word it does not take is refused with the file and line" refused_word rpm-bad gpu runtime_pm \
+        "unknown value 'off' for [gpu] runtime_pm; valid: auto, on, keep"
+check "every value changes its own knob alone: the rest of each plan is balanced's" only_knobs gpu.i915_fbc gpu.i915_psr gpu.amdgpu_abm $R
+done_testing

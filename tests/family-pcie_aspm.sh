@@ -1,0 +1,96 @@
+#!/bin/sh
+# tests/family-pcie_aspm.sh: the [pcie_aspm] family (src/knobs/aspm.c): every
+# policy and links value planned on every recorded machine: the command-line
+# word and the tmpfiles line of the policy, the per-link L1 substate files of
+# the devices an hwdb entry names (a test entry in the roots' /etc/udev/hwdb.d
+# for two functions of intel-laptop: its deny beats its allow), per-source
+# values and the refusals
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/family-lib.sh"
+plan 12
+
+family_root() {
+        mkdir -p "$1/etc/udev/hwdb.d"
+        cat >"$1/etc/udev/hwdb.d/99-family-aspm.hwdb" <<'HWDB'
+# tests/family-pcie_aspm.sh: per-link entries for two functions of intel-laptop
+# SanDisk/WD NVMe 15b7:5011: its link has l1_2_aspm but no l1_1_aspm or l0s_aspm file
+pci:v000015B7d00005011sv*sd*bc*sc*i*
+ IDLECFG_ASPM_ALLOW=l0s,l1_1,l1_2
+ IDLECFG_ASPM_ALLOW_REASON=family test allow
+
+# Intel AX210 8086:2725: allowed L1.1 and L1.2, L1.2 denied
+pci:v00008086d00002725sv*sd*bc*sc*i*
+ IDLECFG_ASPM_ALLOW=l1_1,l1_2
+ IDLECFG_ASPM_ALLOW_REASON=family test allow
+ IDLECFG_ASPM_DENY=l1_2
+ IDLECFG_ASPM_DENY_REASON=family test deny
+HWDB
+}
+for v in default performance powersave powersupersave; do
+        value "$v" pcie_aspm policy "$v" cmdline tmpfiles
+done
+value keep pcie_aspm policy keep cmdline tmpfiles
+value src pcie_aspm policy "ac:default battery:powersupersave" tmpfiles
+value links-yes pcie_aspm links yes udev
+value links-no pcie_aspm links no udev
+value links-src pcie_aspm links "ac:yes battery:no"
+value bad pcie_aspm policy on
+plan_all
+K=pcie_aspm.policy
+L=pcie_aspm.link
+
+# policy VALUE: on the three machines with PCIe ports, pcie_aspm.policy=VALUE
+# on the command line and in tmpfiles, from the profile line; the VM skipped
+policy() {
+        ok_plans "$1" || return 1
+        _r=$(reason_of "$1" pcie_aspm policy "$1")
+        for _m in amd-laptop desktop-sata intel-laptop; do
+                rows "$1" $K $_m | cut -d'|' -f5- >"$tmp/r"
+                printf '|pcie_aspm|policy|%s|||cmdline|%s\n|pcie_aspm|policy|%s|||tmpfiles|%s; at run time too (the write fails where the firmware denies the OS ASPM control)\n' \
+                        "$1" "$_r" "$1" "$_r" >"$tmp/w"
+                diff -u "$tmp/w" "$tmp/r" || { echo "^ $_m"; return 1; }
+                grep -qx "pcie_aspm.policy=$1" "$(out $_m "$1" cmdline)" || { echo "$_m: cmdline:"; cat "$(out $_m "$1" cmdline)"; return 1; }
+                grep -qx "w /sys/module/pcie_aspm/parameters/policy - - - - $1" "$(out $_m "$1" tmpfiles)" ||
+                        { echo "$_m: tmpfiles:"; cat "$(out $_m "$1" tmpfiles)"; return 1; }
+        done
+        [ "$(rows "$1" $K buildhost | cut -d'|' -f8,12)" = "|skipped: no PCI-to-PCI bridge (class 0604) on this machine, so no PCIe link for ASPM to act on: the policy would change nothing" ] &&
+                ! grep -q pcie_aspm "$(out buildhost "$1" cmdline)" "$(out buildhost "$1" tmpfiles)"
+}
+for v in default performance powersave powersupersave; do
+        check "policy = $v: pcie_aspm.policy=$v on the command line and in tmpfiles.d; the VM (no PCIe port) skipped" policy $v
+done
+check "policy = keep: nothing planned, no command-line word, no tmpfiles line" kept keep $K pcie_aspm policy cmdline tmpfiles
+src_policy() {
+        ok_plans src || return 1
+        # both rows switch (the parameter is writable under /sys/module at run
+        # time); the files install writes hold the AC value
+        planned src $K | cut -d'|' -f1,8-11 >"$tmp/s"
+        for _m in amd-laptop desktop-sata intel-laptop; do
+                printf '%s|default|default|powersupersave|%s\n' $_m cmdline $_m tmpfiles
+        done | diff -u - "$tmp/s" &&
+                grep -qx 'w /sys/module/pcie_aspm/parameters/policy - - - - default' "$(out intel-laptop src tmpfiles)"
+}
+check "policy = ac:default battery:powersupersave: the parameter switches, the files hold default" src_policy
+links_yes() {
+        ok_plans links-yes || return 1
+        planned links-yes $L | cut -d'|' -f1,3,5,8,11,12 >"$tmp/l"
+        cat >"$tmp/w" <<W
+intel-laptop|0000:01:00.0|link/l1_2_aspm|1|udev|hwdb /etc/udev/hwdb.d/99-family-aspm.hwdb:4 (family test allow)
+intel-laptop|0000:a6:00.0|link/l1_1_aspm|1|udev|hwdb /etc/udev/hwdb.d/99-family-aspm.hwdb:9 (family test allow)
+intel-laptop|0000:a6:00.0|link/l1_2_aspm|0|udev|hwdb /etc/udev/hwdb.d/99-family-aspm.hwdb:11 (family test deny)
+W
+        diff -u "$tmp/w" "$tmp/l"
+}
+check "links = yes: the hwdb's states where the link has the file (l1_2 of the NVMe; l1_1 of the AX210 on, its denied l1_2 off), nothing else" links_yes
+check "links = yes: the udev rules write exactly those files" udev_rules links-yes $L
+links_no() {
+        ok_plans links-no && [ -z "$(rows links-no $L)" ] && ! grep -q "$L" "$(out intel-laptop links-no udev)" &&
+                [ -n "$(rows balanced $L intel-laptop)" ]
+}
+check "links = no: no per-link file, though the hwdb names two functions (balanced, links = yes, sets them)" links_no
+check "links takes no per-source value (a command-line-time choice): refused with the file and line" \
+        refused_source links-src pcie_aspm links
+check "a word policy does not take is refused with the file and line" refused_word bad pcie_aspm policy \
+        "unknown value 'on' for [pcie_aspm] policy; valid: default, performance, powersave, powersupersave, keep"
+check "every value changes its own knob alone: the rest of each plan is balanced's" only_knobs $K $L
+done_testing

@@ -1,0 +1,110 @@
+#!/bin/sh
+# tests/family-usb.sh: the [usb] family (src/knobs/usb.c): every value of
+# autosuspend and delay_ms planned on every recorded machine: which devices
+# get power/control and autosuspend_delay_ms, which are skipped and why, the
+# hwdb winning both ways (test entries in the roots' /etc/udev/hwdb.d: a deny
+# for a camera the classes rule would take, an allow for a keyboard, a delay
+# of its own), the udev rules and the refusals
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/family-lib.sh"
+plan 16
+
+family_root() {
+        mkdir -p "$1/etc/udev/hwdb.d"
+        cat >"$1/etc/udev/hwdb.d/99-family-usb.hwdb" <<'HWDB'
+# tests/family-usb.sh: amd-laptop's camera 13d3:5458 denied
+usb:v13D3p5458*
+ IDLECFG_USB_AUTOSUSPEND=deny
+ IDLECFG_USB_AUTOSUSPEND_REASON=family test deny
+
+# desktop-sata's Dell keyboard 413c:2105 allowed, with its own delay
+usb:v413Cp2105*
+ IDLECFG_USB_AUTOSUSPEND=allow
+ IDLECFG_USB_AUTOSUSPEND_REASON=family test allow
+ ID_AUTOSUSPEND_DELAY_MS=7000
+HWDB
+}
+for v in allowlist classes off; do
+        value "$v" usb autosuspend "$v" udev
+done
+value keep usb autosuspend keep udev
+value src usb autosuspend "ac:classes battery:off"
+value bad usb autosuspend on
+value d0 usb delay_ms 0 udev
+value dmax usb delay_ms 600000 udev
+value dkeep usb delay_ms keep udev
+value dover usb delay_ms 600001
+value dneg usb delay_ms -1
+value dsrc usb delay_ms "ac:0 battery:2000"
+plan_all
+U=usb.autosuspend D=usb.autosuspend_delay_ms P=usb.persist
+H=/etc/udev/hwdb.d/99-family-usb.hwdb
+
+# the devices every mode but off and keep leaves alone, and why
+common() {
+        rows "$1" $U | cut -d'|' -f1,3,8,12 >"$tmp/u"
+        grep -qx "amd-laptop|3-2||skipped: wireless controller (Bluetooth drops: TLP #545), not on an autosuspend allowlist" "$tmp/u" &&
+                grep -qx "intel-laptop|1-10||skipped: wireless controller (Bluetooth drops: TLP #545), not on an autosuspend allowlist" "$tmp/u" &&
+                grep -qx "intel-laptop|1-4||skipped: HID device (keyboards and mice lag and lose keys: powertop #101, #165), not on an autosuspend allowlist" "$tmp/u" &&
+                grep -qx "desktop-sata|2-1.8||skipped: HID device (keyboards and mice lag and lose keys: powertop #101, #165), not on an autosuspend allowlist" "$tmp/u" &&
+                # the hwdb's deny wins over the camera's class, its allow over the keyboard's
+                grep -qx "amd-laptop|3-3||skipped: hwdb $H:3 (family test deny)" "$tmp/u" &&
+                grep -qx "desktop-sata|2-1.7|auto|hwdb $H:8 (family test allow)" "$tmp/u" &&
+                # systemd's lists, where this machine has them: the fingerprint reader
+                if [ -n "$AUTOSUSPEND_HWDB" ]; then
+                        grep -q "^intel-laptop|1-9|auto|hwdb /usr/lib/udev/hwdb.d/60-autosuspend-fingerprint-reader.hwdb:[0-9]*\$" "$tmp/u" &&
+                                rows "$1" $P | grep -q "^intel-laptop|$P|1-9|usb|power/persist|||0|||udev|hwdb /usr/lib/udev/hwdb.d/60-autosuspend-fingerprint-reader.hwdb:[0-9]*\$"
+                fi || { cat "$tmp/u"; return 1; }
+        # the keyboard's delay is its hwdb entry's whatever the profile says
+        grep -q "^desktop-sata|$D|2-1.7|usb|power/autosuspend_delay_ms|||7000|||udev|hwdb $H:10\$" "$tmp/$1.flat.all" ||
+                { rows "$1" $D; return 1; }
+}
+prep() { ok_plans "$1" && for _m in $FAMILY_MACHINES; do cat "$tmp/out/$_m/$1.flat"; done >"$tmp/$1.flat.all"; }
+allowlist() {
+        prep allowlist && common allowlist &&
+                grep -qx "intel-laptop|1-7||skipped: not on an autosuspend allowlist (systemd's or idlecfg's hwdb)" "$tmp/u" &&
+                [ "$(awk -F'|' '$3 != ""' "$tmp/u" | grep -vc '|auto|hwdb ')" = 0 ]
+}
+check "autosuspend = allowlist: only hwdb-listed devices (the test allow, systemd's fingerprint list); the camera the classes rule takes is not, the denied one skipped" allowlist
+classes() {
+        prep classes && common classes &&
+                grep -qxF "intel-laptop|1-7|auto|$(reason_of classes usb autosuspend classes); video camera (uvcvideo supports autosuspend), every interface of a class that autosuspends (hwdb deny entries, the kernel's USB quirks, checked first)" "$tmp/u"
+}
+check "autosuspend = classes: the allowlist plus intel-laptop's camera by its class (uvcvideo); amd-laptop's camera denied by the hwdb" classes
+check "autosuspend = classes: the udev rules write exactly those devices" udev_rules classes $U
+off() {
+        prep off || return 1
+        planned off $U | cut -d'|' -f1,3,5,8,11,12 >"$tmp/u"
+        for d in amd-laptop/3-2 amd-laptop/3-3 desktop-sata/2-1.7 desktop-sata/2-1.8 intel-laptop/1-10 intel-laptop/1-4 intel-laptop/1-7 intel-laptop/1-9; do
+                echo "${d%/*}|${d#*/}|power/control|on|udev|$(reason_of off usb autosuspend off)"
+        done | diff -u - "$tmp/u" && [ -z "$(rows off $D)" ] && [ -z "$(rows off $P)" ]
+}
+check "autosuspend = off: power/control=on on every USB device but hubs, denied and allowed alike; no delay, no persist" off
+check "autosuspend = off: the udev rules write exactly those devices" udev_rules off $U
+keep() { kept keep $U usb autosuspend udev && [ -z "$(rows keep $D)$(rows keep $P)" ] && ! grep -q autosuspend_delay "$(out intel-laptop keep udev)"; }
+check "autosuspend = keep: nothing planned (no delay, no persist), one skip naming the profile line, no udev rule" keep
+check "autosuspend takes no per-source value (the udev rules are install's): refused with the file and line" refused_source src usb autosuspend
+check "autosuspend: a word it does not take is refused with the file and line" refused_word bad usb autosuspend \
+        "unknown value 'on' for [usb] autosuspend; valid: allowlist, classes, off, keep"
+# delay N: every device autosuspend enables gets N, but those with an hwdb delay of their own
+delay() {
+        ok_plans "$1" || return 1
+        planned "$1" $U | cut -d'|' -f1,3 | sort >"$tmp/en"
+        planned "$1" $D | cut -d'|' -f1,3 | sort >"$tmp/de"
+        diff -u "$tmp/en" "$tmp/de" || { echo "^ the devices autosuspend enables and those with a delay differ"; return 1; }
+        planned "$1" $D | grep -v '^desktop-sata|[^|]*|2-1.7|' | cut -d'|' -f5,8,11,12 | sort -u >"$tmp/v"
+        echo "power/autosuspend_delay_ms|$2|udev|$(reason_of "$1" usb delay_ms "$2")" | diff -u - "$tmp/v" &&
+                planned "$1" $D | grep -q "^desktop-sata|$D|2-1.7|.*|7000|||udev|hwdb $H:10\$"
+}
+check "delay_ms = 0: autosuspend_delay_ms=0 on every device autosuspend enables; the hwdb's own delay (7000) wins for its device" delay d0 0
+check "delay_ms = 600000 (the maximum): the same with 600000" delay dmax 600000
+check "delay_ms = 600000: the udev rules write exactly those delays" udev_rules dmax $D
+dkeep() {
+        ok_plans dkeep && [ "$(planned dkeep $D | cut -d'|' -f1,3,8,12)" = "desktop-sata|2-1.7|7000|hwdb $H:10" ]
+}
+check "delay_ms = keep: no delay but the hwdb entry's own" dkeep
+check "delay_ms = 600001: out of range, refused with the file and line" refused_range dover usb delay_ms 600001 "keep or an integer 0..600000"
+check "delay_ms = -1: refused with the file and line" refused dneg usb delay_ms "invalid value '-1' for [usb] delay_ms; valid: keep or an integer 0..600000"
+check "delay_ms takes no per-source value: refused with the file and line" refused_source dsrc usb delay_ms
+check "every value changes its own knobs alone: the rest of each plan is balanced's" only_knobs $U $D $P
+done_testing
