@@ -1,4 +1,4 @@
-/* apply.c: write the plan's live settings, journal first; undo them; verify
+/* apply.c: write the plan's live settings, journal first; undo them
  *
  * A run reads every old value first, then writes the journal with a line
  * (path, old, new) for each write it will make, in one atomic, fsynced write,
@@ -8,11 +8,6 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
-#include <net/if.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -20,7 +15,6 @@
 #include "install.h"
 #include "journal.h"
 #include "knobs/knob.h"
-#include "manifest.h"
 #include "state.h"
 
 char *value_normalize(const char *raw)
@@ -78,7 +72,7 @@ char *setting_live_path(const struct setting *s, const char **ret_why)
 }
 
 /* one read() of a sysfs attribute, as it is */
-static int read_raw(const char *path, char **ret)
+int read_raw(const char *path, char **ret)
 {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         char buf[4097];
@@ -495,205 +489,4 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
                 return r;
         res->done = true;
         return 0;
-}
-
-/* ---- verify ---- */
-
-/* what the plan says about KNOB on device DEVPATH: the setting, or NULL */
-static const struct setting *plan_find(const struct plan *p, const char *devpath, const char *knob)
-{
-        for (size_t i = 0; i < p->n; i++)
-                if (streq_ptr(p->v[i].device, devpath) && knob && streq(p->v[i].knob, knob))
-                        return &p->v[i];
-        return NULL;
-}
-
-struct blockers {
-        struct verify_blocker *v;
-        size_t n;
-};
-
-static void blocker_add(struct blockers *b, const struct plan *p, const struct device *d, const char *knob,
-                        char *what_take)
-{
-        b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
-        b->v[b->n++] = (struct verify_blocker) { .d = d, .what = what_take, .knob = knob,
-                                          .s = plan_find(p, d->devpath, knob) };
-}
-
-static void find_blockers(const struct plan *p, const struct device *d, struct blockers *b)
-{
-        const char *control = kv_get(&d->knobs, "power/control"), *status = kv_get(&d->knobs, "power/runtime_status");
-        const char *v;
-
-        if (control && streq(control, "on"))
-                blocker_add(b, p, d, knob_runtime_pm_of(d->class), xstrdup(_("runtime PM is off (power/control = on)")));
-        else if (status && streq(status, "active") && control && streq(control, "auto"))
-                blocker_add(b, p, d, NULL, xstrdup(_("runtime PM is allowed but the device is active (in use, "
-                                                      "or a child keeps it awake)")));
-        /* the ATA port above a SATA host (detect reads ataN/power/control); the plan
-         * names a planned port by its ata_port class device, a skip by the host */
-        if ((v = kv_get(&d->knobs, "port/power/control")) && streq(v, "on") && streq(d->class, "sata")) {
-                const char *knob = knob_runtime_pm_of("ata-port"), *port = kv_get(&d->ids, "port");
-                _cleanup_free_ char *dir = xstrdup(strempty(d->anchor)), *cdev = NULL;
-                char *slash = strrchr(dir, '/');
-                const struct setting *s = NULL;
-
-                if (slash && port) {
-                        *slash = '\0';         /* .../ataN/hostM -> .../ataN */
-                        cdev = xasprintf("%s/ata_port/%s", dir, port);
-                        s = plan_find(p, cdev, knob);
-                }
-                blocker_add(b, p, d, knob, xasprintf(_("runtime PM of ATA port %s is off (power/control = on)"),
-                                                     strempty(port)));
-                if (s)
-                        b->v[b->n - 1].s = s;
-        }
-        if ((v = kv_get(&d->knobs, "power/autosuspend_delay_ms")) && v[0] == '-' && streq(d->class, "usb"))
-                blocker_add(b, p, d, "usb.autosuspend_delay_ms",
-                            xasprintf(_("autosuspend is disabled (power/autosuspend_delay_ms = %s)"), v));
-        if ((v = kv_get(&d->knobs, "link_power_management_policy")) && streq(v, "max_performance"))
-                blocker_add(b, p, d, "sata.alpm", xstrdup(_("SATA link power management is off "
-                                                           "(link_power_management_policy = max_performance)")));
-        if ((v = kv_get(&d->knobs, "link/l1_aspm")) && streq(v, "0"))
-                blocker_add(b, p, d, "pcie_aspm.link", xstrdup(_("ASPM L1 is disabled on this link (link/l1_aspm = 0)")));
-        if (((v = kv_get(&d->knobs, "power/rc6_enable")) || (v = kv_get(&d->knobs, "gt/gt0/rc6_enable"))) &&
-            streq(v, "0"))
-                blocker_add(b, p, d, NULL, xstrdup(_("GPU RC6 is disabled (rc6_enable = 0)")));
-        else if (streq(d->class, "drm") && d->devpath) {
-                static const char *const files[] = { "power/rc6_residency_ms", "gt/gt0/rc6_residency_ms" };
-                for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                        _cleanup_free_ char *path = xasprintf("/sys%s/%s", d->devpath, files[i]);
-                        _cleanup_free_ char *a = NULL, *z = NULL;
-                        if (read_raw(path, &a) < 0)
-                                continue;
-                        nanosleep(&(struct timespec) { .tv_nsec = 200 * 1000 * 1000 }, NULL);
-                        if (read_raw(path, &z) == 0 && strtoull(z, NULL, 10) <= strtoull(a, NULL, 10))
-                                blocker_add(b, p, d, NULL, xasprintf(_("GPU RC6 residency did not grow in 0.2 s "
-                                                                      "(%s stays %llu): the GPU is busy or "
-                                                                      "cannot enter RC6"), files[i],
-                                                                    strtoull(z, NULL, 10)));
-                        break;
-                }
-        }
-        for (size_t i = 0; i < d->n_children; i++)
-                find_blockers(p, &d->children[i], b);
-}
-
-/* the package residency counters, read twice 0.25 s apart */
-static void residencies(struct verify_result *res)
-{
-        struct m_value first[_M_RES_MAX];
-        bool any = false;
-
-        for (size_t i = 0; i < _M_RES_MAX; i++) {
-                first[i] = measure_read_residency("/sys", i);
-                any = first[i].err == 0 || any;
-        }
-        if (any)
-                nanosleep(&(struct timespec) { .tv_nsec = 250 * 1000 * 1000 }, NULL);
-        for (size_t i = 0; i < _M_RES_MAX; i++) {
-                struct m_value again;
-                if (first[i].err < 0)
-                        continue;
-                again = measure_read_residency("/sys", i);
-                if (again.err < 0)
-                        continue;
-                res->residency[i].have = true;
-                res->residency[i].value = again.v;
-                res->residency[i].delta = again.v - first[i].v;
-        }
-}
-
-/* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL, read
- * only): 0 and "off" or the ethtool letters ("g", "pumbg"), or -errno. The
- * interface must be the one sysfs shows: under umockdev /sys is a recording
- * and the kernel's interface of that name, if any, is another NIC. */
-static int wol_read(const char *name, char **ret)
-{
-        static const struct { unsigned bit; char letter; } bits[] = {
-                { WAKE_PHY, 'p' }, { WAKE_UCAST, 'u' }, { WAKE_MCAST, 'm' }, { WAKE_BCAST, 'b' },
-                { WAKE_ARP, 'a' }, { WAKE_MAGIC, 'g' }, { WAKE_MAGICSECURE, 's' }, { WAKE_FILTER, 'f' },
-        };
-        struct ethtool_wolinfo wol = { .cmd = ETHTOOL_GWOL };
-        _cleanup_free_ char *path = NULL, *idx = NULL;
-        _cleanup_close_ int fd = -1;
-        struct ifreq ifr = {};
-        char letters[ELEMENTSOF(bits) + 1];
-        size_t n = 0;
-
-        if (!name || strlen(name) >= sizeof(ifr.ifr_name) || getenv("UMOCKDEV_DIR"))
-                return -ENODEV;
-        path = xasprintf("/sys/class/net/%s/ifindex", name);
-        if (read_raw(path, &idx) < 0 || strtoul(idx, NULL, 10) != if_nametoindex(name))
-                return -ENODEV;
-        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        memcpy(ifr.ifr_name, name, strlen(name));
-        ifr.ifr_data = (void *) &wol;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                return -errno;
-        for (size_t i = 0; i < ELEMENTSOF(bits); i++)
-                if (wol.wolopts & bits[i].bit)
-                        letters[n++] = bits[i].letter;
-        letters[n] = '\0';
-        *ret = xstrdup(n ? letters : "off");
-        return 0;
-}
-
-void verify_result_free(struct verify_result *r)
-{
-        for (size_t i = 0; i < r->n_blockers; i++)
-                free(r->blockers[i].what);
-        free(r->blockers);
-        for (size_t i = 0; r->actual && i < r->n; i++)
-                free(r->actual[i]);
-        free(r->actual);
-        free(r->state);
-        *r = (struct verify_result) {};
-}
-
-int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
-               struct verify_result *res, struct xerror *ret_error)
-{
-        _cleanup_(manifest_freep) struct manifest *m = NULL;
-        struct blockers b = {};
-        struct xerror ignored = {};
-        int r;
-
-        r = manifest_load(rfs, &m, &ignored);
-        xerror_done(&ignored);
-        res->installed = r >= 0;
-        res->n = p->n;
-        res->state = xcalloc(p->n ? p->n : 1, sizeof(*res->state));
-        res->actual = xcalloc(p->n ? p->n : 1, sizeof(char *));
-        for (size_t i = 0; i < p->n; i++) {
-                const struct setting *s = &p->v[i];
-                const char *why = NULL;
-                _cleanup_free_ char *path = setting_live_path(s, &why), *raw = NULL;
-                enum verify_state *st = &res->state[i];
-                if (!s->value)
-                        continue;
-                if (s->mech == MECH_LINK && streq_ptr(s->param, "WakeOnLan") &&
-                    wol_read(s->device_name, &res->actual[i]) == 0)
-                        /* the kernel answers: the one network setting verify can read */
-                        *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
-                else if (!path)
-                        *st = VERIFY_LATER;
-                else if (read_raw(path, &raw) < 0)
-                        *st = s->mech == MECH_UDEV ? VERIFY_MISSING : VERIFY_LATER;
-                else {
-                        res->actual[i] = value_normalize(raw);
-                        *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
-                }
-                res->count[*st]++;
-        }
-        for (size_t c = 0; c < _CL_MAX; c++)
-                for (size_t i = 0; i < inv->classes[c].n; i++)
-                        find_blockers(p, &inv->classes[c].v[i], &b);
-        res->blockers = b.v;
-        res->n_blockers = b.n;
-        residencies(res);
-        return res->count[VERIFY_DRIFT] + res->count[VERIFY_MISSING] > 0;
 }

@@ -1,8 +1,6 @@
-/* apply.h: the plan's live settings written to sysfs, journal first; undo; verify */
+/* apply.h: the plan's live settings written to sysfs, journal first; undo */
 #pragma once
 
-#include "inventory.h"
-#include "measure.h"
 #include "plan.h"
 #include "rootfs.h"
 #include "state.h"
@@ -59,42 +57,14 @@ int apply_run(const struct rootfs *rfs, const struct plan *p, const struct apply
  * What happened is in *ret, also on failure. */
 int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result *ret, struct xerror *ret_error);
 
-/* verify: each setting of the plan against the running system */
-enum verify_state { VERIFY_MATCH, VERIFY_DRIFT, VERIFY_LATER, VERIFY_MISSING, _VERIFY_MAX };
-
-/* something that keeps a device or the package out of its idle state */
-struct verify_blocker {
-        const struct device *d;
-        char *what;
-        const char *knob;               /* the knob family that would change it, or NULL */
-        const struct setting *s;        /* the plan's setting of that knob on the device, or NULL */
-};
-
-struct verify_result {
-        bool installed;                 /* the root has a manifest */
-        size_t n;                       /* the plan's number of settings */
-        enum verify_state *state;       /* per setting of the plan (p->v[i]); those without a value unset */
-        char **actual;                  /* per setting: the value read, or NULL */
-        size_t count[_VERIFY_MAX];
-        struct verify_blocker *blockers;
-        size_t n_blockers;
-        struct {
-                bool have;              /* readable at both looks */
-                unsigned long long value, delta;        /* the second look, and its growth in 0.25 s */
-        } residency[_M_RES_MAX];
-};
-void verify_result_free(struct verify_result *r);
-
-/* Compare the running system with the plan; list the idle blockers.
- * 0 everything matches, 1 drift, <0 failure. */
-int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
-               struct verify_result *ret, struct xerror *ret_error);
-
 /* the sysfs file a setting writes at run time; NULL when it has none
  * (a boot-time parameter), with the reason in *ret_why */
 char *setting_live_path(const struct setting *s, const char **ret_why);
 /* an attribute's value for comparing: the [selected] word of a list, or the
  * text without trailing white space */
 char *value_normalize(const char *raw);
+/* one read() of the sysfs attribute at PATH, as it is: 0, or -errno
+ * (-EBADMSG for a NUL byte in it) */
+int read_raw(const char *path, char **ret);
 /* where a setting is: its device's name, its module, or "system" */
 const char *setting_where(const struct setting *s);

@@ -470,13 +470,20 @@ static void items_free(struct items *l)
         free(l->v);
 }
 
-/* NetworkManager's numbers for the words of wifi.power_save (nm-settings(5):
- * 2 disable, 3 enable) */
-static const char *nm_value(const struct setting *s)
+/* the value as the service's file spells it: the knob's service_words
+ * ("on=3|off=2": NetworkManager's numbers), else as it is */
+static char *service_value(const struct setting *s)
 {
-        if (streq(s->param, "wifi.powersave"))
-                return streq(s->value, "on") ? "3" : "2";
-        return s->value;
+        const struct knob_rule *r = knob_rule(s->knob);
+        size_t len = strlen(s->value);
+
+        for (const char *w = r ? r->service_words : NULL; w && *w;) {
+                size_t n = strcspn(w, "|");
+                if (n > len && strncmp(w, s->value, len) == 0 && w[len] == '=')
+                        return xstrndup(w + len + 1, n - len - 1);
+                w += n + (w[n] == '|');
+        }
+        return xstrdup(s->value);
 }
 
 static void item_render(struct item *it, enum emit_format fmt)
@@ -515,13 +522,15 @@ static void item_render(struct item *it, enum emit_format fmt)
                 it->key = xstrdup(s->param);
                 it->line = xasprintf("%s = %s", s->param, s->value);
                 break;
-        case EMIT_NM:
+        case EMIT_NM: {
                 /* one section per interface; sections of other files read after this one
                  * and [connection] sections are searched after it (NetworkManager.conf(5)) */
+                _cleanup_free_ char *v = service_value(s);
                 it->key = xasprintf("%s %s", s->device_name, s->param);
                 it->line = xasprintf("[connection-idlecfg-%s]\nmatch-device=interface-name:%s\n%s=%s",
-                                     s->device_name, s->device_name, s->param, nm_value(s));
+                                     s->device_name, s->device_name, s->param, v);
                 break;
+        }
         case EMIT_LINK:
                 it->key = xstrdup(s->param);
                 it->line = xasprintf("%s=%s", s->param, s->value);

@@ -1,5 +1,6 @@
 /* measure-sample.c: sample idle counters (runtime PM, cpuidle, residency,
- * energy, wakeups, interrupts) at one moment, and the clock between samples
+ * energy, wakeups, interrupts) at one moment (the clock between two
+ * samples: measure-clock.c)
  *
  * Everything here reads; nothing prints. A counter that is absent or
  * unreadable keeps its -errno so that the printer can say so instead of
@@ -27,72 +28,6 @@ const char *const measure_residency_paths[_M_RES_MAX] = {
         "/devices/system/cpu/cpuidle/low_power_idle_system_residency_us",
         "/kernel/debug/pmc_core/slp_s0_residency_usec",
 };
-/* ---- the clock ---- */
-
-static uint64_t mono_now(void)
-{
-        struct timespec ts;
-
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
-uint64_t measure_now(const struct measure_clock *c)
-{
-        return c && c->now ? c->now(c->userdata) : mono_now();
-}
-
-int measure_wait(const struct measure_clock *c, unsigned ms)
-{
-        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L };
-
-        if (c && c->wait)
-                return c->wait(ms, c->userdata);
-        while (nanosleep(&ts, &ts) < 0)
-                if (errno != EINTR)
-                        return -errno;
-        return 0;
-}
-
-static uint64_t test_now(void *userdata)
-{
-        _cleanup_free_ char *v = NULL;
-
-        if (read_attr(userdata, "now", &v) < 0)
-                return 0;
-        return strtoull(v, NULL, 10) * 1000u;
-}
-
-static int test_wait(unsigned ms, void *userdata)
-{
-        static unsigned seq;
-        _cleanup_free_ char *path = xasprintf("%s/waiting", (const char *) userdata);
-        _cleanup_free_ char *tmp = xasprintf("%s/.waiting", (const char *) userdata);
-        FILE *f = fopen(tmp, "we");
-
-        if (!f)
-                return -errno;
-        fprintf(f, "%u %u\n", ++seq, ms);
-        if (fclose(f) != 0 || rename(tmp, path) < 0)
-                return -errno;
-        for (unsigned i = 0; i < 12000; i++) {
-                if (access(path, F_OK) < 0)
-                        return 0;
-                nanosleep(&(struct timespec) { .tv_nsec = 10 * 1000 * 1000 }, NULL);
-        }
-        return -ETIMEDOUT;
-}
-
-bool measure_clock_from_env(struct measure_clock *c)
-{
-        const char *dir = secure_getenv("IDLECFG_TEST_CLOCK");
-
-        if (!dir || !*dir)
-                return false;
-        *c = (struct measure_clock) { .now = test_now, .wait = test_wait, .userdata = (void *) dir };
-        return true;
-}
-
 /* ---- reading ---- */
 
 static struct m_value read_number_at(int dfd, const char *attr)

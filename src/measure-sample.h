@@ -1,10 +1,12 @@
-/* measure-sample.h: idle counters sampled at one moment, and the clock
- * between two samples, as plain data (never printed here) */
+/* measure-sample.h: idle counters sampled at one moment, as plain data
+ * (never printed here); the clock between two samples: measure-clock.h */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "measure-clock.h"
 
 /* Where the counters are read: "/sys" and "/proc" on a live system. The unit
  * tests give a directory of their own for both; the shell tests replace /proc
@@ -13,22 +15,6 @@ struct measure_env {
         const char *sys;
         const char *proc;
 };
-
-/* A clock the tests can drive: now() in microseconds (monotonic) and wait(),
- * which returns when MS have passed (or when the test says so). NULL members:
- * CLOCK_MONOTONIC and nanosleep. */
-struct measure_clock {
-        uint64_t (*now)(void *userdata);
-        int (*wait)(unsigned ms, void *userdata);
-        void *userdata;
-};
-/* IDLECFG_TEST_CLOCK=DIR (tests only): now() is DIR/now (milliseconds; 0 when
- * absent); wait() writes its sequence number and MS into DIR/waiting and
- * returns when the test has removed the file (after at most 120 s: -ETIMEDOUT).
- * Returns false (and leaves C alone) without the variable. */
-bool measure_clock_from_env(struct measure_clock *c);
-uint64_t measure_now(const struct measure_clock *c);
-int measure_wait(const struct measure_clock *c, unsigned ms);
 
 /* a counter that may be absent or unreadable: err is 0 or -errno */
 struct m_value {

@@ -32,25 +32,6 @@ static const struct m_dev *find_dev(const struct measure_sample *s, const char *
         return s->n_devs ? bsearch(&key, s->devs, s->n_devs, sizeof(key), measure_dev_cmp) : NULL;
 }
 
-static const char *runtime_knob(const char *class)
-{
-        /* the families' own mapping first (src/knobs/registry.c), then the classes
-         * whose power/control another family's setting stands for */
-        static const struct { const char *class, *knob; } map[] = {
-                { "pci", "pci.runtime_pm" }, { "usb", "usb.autosuspend" }, { "disk", "sata.runtime_pm" },
-                { "sata", "sata.runtime_pm" }, { "i2c", "i2c.runtime_pm" }, { "i2c-client", "i2c.runtime_pm" },
-                { "i2c-adapter", "i2c.runtime_pm" }, { "drm", "gpu.runtime_pm" }, { "nvme", "pci.runtime_pm" },
-        };
-        const char *k = knob_runtime_pm_of(class);
-
-        if (k)
-                return k;
-        for (size_t i = 0; class && i < ELEMENTSOF(map); i++)
-                if (streq(map[i].class, class))
-                        return map[i].knob;
-        return NULL;
-}
-
 /* whether setting S names DEVPATH's power/control through a class device's
  * "device" link: an ATA port (.../ataN) is planned as .../ataN/ata_port/ataN,
  * attribute device/power/control */
@@ -83,8 +64,9 @@ static const struct setting *runtime_setting(const struct plan *p, const char *d
                         return s;
                 if (!streq_ptr(s->device, devpath))
                         continue;
-                if (streq_ptr(s->attr, "power/control") || (!s->value && runtime_knob(s->device_class) &&
-                                                            streq(s->knob, runtime_knob(s->device_class))))
+                if (streq_ptr(s->attr, "power/control") || (!s->value && knob_runtime_pm_measured(s->device_class) &&
+                                                            streq(s->knob,
+                                                                  knob_runtime_pm_measured(s->device_class))))
                         return s;
         }
         return NULL;
@@ -204,7 +186,7 @@ static void diff_devs(const struct measure_sample *a, const struct measure_sampl
                 r->devs = xrealloc(r->devs, (r->n_devs + 1) * sizeof(*r->devs));
                 m = &r->devs[r->n_devs++];
                 *m = (struct measure_dev) { .d = d, .class = class, .s = s };
-                m->knob = s ? s->knob : runtime_knob(class);
+                m->knob = s ? s->knob : knob_runtime_pm_measured(class);
                 m->have_times = old && !d->active_ms.err && !d->suspended_ms.err && !old->active_ms.err &&
                                 !old->suspended_ms.err && d->active_ms.v >= old->active_ms.v &&
                                 d->suspended_ms.v >= old->suspended_ms.v;

@@ -1,5 +1,5 @@
 /* verb-apply.c: the printing side of apply, verify and rollback: text and JSON
- * from the results apply.c and install.c return */
+ * from the results apply.c, verify.c and install.c return */
 #include "config.h"
 
 #include "json.h"
@@ -116,20 +116,6 @@ void rollback_print(const struct rollback_result *r, bool values, FILE *out)
                 fprintf(out, _("Every file idlecfg installed is as it was before.\n"));
 }
 
-static const char *const state_names[_VERIFY_MAX] = {
-        [VERIFY_MATCH] = "match",
-        [VERIFY_DRIFT] = "drift",
-        [VERIFY_LATER] = "later",
-        [VERIFY_MISSING] = "missing",
-};
-
-/* verify's names of the residency counters (measure names the last one slp_s0_residency_usec) */
-static const char *const residency_names[_M_RES_MAX] = {
-        [M_LPI_CPU] = "low_power_idle_cpu_residency_us",
-        [M_LPI_SYSTEM] = "low_power_idle_system_residency_us",
-        [M_PMC_SLP_S0] = "pmc_core_slp_s0_residency_usec",
-};
-
 static void verify_print_json(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
                               FILE *out)
 {
@@ -155,7 +141,7 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
                 json_kv_string(&j, "param", s->param);
                 json_kv_string(&j, "wanted", s->value);
                 json_kv_string(&j, "actual", r->actual[i]);
-                json_kv_string(&j, "state", state_names[r->state[i]]);
+                json_kv_string(&j, "state", verify_state_names[r->state[i]]);
                 json_kv_string(&j, "mechanism", mechanism_to_string(s->mech));
                 json_end_object(&j);
         }
@@ -181,7 +167,7 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
                 if (!r->residency[i].have)
                         continue;
                 json_begin_object(&j);
-                json_kv_string(&j, "name", residency_names[i]);
+                json_kv_string(&j, "name", verify_residency_names[i]);
                 json_kv_int(&j, "value", (long long) r->residency[i].value);
                 json_kv_int(&j, "delta", (long long) r->residency[i].delta);
                 json_end_object(&j);
@@ -206,7 +192,7 @@ void verify_print(const struct verify_result *r, const struct plan *p, const str
                 const struct setting *s = &p->v[i];
                 if (!s->value || (r->state[i] != VERIFY_DRIFT && r->state[i] != VERIFY_MISSING))
                         continue;
-                fprintf(out, "  %-7s %s %s %s: ", state_names[r->state[i]], s->knob, setting_where(s),
+                fprintf(out, "  %-7s %s %s %s: ", verify_state_names[r->state[i]], s->knob, setting_where(s),
                         s->attr ? s->attr : strempty(s->param));
                 if (r->state[i] == VERIFY_DRIFT)
                         fprintf(out, _("wanted %s, is %s; "), s->value, r->actual[i]);
@@ -241,7 +227,7 @@ void verify_print(const struct verify_result *r, const struct plan *p, const str
         }
         for (size_t i = 0; i < _M_RES_MAX; i++)
                 if (r->residency[i].have)
-                        fprintf(out, _("Residency %s: %llu (+%llu in 0.25 s)\n"), residency_names[i],
+                        fprintf(out, _("Residency %s: %llu (+%llu in 0.25 s)\n"), verify_residency_names[i],
                                 r->residency[i].value, r->residency[i].delta);
         next_steps_print_text(steps, _("The boot configuration still lacks what idlecfg installed; run:\n"), out);
 }

@@ -1,4 +1,4 @@
-/* verb-apply.h: the printing side of apply, verify and rollback (the results of apply.c and install.c) */
+/* verb-apply.h: the printing side of apply, verify and rollback (the results of apply.c, verify.c and install.c) */
 #pragma once
 
 #include <stdio.h>
@@ -6,6 +6,7 @@
 #include "apply.h"
 #include "next-steps.h"
 #include "state.h"
+#include "verify.h"
 
 /* each entry of apply's result in order, then its counts when the run got to its end */
 void apply_print(const struct apply_result *r, bool dry_run, FILE *out);

@@ -6,21 +6,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "apply.h"
 #include "verb-monitor.h"
-
-static const char *const state_names[_VERIFY_MAX] = {
-        [VERIFY_MATCH] = "match",
-        [VERIFY_DRIFT] = "drift",
-        [VERIFY_LATER] = "later",
-        [VERIFY_MISSING] = "missing",
-};
-
-/* the counter's names as verify --json gives them, less the unit */
-static const char *const residency_names[_M_RES_MAX] = {
-        [M_LPI_CPU] = "low_power_idle_cpu",
-        [M_LPI_SYSTEM] = "low_power_idle_system",
-        [M_PMC_SLP_S0] = "pmc_core_slp_s0",
-};
 
 /* a label value: backslash, double quote and newline escaped */
 static void label(FILE *out, const char *name, const char *value, bool first)
@@ -54,12 +41,12 @@ void verify_print_prometheus(const struct verify_result *r, const struct plan *p
                 label(out, "device", setting_where(s), false);
                 label(out, "attr", s->attr ? s->attr : s->param, false);
                 label(out, "mechanism", mechanism_to_string(s->mech), false);
-                label(out, "state", state_names[r->state[i]], false);
+                label(out, "state", verify_state_names[r->state[i]], false);
                 fprintf(out, "} %d\n", r->state[i] == VERIFY_MATCH ? 1 : 0);
         }
         fputs("# HELP idlecfg_settings The planned settings by state.\n# TYPE idlecfg_settings gauge\n", out);
         for (size_t k = 0; k < _VERIFY_MAX; k++)
-                fprintf(out, "idlecfg_settings{state=\"%s\"} %zu\n", state_names[k], r->count[k]);
+                fprintf(out, "idlecfg_settings{state=\"%s\"} %zu\n", verify_state_names[k], r->count[k]);
         fputs("# HELP idlecfg_idle_blockers Devices or settings that keep a device or the package out of "
               "its idle state.\n# TYPE idlecfg_idle_blockers gauge\n", out);
         fprintf(out, "idlecfg_idle_blockers %zu\n", r->n_blockers);
@@ -73,8 +60,10 @@ void verify_print_prometheus(const struct verify_result *r, const struct plan *p
                                       "in its deepest idle state, by the counter that says so.\n"
                                       "# TYPE idlecfg_package_residency_seconds_total counter\n", out);
                         any = true;
-                        fprintf(out, "idlecfg_package_residency_seconds_total{counter=\"%s\"} %llu.%06llu\n",
-                                residency_names[i], r->residency[i].value / 1000000, r->residency[i].value % 1000000);
+                        /* the counter's name as verify --json gives it, less the unit */
+                        fprintf(out, "idlecfg_package_residency_seconds_total{counter=\"%.*s\"} %llu.%06llu\n",
+                                verify_residency_stem(i), verify_residency_names[i],
+                                r->residency[i].value / 1000000, r->residency[i].value % 1000000);
                 }
         }
 }
@@ -136,7 +125,8 @@ int verify_print_nagios(const struct verify_result *r, const struct plan *p, FIL
                 r->count[VERIFY_LATER], planned, r->n_blockers);
         for (size_t i = 0; i < _M_RES_MAX; i++)
                 if (r->residency[i].have)
-                        fprintf(out, " %s_residency=%lluus;;;0;", residency_names[i], r->residency[i].value);
+                        fprintf(out, " %.*s_residency=%lluus;;;0;", verify_residency_stem(i),
+                                verify_residency_names[i], r->residency[i].value);
         fputc('\n', out);
         return code;
 }

@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "apply.h"
 #include "plan.h"
+#include "verify.h"
 
 /* the plugin exit codes of the Nagios plugin API */
 enum { NAGIOS_OK = 0, NAGIOS_WARNING = 1, NAGIOS_CRITICAL = 2, NAGIOS_UNKNOWN = 3 };

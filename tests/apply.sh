@@ -7,7 +7,7 @@
 need umockdev-run depmod "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
 machines="intel-laptop amd-laptop desktop-sata buildhost"
-plan 34
+plan 35
 
 # Inside the testbed: snap (tests/snap.sh) and ic
 cat >"$tmp/lib-inner.sh" <<'SH'
@@ -73,6 +73,14 @@ check "verify lists idle blockers with their knob or the reason they stay" sh -c
         grep -q 'card0 (drm): GPU RC6 residency did not grow' '$tmp/v'"
 check "verify --json is valid JSON with settings, blockers and residency" sh -c "
         sed -n '/^{/,/^}/p' '$tmp/v' | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"settings\"] and d[\"blockers\"] and \"residency\" in d'"
+# the blockers the usb and gpu families declare, on attributes set to block
+ROOT=$root PROFILE=powersave run_machine "$TESTS_DATA/machines/$m" sh -c '. "$LIBINNER"
+        echo -1 >"$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:14.0/usb1/1-4/power/autosuspend_delay_ms"
+        echo 0 >"$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:02.0/drm/card0/power/rc6_enable"
+        ic verify' >"$tmp/v3" 2>&1
+check "verify names USB autosuspend disabled and GPU RC6 off, with the knob that changes it" sh -c "
+        grep -q '1-4 (usb): autosuspend is disabled (power/autosuspend_delay_ms = -1); knob usb.autosuspend_delay_ms' '$tmp/v3' &&
+        grep -qx '  card0 (drm): GPU RC6 is disabled (rc6_enable = 0)' '$tmp/v3' && ! grep -q 'RC6 residency' '$tmp/v3'"
 ROOT=$root PROFILE=powersave run_machine "$TESTS_DATA/machines/$m" sh -c '. "$LIBINNER"; ic explain i2c-0' >"$tmp/e" 2>&1
 check "explain of an I2C adapter shows the runtime PM planned on its controller" grep -q 'i2c.runtime_pm: power/control' "$tmp/e"
 d=desktop-sata

@@ -259,6 +259,31 @@ static void test_whitelists(void)
                 }
         }
         ok(fine, "every rule: each word passes, integer bounds are inclusive");
+        /* a service's spelling of the words (NetworkManager's numbers): each word once, nothing else */
+        fine = true;
+        for (size_t i = 0; i < n_rules; i++) {
+                const struct knob_rule *r = &rules[i];
+                _cleanup_free_ char *w = NULL, *sw = NULL;
+                size_t n_words = 0, n_spelled = 0;
+                if (!r->service_words)
+                        continue;
+                fine = fine && r->kind == KNOB_WORDS;
+                w = xstrdup(r->words);
+                for (char *save = NULL, *t = strtok_r(w, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+                        _cleanup_free_ char *pre = xasprintf("%s=", t), *all = xasprintf("|%s", r->service_words);
+                        _cleanup_free_ char *mid = xasprintf("|%s", pre);
+                        n_words++;
+                        fine = fine && strstr(all, mid) && !strstr(strstr(all, mid) + 1, mid);
+                }
+                sw = xstrdup(r->service_words);
+                for (char *save = NULL, *t = strtok_r(sw, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+                        _cleanup_free_ char *word = xstrndup(t, strcspn(t, "="));
+                        n_spelled++;
+                        fine = fine && strchr(t, '=') && strchr(t, '=')[1] && knob_value_ok(r, word);
+                }
+                fine = fine && n_words == n_spelled;
+        }
+        ok(fine, "every rule with service words spells each of its words once and nothing else");
         ok(!knob_rule("pci.runtimepm") && !knob_rule("") && !knob_rule(NULL) && !knob_rule("usb.wakeup") &&
            !knob_value_ok(NULL, "auto") && !knob_value_ok(knob_rule("pci.runtime_pm"), NULL),
            "unknown knobs have no rule");

@@ -1,4 +1,6 @@
-/* tests/unit.c: TAP unit tests of the helpers (sha256, json, sysfs reads, lists) */
+/* tests/unit.c: TAP unit tests of the helpers (sha256, json, sysfs reads, lists)
+ * and of the knob families' declarations that no plan exercises (verify's
+ * blockers, measure's runtime PM mapping) */
 #include "config.h"
 
 #include "tap.h"
@@ -9,6 +11,7 @@
 #include <sys/utsname.h>
 
 #include "json.h"
+#include "knobs/knob.h"
 #include "modules.h"
 #include "rootfs.h"
 #include "sha256.h"
@@ -238,6 +241,50 @@ static void test_kv(void)
         }
 }
 
+/* does FAMILY declare that detect reads ATTR on a device of CLASS? */
+static bool family_reads(const struct knob_family *f, const char *class, const char *attr)
+{
+        for (size_t i = 0; i < f->n_attrs; i++)
+                if (streq(f->attrs[i].class, class) && streq(f->attrs[i].attr, attr))
+                        return true;
+        return false;
+}
+
+static void test_knob_declarations(void)
+{
+        size_t n_fam, n_blockers = 0;
+        const struct knob_family *const *fam = knob_registry(&n_fam);
+        bool fine = true;
+
+        for (size_t i = 0; i < n_fam; i++)
+                for (size_t k = 0; k < fam[i]->n_blockers; k++) {
+                        const struct knob_blocker *b = &fam[i]->blockers[k];
+                        n_blockers++;
+                        if (b->check)
+                                fine = fine && !b->attr && !b->bad && !b->message;
+                        else
+                                fine = fine && b->class && b->attr && b->bad && b->message &&
+                                       family_reads(fam[i], b->class, b->attr) &&
+                                       (!strstr(b->message, "%") ||
+                                        (strstr(b->message, "%s") && !strchr(strstr(b->message, "%s") + 1, '%')));
+                        fine = fine && (!b->knob || knob_rule(b->knob));
+                }
+        ok(fine && n_blockers >= 5, "every idle blocker: a check, or an attribute its family reads on its class, "
+           "a pattern and a message with at most one %%s; its knob a known one (%zu blockers)", n_blockers);
+        ok(streq_ptr(knob_runtime_pm_measured("pci"), "pci.runtime_pm") &&
+           streq_ptr(knob_runtime_pm_measured("usb"), "usb.autosuspend") &&
+           streq_ptr(knob_runtime_pm_measured("disk"), "sata.runtime_pm") &&
+           streq_ptr(knob_runtime_pm_measured("sata"), "sata.runtime_pm") &&
+           streq_ptr(knob_runtime_pm_measured("i2c"), "i2c.runtime_pm") &&
+           streq_ptr(knob_runtime_pm_measured("i2c-client"), "i2c.runtime_pm") &&
+           streq_ptr(knob_runtime_pm_measured("i2c-adapter"), "i2c.runtime_pm") &&
+           streq_ptr(knob_runtime_pm_measured("drm"), "gpu.runtime_pm") &&
+           streq_ptr(knob_runtime_pm_measured("nvme"), "pci.runtime_pm") &&
+           !knob_runtime_pm_of("nvme") && !knob_runtime_pm_of("i2c-adapter") &&
+           !knob_runtime_pm_measured("hda-codec") && !knob_runtime_pm_measured(NULL),
+           "measure's runtime PM knobs by class: the families' runtime_pm, then runtime_pm_through");
+}
+
 int main(void)
 {
         test_sha256();
@@ -247,6 +294,7 @@ int main(void)
         test_kernel_upstream_running();
         test_parse_selected();
         test_kv();
+        test_knob_declarations();
         printf("1..%d\n", n);
         return failed ? 1 : 0;
 }

@@ -172,6 +172,11 @@ static const struct knob_attr attrs[] = {
 
 static const char *const modules[] = { "pcie_aspm", NULL };
 
+static const struct knob_blocker blockers[] = {
+        BLOCKER("pci", "pcie_aspm.link", "link/l1_aspm", "0",
+                N_("ASPM L1 is disabled on this link (link/l1_aspm = 0)")),
+};
+
 const struct knob_family knob_family_aspm = {
         .name = "pcie_aspm",
         .section = "pcie_aspm",
@@ -180,5 +185,6 @@ const struct knob_family knob_family_aspm = {
         KNOB_LIST(properties, properties),
         KNOB_LIST(attrs, attrs),
         .modules = modules,
+        KNOB_LIST(blockers, blockers),
         .plan = knob_aspm,
 };

@@ -1,5 +1,8 @@
-/* knobs/gpu.c: i915 FBC/PSR, amdgpu ABM: platform opt-ins from the hwdb, never blind */
+/* knobs/gpu.c: i915 FBC/PSR, amdgpu ABM: platform opt-ins from the hwdb, never blind;
+ * GPU runtime PM; RC6 off or idle, as verify looks at it */
 #include "config.h"
+
+#include <time.h>
 
 #include "knob.h"
 
@@ -194,6 +197,36 @@ static const struct knob_runtime_pm runtime_pm[] = {
         { "drm", "gpu.runtime_pm" },
 };
 
+/* RC6 off, or its residency counter standing still over 0.2 s */
+static char *rc6_blocker(const struct device *d, char **ret_devpath)
+{
+        static const char *const files[] = { "power/rc6_residency_ms", "gt/gt0/rc6_residency_ms" };
+        _cleanup_free_ char *dir = NULL;
+        const char *v;
+
+        if (((v = kv_get(&d->knobs, "power/rc6_enable")) || (v = kv_get(&d->knobs, "gt/gt0/rc6_enable"))) &&
+            streq(v, "0"))
+                return xstrdup(_("GPU RC6 is disabled (rc6_enable = 0)"));
+        if (!d->devpath)
+                return NULL;
+        dir = xasprintf("/sys%s", d->devpath);
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *a = NULL, *z = NULL;
+                if (read_attr(dir, files[i], &a) < 0)
+                        continue;
+                nanosleep(&(struct timespec) { .tv_nsec = 200 * 1000 * 1000 }, NULL);
+                if (read_attr(dir, files[i], &z) == 0 && strtoull(z, NULL, 10) <= strtoull(a, NULL, 10))
+                        return xasprintf(_("GPU RC6 residency did not grow in 0.2 s (%s stays %llu): the GPU is "
+                                           "busy or cannot enter RC6"), files[i], strtoull(z, NULL, 10));
+                break;
+        }
+        return NULL;
+}
+
+static const struct knob_blocker blockers[] = {
+        BLOCKER_CHECK("drm", NULL, rc6_blocker),
+};
+
 const struct knob_family knob_family_gpu = {
         .name = "gpu",
         .section = "gpu",
@@ -203,5 +236,6 @@ const struct knob_family knob_family_gpu = {
         KNOB_LIST(attrs, attrs),
         .modules = modules,
         KNOB_LIST(runtime_pm, runtime_pm),
+        KNOB_LIST(blockers, blockers),
         .plan = knob_gpu,
 };

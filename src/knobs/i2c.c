@@ -130,6 +130,9 @@ static const struct knob_runtime_pm runtime_pm[] = {
 
 /* the adapter's setting is planned on its controller, the adapter's parent */
 static const char *const on_parent[] = { "i2c-adapter", NULL };
+static const struct knob_runtime_pm runtime_pm_through[] = {
+        { "i2c-adapter", "i2c.runtime_pm" },
+};
 
 const struct knob_family knob_family_i2c = {
         .name = "i2c",
@@ -139,6 +142,7 @@ const struct knob_family knob_family_i2c = {
         KNOB_LIST(properties, properties),
         KNOB_LIST(attrs, attrs),
         KNOB_LIST(runtime_pm, runtime_pm),
+        KNOB_LIST(runtime_pm_through, runtime_pm_through),
         .on_parent = on_parent,
         .plan = knob_i2c,
 };

@@ -48,6 +48,9 @@ struct knob_rule {
         const char *params;
         /* the sysctl keys ("kernel.nmi_watchdog") a sysctl.d line may set, "a|b"; NULL: none */
         const char *sysctls;
+        /* how a service's file spells the words (NetworkManager's numbers),
+         * "word=value|..."; NULL: as the plan does */
+        const char *service_words;
 };
 
 /* the rule of KNOB, NULL for an unknown knob */
@@ -118,12 +121,11 @@ int kernel_compare(const char *a, const char *b);
  *
  * Each src/knobs/X.c exports one `const struct knob_family knob_family_X`, and
  * src/knobs/registry.c lists them in planning order. Derived from that list:
- * the profile loader's keys (profile.c), the emitters' whitelist (knob_rule),
- * the sysfs attributes and module parameters detect reads, the hwdb
- * properties with their values, the files refresh digests, and verify's
- * runtime PM mapping (power/control = on, by class). Still kept beside it:
- * verify's other idle-blocker checks (apply.c), measure's class-to-knob map
- * (measure.c) and the emitters' Wi-Fi case (emit.c). */
+ * the profile loader's keys (profile.c), the emitters' whitelist (knob_rule,
+ * with how a service's file spells a value), the sysfs attributes and module
+ * parameters detect reads, the hwdb properties with their values, the files
+ * refresh digests, verify's runtime PM mapping and idle blockers, and
+ * measure's mapping of power/control to knobs. */
 
 /* a sysfs attribute detect reads, relative to a device of inventory class CLASS */
 struct knob_attr {
@@ -141,11 +143,28 @@ struct knob_property {
         const char *doc;                /* what it does, for idlecfg-hwdb(7) and explain */
 };
 
-/* verify: a device of CLASS with power/control = on is held awake by KNOB */
+/* verify: a device of CLASS with power/control = on is held awake by KNOB;
+ * measure: the knob that sets a device's power/control */
 struct knob_runtime_pm {
         const char *class;
         const char *knob;
 };
+
+/* verify: a value that keeps a device out of its idle state. Either ATTR, BAD
+ * and MESSAGE, or CHECK where one look at one attribute does not tell (two
+ * attributes, a sample over time, the setting of another device). */
+struct knob_blocker {
+        const char *class;              /* a device of this inventory class; NULL: of any */
+        const char *knob;               /* the knob that would change it, NULL if none */
+        const char *attr;               /* the attribute as detect read it ("link/l1_aspm") */
+        const char *bad;                /* the values that block, an fnmatch(3) pattern ("0", "-*") */
+        const char *message;            /* N_() marked; a "%s" in it stands for the value */
+        /* what blocks device D (free it), NULL if nothing; *ret_devpath (free
+         * it): the device whose setting of KNOB is the plan's, if not D */
+        char *(*check)(const struct device *d, char **ret_devpath);
+};
+#define BLOCKER(cls, knob, attr, bad, message) { cls, knob, attr, bad, message, NULL }
+#define BLOCKER_CHECK(cls, knob, check) { cls, knob, NULL, NULL, NULL, check }
 
 /* Files and directories of the target root that a family's plan reads beyond
  * what every plan reads (hwdb, profiles, module index, kernel command line):
@@ -190,6 +209,14 @@ struct knob_family {
         /* verify: runtime PM blockers by class */
         const struct knob_runtime_pm *runtime_pm;
         size_t n_runtime_pm;
+        /* measure: more classes whose power/control the family's knob sets
+         * through another device (an NVMe controller is a PCI function),
+         * which verify does not name as the blocker's knob */
+        const struct knob_runtime_pm *runtime_pm_through;
+        size_t n_runtime_pm_through;
+        /* verify: the family's other idle blockers, checked on every device */
+        const struct knob_blocker *blockers;
+        size_t n_blockers;
         /* explain: classes whose setting is planned on the parent device
          * (an I2C adapter's runtime PM is its controller's) */
         const char *const *on_parent;   /* NULL-terminated, or NULL */
@@ -211,6 +238,8 @@ struct knob_family {
 /* emitter rules */
 #define RULE_WORDS(k, w, a, p) { k, KNOB_WORDS, w, 0, 0, a, p }
 #define RULE_RANGE(k, lo, hi, a, p) { k, KNOB_INT, NULL, lo, hi, a, p }
+/* a knob a service sets, whose file spells the words otherwise: SW is "word=value|..." */
+#define RULE_WORDS_SERVICE(k, w, p, sw) { k, KNOB_WORDS, w, 0, 0, NULL, p, NULL, sw }
 /* hwdb properties */
 #define PROP_WORDS(n, w, d) { n, KNOB_WORDS, w, false, 0, 0, d }
 #define PROP_LIST(n, w, d) { n, KNOB_WORDS, w, true, 0, 0, d }
@@ -246,6 +275,9 @@ const struct knob_family *knob_family_of_section(const char *section);
 const struct profile_key *knob_profile_keys(size_t *ret_n);
 /* the knob that keeps a device of CLASS out of runtime PM when power/control = on */
 const char *knob_runtime_pm_of(const char *class);
+/* measure: the knob that sets the power/control of a device of CLASS (the
+ * above, then the families' runtime_pm_through) */
+const char *knob_runtime_pm_measured(const char *class);
 /* is the runtime PM of a device of CLASS planned on its parent? */
 bool knob_on_parent(const char *class);
 /* the hwdb property NAME (an IDLECFG_ property of some family), NULL if unknown */

@@ -169,6 +169,11 @@ static const struct knob_runtime_pm runtime_pm[] = {
         { "pci", "pci.runtime_pm" },
 };
 
+/* an NVMe controller's power/control is its PCI function's */
+static const struct knob_runtime_pm runtime_pm_through[] = {
+        { "nvme", "pci.runtime_pm" },
+};
+
 const struct knob_family knob_family_pci = {
         .name = "pci",
         .section = "pci",
@@ -177,5 +182,6 @@ const struct knob_family knob_family_pci = {
         KNOB_LIST(properties, properties),
         KNOB_LIST(attrs, attrs),
         KNOB_LIST(runtime_pm, runtime_pm),
+        KNOB_LIST(runtime_pm_through, runtime_pm_through),
         .plan = knob_pci_runtime_pm,
 };

@@ -115,6 +115,17 @@ const char *knob_runtime_pm_of(const char *class)
         return NULL;
 }
 
+const char *knob_runtime_pm_measured(const char *class)
+{
+        const char *k = knob_runtime_pm_of(class);
+
+        for (size_t i = 0; !k && class && i < ELEMENTSOF(families); i++)
+                for (size_t j = 0; j < families[i]->n_runtime_pm_through; j++)
+                        if (streq(families[i]->runtime_pm_through[j].class, class))
+                                return families[i]->runtime_pm_through[j].knob;
+        return k;
+}
+
 bool knob_on_parent(const char *class)
 {
         for (size_t i = 0; class && i < ELEMENTSOF(families); i++)

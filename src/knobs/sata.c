@@ -487,6 +487,31 @@ static const struct knob_runtime_pm runtime_pm[] = {
         { "disk", "sata.runtime_pm" }, { "sata", "sata.runtime_pm" }, { "ata-port", "sata.runtime_pm" },
 };
 
+/* the ATA port above a SATA host (detect reads ataN/power/control); the plan
+ * names a planned port by its ata_port class device, a skip by the host */
+static char *port_blocker(const struct device *d, char **ret_devpath)
+{
+        const char *v = kv_get(&d->knobs, "port/power/control"), *port = kv_get(&d->ids, "port");
+        _cleanup_free_ char *dir = NULL;
+        char *slash;
+
+        if (!v || !streq(v, "on"))
+                return NULL;
+        dir = xstrdup(strempty(d->anchor));
+        slash = strrchr(dir, '/');
+        if (slash && port) {
+                *slash = '\0';         /* .../ataN/hostM -> .../ataN */
+                *ret_devpath = xasprintf("%s/ata_port/%s", dir, port);
+        }
+        return xasprintf(_("runtime PM of ATA port %s is off (power/control = on)"), strempty(port));
+}
+
+static const struct knob_blocker blockers[] = {
+        BLOCKER_CHECK("sata", "sata.runtime_pm", port_blocker),
+        BLOCKER("sata", "sata.alpm", "link_power_management_policy", "max_performance",
+                N_("SATA link power management is off (link_power_management_policy = max_performance)")),
+};
+
 const struct knob_family knob_family_sata = {
         .name = "sata",
         .section = "sata",
@@ -496,5 +521,6 @@ const struct knob_family knob_family_sata = {
         KNOB_LIST(attrs, attrs),
         .modules_shown = modules_shown,
         KNOB_LIST(runtime_pm, runtime_pm),
+        KNOB_LIST(blockers, blockers),
         .plan = knob_sata,
 };

@@ -226,6 +226,11 @@ static const struct knob_runtime_pm runtime_pm[] = {
         { "usb", "usb.autosuspend" },
 };
 
+static const struct knob_blocker blockers[] = {
+        BLOCKER("usb", "usb.autosuspend_delay_ms", "power/autosuspend_delay_ms", "-*",
+                N_("autosuspend is disabled (power/autosuspend_delay_ms = %s)")),
+};
+
 const struct knob_family knob_family_usb = {
         .name = "usb",
         .section = "usb",
@@ -236,5 +241,6 @@ const struct knob_family knob_family_usb = {
         .modules = modules,
         .modules_shown = modules_shown,
         KNOB_LIST(runtime_pm, runtime_pm),
+        KNOB_LIST(blockers, blockers),
         .plan = knob_usb,
 };

@@ -154,7 +154,8 @@ static const struct profile_key keys[] = {
 };
 
 static const struct knob_rule rules[] = {
-        RULE_WORDS("wifi.power_save", "on|off", NULL, "wifi.powersave"),
+        /* NetworkManager's numbers for the words (nm-settings(5): 2 disable, 3 enable) */
+        RULE_WORDS_SERVICE("wifi.power_save", "on|off", "wifi.powersave", "on=3|off=2"),
         RULE_RANGE("wifi.driver_power_save", 0, 3, NULL,
                    "iwlmvm.power_scheme|iwlmld.power_scheme|ath9k.ps_enable|ath9k_htc.ps_enable"),
 };
