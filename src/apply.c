@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "apply.h"
+#include "fault.h"
 #include "install.h"
 #include "journal.h"
 #include "knobs/knob.h"
@@ -69,25 +70,6 @@ char *setting_live_path(const struct setting *s, const char **ret_why)
         }
         *ret_why = _("nothing to write at run time");
         return NULL;
-}
-
-/* one read() of a sysfs attribute, as it is */
-int read_raw(const char *path, char **ret)
-{
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        char buf[4097];
-        ssize_t n;
-
-        if (fd < 0)
-                return -errno;
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        if (memchr(buf, '\0', (size_t) n))
-                return -EBADMSG;
-        *ret = xstrdup(buf);
-        return 0;
 }
 
 static int write_attr(const char *path, const char *value)

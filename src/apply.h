@@ -63,8 +63,5 @@ char *setting_live_path(const struct setting *s, const char **ret_why);
 /* an attribute's value for comparing: the [selected] word of a list, or the
  * text without trailing white space */
 char *value_normalize(const char *raw);
-/* one read() of the sysfs attribute at PATH, as it is: 0, or -errno
- * (-EBADMSG for a NUL byte in it) */
-int read_raw(const char *path, char **ret);
 /* where a setting is: its device's name, its module, or "system" */
 const char *setting_where(const struct setting *s);

@@ -18,6 +18,7 @@
 #include "storage.h"
 #include "target.h"
 #include "virt.h"
+#include "profile-select.h"
 #include "profile.h"
 #include "sysfs.h"
 
@@ -809,12 +810,11 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         struct modctx *mc = NULL;
         int r;
 
-        inv->root = xstrdup(o->rfs->path);
         inv->rfs = o->rfs;
         r = target_kernel_choose(inv->rfs, o->kernel, &inv->kernel, &inv->kernel_source, &inv->kernel_reason);
         if (r < 0)
                 inv->moddir_note = xasprintf(_("no kernel found in %s/lib/modules: %s"),
-                                             root_is_host(inv->root) ? "" : inv->root, strerror(-r));
+                                             root_is_host(inv->rfs->path) ? "" : inv->rfs->path, strerror(-r));
         else {
                 (void) modctx_new(inv->rfs, inv->kernel, &mc, &inv->moddir, &inv->moddir_note);
                 if (kernel_release_abi_only(inv->kernel))

@@ -8,6 +8,7 @@
 #include "apply.h"
 #include "detect.h"
 #include "emit.h"
+#include "fault.h"
 #include "image.h"
 #include "install.h"
 #include "inventory.h"

@@ -7,6 +7,7 @@
 #include "inventory.h"
 #include "json.h"
 #include "modules.h"
+#include "rootfs.h"
 #include "sha256.h"
 
 const char *const class_names[_CL_MAX] = {
@@ -95,7 +96,6 @@ void inventory_free(struct inventory *inv)
 {
         if (!inv)
                 return;
-        free(inv->root);
         free(inv->kernel);
         free(inv->kernel_source);
         free(inv->kernel_reason);
@@ -471,7 +471,7 @@ void inventory_print_json(const struct inventory *inv, FILE *f)
         json_kv_int(&j, "schema", 1);
         json_kv_string(&j, "version", PACKAGE_VERSION);
         json_kv_string(&j, "fingerprint", inv->fingerprint);
-        json_kv_string(&j, "root", inv->root);
+        json_kv_string(&j, "root", inv->rfs->path);
         json_key(&j, "kernel");
         json_begin_object(&j);
         json_kv_string(&j, "release", inv->kernel);

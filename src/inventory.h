@@ -69,8 +69,8 @@ struct power_tool {
 struct rootfs;
 
 struct inventory {
-        char *root;             /* the root's path, for messages and output */
-        const struct rootfs *rfs; /* the root itself (borrowed): every read of it goes through this */
+        const struct rootfs *rfs; /* the root itself (borrowed): every read of it goes through this;
+                                   * rfs->path names it in messages and output */
         char *kernel;           /* target kernel release */
         char *kernel_source;    /* how it was chosen (untranslated): "--kernel", "boot-loader",
                                  * "newest-installed", "running" (target.h) */

@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include "grubenv.h"
+#include "hwdb-load.h"
 #include "modules.h"
 #include "planner.h"
 #include "powertools.h"
+#include "profile-select.h"
 #include "rootfs.h"
 #include "target.h"
 

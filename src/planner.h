@@ -4,7 +4,6 @@
 #include "knobs/knob.h"
 
 struct plan_options {
-        const char *root;
         const char *profile;            /* --profile, NULL for the usual choice */
         /* set: PROFILE is chosen already (profile_select_rootfs(), by refresh), and this is why */
         const char *profile_reason;

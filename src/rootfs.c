@@ -1,9 +1,8 @@
-/* rootfs.c: files inside a target root, never outside it, written atomically */
+/* rootfs.c: a target root: paths resolved inside it, the one reader of its files, atomic writes, the lock */
 #include "config.h"
 
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
 #include <limits.h>
@@ -11,166 +10,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "fault.h"
 #include "rootfs.h"
-
-/* ---- fault injection ---- */
-
-static struct {
-        bool init;
-        enum { FAULT_NONE, FAULT_KILL, FAULT_FAIL, FAULT_TERM } kind;
-        unsigned long at;
-        int error;
-        unsigned long count, matched;
-        const char *count_file;
-        char filter[64];        /* only fault points whose name starts with it count */
-} fault;
-
-static void fault_count_write(void)
-{
-        FILE *f = fopen(fault.count_file, "ae");
-        if (f) {
-                fprintf(f, "%lu\n", fault.count);
-                fclose(f);
-        }
-}
-
-static void fault_init(void)
-{
-        static const struct { const char *name; int error; } errors[] = {
-                { "EIO", EIO }, { "ENOSPC", ENOSPC }, { "EINVAL", EINVAL }, { "EOPNOTSUPP", EOPNOTSUPP },
-                { "EBUSY", EBUSY }, { "EROFS", EROFS }, { "EACCES", EACCES },
-        };
-        const char *s = secure_getenv("IDLECFG_FAULT");
-        char *end;
-
-        fault.init = true;
-        fault.count_file = secure_getenv("IDLECFG_FAULT_COUNT");
-        if (fault.count_file && *fault.count_file)
-                atexit(fault_count_write);
-        if (!s || !*s)
-                return;
-        if (startswith(s, "kill:"))
-                fault.kind = FAULT_KILL, s += 5;
-        else if (startswith(s, "fail:"))
-                fault.kind = FAULT_FAIL, s += 5;
-        else if (startswith(s, "term:"))
-                fault.kind = FAULT_TERM, s += 5;
-        else
-                return;
-        fault.at = strtoul(s, &end, 10);
-        fault.error = EIO;
-        if (*end == ':') {
-                const char *name = end + 1, *colon = strchr(name, ':');
-                size_t n = colon ? (size_t) (colon - name) : strlen(name);
-                for (size_t i = 0; i < ELEMENTSOF(errors); i++)
-                        if (strlen(errors[i].name) == n && strncmp(name, errors[i].name, n) == 0)
-                                fault.error = errors[i].error;
-                if (colon)
-                        snprintf(fault.filter, sizeof(fault.filter), "%s", colon + 1);
-        }
-}
-
-int fault_point(const char *what)
-{
-        if (!fault.init)
-                fault_init();
-        fault.count++;
-        if (fault.kind == FAULT_NONE || !startswith(what, fault.filter))
-                return 0;
-        if (++fault.matched != fault.at)
-                return 0;
-        if (fault.kind == FAULT_KILL) {
-                fprintf(stderr, "idlecfg: injected kill at fault point %lu (%s)\n", fault.matched, what);
-                raise(SIGKILL);
-        }
-        if (fault.kind == FAULT_TERM) {
-                /* as if SIGTERM came now: the handler ends the run, or defers to the commit's end */
-                fprintf(stderr, "idlecfg: injected SIGTERM at fault point %lu (%s)\n", fault.matched, what);
-                raise(SIGTERM);
-                return 0;
-        }
-        fprintf(stderr, "idlecfg: injected %s at fault point %lu (%s)\n", strerror(fault.error), fault.matched, what);
-        return -fault.error;
-}
-
-/* ---- SIGTERM and SIGINT ----
- * The handler ends the process at once, by the same signal (the parent sees
- * it: a shell's $? is 143 or 130), after it has removed the temporary file
- * of an atomic write in progress. Only the commit of a write defers it: the
- * rename of an atomic write, the journal line and the sysfs write of apply.
- * Everything before such a commit is as safe to stop as a SIGKILL is (the
- * fault tests kill at every step); the deferral only keeps a commit whole. */
-
-static volatile sig_atomic_t defer_depth, pending_signal;
-static struct {
-        volatile sig_atomic_t set;
-        int dirfd;
-        char name[NAME_MAX + 1];
-} temp_file;
-
-static void die_by_signal(int sig)
-{
-        struct sigaction sa = { .sa_handler = SIG_DFL };
-        sigset_t set;
-
-        if (temp_file.set)
-                (void) unlinkat(temp_file.dirfd, temp_file.name, 0);
-        (void) sigaction(sig, &sa, NULL);
-        sigemptyset(&set);
-        sigaddset(&set, sig);
-        (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
-        (void) raise(sig);
-        _exit(128 + sig);
-}
-
-static void on_signal(int sig)
-{
-        if (defer_depth > 0) {
-                pending_signal = sig;
-                return;
-        }
-        die_by_signal(sig);
-}
-
-void signals_setup(void)
-{
-        static const int sigs[] = { SIGTERM, SIGINT };
-        struct sigaction sa = { .sa_handler = on_signal }, old;
-
-        sigemptyset(&sa.sa_mask);
-        sigaddset(&sa.sa_mask, SIGTERM);
-        sigaddset(&sa.sa_mask, SIGINT);
-        for (size_t i = 0; i < ELEMENTSOF(sigs); i++) {
-                /* ignored when we started (a background job of a script): stays ignored */
-                if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-                        continue;
-                (void) sigaction(sigs[i], &sa, NULL);
-        }
-}
-
-void signals_defer(void)
-{
-        defer_depth++;
-}
-
-void signals_undefer(void)
-{
-        if (defer_depth > 0 && --defer_depth == 0 && pending_signal)
-                die_by_signal(pending_signal);
-}
-
-static void temp_register(int dirfd, const char *name)
-{
-        temp_file.set = 0;
-        temp_file.dirfd = dirfd;
-        snprintf(temp_file.name, sizeof(temp_file.name), "%s", name);
-        temp_file.set = 1;
-}
-
-static void temp_forget(void)
-{
-        temp_file.set = 0;
-}
 
 /* ---- resolution inside the root ---- */
 
@@ -440,18 +281,26 @@ int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret)
         return 0;
 }
 
-/* the reader's checks: the fd of PATH, a regular file of at most MAX bytes */
+/* the reader's checks: the fd of PATH, a regular file of at most MAX bytes.
+ * R NULL: PATH is a path of this machine, outside any root (--profiles-dir
+ * with --root; the tests' hwdb files), opened as it is. */
 static int open_checked(const struct rootfs *r, const char *path, unsigned flags, size_t max, struct stat *ret_st)
 {
+        /* O_NONBLOCK: a FIFO opens at once (and is then refused) instead of waiting
+         * for a writer; O_NOCTTY: a terminal device node does not become ours */
+        int oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY | (flags & ROOTFS_NOFOLLOW ? O_NOFOLLOW : 0);
         _cleanup_close_ int fd = -1;
         int e;
 
-        /* O_NONBLOCK: a FIFO opens at once (and is then refused) instead of waiting
-         * for a writer; O_NOCTTY: a terminal device node does not become ours */
-        fd = resolve_open(r->fd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
-                                       (flags & ROOTFS_NOFOLLOW ? O_NOFOLLOW : 0));
-        if (fd == -ENOENT && (e = dangling_link(r, path)) < 0)
-                return e;
+        if (r) {
+                fd = resolve_open(r->fd, path, oflags);
+                if (fd == -ENOENT && (e = dangling_link(r, path)) < 0)
+                        return e;
+        } else {
+                fd = open(path, oflags | O_CLOEXEC);
+                if (fd < 0)
+                        fd = -errno;
+        }
         if (fd < 0)
                 return fd;
         if (fstat(fd, ret_st) < 0)
@@ -471,7 +320,8 @@ int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, s
         struct stat st;
         int e;
 
-        trace_read("read", path);
+        if (r)
+                trace_read("read", path);
         fd = open_checked(r, path, flags, max, &st);
         if (fd < 0)
                 return fd;
@@ -481,12 +331,22 @@ int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, s
         return e;
 }
 
+int rootfs_open_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, struct stat *ret_st)
+{
+        struct stat st;
+
+        if (r)
+                trace_read("open", path);
+        return open_checked(r, path, flags, max, ret_st ? ret_st : &st);
+}
+
 int rootfs_check_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, struct stat *ret_st)
 {
         struct stat st;
         int fd;
 
-        trace_read("read", path);
+        if (r)
+                trace_read("read", path);
         fd = open_checked(r, path, flags, max, &st);
         if (fd < 0)
                 return fd;
@@ -641,7 +501,7 @@ static int write_replace(const struct rootfs *r, const char *path, const void *d
                 signals_defer();
                 fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
                 if (fd >= 0) {
-                        temp_register(dfd, tmpname);
+                        signals_temp_register(dfd, tmpname);
                         signals_undefer();
                         break;
                 }
@@ -689,7 +549,7 @@ static int write_replace(const struct rootfs *r, const char *path, const void *d
                 signals_undefer();
                 goto fail;
         }
-        temp_forget();
+        signals_temp_forget();
         e = durable ? fsync_dir(dfd) : 0;
         signals_undefer();
         /* e < 0: renamed, the new file is in place, only its durability is unknown */
@@ -698,7 +558,7 @@ fail:
         if (fd >= 0)
                 close(fd);
         (void) unlinkat(dfd, tmpname, 0);
-        temp_forget();
+        signals_temp_forget();
         return e;
 }
 

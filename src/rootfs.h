@@ -1,4 +1,5 @@
-/* rootfs.h: files inside a target root, never outside it, written atomically */
+/* rootfs.h: a target root: its paths resolved inside it, the one reader of its
+ * files, their atomic writes and removal, the lock of one idlecfg instance */
 #pragma once
 
 #include <stdbool.h>
@@ -7,14 +8,15 @@
 
 #include "util.h"
 
-/* A directory that every path is resolved in, as if it were "/": symbolic
- * links, absolute or with "..", resolve inside it (openat2 RESOLVE_IN_ROOT;
- * an O_NOFOLLOW walk that refuses every link where openat2 is missing). */
 struct rootfs_warnings {
         char **v;
         size_t n;
 };
 
+/* A directory that every path is resolved in, as if it were "/": symbolic
+ * links, absolute or with "..", resolve inside it (openat2 RESOLVE_IN_ROOT
+ * | RESOLVE_NO_MAGICLINKS; where openat2 is missing, a walk a component at a
+ * time that expands each link against the root the same way). */
 struct rootfs {
         int fd;
         char *path;             /* as given, for messages ("/" for the host) */
@@ -30,10 +32,12 @@ void rootfs_close(struct rootfs *r);
 char *rootfs_display(const struct rootfs *r, const char *path);
 
 /* Open PATH (absolute, inside the root). FLAGS as for openat(); O_CREAT is
- * refused: files are created by rootfs_write_atomic() only. */
+ * refused (-EINVAL): files are created by rootfs_write_atomic(), directories
+ * by rootfs_mkdir_p(), the lock file by rootfs_lock(). */
 int rootfs_openat(const struct rootfs *r, const char *path, int flags);
 
-/* The one reader of files in a root. PATH is resolved in the root (links
+/* The one reader of files in a root: every file idlecfg reads from a root,
+ * whole, is read here or through rootfs_open_file(). PATH is resolved in the root (links
  * followed inside it; with ROOTFS_NOFOLLOW the last component must not be a
  * link: -ELOOP), opened O_NONBLOCK so that a FIFO cannot block, and must be a
  * regular file (-EISDIR, -EBADFD for a FIFO, socket or device node) of at most
@@ -46,6 +50,11 @@ enum {
 };
 int rootfs_read_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, char **ret,
                      size_t *ret_len, struct stat *ret_st);
+/* The same checks, and the file left to the caller to read (read_fd_full(),
+ * util.h, reads the rest): the fd, or -errno as above. R NULL: PATH is a path
+ * of this machine outside any root (--profiles-dir with --root, the tests'
+ * files), opened as it is, with the same checks. */
+int rootfs_open_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, struct stat *ret_st);
 /* The same checks, nothing read: for files another library opens itself (libkmod) */
 int rootfs_check_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, struct stat *ret_st);
 /* The target of the symbolic link PATH (its directory resolved in the root) */
@@ -58,7 +67,7 @@ char *rootfs_read_strerror(int e, size_t max);
 void rootfs_warn(const struct rootfs *r, const char *fmt, ...) _printf_(2, 3);
 
 /* idlecfg's own files (state, targets): rootfs_read_file() with ROOTFS_NOFOLLOW,
- * and anything but a regular file -EINVAL. */
+ * and a FIFO, socket or device node -EINVAL (a directory stays -EISDIR). */
 int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret, size_t *ret_len,
                 struct stat *ret_st);
 
@@ -76,7 +85,10 @@ int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
 /* Replace PATH with DATA: a temporary file in the same directory, write, fchmod,
  * fchown (uid/gid -1: leave), fsync, renameat over PATH, fsync of the directory.
  * A symbolic link or anything but a regular file at PATH is refused (-ELOOP,
- * -EISDIR, -EBADFD: a FIFO, socket or device node). On failure PATH is untouched and the temporary file removed. */
+ * -EISDIR, -EBADFD: a FIFO, socket or device node); a link on the way that
+ * leads to nothing inside the root: -EXDEV. On a failure before the rename
+ * PATH is untouched and the temporary file removed; a failure of the last
+ * fsync of the directory is returned with the new file already in place. */
 int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,
                         uid_t uid, gid_t gid);
 /* the same without the fsyncs, for state that lives in /run (tmpfs): whole or
@@ -85,7 +97,7 @@ int rootfs_write_volatile(const struct rootfs *r, const char *path, const void *
 
 /* unlink PATH (a regular file; else -EISDIR, -EBADFD), fsync its directory; 0 if it did not exist */
 int rootfs_unlink(const struct rootfs *r, const char *path);
-/* rmdir PATH if it is an empty directory: 0 removed or absent, -ENOTEMPTY */
+/* rmdir PATH if it is an empty directory: 0 removed or absent, -ENOTEMPTY, -ENOTDIR */
 int rootfs_rmdir(const struct rootfs *r, const char *path);
 
 /* Take the lock of one idlecfg instance: /run/idlecfg.lock, or DIR/run/idlecfg.lock
@@ -97,30 +109,11 @@ int rootfs_lock(const struct rootfs *r, unsigned timeout_ms, struct xerror *ret_
  * lock, and locks a new one (rootfs_lock() compares the inodes). */
 void rootfs_unlock(const struct rootfs *r, int fd);
 
-/* ---- SIGTERM and SIGINT ----
- * signals_setup(): both end the process at once, by that signal, after the
- * temporary file of an atomic write in progress is removed. Between
- * signals_defer() and signals_undefer() (nested) they wait: the commit of a
- * write (rename, journal line + sysfs write) is never cut in half. */
-void signals_setup(void);
-void signals_defer(void);
-void signals_undefer(void);
-
-/* ---- fault injection for the tests ----
- * IDLECFG_FAULT="kill:N" kills the process with SIGKILL at the N-th fault point,
- * "term:N" sends it SIGTERM there (deferred inside a commit, see above),
- * "fail:N" or "fail:N:ERRNO" (EIO, ENOSPC, EINVAL, EOPNOTSUPP, EBUSY, EROFS) makes the
- * N-th fault point fail with that error (default EIO); "fail:N:ERRNO:NAME" counts
- * only the fault points whose name starts with NAME ("sysfs write"). Every step that changes
- * a file or an attribute is a fault point. IDLECFG_FAULT_COUNT=FILE appends the
- * number of fault points passed at exit (to find how many a run has). */
-int fault_point(const char *what);
-
 /* Remove the temporary files a killed rootfs_write_atomic() of PATH left
  * (".#NAME.*" beside it); the number removed or -errno. */
 int rootfs_remove_temps(const struct rootfs *r, const char *path);
-/* Remove every regular file directly in DIRPATH, then the directory if it is
- * empty (idlecfg's own state directories only). */
+/* Remove every regular file directly in DIRPATH (a link there is not followed:
+ * -ELOOP), then the directory if it is empty (idlecfg's own state directories only). */
 int rootfs_remove_dir_files(const struct rootfs *r, const char *dirpath);
 
 /* The names in directory PATH of the root that end in SUFFIX (NULL: any),

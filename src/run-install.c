@@ -7,7 +7,7 @@
 #include "manifest.h"
 #include "next-steps.h"
 #include "powertools.h"
-#include "profile.h"
+#include "profile-select.h"
 #include "refresh.h"
 #include "run-install.h"
 #include "target.h"

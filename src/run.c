@@ -89,7 +89,7 @@ int run_detect(struct run *c)
 
 int run_plan(struct run *c)
 {
-        struct plan_options po = { .root = c->a->root, .profile = c->chosen ? c->chosen : c->profile,
+        struct plan_options po = { .profile = c->chosen ? c->chosen : c->profile,
                                    .profile_reason = c->chosen_reason, .profiles_dir = c->a->profiles_dir };
         struct xerror e = {};
         int r;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "fault.h"
 #include "journal.h"
 #include "sha256.h"
 #include "state.h"

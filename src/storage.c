@@ -244,7 +244,7 @@ static void read_fstab(struct inventory *inv, struct udev *udev)
                 /* the root filesystem is then the one the root directory is on */
                 _cleanup_free_ char *why = rootfs_read_strerror(r, FSTAB_MAX);
                 rootfs_warn(inv->rfs, _("%s: %s; idlecfg assumes no fstab: the root filesystem is the one "
-                                        "%s is on, and no swap from it"), path, why, inv->root);
+                                        "%s is on, and no swap from it"), path, why, inv->rfs->path);
                 return;
         }
         if (len == 0)
@@ -327,16 +327,16 @@ static void find_root(struct inventory *inv, struct udev *udev)
                 }
         }
         if (fstat(inv->rfs->fd, &st) < 0) {
-                s->root_note = xasprintf("%s: %s", inv->root, strerror(errno));
+                s->root_note = xasprintf("%s: %s", inv->rfs->path, strerror(errno));
                 return;
         }
         if (major(st.st_dev) == 0) {
-                s->root_note = xasprintf(_("the filesystem of %s is not on a block device"), inv->root);
+                s->root_note = xasprintf(_("the filesystem of %s is not on a block device"), inv->rfs->path);
                 return;
         }
         u = udev_device_new_from_devnum(udev, 'b', st.st_dev);
         if (!u) {
-                s->root_note = xasprintf(_("the block device of %s is not in sysfs"), inv->root);
+                s->root_note = xasprintf(_("the block device of %s is not in sysfs"), inv->rfs->path);
                 return;
         }
         s->root_source = xstrdup("mount");
@@ -348,7 +348,7 @@ int detect_storage(struct inventory *inv, struct udev *udev)
 {
         read_fstab(inv, udev);
         find_root(inv, udev);
-        if (root_is_host(inv->root))
+        if (root_is_host(inv->rfs->path))
                 read_proc_swaps(inv, udev);
         if (libblkid_error)
                 inventory_add_note(inv, _("libblkid.so.1 cannot be opened (%s): filesystems that the udev "

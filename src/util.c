@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "util.h"
@@ -251,19 +252,33 @@ int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms,
         return 0;
 }
 
-/* One read(), trailing newline stripped; values without one are fine too.
- * Only the first line is kept: sysfs attributes are single values. */
-static int read_attr_fd(int fd, char **ret)
+/* One read() of a sysfs attribute (a page at most) from FD, which was opened
+ * O_NONBLOCK: BUF holds *RET_LEN bytes and a NUL after them. */
+#define ATTR_MAX 4096
+static int read_attr_once(int fd, char buf[static ATTR_MAX + 1], size_t *ret_len)
 {
-        char buf[4096];
         ssize_t n;
 
         if (fd < 0)
                 return -errno;
-        n = read(fd, buf, sizeof(buf) - 1);
+        n = read(fd, buf, ATTR_MAX);
         if (n < 0)
                 return -errno;
         buf[n] = '\0';
+        *ret_len = (size_t) n;
+        return 0;
+}
+
+/* Trailing newline stripped; values without one are fine too. Only the
+ * first line is kept: sysfs attributes are single values. */
+static int read_attr_fd(int fd, char **ret)
+{
+        char buf[ATTR_MAX + 1];
+        size_t n;
+        int r = read_attr_once(fd, buf, &n);
+
+        if (r < 0)
+                return r;
         buf[strcspn(buf, "\n")] = '\0';
         for (size_t l = strlen(buf); l > 0 && (buf[l - 1] == ' ' || buf[l - 1] == '\t'); l--)
                 buf[l - 1] = '\0';
@@ -288,31 +303,59 @@ int read_attr(const char *dir, const char *attr, char **ret)
         return read_attr_fd(fd, ret);
 }
 
+int read_raw(const char *path, char **ret)
+{
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        char buf[ATTR_MAX + 1];
+        size_t n;
+        int r = read_attr_once(fd, buf, &n);
+
+        if (r < 0)
+                return r;
+        if (memchr(buf, '\0', n))
+                return -EBADMSG;
+        *ret = xstrdup(buf);
+        return 0;
+}
+
+/* The one loop that reads a whole file: FD's size, where fstat() knows it,
+ * sizes the buffer, so that a regular file takes one read() and one more
+ * that finds its end. */
 int read_fd_full(int fd, size_t max, char **ret, size_t *ret_len)
 {
-        struct strbuf sb = {};
-        char buf[8192];
+        _cleanup_free_ char *buf = NULL;
+        struct stat st;
+        size_t len = 0, cap = 8191;
 
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+                cap = (uint64_t) st.st_size < max ? (size_t) st.st_size + 1 : max + 1;
+        buf = xmalloc(cap + 1);
         for (;;) {
-                ssize_t n = read(fd, buf, sizeof(buf));
+                ssize_t n;
+
+                if (len == cap) {
+                        /* the file grew since fstat(), or its size was not known */
+                        if (cap > max)
+                                return -EFBIG;
+                        cap *= 2;
+                        buf = xrealloc(buf, cap + 1);
+                }
+                n = read(fd, buf + len, cap - len);
                 if (n < 0) {
-                        int r = -errno;
-                        if (r == -EINTR)
+                        if (errno == EINTR)
                                 continue;
-                        sb_free(&sb);
-                        return r;
+                        return -errno;
                 }
                 if (n == 0)
                         break;
-                if (sb.len + (size_t) n > max) {
-                        sb_free(&sb);
+                len += (size_t) n;
+                if (len > max)
                         return -EFBIG;
-                }
-                sb_appendn(&sb, buf, (size_t) n);
         }
+        buf[len] = '\0';
         if (ret_len)
-                *ret_len = sb.len;
-        *ret = sb_steal(&sb);
+                *ret_len = len;
+        *ret = TAKE_PTR(buf);
         return 0;
 }
 

@@ -97,8 +97,11 @@ int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms,
 /* sysfs and small files */
 int read_attr_at(int dirfd, const char *attr, char **ret);
 int read_attr(const char *dir, const char *attr, char **ret);
+/* PATH's attribute as it is (newlines kept), the same one read(); a NUL in it: -EBADMSG */
+int read_raw(const char *path, char **ret);
 int read_file_full(const char *path, size_t max, char **ret, size_t *ret_len);
-/* all of FD (at most MAX bytes, -EFBIG beyond), NUL-terminated */
+/* all of FD (at most MAX bytes, -EFBIG beyond), NUL-terminated: the read
+ * loop of rootfs_read_file(), rootfs.h, the one reader of a root's files */
 int read_fd_full(int fd, size_t max, char **ret, size_t *ret_len);
 char *strstrip(char *s);
 int parse_selected(const char *list, char **ret);

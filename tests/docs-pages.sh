@@ -303,15 +303,19 @@ done
 check "idlecfg-hwdb(7) MATCH KEYS has every key the code composes ($(echo $keys))" \
         sh -c "test -n '$keys' && test -z '$missing'"
 [ -n "$missing" ] && diag "missing:$missing"
-# the directories the code reads
+# the directories the code reads (none found: the code moved, and this check with it)
 missing=
-for d in $(grep -o '"/[a-z/.]*hwdb\.d"' "$top_srcdir/src/hwdb.c" | tr -d '"'); do
+hwdb_dirs=$(grep -o '"/[a-z/.]*hwdb\.d"' "$top_srcdir/src/hwdb-load.c" | tr -d '"')
+profile_files=$(cat "$top_srcdir/src/profile-search.c" "$top_srcdir/src/profile-select.c" |
+        grep -o '"/etc/idlecfg/[a-z.]*"\|"/usr/share/idlecfg/[a-z]*"' | tr -d '"' | sort -u)
+for d in $hwdb_dirs; do
         section "$HWDB7" "FILES AND PRIORITY" | grep -q -- "$d" || missing="$missing $d"
 done
-for d in $(grep -o '"/etc/idlecfg/[a-z.]*"\|"/usr/share/idlecfg/[a-z]*"' "$top_srcdir/src/profile.c" | tr -d '"' | sort -u); do
+for d in $profile_files; do
         { plain "$PROFILE5"; plain "$CONF5"; } | grep -q -- "$d" || missing="$missing $d"
 done
-check "the pages name the directories and files src/hwdb.c and src/profile.c read" test -z "$missing"
+check "the pages name the directories and files src/hwdb-load.c, src/profile-search.c and src/profile-select.c read" \
+        sh -c "test -n '$(echo $hwdb_dirs)' && test -n '$(echo $profile_files)' && test -z '$missing'"
 [ -n "$missing" ] && diag "missing:$missing"
 
 # the files install writes (src/install.h) are in idlecfg(8) FILES; the

@@ -3,6 +3,7 @@
 
 #include <getopt.h>
 
+#include "hwdb-load.h"
 #include "hwdb.h"
 #include "util.h"
 

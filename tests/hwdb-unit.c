@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
+#include "hwdb-load.h"
 #include "hwdb.h"
 #include "util.h"
 

@@ -1,6 +1,8 @@
 /* tests/profile-load.c: the real profile loader and selection, for shell tests of the docs */
 #include "config.h"
 
+#include "profile-search.h"
+#include "profile-select.h"
 #include "profile.h"
 #include "util.h"
 

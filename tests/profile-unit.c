@@ -7,6 +7,8 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
+#include "profile-search.h"
+#include "profile-select.h"
 #include "profile.h"
 #include "util.h"
 

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "knob.h"
+#include "rootfs.h"
 
 static const struct { const char *state, *file; } link_files[] = {
         { "l0s", "link/l0s_aspm" }, { "l1", "link/l1_aspm" }, { "l1_1", "link/l1_1_aspm" },
@@ -122,7 +123,7 @@ void knob_aspm(struct planctx *c)
         else if (policy) {
                 if (cur)
                         parse_selected(cur, &selected);
-                if (!cur && root_is_host(c->inv->root))
+                if (!cur && root_is_host(c->inv->rfs->path))
                         plan_skip(c, NULL, "pcie_aspm.policy",
                                   xstrdup("skipped: /sys/module/pcie_aspm/parameters/policy is missing: "
                                             "the kernel has no ASPM support (CONFIG_PCIEASPM)"));

@@ -4,6 +4,7 @@
 #include <ctype.h>
 
 #include "knob.h"
+#include "rootfs.h"
 
 /* digits and dots compared as numbers: 6.1.0-18 < 6.10 */
 int kernel_compare(const char *a, const char *b)
@@ -235,9 +236,9 @@ char *profile_reason(struct planctx *c, const char *section, const char *key)
                 return xasprintf("profile %s [%s] %s (not set)", c->profile->name, section, key);
         if (s->battery)
                 return xasprintf("profile %s [%s] %s = ac:%s battery:%s (%s:%u)", c->profile->name, section, key,
-                                 s->value, s->battery, in_root(c->inv->root, s->file), s->line);
+                                 s->value, s->battery, in_root(c->inv->rfs->path, s->file), s->line);
         return xasprintf("profile %s [%s] %s = %s (%s:%u)", c->profile->name, section, key, s->value,
-                         in_root(c->inv->root, s->file), s->line);
+                         in_root(c->inv->rfs->path, s->file), s->line);
 }
 
 char *hex_attr(const char *id)

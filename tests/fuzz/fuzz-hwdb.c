@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include "fuzz.h"
+#include "hwdb-load.h"
 #include "hwdb.h"
 #include "util.h"
 

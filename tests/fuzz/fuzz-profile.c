@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include "fuzz.h"
+#include "profile-search.h"
+#include "profile-select.h"
 #include "profile.h"
 #include "util.h"
 
