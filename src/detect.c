@@ -8,10 +8,14 @@
 #include <sys/stat.h>
 #include <stdarg.h>
 
+#include "detect.h"
+#include "identity.h"
 #include "inventory.h"
 #include "knobs/knob.h"
 #include "rootfs.h"
 #include "modules.h"
+#include "powertools.h"
+#include "storage.h"
 #include "target.h"
 #include "virt.h"
 #include "profile-select.h"
@@ -51,29 +55,13 @@ static char *dev_attr(struct dev *d, const char *attr)
         return v;
 }
 
-/* "0x8086" -> "8086"; other text is kept as it is */
-static char *hexid(char *v)
-{
-        if (v && v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
-                memmove(v, v + 2, strlen(v + 2) + 1);
-        for (char *p = v; p && *p; p++)
-                *p = (char) tolower((unsigned char) *p);
-        return v;
-}
-
 static void add_id(struct device *x, struct dev *d, const char *key, const char *attr, bool hex)
 {
         char *v = dev_attr(d, attr);
 
         if (!v)
                 return;
-        if (hex)
-                hexid(v);
-        else {
-                char *s = strstrip(v);
-                memmove(v, s, strlen(s) + 1);
-        }
-        kv_add_take(&x->ids, key, v);
+        kv_add_take(&x->ids, key, identity_value(v, hex));
 }
 
 /* one power knob: absent ones are skipped, unreadable ones kept as null with a note */
@@ -157,17 +145,15 @@ static void visit_pci(struct inventory *inv, struct udev *udev, struct dev *d)
                 char *colon = strchr(id, ':');
                 if (colon) {
                         *colon = '\0';
-                        kv_add_take(&x->ids, "vendor", hexid(xstrdup(id)));
-                        kv_add_take(&x->ids, "device", hexid(xstrdup(colon + 1)));
+                        kv_add_take(&x->ids, "vendor", identity_value(xstrdup(id), true));
+                        kv_add_take(&x->ids, "device", identity_value(xstrdup(colon + 1), true));
                 }
         }
         set_common(x, d);
         add_knobs(x, d);
-        x->identity = xasprintf("pci %s:%s %s:%s %s",
-                                strempty(kv_get(&x->ids, "vendor")), strempty(kv_get(&x->ids, "device")),
-                                strempty(kv_get(&x->ids, "subsystem_vendor")),
-                                strempty(kv_get(&x->ids, "subsystem_device")),
-                                strempty(kv_get(&x->ids, "class")));
+        x->identity = device_identity(ID_PCI, (const char *const[]) {
+                kv_get(&x->ids, "vendor"), kv_get(&x->ids, "device"), kv_get(&x->ids, "subsystem_vendor"),
+                kv_get(&x->ids, "subsystem_device"), kv_get(&x->ids, "class") });
 }
 
 /* ---- USB ---- */
@@ -187,8 +173,8 @@ static void visit_usb(struct inventory *inv, struct udev *udev, struct dev *d)
         add_id(x, d, "removable", "removable", false);
         set_common(x, d);
         add_knobs(x, d);
-        x->identity = xasprintf("usb %s:%s %s", strempty(kv_get(&x->ids, "vendor")),
-                                strempty(kv_get(&x->ids, "product")), strempty(kv_get(&x->ids, "bcd_device")));
+        x->identity = device_identity(ID_USB, (const char *const[]) {
+                kv_get(&x->ids, "vendor"), kv_get(&x->ids, "product"), kv_get(&x->ids, "bcd_device") });
 }
 
 static void visit_usb_interface(struct inventory *inv, struct udev *udev, struct dev *d)
@@ -375,8 +361,8 @@ static void visit_scsi_device(struct inventory *inv, struct udev *udev, struct d
                 }
                 closedir(bd);
         }
-        x->identity = xasprintf("disk %s %s %s", strempty(kv_get(&x->ids, "vendor")),
-                                strempty(kv_get(&x->ids, "model")), strempty(kv_get(&x->ids, "firmware")));
+        x->identity = device_identity(ID_DISK, (const char *const[]) {
+                kv_get(&x->ids, "vendor"), kv_get(&x->ids, "model"), kv_get(&x->ids, "firmware") });
 }
 
 /* ---- NVMe ---- */
@@ -399,8 +385,8 @@ static void visit_nvme(struct inventory *inv, struct udev *udev, struct dev *d)
                 kv_add(&x->ids, "controller", strrchr(pci, '/') + 1);
         set_common(x, d);
         add_knobs(x, d);
-        x->identity = xasprintf("nvme %s %s", strempty(kv_get(&x->ids, "model")),
-                                strempty(kv_get(&x->ids, "firmware")));
+        x->identity = device_identity(ID_NVME, (const char *const[]) {
+                kv_get(&x->ids, "model"), kv_get(&x->ids, "firmware") });
 }
 
 /* ---- sound: cards, their controller and HDA codecs ---- */
@@ -463,9 +449,8 @@ static void visit_hdaudio(struct inventory *inv, struct udev *udev, struct dev *
         add_id(x, d, "chip_name", "chip_name", false);
         set_common(x, d);
         add_knobs(x, d);
-        x->identity = xasprintf("hdaudio %s %s %s", strempty(kv_get(&x->ids, "vendor_id")),
-                                strempty(kv_get(&x->ids, "subsystem_id")),
-                                strempty(kv_get(&x->ids, "revision_id")));
+        x->identity = device_identity(ID_HDAUDIO, (const char *const[]) {
+                kv_get(&x->ids, "vendor_id"), kv_get(&x->ids, "subsystem_id"), kv_get(&x->ids, "revision_id") });
 }
 
 /* ---- DRM: cards, connectors, GPU power files ---- */
@@ -546,7 +531,8 @@ static void visit_i2c(struct inventory *inv, struct udev *udev, struct dev *d)
         add_id(x, d, "name", "name", false);
         set_common(x, d);
         add_knobs(x, d);
-        x->identity = xasprintf("i2c %s", x->modalias ? x->modalias : strempty(kv_get(&x->ids, "name")));
+        x->identity = device_identity(ID_I2C, (const char *const[]) {
+                x->modalias ? x->modalias : kv_get(&x->ids, "name") });
 }
 
 /* ---- network interfaces with a device below them (not virtual ones) ---- */
@@ -620,42 +606,9 @@ static void detect_dmi(struct inventory *inv)
                 char *v = NULL;
                 if (read_attr_at(dfd, *f, &v) < 0)
                         continue;
-                {
-                        char *s = strstrip(v);
-                        memmove(v, s, strlen(s) + 1);
-                }
-                kv_add_take(&inv->platform, *f, v);
+                kv_add_take(&inv->platform, *f, identity_value(v, false));
                 if (streq(*f, "chassis_type") && chassis_of(kv_get(&inv->platform, *f)))
                         kv_add(&inv->platform, "chassis", chassis_of(kv_get(&inv->platform, *f)));
-        }
-}
-
-/* x86: "cpu:type:x86,ven0000fam0006mod008C:feature:..." (vendor numbers as in the kernel) */
-void platform_add_cpu(struct kvlist *platform, const char *m)
-{
-        static const char *const x86_vendors[] = {
-                "Intel", "Cyrix", "AMD", "UMC", "Centaur", "Transmeta", "NSC", "Vortex", "Hygon", "Zhaoxin",
-        };
-        unsigned ven, fam, mod;
-
-        if (sscanf(m, "cpu:type:x86,ven%4xfam%4xmod%4x", &ven, &fam, &mod) == 3) {
-                kv_add(platform, "cpu_arch", "x86");
-                /* kernel numbering: 0 Intel, 1 Cyrix, 2 AMD, ... 9 Hygon, 10 Zhaoxin */
-                kv_add_take(platform, "cpu_vendor",
-                            ven == 9 ? xstrdup("Hygon") : ven == 10 ? xstrdup("Zhaoxin") :
-                            ven < 8 ? xstrdup(x86_vendors[ven]) : xasprintf("%u", ven));
-                kv_add_take(platform, "cpu_family", xasprintf("%u", fam));
-                kv_add_take(platform, "cpu_model", xasprintf("%u", mod));
-                /* X86_FEATURE_HYPERVISOR (word 4, bit 31): CPUID says a hypervisor runs it */
-                {
-                        const char *feat = strstr(m, ":feature:");
-                        const char *h = feat ? strstr(feat, ",009F") : NULL;
-                        if (h && (h[5] == ',' || h[5] == '\0'))
-                                kv_add(platform, "cpu_hypervisor", "yes");
-                }
-        } else if (startswith(m, "cpu:type:")) {
-                const char *a = m + strlen("cpu:type:");
-                kv_add_take(platform, "cpu_arch", xstrndup(a, strcspn(a, ":,")));
         }
 }
 
@@ -722,111 +675,22 @@ static void detect_modparams(struct inventory *inv)
                         read_modparams(inv, *m);
 }
 
-/* ---- other power tools in the root ---- */
-
-/* Each tool: a file of its package (program or unit file, /lib and /usr/lib
- * for roots without the merged /usr) and the unit that enables it; whether it
- * sets knobs idlecfg plans (the coexistence table of idlecfg(8) and README). */
-#define TOOL_PATHS 6
-static const struct {
-        const char *name, *unit, *paths[TOOL_PATHS];
-        bool conflicts;
-        const char *touches;
-} tools[] = {
-        { "tlp", "tlp.service", { "/usr/sbin/tlp", "/usr/bin/tlp" }, true,
-          N_("runtime PM, PCIe ASPM, SATA ALPM, USB autosuspend, audio power save, Wi-Fi power save, "
-             "NMI watchdog, dirty writeback, CPU") },
-        /* tuned-ppd before tuned: it needs tuned, and switches tuned's profiles
-         * (/etc/tuned/ppd.conf) on the power-profiles-daemon D-Bus API */
-        { "tuned-ppd", "tuned-ppd.service",
-          { "/usr/sbin/tuned-ppd", "/usr/bin/tuned-ppd", "/usr/lib/systemd/system/tuned-ppd.service",
-            "/lib/systemd/system/tuned-ppd.service" }, true,
-          N_("tuned's profiles, switched as power profiles: the stock balanced and powersave set SATA ALPM "
-             "and the audio power-save timeout, powersave sysctls too") },
-        { "tuned", "tuned.service",
-          { "/usr/sbin/tuned", "/usr/bin/tuned", "/usr/lib/systemd/system/tuned.service",
-            "/lib/systemd/system/tuned.service" }, true,
-          N_("what its profile says: SATA ALPM, audio power save, USB autosuspend, sysctls, CPU") },
-        { "power-profiles-daemon", "power-profiles-daemon.service",
-          { "/usr/libexec/power-profiles-daemon", "/usr/lib/power-profiles-daemon/power-profiles-daemon",
-            "/usr/lib/systemd/system/power-profiles-daemon.service",
-            "/lib/systemd/system/power-profiles-daemon.service" }, false,
-          N_("CPU energy preference, ACPI platform profile, battery charge type, AMD panel power savings") },
-        { "laptop-mode-tools", "laptop-mode.service", { "/usr/sbin/laptop_mode", "/usr/bin/laptop_mode" }, true,
-          N_("runtime PM, SATA ALPM, USB autosuspend, audio power save, Wi-Fi power save, dirty writeback, CPU") },
-        { "powertop", "powertop.service",
-          { "/etc/systemd/system/powertop.service", "/usr/lib/systemd/system/powertop.service",
-            "/lib/systemd/system/powertop.service" }, true,
-          N_("powertop --auto-tune at boot: runtime PM of every device, SATA ALPM, USB autosuspend, audio, "
-             "Wi-Fi power save, NMI watchdog, dirty writeback") },
-        { "auto-cpufreq", "auto-cpufreq.service",
-          { "/usr/bin/auto-cpufreq", "/usr/local/bin/auto-cpufreq", "/etc/systemd/system/auto-cpufreq.service",
-            "/usr/lib/systemd/system/auto-cpufreq.service" }, false,
-          N_("CPU governor, energy preference and turbo") },
-};
-static const char *const wants[] = {
-        "/etc/systemd/system/multi-user.target.wants", "/etc/systemd/system/graphical.target.wants",
-        "/etc/systemd/system/sysinit.target.wants", "/etc/systemd/system/basic.target.wants",
-};
-
-/* the files of the root detect reads, for refresh: whether each tool's
- * program and its enabling link exist, and /etc/fstab (read by storage.c) */
+/* the files of the root detect reads, for refresh: whether each power
+ * tool's program and its enabling link exist, and /etc/fstab (storage.c) */
 const struct knob_input *detect_inputs(size_t *ret_n)
 {
         static const char *const fstab[] = { "/etc/fstab" };
-        static const char **paths;
         static struct knob_input inputs[2];
-        size_t n = 0;
 
-        if (!paths) {
-                paths = xcalloc(ELEMENTSOF(tools) * (TOOL_PATHS + ELEMENTSOF(wants)), sizeof(*paths));
-                for (size_t i = 0; i < ELEMENTSOF(tools); i++) {
-                        for (size_t p = 0; p < TOOL_PATHS && tools[i].paths[p]; p++)
-                                paths[n++] = tools[i].paths[p];
-                        for (size_t w = 0; w < ELEMENTSOF(wants); w++)
-                                paths[n++] = xasprintf("%s/%s", wants[w], tools[i].unit);
-                }
+        if (!inputs[0].paths) {
+                size_t n;
+                const char *const *paths = power_tool_files(&n);
+
                 inputs[0] = (struct knob_input) { INPUT_EXISTS, paths, n, NULL };
                 inputs[1] = (struct knob_input) KNOB_INPUT(INPUT_FILE, fstab, NULL);
         }
         *ret_n = ELEMENTSOF(inputs);
         return inputs;
-}
-
-char *power_tool_warning(const struct power_tool *t)
-{
-        if (!t->conflicts)
-                return NULL;
-        return xasprintf(_("%s is installed%s: it sets knobs idlecfg sets too (%s); two tools will fight: "
-                           "disable one of them, or install with --refuse-conflicts to be stopped"),
-                         t->name, t->enabled ? _(" and enabled") : "", _(t->touches));
-}
-
-static void detect_tools(struct inventory *inv)
-{
-        for (size_t i = 0; i < ELEMENTSOF(tools); i++) {
-                char *found = NULL;
-                bool enabled = false;
-
-                for (size_t p = 0; p < TOOL_PATHS && tools[i].paths[p] && !found; p++) {
-                        /* exists, links followed inside the root */
-                        _cleanup_close_ int fd = rootfs_openat(inv->rfs, tools[i].paths[p], O_PATH);
-                        if (fd >= 0)
-                                found = xstrdup(tools[i].paths[p]);
-                }
-                for (size_t w = 0; w < ELEMENTSOF(wants) && !enabled; w++) {
-                        _cleanup_free_ char *rel = xasprintf("%s/%s", wants[w], tools[i].unit);
-                        struct stat st;
-                        enabled = rootfs_lstat(inv->rfs, rel, &st) == 0;
-                }
-                if (!found && !enabled)
-                        continue;
-                inv->tools = xrealloc(inv->tools, (inv->n_tools + 1) * sizeof(*inv->tools));
-                inv->tools[inv->n_tools++] = (struct power_tool) {
-                        .name = tools[i].name, .path = found, .enabled = enabled,
-                        .conflicts = tools[i].conflicts, .touches = tools[i].touches,
-                };
-        }
 }
 
 /* Which visitor takes a device. Pass 1 builds the parents (controllers, USB
@@ -939,43 +803,6 @@ static void scan_devices(struct inventory *inv, struct udev *udev)
         free(paths);
 }
 
-int detect_storage(struct inventory *inv, struct udev *udev);
-
-const struct module_ref *device_modules(const struct inventory *inv, const struct device *d, size_t *ret_n)
-{
-        /* a cache: the answer is the same whenever it is asked */
-        struct device *x = (struct device *) d;
-
-        if (!x->modules_resolved) {
-                x->modules_resolved = true;
-                modctx_resolve(inv->mc, x->modalias, &x->modules, &x->n_modules);
-        }
-        *ret_n = x->n_modules;
-        return x->modules;
-}
-
-static void resolve_all(const struct inventory *inv, struct device *v, size_t n)
-{
-        for (size_t i = 0; i < n; i++) {
-                size_t k;
-                (void) device_modules(inv, &v[i], &k);
-                resolve_all(inv, v[i].children, v[i].n_children);
-        }
-}
-
-int inventory_resolve_modules(struct inventory *inv, struct xerror *ret_error)
-{
-        const char *why;
-        int r;
-
-        for (size_t c = 0; c < ELEMENTSOF(inv->classes); c++)
-                resolve_all(inv, inv->classes[c].v, inv->classes[c].n);
-        r = modctx_error(inv->mc, &why);
-        if (r < 0)
-                xerror_set_take(ret_error, NULL, 0, xstrdup(why));
-        return r;
-}
-
 int inventory_detect(const struct detect_options *o, struct inventory **ret)
 {
         struct inventory *inv = xcalloc(1, sizeof(*inv));
@@ -1005,7 +832,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         detect_cpu(inv, udev);
         platform_add_virt(&inv->platform);
         detect_modparams(inv);
-        detect_tools(inv);
+        detect_power_tools(inv);
 
         scan_devices(inv, udev);
         usb_summarize(&inv->classes[CL_USB]);

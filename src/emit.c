@@ -1,8 +1,9 @@
-/* emit.c: the whitelist of every knob and the renderers of the four file formats */
+/* emit.c: the check of every value against its knob's whitelist, and the renderers of the files install writes */
 #include "config.h"
 
 #include <stdarg.h>
 
+#include "emit.h"
 #include "plan.h"
 #include "util.h"
 

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include "apply.h"
+#include "detect.h"
+#include "emit.h"
 #include "fault.h"
 #include "image.h"
 #include "install.h"
@@ -14,8 +16,9 @@
 #include "next-steps.h"
 #include "options.h"
 #include "planner.h"
-#include "profile-select.h"
 #include "refresh.h"
+#include "run.h"
+#include "run-install.h"
 #include "util.h"
 #include "verb-apply.h"
 #include "verb-check.h"
@@ -25,21 +28,6 @@
 #include "verb-power.h"
 #include "verb-monitor.h"
 #include "target.h"
-
-/* One run of a verb: what main() gets for it before the verb runs, as the
- * verb table says, and what run_done() gives back afterwards. Verbs that
- * decide on the way (refresh, rollback --measure) call run_detect() and
- * run_plan() themselves; either way everything is freed in one place. */
-struct run {
-        const struct args *a;
-        struct rootfs rfs;              /* the root, opened once */
-        int lock;                       /* the lock of one instance, -1 while not taken */
-        const char *profile;            /* --profile, or the one refresh takes from the manifest */
-        char *chosen, *chosen_reason;   /* set: the profile refresh chose already, and why */
-        struct inventory *inv;
-        struct plan *plan;
-        bool refresh;                   /* refresh installs: --image is the first-boot unit's */
-};
 
 /* what a verb needs before it runs */
 enum {
@@ -59,120 +47,6 @@ struct verb {
         unsigned options;               /* O_*: the options it takes besides O_COMMON */
         const char *synopsis;           /* its arguments, for its usage; NULL: none */
 };
-
-/* "idlecfg: WHAT: file:line: message" on stderr; FALLBACK without a message */
-static void print_error(const char *what, const struct xerror *e, const char *fallback)
-{
-        _cleanup_free_ char *m = e->message ? xerror_format(e) : xstrdup(fallback);
-
-        fprintf(stderr, "idlecfg: %s%s%s\n", what ? what : "", what ? ": " : "", m);
-}
-
-static int report(int r, struct xerror *e, const char *what)
-{
-        if (r >= 0)
-                return EXIT_OK;
-        print_error(what, e, strerror(-r));
-        xerror_done(e);
-        /* a malformed manifest, journal, profile or hwdb value is bad input */
-        return r == -EINVAL || r == -EBADMSG ? EXIT_USAGE : EXIT_FAILURE_;
-}
-
-/* ---- the run context ---- */
-
-static int run_open(struct run *c, const struct args *a)
-{
-        int r;
-
-        *c = (struct run) { .a = a, .rfs = { .fd = -1 }, .lock = -1, .profile = a->profile };
-        r = rootfs_open(a->root, &c->rfs);
-        if (r < 0) {
-                fprintf(stderr, _("idlecfg: cannot open %s: %s\n"), a->root ? a->root : "/", strerror(-r));
-                return EXIT_FAILURE_;
-        }
-        return EXIT_OK;
-}
-
-static void run_done(struct run *c)
-{
-        plan_free(c->plan);
-        inventory_free(c->inv);
-        free(c->chosen);
-        free(c->chosen_reason);
-        rootfs_unlock(&c->rfs, c->lock);
-        /* what the optional files of the root made idlecfg assume */
-        for (size_t i = 0; c->rfs.warnings && i < c->rfs.warnings->n; i++)
-                fprintf(stderr, _("idlecfg: warning: %s\n"), c->rfs.warnings->v[i]);
-        rootfs_close(&c->rfs);
-        *c = (struct run) { .lock = -1 };
-}
-
-/* the lock of one instance, for every writing verb */
-static int run_lock(struct run *c)
-{
-        struct xerror e = {};
-        int r = rootfs_lock(&c->rfs, c->a->wait_ms, &e);
-
-        /* a read-only root: nobody can change it, nor leave a lock in it;
-         * what would need a write fails later and says so */
-        if (r == -EROFS) {
-                xerror_done(&e);
-                return EXIT_OK;
-        }
-        if (r < 0) {
-                print_error(NULL, &e, strerror(-r));
-                xerror_done(&e);
-                return EXIT_FAILURE_;
-        }
-        c->lock = r;
-        return EXIT_OK;
-}
-
-static int run_detect(struct run *c)
-{
-        struct detect_options o = { .rfs = &c->rfs, .kernel = c->a->kernel };
-        int r;
-
-        if (c->inv)
-                return EXIT_OK;
-        r = inventory_detect(&o, &c->inv);
-        if (r < 0) {
-                fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
-                return EXIT_FAILURE_;
-        }
-        return EXIT_OK;
-}
-
-static int run_plan(struct run *c)
-{
-        struct plan_options po = { .profile = c->chosen ? c->chosen : c->profile,
-                                   .profile_reason = c->chosen_reason, .profiles_dir = c->a->profiles_dir };
-        struct xerror e = {};
-        int r;
-
-        if (c->plan)
-                return EXIT_OK;
-        r = run_detect(c);
-        if (r != EXIT_OK)
-                return r;
-        r = plan_build(c->inv, &po, &c->plan, &e);
-        if (r < 0) {
-                print_error(NULL, &e, strerror(-r));
-                xerror_done(&e);
-                /* a bad profile or hwdb is bad input; a missing libkmod is not */
-                return r == -ENOMEM || r == -ELIBACC ? EXIT_FAILURE_ : EXIT_USAGE;
-        }
-        return EXIT_OK;
-}
-
-static int flush_stdout(void)
-{
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, _("idlecfg: cannot write output: %s\n"), strerror(errno));
-                return EXIT_FAILURE_;
-        }
-        return EXIT_OK;
-}
 
 /* ---- the verbs ---- */
 
@@ -242,169 +116,6 @@ static int verb_plan(struct run *c, int argc, char **argv)
 static int verb_explain(struct run *c, int argc, char **argv)
 {
         return explain_device(c->inv, c->plan, argv[0]);
-}
-
-/* --refuse-conflicts: another power tool sets the same knobs */
-static int refuse_conflicts(const struct run *c)
-{
-        bool refused = false;
-
-        for (size_t i = 0; c->a->refuse_conflicts && i < c->inv->n_tools; i++) {
-                const struct power_tool *t = &c->inv->tools[i];
-                if (!t->conflicts)
-                        continue;
-                fprintf(stderr, _("idlecfg: refused (--refuse-conflicts): %s%s%s is installed and sets knobs "
-                                  "idlecfg sets too (%s)\n"),
-                        t->name, t->path ? " " : "", strempty(t->path), _(t->touches));
-                refused = true;
-        }
-        if (refused)
-                fprintf(stderr, _("idlecfg: nothing written; remove or disable the tool, or install without "
-                                  "--refuse-conflicts to let both run\n"));
-        return refused ? EXIT_REFUSED : EXIT_OK;
-}
-
-/* install --image: the plan of no hardware, for the profile given (else the
- * first boot chooses by the machine's chassis) */
-static void image_plan(const struct plan *p, const struct args *a, struct plan *ret)
-{
-        *ret = (struct plan) { .profile = p->profile, .fingerprint = (char *) IMAGE_FINGERPRINT, .kernel = p->kernel,
-                               .profile_reason = a->profile ? (char *) "--profile"
-                                                            : (char *) "image: chosen at the first boot" };
-}
-
-/* JSON: install --json (refresh prints text); TAKE_EFFECT: refresh --image,
- * the first-boot unit: what udev and sysfs can do now, the rest for the next boot */
-static int do_install(struct run *c, bool json, bool take_effect)
-{
-        const struct args *a = c->a;
-        const struct plan *p = c->plan;
-        struct plan image;
-        bool dry = a->dry_run || a->check, salt = streq_ptr(a->format, "salt");
-        struct install_options o = { .dry_run = dry, .force = a->force, .profiles_dir = a->profiles_dir,
-                                     .image = a->image && !c->refresh };
-        _cleanup_(install_result_free) struct install_result res = {};
-        _cleanup_(next_steps_free) struct next_steps steps = {};
-        struct xerror e = {};
-        size_t devices = 0;
-        int r;
-
-        /* no /sys (an image build's chroot) or nothing in it: a manifest for
-         * a machine without devices would only be wrong on the real one */
-        for (size_t i = 0; c->inv && i < _CL_MAX; i++)
-                devices += c->inv->classes[i].n;
-        if (devices == 0 && c->inv && !o.image) {
-                fprintf(stderr, _("idlecfg: no devices found in /sys (is sysfs mounted?): refusing to install a "
-                                  "configuration for a machine without devices; run install on the target machine, "
-                                  "or in a chroot with its /sys bound (for an image booted on other machines: "
-                                  "install --image)\n"));
-                return EXIT_FAILURE_;
-        }
-        r = refuse_conflicts(c);
-        if (r != EXIT_OK)
-                return r;
-        if (take_effect && !image_can_take_effect(&c->rfs)) {
-                fprintf(stderr, _("idlecfg: %s is not the running system: nothing takes effect now; the next "
-                                  "steps are below\n"), c->rfs.path);
-                take_effect = false;
-        }
-        if (o.image) {
-                image_plan(c->plan, a, &image);
-                p = &image;
-        } else if (!c->refresh && !json) {
-                _cleanup_(manifest_freep) struct manifest *m = NULL;
-                _cleanup_free_ char *why = NULL;
-                struct xerror me = {};
-                (void) manifest_load(&c->rfs, &m, &me);
-                xerror_done(&me);
-                if (image_foreign_hardware(&c->rfs, c->inv, m ? m->fingerprint : NULL, &why))
-                        fprintf(stderr, _("idlecfg: warning: %s is not this machine's running system and %s: "
-                                          "the settings are for this machine's hardware (fingerprint %s). For "
-                                          "an image booted on other machines, use install --image: each "
-                                          "configures itself at its first boot.\n"),
-                                c->rfs.path, why, p->fingerprint);
-        }
-        if (!dry && !json && !salt)
-                printf(o.image ? _("Installing image mode of profile %s (%s) into %s: no hardware setting; "
-                                   "idlecfg-firstboot.service configures the machine the image boots on, at "
-                                   "its first boot:\n")
-                               : _("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"),
-                       p->profile, p->profile_reason, c->rfs.path, p->fingerprint,
-                       p->kernel ? p->kernel : _("(unknown)"));
-        r = install_run(&c->rfs, p, c->inv, &o, &res, &e);
-        next_steps_init(&steps, &c->rfs);
-        if (r >= 0) {
-                /* what this run's files call for, and what earlier runs' still do */
-                next_steps_for_files(&steps, &c->rfs, &res, p->kernel, dry);
-                next_steps_boot_pending(&steps, &c->rfs);
-        }
-        if (salt && r >= 0) {
-                if (a->check && a->diff)
-                        install_print(&res, stdout);
-                install_print_salt(&res, a->check, r > 0, stdout);
-        } else if (!json && a->check) {
-                if (a->diff)
-                        install_print(&res, stdout);
-                install_print_check(&res, c->rfs.path, stdout);
-        } else if (!json) {
-                install_print(&res, stdout);
-                if (r >= 0 && take_effect && r > 0) {
-                        size_t failed = image_take_effect(&c->rfs, &res, p, stdout);
-                        if (failed) {
-                                fprintf(stderr, _("idlecfg: %zu step(s) for the next boot failed: see above\n"),
-                                        failed);
-                                return EXIT_BOOT_PENDING;
-                        }
-                } else if (r >= 0)
-                        /* the next steps and the warnings plan prints (another power
-                         * tool, the hwdb); after a diff as lines patch(1) skips */
-                        install_print_next_steps(&steps, p, dry, stdout);
-        } else {
-                /* the text goes into the JSON (or, on failure, to stderr before the error) */
-                _cleanup_free_ char *text = NULL;
-                size_t len = 0;
-                FILE *f = open_memstream(&text, &len);
-
-                if (!f)
-                        return report(-ENOMEM, &e, _("install failed"));
-                install_print(&res, f);
-                if (fclose(f) != 0)
-                        return report(-ENOMEM, &e, _("install failed"));
-                if (r < 0)
-                        fputs(text, stderr);
-                else
-                        install_print_json(&res, &c->rfs, p, c->inv, &steps, dry, r, text, stdout);
-        }
-        if (r < 0) {
-                int code = report(r, &e, _("install failed"));
-                if (res.state_refused) {
-                        _cleanup_free_ char *dir = rootfs_display(&c->rfs, STATE_DIR);
-                        fprintf(stderr, _("idlecfg: nothing was changed. rollback refuses the same state, with or "
-                                          "without --force: inspect the file named above (backups in %s/backup "
-                                          "are named by the SHA-256 of their content). To start afresh, put back "
-                                          "by hand the files the manifest lists, then remove %s and install "
-                                          "again.\n"), dir, dir);
-                } else if (!dry && res.touched) {
-                        fprintf(stderr, _("idlecfg: what was written before the failure is in the manifest: "
-                                          "\"idlecfg rollback%s"), a->root ? " --root " : "");
-                        if (a->root)
-                                print_shell_word(a->root, stderr);
-                        fputs(_("\" undoes it\n"), stderr);
-                }
-                return code;
-        }
-        if (a->check && !salt)
-                return r > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
-        /* Salt fails a state on any exit but 0 */
-        if (salt)
-                return EXIT_OK;
-        if (a->dry_run && r > 0)
-                return EXIT_CHANGES;
-        /* refresh --image, the first-boot unit: its 4 is a step for the next
-         * boot that failed (above); the steps it leaves are printed */
-        if (a->image)
-                return EXIT_OK;
-        return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
 }
 
 static int check_install(const struct args *a, int argc, char **argv)
@@ -602,130 +313,6 @@ static int verb_verify(struct run *c, int argc, char **argv)
         if (r > 0)
                 return EXIT_CHANGES;
         return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
-}
-
-/* What the boot configuration of the root still lacks, said on every run
- * until it is done (the steps of an earlier install nobody ran): exit 4 */
-static int boot_still_lacks(const struct run *c)
-{
-        _cleanup_(next_steps_free) struct next_steps steps = {};
-        _cleanup_free_ char *header = NULL;
-
-        /* refresh --image, the first-boot unit: it made the boot steps when it
-         * installed, and is quiet on a configured machine */
-        if (c->a->image)
-                return EXIT_OK;
-        next_steps_init(&steps, &c->rfs);
-        next_steps_boot_pending(&steps, &c->rfs);
-        if (!next_steps_boot_incomplete(&steps))
-                return EXIT_OK;
-        header = xasprintf(_("The boot configuration of %s still lacks what idlecfg installed; run:\n"),
-                           c->rfs.path);
-        next_steps_print_text(&steps, header, stdout);
-        return EXIT_BOOT_INCOMPLETE;
-}
-
-static int verb_refresh(struct run *c, int argc, char **argv)
-{
-        const struct args *a = c->a;
-        _cleanup_(manifest_freep) struct manifest *m = NULL;
-        _cleanup_free_ char *name = NULL, *why = NULL, *chassis = NULL;
-        struct kvlist now = {};
-        struct xerror e = {};
-        bool selected;
-        size_t changed = 0;
-        int r;
-
-        r = manifest_load(&c->rfs, &m, &e);
-        if (r == -ENOENT) {
-                printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), c->rfs.path);
-                return EXIT_OK;
-        }
-        if (r < 0) {
-                return report(r, &e, NULL);
-        }
-        /* the profile install chose: --profile again if that is how it was chosen */
-        c->refresh = true;
-        /* an image's manifest: package hooks in the image build (a chroot of
-         * the build host) must not install the build host's hardware; the
-         * first boot's refresh --image installs for the machine it boots on */
-        if (streq_ptr(m->fingerprint, IMAGE_FINGERPRINT) && !a->image) {
-                if (a->verbose)
-                        printf(_("%s is an image (install --image): the first boot of each machine configures "
-                                 "it; nothing to refresh now.\n"), c->rfs.path);
-                return EXIT_OK;
-        }
-        if (!c->profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
-                c->profile = m->profile;
-
-        /* The cheap look, what a package hook pays on every upgrade: the
-         * fingerprint straight from /sys, the kernel, the profile's name and
-         * the stat (then content) digests of the files. Unchanged: done. */
-        {
-                _cleanup_free_ char *kernel = NULL, *ksource = NULL, *kreason = NULL;
-                char fp[17];
-
-                if (target_kernel_choose(&c->rfs, a->kernel, &kernel, &ksource, &kreason) < 0)
-                        kernel = NULL;
-                refresh_fingerprint(fp, &chassis);
-                r = profile_select_rootfs(&c->rfs, c->profile, chassis, &name, &why, &e);
-                selected = r >= 0;
-                /* (an install killed half-way is finished whatever the inputs say) */
-                if (selected && !manifest_pending(m) &&
-                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, name, a->profiles_dir, &now) == 0) {
-                        if (a->verbose)
-                                printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                        return boot_still_lacks(c);
-                }
-                xerror_done(&e);
-                kv_free(&now);
-        }
-
-        /* something differs: the full inventory decides, and is what gets
-         * installed; the profile is chosen again only if the inventory's
-         * chassis type is not the one the cheap look read */
-        r = run_detect(c);
-        if (r != EXIT_OK)
-                return r;
-        if (!selected || !streq_ptr(chassis, kv_get(&c->inv->platform, "chassis_type"))) {
-                free(name);
-                free(why);
-                name = why = NULL;
-                r = profile_select_rootfs(&c->rfs, c->profile, kv_get(&c->inv->platform, "chassis_type"), &name,
-                                          &why, &e);
-                if (r < 0) {
-                        print_error(NULL, &e, strerror(-r));
-                        xerror_done(&e);
-                        return EXIT_USAGE;
-                }
-        }
-        changed = refresh_compare(&c->rfs, &m->inputs, c->inv->fingerprint, c->inv->kernel, c->inv, name, a->profiles_dir,
-                                  &now);
-        for (size_t i = 0; i < now.n; i++) {
-                if (i == 0)
-                        printf(_("Changed since the last install of %s:\n"), c->rfs.path);
-                if (!now.v[i].value)
-                        printf(_("  %s: files changed\n"), now.v[i].key);
-                else
-                        printf("  %s: %s\n", now.v[i].key, now.v[i].value);
-        }
-        kv_free(&now);
-        if (manifest_pending(m)) {
-                printf(_("The last install into %s was cut short: it is finished now.\n"), c->rfs.path);
-                changed++;
-        }
-        if (changed == 0) {
-                if (a->verbose)
-                        printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                return boot_still_lacks(c);
-        }
-        /* the plan of this inventory and this profile: nothing detected or chosen twice */
-        c->chosen = TAKE_PTR(name);
-        c->chosen_reason = TAKE_PTR(why);
-        r = run_plan(c);
-        if (r != EXIT_OK)
-                return r;
-        return do_install(c, false, a->image);
 }
 
 static int check_power_source(const struct args *a, int argc, char **argv)
@@ -926,18 +513,12 @@ static int check_kernel(const struct verb *v, const struct run *c)
         return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* only the categories idlecfg uses: the messages, and the character set
+ * gettext converts them to. Numbers stay in the C locale (a decimal point in
+ * every output), and a UTF-8 locale without the locale archive costs a dozen
+ * file loads less per run (refresh's start-up, tests/bench/ratio-bench.sh) */
+static void setup_locale(void)
 {
-        struct args a = { .wait_ms = 10000, .seconds = 20 };
-        _cleanup_free_ char *profiles_dir = NULL;
-        const struct verb *v;
-        int r, nargs;
-
-        /* only the categories idlecfg uses: the messages, and the character
-         * set gettext converts them to. Numbers stay in the C locale (a
-         * decimal point in every output), and a UTF-8 locale without the
-         * locale archive costs a dozen file loads less per run (refresh's
-         * start-up, tests/bench/ratio-bench.sh) */
         setlocale(LC_CTYPE, "");
         setlocale(LC_MESSAGES, "");
 #if ENABLE_NLS
@@ -951,12 +532,13 @@ int main(int argc, char **argv)
         }
 #endif
         textdomain(PACKAGE);
-        signals_setup();
+}
 
-        r = args_parse(argc, argv, &a);
-        if (r >= 0)
-                return r;
-        /* idlecfg help [VERB] */
+/* "idlecfg help [VERB]" and --help: the exit code, or -1 when neither was asked */
+static int help(const struct args *a, int argc, char **argv)
+{
+        const struct verb *v;
+
         if (optind < argc && streq(argv[optind], "help")) {
                 if (argc - optind > 2) {
                         fprintf(stderr, _("idlecfg: help takes one verb\n"));
@@ -972,13 +554,107 @@ int main(int argc, char **argv)
                 verb_usage(v, stdout);
                 return EXIT_OK;
         }
-        if (a.help) {
+        if (a->help) {
                 if (optind < argc && (v = find_verb(argv[optind])))
                         verb_usage(v, stdout);
                 else
                         usage(stdout);
                 return EXIT_OK;
         }
+        return -1;
+}
+
+/* V's NARGS arguments (ARGS) are as many as it takes */
+static int check_nargs(const struct verb *v, int nargs, char **args)
+{
+        if (nargs >= v->min_args && nargs <= v->max_args)
+                return EXIT_OK;
+        if (nargs < v->min_args)
+                fprintf(stderr, _("idlecfg: %s needs the argument %s\n"), v->name, _(v->synopsis));
+        else if (v->max_args == 0)
+                fprintf(stderr, _("idlecfg: %s takes no arguments, '%s' given\n"), v->name, args[0]);
+        else
+                fprintf(stderr, _("idlecfg: %s takes at most %d argument(s), %d given\n"), v->name,
+                        v->max_args, nargs);
+        verb_usage(v, stderr);
+        return EXIT_USAGE;
+}
+
+/* --root is a directory; a relative --profiles-dir is relative to the
+ * current directory, not to the root (made absolute in RET_PROFILES_DIR) */
+static int check_paths(struct args *a, char **ret_profiles_dir)
+{
+        if (a->root) {
+                struct stat st;
+                if (stat(a->root, &st) < 0) {
+                        if (errno == ENOENT)
+                                fprintf(stderr, _("idlecfg: --root %s: no such directory\n"), a->root);
+                        else
+                                fprintf(stderr, _("idlecfg: --root %s: %s\n"), a->root, strerror(errno));
+                        return EXIT_USAGE;
+                }
+                if (!S_ISDIR(st.st_mode)) {
+                        fprintf(stderr, _("idlecfg: --root %s: not a directory\n"), a->root);
+                        return EXIT_USAGE;
+                }
+        }
+        if (a->profiles_dir && a->profiles_dir[0] != '/') {
+                _cleanup_free_ char *cwd = getcwd(NULL, 0);
+                if (!cwd) {
+                        fprintf(stderr, _("idlecfg: --profiles-dir %s: %s\n"), a->profiles_dir, strerror(errno));
+                        return EXIT_FAILURE_;
+                }
+                *ret_profiles_dir = xasprintf("%s/%s", cwd, a->profiles_dir);
+                a->profiles_dir = *ret_profiles_dir;
+        }
+        return EXIT_OK;
+}
+
+/* run verb V with its NARGS arguments ARGS: what it needs first (the verb
+ * table), then the verb, then everything freed */
+static int run_verb(const struct verb *v, const struct args *a, int nargs, char **args)
+{
+        struct run run;
+        int r = run_open(&run, a);
+
+        if (r == EXIT_OK && v->check)
+                r = v->check(a, nargs, args);
+        if (r == EXIT_OK)
+                r = check_kernel(v, &run);
+        /* --dry-run and install --check write nothing, not even the lock */
+        if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a->dry_run && !a->check)
+                r = run_lock(&run);
+        if (r == EXIT_OK && (v->needs & VERB_PLAN))
+                r = run_plan(&run);
+        else if (r == EXIT_OK && (v->needs & VERB_INVENTORY))
+                r = run_detect(&run);
+        if (r == EXIT_OK)
+                r = v->run(&run, nargs, args);
+        run_done(&run);
+        /* a Nagios plugin says UNKNOWN for whatever kept it from judging */
+        if (a->nagios && !nagios_judged) {
+                printf("IDLECFG UNKNOWN - verify failed (exit %d)\n", r);
+                return NAGIOS_UNKNOWN;
+        }
+        return r;
+}
+
+int main(int argc, char **argv)
+{
+        struct args a = { .wait_ms = 10000, .seconds = 20 };
+        _cleanup_free_ char *profiles_dir = NULL;
+        const struct verb *v;
+        int r, nargs;
+
+        setup_locale();
+        signals_setup();
+
+        r = args_parse(argc, argv, &a);
+        if (r >= 0)
+                return r;
+        r = help(&a, argc, argv);
+        if (r >= 0)
+                return r;
         if (optind >= argc) {
                 fprintf(stderr, _("idlecfg: no verb given\n"));
                 fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
@@ -988,69 +664,12 @@ int main(int argc, char **argv)
         if (!v)
                 return EXIT_USAGE;
         nargs = argc - optind - 1;
-        if (nargs < v->min_args || nargs > v->max_args) {
-                if (nargs < v->min_args)
-                        fprintf(stderr, _("idlecfg: %s needs the argument %s\n"), v->name, _(v->synopsis));
-                else if (v->max_args == 0)
-                        fprintf(stderr, _("idlecfg: %s takes no arguments, '%s' given\n"), v->name,
-                                argv[optind + 1]);
-                else
-                        fprintf(stderr, _("idlecfg: %s takes at most %d argument(s), %d given\n"), v->name,
-                                v->max_args, nargs);
-                verb_usage(v, stderr);
-                return EXIT_USAGE;
-        }
-        r = check_options(v, &a);
+        r = check_nargs(v, nargs, argv + optind + 1);
+        if (r == EXIT_OK)
+                r = check_options(v, &a);
+        if (r == EXIT_OK)
+                r = check_paths(&a, &profiles_dir);
         if (r != EXIT_OK)
                 return r;
-        if (a.root) {
-                struct stat st;
-                if (stat(a.root, &st) < 0) {
-                        if (errno == ENOENT)
-                                fprintf(stderr, _("idlecfg: --root %s: no such directory\n"), a.root);
-                        else
-                                fprintf(stderr, _("idlecfg: --root %s: %s\n"), a.root, strerror(errno));
-                        return EXIT_USAGE;
-                }
-                if (!S_ISDIR(st.st_mode)) {
-                        fprintf(stderr, _("idlecfg: --root %s: not a directory\n"), a.root);
-                        return EXIT_USAGE;
-                }
-        }
-        /* a relative --profiles-dir is relative to the current directory,
-         * not to the root */
-        if (a.profiles_dir && a.profiles_dir[0] != '/') {
-                _cleanup_free_ char *cwd = getcwd(NULL, 0);
-                if (!cwd) {
-                        fprintf(stderr, _("idlecfg: --profiles-dir %s: %s\n"), a.profiles_dir, strerror(errno));
-                        return EXIT_FAILURE_;
-                }
-                profiles_dir = xasprintf("%s/%s", cwd, a.profiles_dir);
-                a.profiles_dir = profiles_dir;
-        }
-        {
-                struct run run;
-
-                r = run_open(&run, &a);
-                if (r == EXIT_OK && v->check)
-                        r = v->check(&a, nargs, argv + optind + 1);
-                if (r == EXIT_OK)
-                        r = check_kernel(v, &run);
-                /* --dry-run and install --check write nothing, not even the lock */
-                if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a.dry_run && !a.check)
-                        r = run_lock(&run);
-                if (r == EXIT_OK && (v->needs & VERB_PLAN))
-                        r = run_plan(&run);
-                else if (r == EXIT_OK && (v->needs & VERB_INVENTORY))
-                        r = run_detect(&run);
-                if (r == EXIT_OK)
-                        r = v->run(&run, nargs, argv + optind + 1);
-                run_done(&run);
-                /* a Nagios plugin says UNKNOWN for whatever kept it from judging */
-                if (a.nagios && !nagios_judged) {
-                        printf("IDLECFG UNKNOWN - verify failed (exit %d)\n", r);
-                        return NAGIOS_UNKNOWN;
-                }
-                return r;
-        }
+        return run_verb(v, &a, nargs, argv + optind + 1);
 }

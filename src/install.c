@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "emit.h"
 #include "install.h"
 #include "manifest.h"
 #include "pstable.h"

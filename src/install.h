@@ -9,8 +9,6 @@
 
 /* the files install owns: targets.h */
 #include "targets.h"
-/* /etc/kernel/cmdline (and /proc/cmdline): one line of kernel parameters */
-#define KERNEL_CMDLINE_MAX (64u << 10)
 /* image mode (install --image): what enables idlecfg-firstboot.service, a
  * drop-in of sysinit.target (a regular file: install writes no links; its
  * path, FIRSTBOOT_DROPIN_PATH, is in targets.h) */

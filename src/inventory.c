@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 
+#include "identity.h"
 #include "inventory.h"
 #include "json.h"
 #include "modules.h"
@@ -133,6 +134,43 @@ void inventory_free(struct inventory *inv)
         free(inv);
 }
 
+/* ---- the modules of the devices, resolved on demand ---- */
+
+const struct module_ref *device_modules(const struct inventory *inv, const struct device *d, size_t *ret_n)
+{
+        /* a cache: the answer is the same whenever it is asked */
+        struct device *x = (struct device *) d;
+
+        if (!x->modules_resolved) {
+                x->modules_resolved = true;
+                modctx_resolve(inv->mc, x->modalias, &x->modules, &x->n_modules);
+        }
+        *ret_n = x->n_modules;
+        return x->modules;
+}
+
+static void resolve_all(const struct inventory *inv, struct device *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                size_t k;
+                (void) device_modules(inv, &v[i], &k);
+                resolve_all(inv, v[i].children, v[i].n_children);
+        }
+}
+
+int inventory_resolve_modules(struct inventory *inv, struct xerror *ret_error)
+{
+        const char *why;
+        int r;
+
+        for (size_t c = 0; c < ELEMENTSOF(inv->classes); c++)
+                resolve_all(inv, inv->classes[c].v, inv->classes[c].n);
+        r = modctx_error(inv->mc, &why);
+        if (r < 0)
+                xerror_set_take(ret_error, NULL, 0, xstrdup(why));
+        return r;
+}
+
 /* ---- fingerprint ---- */
 
 struct strv {
@@ -157,16 +195,12 @@ static void collect_identities(const struct device *d, struct strv *out)
  * no bus addresses, so enumeration order and renumbering do not change it. */
 void inventory_fingerprint(struct inventory *inv)
 {
-        static const char *const platform_keys[] = {
-                "sys_vendor", "product_name", "product_version", "board_vendor", "board_name",
-                "chassis_type", "cpu_arch", "cpu_vendor", "cpu_family", "cpu_model", NULL
-        };
         struct strv ids = {};
         struct strbuf sb = {};
         struct sha256 h;
         uint8_t d[32];
 
-        for (const char *const *k = platform_keys; *k; k++)
+        for (const char *const *k = identity_platform_keys; *k; k++)
                 sb_appendf(&sb, "%s=%s\n", *k, strempty(kv_get(&inv->platform, *k)));
         for (size_t c = 0; c < _CL_MAX; c++)
                 for (size_t i = 0; i < inv->classes[c].n; i++)

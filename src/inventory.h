@@ -1,26 +1,13 @@
-/* inventory.h: what detect found, as plain data for the planner and the printers */
+/* inventory.h: what detect (detect.h) found, as plain data for the planner and the printers */
 #pragma once
 
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "modules.h"
 #include "util.h"
 
 struct modctx;
-
-/* how a module is present in the target kernel */
-enum mod_state {
-        MOD_UNKNOWN,    /* no module directory to ask */
-        MOD_NOT_FOUND,  /* the directory does not know it */
-        MOD_BUILTIN,
-        MOD_LOADABLE,
-};
-const char *mod_state_to_string(enum mod_state s);
-
-struct module_ref {
-        char *name;
-        enum mod_state state;
-};
 
 struct device {
         const char *class;      /* "pci", "usb", "usb-interface", "sata", "disk", ... (static) */
@@ -81,10 +68,6 @@ struct power_tool {
 
 struct rootfs;
 
-/* the warning about a tool that sets knobs idlecfg plans (translated), NULL
- * for one that does not (power-profiles-daemon, auto-cpufreq) */
-char *power_tool_warning(const struct power_tool *t);
-
 struct inventory {
         const struct rootfs *rfs; /* the root itself (borrowed): every read of it goes through this;
                                    * rfs->path names it in messages and output */
@@ -126,17 +109,6 @@ enum {
 extern const char *const class_names[_CL_MAX];
 extern const char *const class_titles[_CL_MAX];
 
-struct detect_options {
-        const struct rootfs *rfs;       /* the root, opened by the caller */
-        const char *kernel;
-};
-
-int inventory_detect(const struct detect_options *o, struct inventory **ret);
-/* the files of the root detect reads (fstab, other power tools), for refresh */
-struct knob_input;
-const struct knob_input *detect_inputs(size_t *ret_n);
-/* the subsystems detect lists (src/sysfs.c), each once */
-const char *const *detect_subsystems(size_t *ret_n);
 void inventory_free(struct inventory *inv);
 /* The modules device D's modalias resolves to in the target kernel, resolved
  * at the first call (libkmod is loaded only when some run asks) */
@@ -145,8 +117,6 @@ const struct module_ref *device_modules(const struct inventory *inv, const struc
  * modctx_error() (-ELIBACC: libkmod.so.2 missing) in RET_ERROR */
 int inventory_resolve_modules(struct inventory *inv, struct xerror *ret_error);
 void inventory_fingerprint(struct inventory *inv);
-/* cpu_arch, cpu_vendor, cpu_family, cpu_model from cpu0's modalias */
-void platform_add_cpu(struct kvlist *platform, const char *modalias);
 void inventory_print_text(const struct inventory *inv, FILE *f);
 void inventory_print_json(const struct inventory *inv, FILE *f);
 

@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <limits.h>
 
+#include "emit.h"
 #include "journal.h"
 #include "knobs/knob.h"
 #include "manifest.h"

@@ -1,9 +1,24 @@
 /* modules.h: the target kernel's modules, through libkmod */
 #pragma once
 
-#include "inventory.h"
+#include <stdbool.h>
+#include <stddef.h>
 
 struct modctx;
+
+/* how a module is present in the target kernel */
+enum mod_state {
+        MOD_UNKNOWN,    /* no module directory to ask */
+        MOD_NOT_FOUND,  /* the directory does not know it */
+        MOD_BUILTIN,
+        MOD_LOADABLE,
+};
+const char *mod_state_to_string(enum mod_state s);
+
+struct module_ref {
+        char *name;
+        enum mod_state state;
+};
 
 struct rootfs;
 

@@ -40,8 +40,9 @@ struct setting {
         char *value_battery;
         char *current;          /* value now, NULL if unknown */
         enum mechanism mech;
-        char *reason;           /* "hwdb/70-idlecfg-sata.hwdb:41 (kernel NOLPM quirk)",
-                                   "profile balanced [usb] autosuspend", "skipped: HID device, ..." */
+        /* why, for people: "hwdb /usr/lib/udev/hwdb.d/60-idlecfg-linux-sata.hwdb:96 (...)",
+         * "profile balanced [usb] autosuspend = auto (FILE:LINE)", "skipped: driver pcieport: ..." */
+        char *reason;
         /* udev match keys of the device for MECH_UDEV, in rule order:
          * key "SUBSYSTEM" -> SUBSYSTEM=="value", "KERNEL" -> KERNEL=="value",
          * "ATTR{x}" -> ATTR{x}=="value", "ATTRS{x}" -> ATTRS{x}=="value", "DRIVER" -> DRIVER=="value" */
@@ -85,62 +86,3 @@ void plan_free(struct plan *p);
 /* the plan for people (80 columns) and as JSON (schema in idlecfg(8)) */
 void plan_print_text(const struct plan *p, FILE *f);
 void plan_print_json(const struct plan *p, FILE *f);
-
-/* ---- emitters: render one file of a plan (emit.c) ---- */
-
-enum emit_format {
-        EMIT_UDEV,
-        EMIT_MODPROBE,
-        EMIT_TMPFILES,
-        EMIT_CMDLINE,
-        EMIT_SYSCTL,
-        EMIT_NM,
-        EMIT_LINK,
-};
-
-/* Errors (struct xerror, util.h) of the emitters have no file: the message
- * names the setting and the offending value. */
-
-/* Check one planned value against the strict whitelist of its knob before it
- * is written anywhere: 0, or -EINVAL with a message. */
-int emit_check_value(const struct setting *s, struct xerror *ret_error);
-
-/* Render the settings of one mechanism into f: deterministic, with a header
- * naming version, profile and fingerprint. Every value is checked first; on
- * any error nothing is written to f and -EINVAL is returned. */
-int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct xerror *ret_error);
-
-/* ---- the whitelist of every knob (src/knobs/registry.c, checked in emit.c) ----
- * Each knob family declares the rules of its knobs; together they are one
- * table for the planner and the emitters: a value it refuses is an error,
- * never text in a file. The planner can check hwdb and profile values with
- * knob_value_ok() and turn a bad one into a skip with its reason. */
-
-enum knob_kind {
-        KNOB_WORDS,             /* one of the words of "words" */
-        KNOB_INT,               /* a decimal integer from min to max, written the kernel's way */
-        KNOB_RESUME,            /* resume=: UUID=<hex digits and dashes> or /dev/<letters, digits, / _ -> */
-        KNOB_PORTMASK,          /* DDDD:BB:DD.F=0xHEX[,...]: per-controller AHCI port masks (mask_port_map's format) */
-};
-
-struct knob_rule {
-        const char *knob;       /* "pci.runtime_pm" */
-        enum knob_kind kind;
-        const char *words;      /* KNOB_WORDS: "auto|on" */
-        long min, max;          /* KNOB_INT */
-        /* where it may go, "a|b" lists; NULL: nowhere. attrs: sysfs attributes a udev rule
-         * may set; params: "module.param", or a bare "param" for the command line only */
-        const char *attrs;
-        const char *params;
-        /* the sysctl keys ("kernel.nmi_watchdog") a sysctl.d line may set, "a|b"; NULL: none */
-        const char *sysctls;
-        /* how a service's file spells the words (NetworkManager's numbers),
-         * "word=value|..."; NULL: as the plan does */
-        const char *service_words;
-};
-
-/* the rule of KNOB, NULL for an unknown knob */
-const struct knob_rule *knob_rule(const char *knob);
-/* every rule, in table order (docs and tests) */
-const struct knob_rule *knob_rules(size_t *ret_n);
-bool knob_value_ok(const struct knob_rule *r, const char *value);

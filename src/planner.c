@@ -5,6 +5,7 @@
 #include "hwdb-load.h"
 #include "modules.h"
 #include "planner.h"
+#include "powertools.h"
 #include "profile-select.h"
 #include "rootfs.h"
 #include "target.h"

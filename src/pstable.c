@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "apply.h"
+#include "emit.h"
 #include "journal.h"
 #include "knobs/knob.h"
 #include "pstable.h"

@@ -2,13 +2,13 @@
  * lets a package hook learn "nothing changed" without a full inventory */
 #include "config.h"
 
-#include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "install.h"
+#include "detect.h"
+#include "identity.h"
 #include "knobs/knob.h"
 #include "modules.h"
 #include "inventory.h"
@@ -16,6 +16,7 @@
 #include "sha256.h"
 #include "sysfs.h"
 #include "target.h"
+#include "targets.h"
 
 /* the largest input file read for a content digest */
 #define INPUT_MAX (256u * 1024u * 1024u)
@@ -420,17 +421,7 @@ static void sysdevs_free(struct sysdevs *l)
         free(l->v);
 }
 
-/* "0x8086" -> "8086", lower case, as detect's hexid() */
-static char *pci_hex(char *v)
-{
-        if (v[0] == '0' && (v[1] == 'x' || v[1] == 'X'))
-                memmove(v, v + 2, strlen(v + 2) + 1);
-        for (char *p = v; *p; p++)
-                *p = (char) tolower((unsigned char) *p);
-        return v;
-}
-
-/* as detect's add_id(): hex ids without 0x in lower case, other text stripped */
+/* an attribute's value as an identity holds it, NULL if absent */
 static char *attr_id(const char *devpath, const char *attr, bool hex)
 {
         _cleanup_free_ char *sp = syspath(devpath);
@@ -438,16 +429,24 @@ static char *attr_id(const char *devpath, const char *attr, bool hex)
 
         if (read_attr(sp, attr, &v) < 0)
                 return NULL;
-        if (hex)
-                pci_hex(v);
-        else {
-                char *s = strstrip(v);
-                memmove(v, s, strlen(s) + 1);
-        }
-        return v;
+        return identity_value(v, hex);
 }
 
-/* "VVVV:DDDD" of a uevent into two lower-case ids; false if it is not that */
+/* a device's identity from its attributes, as detect reads them */
+static char *identity_attrs_of(const char *devpath, enum identity_kind kind)
+{
+        const struct identity_attrs *a = &identity_attrs[kind];
+        char *v[ELEMENTSOF(a->attr)] = {};
+        char *id;
+
+        for (size_t i = 0; i < ELEMENTSOF(a->attr) && a->attr[i]; i++)
+                v[i] = attr_id(devpath, a->attr[i], a->hex);
+        id = device_identity(kind, (const char *const *) v);
+        for (size_t i = 0; i < ELEMENTSOF(v); i++)
+                free(v[i]);
+        return id;
+}
+
 /* S is N hex digits and nothing else */
 static bool all_hex(const char *s, size_t n)
 {
@@ -464,24 +463,38 @@ static bool id_pair(const char *s, char a[5], char b[5])
         a[4] = b[4] = '\0';
         if (!all_hex(a, 4) || !all_hex(b, 4))
                 return false;
-        pci_hex(a);
-        pci_hex(b);
+        identity_value(a, true);
+        identity_value(b, true);
         return true;
+}
+
+/* the N hex digits at SRC as "%0*lx" prints their number with WIDTH (>= N)
+ * digits: zeros in front, lower case; into DST of WIDTH + 1 bytes (no
+ * snprintf: refresh's cheap look does this for every PCI and USB device) */
+static void hex_pad(char *dst, const char *src, size_t n, size_t width)
+{
+        size_t pad = width - n;
+
+        memset(dst, '0', pad);
+        for (size_t i = 0; i < n; i++)
+                dst[pad + i] = (char) (src[i] >= 'A' && src[i] <= 'F' ? src[i] - 'A' + 'a' : src[i]);
+        dst[width] = '\0';
 }
 
 /* a PCI device's identity from its uevent (PCI_ID, PCI_SUBSYS_ID and
  * PCI_CLASS, which the kernel writes from the same fields as the vendor,
- * device, subsystem_vendor, subsystem_device and class attributes), in the
- * form the attributes give; NULL where the uevent lacks one of them */
+ * device, subsystem_vendor, subsystem_device and class attributes), with
+ * the values the attributes give; NULL where the uevent lacks one of them */
 static char *pci_identity_uevent(const struct sysdev *d)
 {
-        char v[5], dev[5], sv[5], sd[5];
+        char v[5], dev[5], sv[5], sd[5], cls[7];
 
         if (!id_pair(d->pci_id, v, dev) || !id_pair(d->pci_subsys_id, sv, sd) || !d->pci_class ||
             !all_hex(d->pci_class, strlen(d->pci_class)) || !*d->pci_class || strlen(d->pci_class) > 6)
                 return NULL;
         /* the attribute is "0x%06x"; the uevent "%X", without leading zeros */
-        return xasprintf("pci %s:%s %s:%s %06lx", v, dev, sv, sd, strtoul(d->pci_class, NULL, 16));
+        hex_pad(cls, d->pci_class, strlen(d->pci_class), 6);
+        return device_identity(ID_PCI, (const char *const[]) { v, dev, sv, sd, cls });
 }
 
 /* the same from the attributes, as detect reads them */
@@ -495,20 +508,20 @@ static char *pci_identity_attrs(const struct sysdev *d)
 
         /* old or odd trees: the uevent's PCI_ID, as detect does */
         if (!v && d->pci_id && strchr(d->pci_id, ':')) {
-                v = pci_hex(xstrndup(d->pci_id, strcspn(d->pci_id, ":")));
+                v = identity_value(xstrndup(d->pci_id, strcspn(d->pci_id, ":")), true);
                 /* detect adds a second "device"; the attribute's stays first */
                 if (!dev)
-                        dev = pci_hex(xstrdup(strchr(d->pci_id, ':') + 1));
+                        dev = identity_value(xstrdup(strchr(d->pci_id, ':') + 1), true);
         }
-        return xasprintf("pci %s:%s %s:%s %s", strempty(v), strempty(dev), strempty(sv), strempty(sd), strempty(cls));
+        return device_identity(ID_PCI, (const char *const[]) { v, dev, sv, sd, cls });
 }
 
 /* a USB device's identity from its uevent's PRODUCT (idVendor, idProduct
- * and bcdDevice, "%x/%x/%x"), as the attributes give it ("%04x"); NULL where
- * it is not that */
+ * and bcdDevice, "%x/%x/%x"), with the values the attributes give ("%04x");
+ * NULL where it is not that */
 static char *usb_identity_uevent(const struct sysdev *d)
 {
-        unsigned long x[3];
+        char x[3][5];
         const char *p = d->product;
 
         if (!p)
@@ -518,19 +531,10 @@ static char *usb_identity_uevent(const struct sysdev *d)
 
                 if (n == 0 || n > 4 || p[n] != (i < 2 ? '/' : '\0'))
                         return NULL;
-                x[i] = strtoul(p, NULL, 16);
+                hex_pad(x[i], p, n, 4);
                 p += n + 1;
         }
-        return xasprintf("usb %04lx:%04lx %04lx", x[0], x[1], x[2]);
-}
-
-/* "KIND A<SEP>B C" of three attributes */
-static char *identity3(const char *kind, const char *sep, const char *devpath, const char *a, const char *b,
-                       const char *c, bool hex)
-{
-        _cleanup_free_ char *x = attr_id(devpath, a, hex), *y = attr_id(devpath, b, hex), *z = attr_id(devpath, c, hex);
-
-        return xasprintf("%s %s%s%s %s", kind, strempty(x), sep, strempty(y), strempty(z));
+        return device_identity(ID_USB, (const char *const[]) { x[0], x[1], x[2] });
 }
 
 /* the nearest ancestor that is a device (has a uevent), as libudev's parent; NULL if none */
@@ -596,9 +600,6 @@ static bool under_any(const char *devpath, char **anchors, size_t n)
 int refresh_fingerprint(char ret[17], char **ret_chassis_type)
 {
         static const char *const subsystems[] = { "pci", "usb", "scsi_host", "scsi", "nvme", "sound", "hdaudio", "i2c" };
-        static const char *const dmi[] = {
-                "sys_vendor", "product_name", "product_version", "board_vendor", "board_name", "chassis_type",
-        };
         struct inventory inv = {};
         struct sysdevs l = {};
         char **hosts = NULL, **cards = NULL, **adapters = NULL;
@@ -606,10 +607,10 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
         struct device_list *ids = &inv.classes[CL_PCI];
         _cleanup_free_ char *cpu = NULL;
 
-        for (size_t i = 0; i < ELEMENTSOF(dmi); i++) {
-                char *v = attr_id("/class/dmi/id", dmi[i], false);
+        for (size_t i = 0; i < IDENTITY_N_DMI; i++) {
+                char *v = attr_id("/class/dmi/id", identity_platform_keys[i], false);
                 if (v)
-                        kv_add_take(&inv.platform, dmi[i], v);
+                        kv_add_take(&inv.platform, identity_platform_keys[i], v);
         }
         /* cpu0 is a bus device on a real system, a class one in umockdev's tree */
         for (int kind = 0; kind < 2 && !cpu; kind++) {
@@ -656,15 +657,14 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
                 } else if (streq(d->subsystem, "usb") && streq_ptr(d->devtype, "usb_device")) {
                         id = usb_identity_uevent(d);
                         if (!id)
-                                id = identity3("usb", ":", dp, "idVendor", "idProduct", "bcdDevice", true);
+                                id = identity_attrs_of(dp, ID_USB);
                 } else if (streq(d->subsystem, "scsi") && streq_ptr(d->devtype, "scsi_device") &&
                            under_any(dp, hosts, n_hosts))
-                        id = identity3("disk", " ", dp, "vendor", "model", "rev", false);
-                else if (streq(d->subsystem, "nvme") && is_numbered(n, "nvme")) {
-                        _cleanup_free_ char *m = attr_id(dp, "model", false), *f = attr_id(dp, "firmware_rev", false);
-                        id = xasprintf("nvme %s %s", strempty(m), strempty(f));
-                } else if (streq(d->subsystem, "hdaudio") && under_any(dp, cards, n_cards))
-                        id = identity3("hdaudio", " ", dp, "vendor_id", "subsystem_id", "revision_id", true);
+                        id = identity_attrs_of(dp, ID_DISK);
+                else if (streq(d->subsystem, "nvme") && is_numbered(n, "nvme"))
+                        id = identity_attrs_of(dp, ID_NVME);
+                else if (streq(d->subsystem, "hdaudio") && under_any(dp, cards, n_cards))
+                        id = identity_attrs_of(dp, ID_HDAUDIO);
                 else if (streq(d->subsystem, "i2c") && !is_numbered(n, "i2c-") && under_any(dp, adapters, n_adapters)) {
                         _cleanup_free_ char *m = NULL, *name = NULL;
                         if (!d->modalias) {
@@ -673,7 +673,7 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
                         }
                         if (!d->modalias && !m)
                                 name = attr_id(dp, "name", false);
-                        id = xasprintf("i2c %s", d->modalias ? d->modalias : m ? m : strempty(name));
+                        id = device_identity(ID_I2C, (const char *const[]) { d->modalias ? d->modalias : m ? m : name });
                 }
                 if (id)
                         device_list_add(ids)->identity = id;

@@ -9,8 +9,7 @@
 
 #include "inventory.h"
 #include "rootfs.h"
-
-int detect_storage(struct inventory *inv, struct udev *udev);
+#include "storage.h"
 
 /* one fstab line, fields split in place; false for comments and blank lines */
 static bool fstab_split(char *line, char **spec, char **file, char **type)

@@ -1,4 +1,6 @@
-/* targets.h: the files install writes into a root; the manifest names no other */
+/* targets.h: the files install writes into a root; the manifest names no other.
+ * A plain list of paths (no code): the families (knobs/kernel.c) and refresh
+ * name these files too, without reaching up into install.h. */
 #pragma once
 
 #define UDEV_RULES_PATH "/etc/udev/rules.d/70-idlecfg.rules"
@@ -14,6 +16,9 @@
  * would replace it for the NICs it matched, NamePolicy and all */
 #define LINK_DROPIN_PATH "/etc/systemd/network/99-default.link.d/50-idlecfg.conf"
 #define KERNEL_CMDLINE_PATH "/etc/kernel/cmdline"
+/* the longest KERNEL_CMDLINE_PATH (and /proc/cmdline) read: one line of
+ * kernel parameters */
+#define KERNEL_CMDLINE_MAX (64u << 10)
 #define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
 #define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
 #define NEW_SUFFIX ".idlecfg-new"

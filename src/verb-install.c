@@ -5,6 +5,7 @@
 #include "diff.h"
 #include "json.h"
 #include "manifest.h"
+#include "powertools.h"
 #include "pstable.h"
 #include "verb-install.h"
 

@@ -1,6 +1,7 @@
 /* tests/emit-render.c: build a plan from a line description on stdin and print one rendered file */
 #include "config.h"
 
+#include "emit.h"
 #include "plan.h"
 #include "util.h"
 

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 
+#include "emit.h"
 #include "plan.h"
 #include "util.h"
 

@@ -9,6 +9,7 @@
 
 #include <libudev.h>
 
+#include "detect.h"
 #include "inventory.h"
 #include "sysfs.h"
 

@@ -24,6 +24,40 @@ struct hwdb_fact {
         const char *reason;             /* P_REASON, NULL if the entry has none */
 };
 
+/* ---- the whitelist of every knob ----
+ * Each knob family declares the rules of its knobs (its .rules); knob_rules()
+ * lists them as one table for the planner and the emitters, and emit.c
+ * checks every value against it (knob_value_ok(), emit.h): a value it
+ * refuses is an error, never text in a file. */
+
+enum knob_kind {
+        KNOB_WORDS,             /* one of the words of "words" */
+        KNOB_INT,               /* a decimal integer from min to max, written the kernel's way */
+        KNOB_RESUME,            /* resume=: UUID=<hex digits and dashes> or /dev/<letters, digits, / _ -> */
+        KNOB_PORTMASK,          /* DDDD:BB:DD.F=0xHEX[,...]: per-controller AHCI port masks (mask_port_map's format) */
+};
+
+struct knob_rule {
+        const char *knob;       /* "pci.runtime_pm" */
+        enum knob_kind kind;
+        const char *words;      /* KNOB_WORDS: "auto|on" */
+        long min, max;          /* KNOB_INT */
+        /* where it may go, "a|b" lists; NULL: nowhere. attrs: sysfs attributes a udev rule
+         * may set; params: "module.param", or a bare "param" for the command line only */
+        const char *attrs;
+        const char *params;
+        /* the sysctl keys ("kernel.nmi_watchdog") a sysctl.d line may set, "a|b"; NULL: none */
+        const char *sysctls;
+        /* how a service's file spells the words (NetworkManager's numbers),
+         * "word=value|..."; NULL: as the plan does */
+        const char *service_words;
+};
+
+/* the rule of KNOB, NULL for an unknown knob */
+const struct knob_rule *knob_rule(const char *knob);
+/* every rule, in table order (docs and tests) */
+const struct knob_rule *knob_rules(size_t *ret_n);
+
 /* the key prefixes hwdb_fact() may be asked for; the hwdb is loaded with only these */
 extern const char *const planner_hwdb_keys[];
 
@@ -86,11 +120,12 @@ int kernel_compare(const char *a, const char *b);
 /* ---- the registry: what idlecfg knows about one knob family, in its file ----
  *
  * Each src/knobs/X.c exports one `const struct knob_family knob_family_X`, and
- * src/knobs/registry.c lists them in planning order. Everything else is derived
- * from that list: the profile loader's keys (profile.c), the emitters'
- * whitelist (knob_rule), the sysfs attributes and module parameters detect
- * reads, verify's runtime PM mapping and idle blockers, measure's mapping of
- * power/control to knobs and the hwdb properties with their values. */
+ * src/knobs/registry.c lists them in planning order. Derived from that list:
+ * the profile loader's keys (profile.c), the emitters' whitelist (knob_rule,
+ * with how a service's file spells a value), the sysfs attributes and module
+ * parameters detect reads, the hwdb properties with their values, the files
+ * refresh digests, verify's runtime PM mapping and idle blockers, and
+ * measure's mapping of power/control to knobs. */
 
 /* a sysfs attribute detect reads, relative to a device of inventory class CLASS */
 struct knob_attr {

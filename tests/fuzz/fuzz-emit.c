@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "fuzz.h"
+#include "emit.h"
 #include "plan.h"
 #include "util.h"
 
