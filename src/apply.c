@@ -13,7 +13,6 @@
 
 #include "apply.h"
 #include "fault.h"
-#include "install.h"
 #include "journal.h"
 #include "knobs/knob.h"
 #include "state.h"
