@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "hwdb.h"
+#include "hwdb-load.h"
 #include "util.h"
 
 static double now_ms(void)
