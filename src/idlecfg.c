@@ -22,11 +22,13 @@
 #include "util.h"
 #include "verb-apply.h"
 #include "verb-check.h"
+#include "verb-detect.h"
 #include "verb-explain.h"
 #include "verb-install.h"
 #include "verb-measure.h"
 #include "verb-power.h"
 #include "verb-monitor.h"
+#include "verb-plan.h"
 #include "target.h"
 
 /* what a verb needs before it runs */

@@ -117,8 +117,6 @@ const struct module_ref *device_modules(const struct inventory *inv, const struc
  * modctx_error() (-ELIBACC: libkmod.so.2 missing) in RET_ERROR */
 int inventory_resolve_modules(struct inventory *inv, struct xerror *ret_error);
 void inventory_fingerprint(struct inventory *inv);
-void inventory_print_text(const struct inventory *inv, FILE *f);
-void inventory_print_json(const struct inventory *inv, FILE *f);
 
 struct device *device_list_add(struct device_list *l);
 struct device *device_add_child(struct device *parent);

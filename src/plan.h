@@ -84,5 +84,3 @@ void plan_add_warning(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 void plan_warn_once(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 void plan_free(struct plan *p);
 /* the plan for people (80 columns) and as JSON (schema in idlecfg(8)) */
-void plan_print_text(const struct plan *p, FILE *f);
-void plan_print_json(const struct plan *p, FILE *f);
