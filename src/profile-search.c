@@ -9,13 +9,6 @@
 #include "rootfs.h"
 #include "util.h"
 
-#ifndef SYSCONFDIR
-# define SYSCONFDIR "/etc"
-#endif
-#ifndef PKGDATADIR
-# define PKGDATADIR "/usr/share/idlecfg"
-#endif
-
 #define PROFILE_SUFFIX ".profile"
 
 static char *strip_slashes(const char *dir)

@@ -8,6 +8,14 @@
 
 struct rootfs;
 
+/* the build passes both (Makefile.am); these are for a compiler run without it */
+#ifndef SYSCONFDIR
+# define SYSCONFDIR "/etc"
+#endif
+#ifndef PKGDATADIR
+# define PKGDATADIR "/usr/share/idlecfg"
+#endif
+
 /* The search path: ROOT/etc/idlecfg/profiles, then --profiles-dir, then
  * ROOT/usr/share/idlecfg/profiles. For the host root the configured
  * SYSCONFDIR and PKGDATADIR stand in for /etc and /usr/share/idlecfg. */

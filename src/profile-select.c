@@ -7,13 +7,6 @@
 #include "rootfs.h"
 #include "util.h"
 
-#ifndef SYSCONFDIR
-# define SYSCONFDIR "/etc"
-#endif
-#ifndef PKGDATADIR
-# define PKGDATADIR "/usr/share/idlecfg"
-#endif
-
 /* ---- which profile ---- */
 
 const char *chassis_name(long t)
