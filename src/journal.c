@@ -372,6 +372,7 @@ char *journal_text_with_run(const struct journal *j, const struct journal_entry 
         size_t n = j ? j->n : 0, len = 0;
         _cleanup_free_ char **newv = xcalloc(n + 1, sizeof(char *));
         _cleanup_free_ bool *drop = xcalloc(n + 1, sizeof(bool));
+        _cleanup_free_ const char **addold = xcalloc(n_add + 1, sizeof(char *));
         char *text = NULL;
         unsigned number = 0, last_run = 0;
 
@@ -389,9 +390,11 @@ char *journal_text_with_run(const struct journal *j, const struct journal_entry 
                 if (first == n)
                         continue;
                 o = plain_value(j->v[first].old);
-                if (streq(o, now))
-                        drop[first] = true;     /* this run's record has the value before idlecfg */
-                else if (journal_value_ok(add[a].path, now, false))
+                if (streq(o, now)) {
+                        /* this run's record takes the value before idlecfg, in its bytes as first read */
+                        drop[first] = true;
+                        addold[a] = j->v[first].old;
+                } else if (journal_value_ok(add[a].path, now, false))
                         newv[first] = TAKE_PTR(now);
                 else if (last != first)
                         /* a value none of idlecfg's (someone else's since): rollback says so */
@@ -413,7 +416,7 @@ char *journal_text_with_run(const struct journal *j, const struct journal_entry 
                 text_add(&text, &len, run_line(++number, w, profile));
         }
         for (size_t a = 0; a < n_add; a++)
-                text_add(&text, &len, journal_set_line(add[a].path, add[a].old, add[a].new));
+                text_add(&text, &len, journal_set_line(add[a].path, addold[a] ? addold[a] : add[a].old, add[a].new));
         text_add(&text, &len, journal_end_line(text, len));
         for (size_t i = 0; i < n; i++)
                 free(newv[i]);
