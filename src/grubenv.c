@@ -385,16 +385,18 @@ void grubenv_done(struct grubenv *env)
         *env = (struct grubenv) {};
 }
 
-/* one file into ENV; a file that cannot be read is a warning, and sets nothing */
-static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char *path)
+/* one file into ENV; a file that cannot be read is a warning, and sets
+ * nothing. IN_DIR: a name grub.d's glob found, where grub-mkconfig's
+ * [ -e "$x" ] skips a link to nothing inside the root without a word. */
+static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char *path, bool in_dir)
 {
         _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, path);
         int r = rootfs_read_file(rfs, path, 0, GRUB_FILE_MAX, &text, NULL, NULL);
 
-        if (r == -ENOENT || r == -ENOTDIR)
+        if (r == -ENOENT || r == -ENOTDIR || (in_dir && r == -ENOLINK))
                 return;
         if (r < 0) {
-                _cleanup_free_ char *why = rootfs_read_strerror(r, GRUB_FILE_MAX);
+                _cleanup_free_ char *why = rootfs_why(rfs, path, r, GRUB_FILE_MAX);
                 rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"), shown, why);
                 return;
         }
@@ -408,12 +410,12 @@ char *grub_boot_cmdline(const struct rootfs *rfs)
         size_t n = 0;
         char *ret;
 
-        parse_file(rfs, &env, GRUB_DEFAULT_PATH);
+        parse_file(rfs, &env, GRUB_DEFAULT_PATH, false);
         /* grub-mkconfig: for x in /etc/default/grub.d/NAME.cfg (a glob); do . "$x"; done */
         if (rootfs_list_dir(rfs, GRUB_DEFAULT_DIR, ".cfg", &names, &n) == 0)
                 for (size_t i = 0; i < n; i++) {
                         _cleanup_free_ char *path = xasprintf("%s/%s", GRUB_DEFAULT_DIR, names[i]);
-                        parse_file(rfs, &env, path);
+                        parse_file(rfs, &env, path, true);
                 }
         rootfs_list_free(names, n);
         for (size_t i = 0; i < env.n_warnings; i++)

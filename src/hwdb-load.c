@@ -115,30 +115,35 @@ static bool fd_mentions_keys(const struct hwdb *h, int fd)
         }
 }
 
-/* A file that cannot be read: systemd skips it with a warning; with
- * HWDB_FILES_REQUIRED it is the error (its deny entries must not go missing). */
-static int unreadable(struct hwdb *h, unsigned flags, struct xerror *ret_error, const char *path, int r)
+/* A file that cannot be read (R, from open_file(); RFS NULL: a path of this
+ * machine): systemd skips it with a warning, a link to nothing inside the
+ * root without one; with HWDB_FILES_REQUIRED it is the error (its deny
+ * entries must not go missing). The words name what is there (a directory,
+ * a FIFO, a link to nothing), from the reader. */
+static int unreadable(struct hwdb *h, const struct rootfs *rfs, unsigned flags, struct xerror *ret_error,
+                      const char *path, int r)
 {
+        _cleanup_free_ char *why = rootfs_why(rfs, path, r, HWDB_TOTAL_MAX - h->bytes);
+
         if (flags & HWDB_FILES_REQUIRED) {
                 hwdb_set_error(ret_error, path, 0, _("cannot read this hwdb file: %s; its entries would be missing"),
-                          rootfs_strerror(r));
+                               why);
                 return r;
         }
+        /* systemd-hwdb's fopen() fails, and only --strict makes that an error */
+        if (r == -ENOLINK && !(flags & HWDB_STRICT))
+                return 0;
         if (r == -EBADFD || r == -EISDIR)
-                return hwdb_warn_at(h, flags & HWDB_STRICT, ret_error, path, 0, _("Not a regular file, ignoring."));
-        return hwdb_warn_at(h, flags & HWDB_STRICT, ret_error, path, 0, _("Cannot read, ignoring: %s"), strerror(-r));
+                return hwdb_warn_at(h, flags & HWDB_STRICT, ret_error, path, 0, _("%s, ignoring."), why);
+        return hwdb_warn_at(h, flags & HWDB_STRICT, ret_error, path, 0, _("Cannot read, ignoring: %s"), why);
 }
 
 /* PATH through the reader of rootfs.h (RFS NULL: a path of this machine):
- * never blocking, a regular file within what is left of the budget. Missing
- * because a link leads out of the root is missing: systemd-hwdb in the
- * target skips it the same way. A directory is "not a regular file" here,
- * as anything else that is not one (-EBADFD). */
+ * never blocking, a regular file within what is left of the budget; its
+ * -errno as the reader gives it, for unreadable(). */
 static int open_file(const struct hwdb *h, const struct rootfs *rfs, const char *path, struct stat *ret_st)
 {
-        int fd = rootfs_open_file(rfs, path, 0, HWDB_TOTAL_MAX - h->bytes, ret_st);
-
-        return fd == -EXDEV ? -ENOENT : fd == -EISDIR ? -EBADFD : fd;
+        return rootfs_open_file(rfs, path, 0, HWDB_TOTAL_MAX - h->bytes, ret_st);
 }
 
 /* Add one file, opened by open_file() (a regular file within the
@@ -166,7 +171,7 @@ static int add_file(struct hwdb *h, const char *path, int fd, const struct stat 
         if (fd >= 0) {
                 r = read_fd_full(fd, HWDB_TOTAL_MAX - h->bytes, &data, &size);
                 if (r < 0)
-                        return unreadable(h, flags, ret_error, path, r);
+                        return unreadable(h, NULL, flags, ret_error, path, r);
         } else
                 data = xstrdup("");
 
@@ -192,7 +197,7 @@ int hwdb_load_files(const char *const *paths, unsigned flags, struct hwdb **ret,
                 _cleanup_close_ int fd = open_file(h, NULL, paths[i], &st);
 
                 if (fd < 0) {
-                        r = unreadable(h, flags, ret_error, paths[i], fd);
+                        r = unreadable(h, NULL, flags, ret_error, paths[i], fd);
                         if (r < 0)
                                 return r;
                         continue;
@@ -350,7 +355,7 @@ int hwdb_load_rootfs_keys(const struct rootfs *rfs, unsigned flags, const char *
                         fd = open_file(h, rfs, path, &st);
                         if (fd < 0) {
                                 /* a dangling symlink, say: systemd skips it */
-                                r = unreadable(h, flags, ret_error, path, fd);
+                                r = unreadable(h, rfs, flags, ret_error, path, fd);
                                 if (r < 0)
                                         return r;
                                 continue;

@@ -178,7 +178,7 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
         }
         if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
                 _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
-                _cleanup_free_ char *why = rootfs_read_strerror(r, KERNEL_CMDLINE_MAX);
+                _cleanup_free_ char *why = rootfs_why(rfs, KERNEL_CMDLINE_PATH, r, KERNEL_CMDLINE_MAX);
                 rootfs_warn(rfs, _("%s: %s; idlecfg treats it as absent and puts the kernel parameters in %s"),
                             shown, why, root_uses_grub(rfs) ? GRUB_SNIPPET_PATH : OWN_CMDLINE_PATH);
         }

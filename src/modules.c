@@ -192,7 +192,7 @@ int kernel_upstream(const struct rootfs *rfs, const char *release, bool running,
         } else if (r == -ENOENT)
                 looked = xstrdup("no /var/lib/dpkg/status");
         else {
-                _cleanup_free_ char *why = rootfs_read_strerror(r, DPKG_STATUS_MAX);
+                _cleanup_free_ char *why = rootfs_why(rfs, "/var/lib/dpkg/status", r, DPKG_STATUS_MAX);
                 _cleanup_free_ char *shown = rootfs_display(rfs, "/var/lib/dpkg/status");
                 looked = xasprintf("/var/lib/dpkg/status: %s", why);
                 rootfs_warn(rfs, _("%s: %s; idlecfg does not look up the package of kernel %s there"), shown, why,
@@ -294,7 +294,7 @@ void modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret,
                 int r = check_kmod_file(rfs, path, kpath, MODULE_INDEX_MAX);
                 if (r < 0) {
                         _cleanup_free_ char *shown = rootfs_display(rfs, path);
-                        _cleanup_free_ char *why = rootfs_read_strerror(r, MODULE_INDEX_MAX);
+                        _cleanup_free_ char *why = rootfs_why(rfs, path, r, MODULE_INDEX_MAX);
                         *ret_note = xasprintf(_("%s: %s; idlecfg goes on without module information: module "
                                                 "resolution and parameter checks are skipped"), shown, why);
                         rootfs_warn(rfs, "%s", *ret_note);
@@ -441,7 +441,7 @@ static bool module_file_ok(struct modctx *m, struct kmod_module *mod)
         if (r == 0)
                 return true;
         shown = rootfs_display(m->rfs, path);
-        why = rootfs_read_strerror(r, MODULE_FILE_MAX);
+        why = rootfs_why(m->rfs, path, r, MODULE_FILE_MAX);
         rootfs_warn(m->rfs, _("%s: %s; idlecfg assumes the module has no parameters"), shown, why);
         return false;
 }

@@ -51,7 +51,7 @@ static char *boot_cmdline(const struct rootfs *rfs)
                 /* procfs: a regular file of size 0 */
                 r = rootfs_read_file(rfs, "/proc/cmdline", 0, CMDLINE_MAX, &c, NULL, NULL);
                 if (r < 0) {
-                        _cleanup_free_ char *why = rootfs_read_strerror(r, CMDLINE_MAX);
+                        _cleanup_free_ char *why = rootfs_why(rfs, "/proc/cmdline", r, CMDLINE_MAX);
                         rootfs_warn(rfs, _("/proc/cmdline: %s; idlecfg assumes the kernel command line sets "
                                            "nothing it plans"), why);
                         return NULL;
@@ -65,7 +65,7 @@ static char *boot_cmdline(const struct rootfs *rfs)
                         sb_appendf(&sb, "%s%s", sb.len ? " " : "", w);
         } else if (r != -ENOENT && r != -ENOTDIR) {
                 _cleanup_free_ char *shown = rootfs_display(rfs, "/etc/kernel/cmdline");
-                _cleanup_free_ char *why = rootfs_read_strerror(r, CMDLINE_MAX);
+                _cleanup_free_ char *why = rootfs_why(rfs, "/etc/kernel/cmdline", r, CMDLINE_MAX);
                 rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"), shown, why);
         }
         grub = grub_boot_cmdline(rfs);

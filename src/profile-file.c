@@ -610,15 +610,17 @@ int profile_read_file(const struct rootfs *rfs, const char *path, const char *di
         _cleanup_close_ int fd = rootfs_open_file(rfs, path, 0, FILE_MAX_SIZE, NULL);
         int r;
 
-        if (fd == -ENOENT || fd == -ENOTDIR || fd == -EXDEV)
+        /* a link to nothing (in the root, or out of it): the profile is not there */
+        if (fd == -ENOENT || fd == -ENOTDIR || fd == -EXDEV || fd == -ENOLINK)
                 return -ENOENT;
         switch (fd) {
         case -EISDIR:
-                profile_set_error(err, display, 0, _("is a directory, not a file"));
-                return -EISDIR;
-        case -EBADFD:
-                profile_set_error(err, display, 0, _("not a regular file"));
-                return -EINVAL;
+        case -EBADFD: {
+                /* the reader's words: a directory, a FIFO, a socket, a device node */
+                _cleanup_free_ char *why = rootfs_why(rfs, path, fd, FILE_MAX_SIZE);
+                profile_set_error(err, display, 0, "%s", why);
+                return fd == -EISDIR ? -EISDIR : -EINVAL;
+        }
         case -EFBIG:
                 /* a sparse file of gigabytes is refused before anything is read */
                 profile_set_error(err, display, 0, _("file too large (more than %d bytes)"), FILE_MAX_SIZE);

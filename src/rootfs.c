@@ -237,10 +237,54 @@ int rootfs_readlink(const struct rootfs *r, const char *path, char **ret)
         return 0;
 }
 
-/* PATH was not found: -EXDEV if that is because one of its components is a
- * symbolic link that leads to nothing inside the root (an absolute link to a
- * file of the host, say), else 0 */
-static int dangling_link(const struct rootfs *r, const char *path)
+/* Whether the symbolic link LINK (a path inside the root) with target TARGET
+ * leads out of the root, rather than to a name of the root that is not there:
+ * relative, its ".." climbs above the root from the link's directory; or,
+ * for a root that is not "/", absolute and naming the root's own directory
+ * as this machine sees it, or a file this machine has where the root has
+ * nothing (an image build that linked to the build host's file). On the
+ * running system every link resolves inside "/". */
+static bool link_leaves_root(const struct rootfs *r, const char *link, const char *target)
+{
+        _cleanup_free_ char *copy = NULL;
+        long depth = 0;
+        char *save = NULL;
+
+        if (target[0] == '/') {
+                size_t l = strlen(r->path);
+                if (root_is_host(r->path))
+                        return false;
+                while (l > 1 && r->path[l - 1] == '/')
+                        l--;
+                if (strncmp(target, r->path, l) == 0 && (target[l] == '/' || target[l] == '\0'))
+                        return true;
+                return faccessat(AT_FDCWD, target, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+        }
+        /* the depth of the link's directory, then the target's components from there */
+        copy = xstrdup(link);
+        for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save))
+                depth += streq(c, "..") ? -1 : !streq(c, ".");
+        depth--;        /* the link's own name */
+        free(copy);
+        copy = xstrdup(target);
+        for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+                if (streq(c, ".."))
+                        depth--;
+                else if (!streq(c, "."))
+                        depth++;
+                if (depth < 0)
+                        return true;
+        }
+        return false;
+}
+
+/* PATH was not found: if that is because one of its components is a symbolic
+ * link to nothing, -EXDEV when that link leads out of the root
+ * (link_leaves_root()), -ENOLINK when it names a file of the root that is
+ * not there (a dangling link, as Debian's /etc/sysctl.d/99-sysctl.conf ->
+ * ../sysctl.conf on a root without procps); else 0. RET_LINK, RET_TARGET (if
+ * not NULL): that link's path and target. */
+static int dangling_link(const struct rootfs *r, const char *path, char **ret_link, char **ret_target)
 {
         _cleanup_free_ char *copy = xstrdup(path);
 
@@ -258,8 +302,18 @@ static int dangling_link(const struct rootfs *r, const char *path)
                         return 0;
                 if (S_ISLNK(st.st_mode)) {
                         _cleanup_close_ int fd = resolve_open(r->fd, copy, O_PATH);
-                        if (fd == -ENOENT)
-                                return -EXDEV;
+                        if (fd == -ENOENT) {
+                                char target[PATH_MAX];
+                                ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
+                                if (n < 0)
+                                        return -EXDEV;
+                                target[n] = '\0';
+                                if (ret_link)
+                                        *ret_link = xstrdup(copy);
+                                if (ret_target)
+                                        *ret_target = xstrdup(target);
+                                return link_leaves_root(r, copy, target) ? -EXDEV : -ENOLINK;
+                        }
                 }
                 if (c == '\0')
                         return 0;
@@ -294,7 +348,7 @@ static int open_checked(const struct rootfs *r, const char *path, unsigned flags
 
         if (r) {
                 fd = resolve_open(r->fd, path, oflags);
-                if (fd == -ENOENT && (e = dangling_link(r, path)) < 0)
+                if (fd == -ENOENT && (e = dangling_link(r, path, NULL, NULL)) < 0)
                         return e;
         } else {
                 fd = open(path, oflags | O_CLOEXEC);
@@ -376,7 +430,9 @@ const char *rootfs_strerror(int e)
         case -ELOOP:
                 return _("a symbolic link loop, or a link where none is allowed");
         case -EXDEV:
-                return _("a symbolic link leading out of the root (to nothing inside it)");
+                return _("a symbolic link leading out of the root");
+        case -ENOLINK:
+                return _("a symbolic link to a file that does not exist");
         default:
                 return strerror(e < 0 ? -e : e);
         }
@@ -390,6 +446,54 @@ char *rootfs_read_strerror(int e, size_t max)
                                  mib ? max >> 20 : max >> 10, mib ? "MiB" : "KiB");
         }
         return xstrdup(rootfs_strerror(e));
+}
+
+/* what is at PATH that the reader refused for not being a regular file */
+static char *file_type_words(const struct rootfs *r, const char *path, int e)
+{
+        _cleanup_close_ int fd = r ? resolve_open(r->fd, path, O_PATH) : open(path, O_PATH | O_CLOEXEC);
+        struct stat st;
+
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return xstrdup(rootfs_strerror(e));
+        if (S_ISDIR(st.st_mode))
+                return xstrdup(_("is a directory, not a file"));
+        if (S_ISFIFO(st.st_mode))
+                return xstrdup(_("not a regular file (a FIFO)"));
+        if (S_ISSOCK(st.st_mode))
+                return xstrdup(_("not a regular file (a socket)"));
+        if (S_ISCHR(st.st_mode))
+                return xstrdup(_("not a regular file (a character device node)"));
+        if (S_ISBLK(st.st_mode))
+                return xstrdup(_("not a regular file (a block device node)"));
+        return xstrdup(rootfs_strerror(e));
+}
+
+char *rootfs_why(const struct rootfs *r, const char *path, int e, size_t max)
+{
+        _cleanup_free_ char *link = NULL, *target = NULL, *shown = NULL;
+
+        switch (e) {
+        case -EBADFD:
+        case -EISDIR:
+                return file_type_words(r, path, e);
+        case -EXDEV:
+        case -ENOLINK:
+                if (!r || dangling_link(r, path, &link, &target) != e)
+                        break;
+                if (streq(link, path))
+                        return e == -ENOLINK ? xasprintf(_("a symbolic link to %s, which does not exist"), target)
+                                             : xasprintf(_("a symbolic link leading out of the root (to %s)"),
+                                                         target);
+                shown = rootfs_display(r, link);
+                return e == -ENOLINK ? xasprintf(_("on its way, %s is a symbolic link to %s, which does not exist"),
+                                                 shown, target)
+                                     : xasprintf(_("on its way, %s is a symbolic link leading out of the root "
+                                                   "(to %s)"), shown, target);
+        default:
+                break;
+        }
+        return rootfs_read_strerror(e, max);
 }
 
 void rootfs_warn(const struct rootfs *r, const char *fmt, ...)
@@ -455,7 +559,7 @@ int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
                                  * resolution of later components; check it leads to one */
                                 _cleanup_close_ int fd = resolve_open(r->fd, copy, O_RDONLY | O_DIRECTORY);
                                 if (fd == -ENOENT)
-                                        return -EXDEV;
+                                        return dangling_link(r, copy, NULL, NULL) ?: -EXDEV;
                                 if (fd < 0)
                                         return fd;
                         } else if (!S_ISDIR(st.st_mode))
@@ -476,7 +580,7 @@ static int write_replace(const struct rootfs *r, const char *path, const void *d
         struct stat st;
         int fd = -1, e;
 
-        if (dfd == -ENOENT && (e = dangling_link(r, path)) < 0)
+        if (dfd == -ENOENT && (e = dangling_link(r, path, NULL, NULL)) < 0)
                 return e;
         if (dfd < 0)
                 return dfd;

@@ -42,9 +42,14 @@ int rootfs_openat(const struct rootfs *r, const char *path, int flags);
  * link: -ELOOP), opened O_NONBLOCK so that a FIFO cannot block, and must be a
  * regular file (-EISDIR, -EBADFD for a FIFO, socket or device node) of at most
  * MAX bytes, checked by fstat() before anything is read (-EFBIG). Missing
- * because a symbolic link on the way leads to nothing inside the root (an
- * absolute link to a file of the host): -EXDEV, not -ENOENT. The limits
- * per kind of file are in idlecfg(8), FILES. */
+ * because a symbolic link on the way is dangling: -ENOLINK when the link
+ * names a file of the root that is not there (Debian's /etc/sysctl.d/
+ * 99-sysctl.conf -> ../sysctl.conf without procps: the owning tools skip
+ * such a file in a .d directory quietly), -EXDEV when it leads out of the
+ * root (its ".." climbs above it; with a root other than "/", an absolute
+ * target naming the root's own directory or a file this machine has where
+ * the root has none), never -ENOENT. The limits per kind of file are in
+ * idlecfg(8), FILES. */
 enum {
         ROOTFS_NOFOLLOW = 1 << 0,
 };
@@ -59,10 +64,19 @@ int rootfs_open_file(const struct rootfs *r, const char *path, unsigned flags, s
 int rootfs_check_file(const struct rootfs *r, const char *path, unsigned flags, size_t max, struct stat *ret_st);
 /* The target of the symbolic link PATH (its directory resolved in the root) */
 int rootfs_readlink(const struct rootfs *r, const char *path, char **ret);
-/* Words for what rootfs_read_file() returned: "not a regular file (...)" */
+/* Words for what rootfs_read_file() returned, without the file at hand:
+ * "not a regular file (a FIFO, socket or device node)" (writers, that say
+ * what they found themselves) */
 const char *rootfs_strerror(int e);
 /* The same, allocated, naming the limit MAX for -EFBIG: "larger than 1 MiB, ..." */
 char *rootfs_read_strerror(int e, size_t max);
+/* The words for the reader's answer E about PATH (R NULL: a path of this
+ * machine), allocated, naming what is there: "is a directory, not a file",
+ * "not a regular file (a FIFO)" (a socket, a character or block device
+ * node), "a symbolic link to T, which does not exist" (-ENOLINK), "a symbolic
+ * link leading out of the root (to T)" (-EXDEV), the limit MAX for -EFBIG.
+ * Every message about a file the reader refused uses these. */
+char *rootfs_why(const struct rootfs *r, const char *path, int e, size_t max);
 /* Record a warning about a file of the root (duplicates are dropped) */
 void rootfs_warn(const struct rootfs *r, const char *fmt, ...) _printf_(2, 3);
 
@@ -76,7 +90,7 @@ int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret);
 
 /* Create the directories of DIRPATH that are missing, mode 0755 whatever the
  * umask, each followed by an fsync of its parent (a failure is returned); a
- * link on the way that leads to nothing inside the root: -EXDEV. Before each
+ * link on the way that leads to nothing: -EXDEV or -ENOLINK, as for the reader. Before each
  * one is made, CREATED (if not NULL) is called with its path: a nonzero return
  * stops without making it (the manifest records a directory before it exists). */
 int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
@@ -86,7 +100,7 @@ int rootfs_mkdir_p(const struct rootfs *r, const char *dirpath,
  * fchown (uid/gid -1: leave), fsync, renameat over PATH, fsync of the directory.
  * A symbolic link or anything but a regular file at PATH is refused (-ELOOP,
  * -EISDIR, -EBADFD: a FIFO, socket or device node); a link on the way that
- * leads to nothing inside the root: -EXDEV. On a failure before the rename
+ * leads to nothing: -EXDEV or -ENOLINK, as for the reader. On a failure before the rename
  * PATH is untouched and the temporary file removed; a failure of the last
  * fsync of the directory is returned with the new file already in place. */
 int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode,

@@ -242,7 +242,7 @@ static void read_fstab(struct inventory *inv, struct udev *udev)
                 return;
         if (r < 0) {
                 /* the root filesystem is then the one the root directory is on */
-                _cleanup_free_ char *why = rootfs_read_strerror(r, FSTAB_MAX);
+                _cleanup_free_ char *why = rootfs_why(inv->rfs, "/etc/fstab", r, FSTAB_MAX);
                 rootfs_warn(inv->rfs, _("%s: %s; idlecfg assumes no fstab: the root filesystem is the one "
                                         "%s is on, and no swap from it"), path, why, inv->rfs->path);
                 return;

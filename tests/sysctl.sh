@@ -13,7 +13,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 31
+plan 34
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -102,6 +102,29 @@ ic --profile powersave plan --json >"$tmp/p6" 2>&1
 warnings "$tmp/p6" >"$tmp/w6"
 check "Debian's 99-sysctl.conf -> ../sysctl.conf: one warning, under the link's name" sh -c "
         test \$(grep -c 'sets ' '$tmp/w6') -eq 1 && grep -q '^$root/etc/sysctl.d/99-sysctl.conf:1 sets kernel.nmi_watchdog = 1 and is read after' '$tmp/w6'"
+# a minbase root without procps: the link dangles inside the root, and
+# systemd-sysctl (parse_file(..., ignore_enoent)) skips it without a word
+rm "$root/etc/sysctl.conf"
+ic --profile powersave plan --json >"$tmp/p7" 2>"$tmp/e7"
+mv "$root/etc/sysctl.d/99-sysctl.conf" "$tmp/99-sysctl.conf"
+ic --profile powersave plan --json >"$tmp/p7-none" 2>"$tmp/e7-none"
+check "Debian's 99-sysctl.conf dangling inside the root (no procps): no warning, the plan as without the link" sh -c "
+        ! grep -q -e 99-sysctl -e 'leading out of the root' -e 'does not exist' '$tmp/p7' '$tmp/e7' && cmp '$tmp/p7-none' '$tmp/p7'"
+# a link whose .. climbs above the root, and an absolute one to a file of this machine: said
+printf 'kernel.nmi_watchdog = 1\n' >"$tmp/host-sysctl.conf"
+ln -s ../../../../../../../../../../../../../../"$tmp/host-sysctl.conf" "$root/etc/sysctl.d/97-up.conf"
+ln -s "$tmp/host-sysctl.conf" "$root/etc/sysctl.d/98-host.conf"
+ic --profile powersave plan --json >"$tmp/p8" 2>"$tmp/w8"
+check "sysctl.d links out of the root (.. above it, absolute to this machine's file): each warned as such, not read" sh -c "
+        grep -q 'warning: $root/etc/sysctl.d/97-up.conf: a symbolic link leading out of the root (to \.\./' '$tmp/w8' &&
+        grep -q 'warning: $root/etc/sysctl.d/98-host.conf: a symbolic link leading out of the root (to $tmp/host-sysctl.conf)' '$tmp/w8' &&
+        ! grep -q 'sets kernel.nmi_watchdog' '$tmp/w8'"
+rm "$root/etc/sysctl.d/97-up.conf" "$root/etc/sysctl.d/98-host.conf"
+# /etc/sysctl.conf named directly (procps reads it), a link to nothing: said for what it is
+ln -s sysctl.conf.dpkg-dist "$root/etc/sysctl.conf"
+ic --profile powersave plan --json >"$tmp/p9" 2>"$tmp/w9"
+check "/etc/sysctl.conf a link to nothing inside the root: named, 'a symbolic link to ..., which does not exist'" \
+        grep -q "warning: $root/etc/sysctl.conf: a symbolic link to sysctl.conf.dpkg-dist, which does not exist" "$tmp/w9"
 rm -rf "$root/etc/sysctl.d" "$root/usr/lib/sysctl.d" "$root/run/sysctl.d" "$root/etc/sysctl.conf" "$root/boot"
 
 ic --profile powersave plan --format=sysctl >"$tmp/rendered" 2>&1

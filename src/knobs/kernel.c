@@ -100,7 +100,7 @@ const char *knob_kconfig_option(struct planctx *c, const char *option, char **re
         if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
                 /* a FIFO or a 3 GB file is there, but unusable: said, not "not in the root" */
                 _cleanup_free_ char *shown = rootfs_display(c->inv->rfs, *ret_file);
-                _cleanup_free_ char *why = rootfs_read_strerror(r, KCONFIG_MAX);
+                _cleanup_free_ char *why = rootfs_why(c->inv->rfs, *ret_file, r, KCONFIG_MAX);
                 rootfs_warn(c->inv->rfs, _("%s: %s; idlecfg does not check the target kernel's options in it"),
                             shown, why);
         }
@@ -296,14 +296,18 @@ static void conf_check(struct planctx *c, const char *shown, char *text, bool af
         }
 }
 
-/* a sysctl.d file through the root's reader; one it cannot use is said, with what idlecfg assumes */
-static int sysctl_read(const struct rootfs *rfs, const char *path, char **ret)
+/* a sysctl.d file through the root's reader; one it cannot use is said, with
+ * what idlecfg assumes. IN_DIR: a name of a sysctl.d directory, where a link
+ * to nothing inside the root (Debian's 99-sysctl.conf -> ../sysctl.conf
+ * without procps) is skipped without a word, as systemd-sysctl and procps'
+ * sysctl --system skip it; a link out of the root is still said. */
+static int sysctl_read(const struct rootfs *rfs, const char *path, bool in_dir, char **ret)
 {
         int r = rootfs_read_file(rfs, path, 0, SYSCTL_CONF_MAX, ret, NULL, NULL);
 
-        if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR && !(in_dir && r == -ENOLINK)) {
                 _cleanup_free_ char *shown = rootfs_display(rfs, path);
-                _cleanup_free_ char *why = rootfs_read_strerror(r, SYSCTL_CONF_MAX);
+                _cleanup_free_ char *why = rootfs_why(rfs, path, r, SYSCTL_CONF_MAX);
                 rootfs_warn(rfs, _("%s: %s; idlecfg cannot tell whether it sets a sysctl idlecfg plans, and "
                                    "assumes it sets none"), shown, why);
         }
@@ -336,7 +340,7 @@ static void sysctl_conflicts(struct planctx *c)
         }
         if (n)
                 qsort(v, n, sizeof(*v), conf_file_cmp);
-        sysctl_read(rfs, SYSCTL_CONF, &etc_conf);
+        sysctl_read(rfs, SYSCTL_CONF, false, &etc_conf);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *path = NULL, *text = NULL, *shown = NULL;
                 int cmp = strcmp(v[i].name, ours);
@@ -347,7 +351,7 @@ static void sysctl_conflicts(struct planctx *c)
                 if (cmp == 0)
                         continue;       /* a packaged file of our name: /etc hides it */
                 path = xasprintf("%s/%s", sysctl_dirs[v[i].dir], v[i].name);
-                if (sysctl_read(rfs, path, &text) < 0)
+                if (sysctl_read(rfs, path, true, &text) < 0)
                         continue;
                 if (etc_conf && streq(text, etc_conf))
                         etc_conf_linked = true; /* Debian's 99-sysctl.conf -> ../sysctl.conf */

@@ -70,10 +70,11 @@ static char *link_file_unusable(struct planctx *c, const char *path, int r)
 
         if ((is_link && streq(target, "/dev/null")) || r == -ENOENT)
                 return NULL;
-        if (r == -EXDEV && is_link)
-                what = xasprintf(_("a symbolic link to %s, which leads to nothing inside the root"), target);
-        else
-                what = rootfs_read_strerror(r, LINK_FILE_MAX);
+        what = rootfs_why(c->inv->rfs, path, r, LINK_FILE_MAX);
+        /* a link to nothing inside the root: udev's fopen() finds no file and
+         * skips it without a word (its name still hides the lower ones) */
+        if (r == -ENOLINK)
+                return what;
         rootfs_warn(c->inv->rfs, _("%s: %s; udev in the target cannot use it either, and its name hides the "
                                    "files of that name in lower-priority directories"), shown, what);
         return what;

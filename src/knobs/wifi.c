@@ -50,7 +50,7 @@ static void warn_later_files(struct planctx *c)
                 r = rootfs_read_file(c->inv->rfs, path, 0, NM_CONF_MAX, &text, NULL, NULL);
                 if (r < 0 && r != -ENOENT) {
                         _cleanup_free_ char *shown = rootfs_display(c->inv->rfs, path);
-                        _cleanup_free_ char *why = rootfs_read_strerror(r, NM_CONF_MAX);
+                        _cleanup_free_ char *why = rootfs_why(c->inv->rfs, path, r, NM_CONF_MAX);
                         rootfs_warn(c->inv->rfs, _("%s: %s; idlecfg cannot tell whether it sets wifi.powersave "
                                                    "after idlecfg's file, and assumes it does not"), shown, why);
                 }
