@@ -476,18 +476,45 @@ static void test_misc(void)
                 if (h) {
                         w = hwdb_warnings(h, &nw);
                         ok(nw == 2 && streq(w[0].file, "/usr/lib/udev/hwdb.d/20-fifo.hwdb") &&
-                           streq(w[0].message, "Not a regular file, ignoring.") && w[0].line == 0 &&
-                           streq(w[1].file, "/usr/lib/udev/hwdb.d/30-dir.hwdb"),
-                           "a FIFO and a directory named *.hwdb are warnings, not hangs");
+                           streq(w[0].message, "not a regular file (a FIFO), ignoring.") && w[0].line == 0 &&
+                           streq(w[1].file, "/usr/lib/udev/hwdb.d/30-dir.hwdb") &&
+                           streq(w[1].message, "is a directory, not a file, ignoring."),
+                           "a FIFO and a directory named *.hwdb are warnings naming what each is, not hangs");
                         check(h, "usb:v1", false, "A=1\nB=2\n", "the other files are still read");
                         hwdb_free(h);
                 } else
                         ok(false, "root with a FIFO loads");
                 /* idlecfg's policy: a file that cannot be read fails the load, naming it */
                 r = hwdb_load(root, HWDB_FILES_REQUIRED, &h, &err);
-                ok(r == -EBADFD && streq_ptr(err.file, "/usr/lib/udev/hwdb.d/20-fifo.hwdb") && err.line == 0,
+                ok(r == -EBADFD && streq_ptr(err.file, "/usr/lib/udev/hwdb.d/20-fifo.hwdb") && err.line == 0 &&
+                   strstr(err.message, "not a regular file (a FIFO)"),
                    "HWDB_FILES_REQUIRED: the FIFO is the error, naming it (r=%d)", r);
                 xerror_done(&err);
+                unlink(fifo);
+                r = hwdb_load(root, HWDB_FILES_REQUIRED, &h, &err);
+                ok(r == -EISDIR && streq_ptr(err.file, "/usr/lib/udev/hwdb.d/30-dir.hwdb") &&
+                   streq_ptr(err.message, "cannot read this hwdb file: is a directory, not a file; its entries "
+                                          "would be missing"),
+                   "HWDB_FILES_REQUIRED: a directory is the error, called a directory (r=%d: %s)", r,
+                   err.message ? err.message : "");
+                xerror_done(&err);
+                rmdir(subdir);
+                {
+                        _cleanup_free_ char *dangling = xasprintf("%s/usr/lib/udev/hwdb.d/40-gone.hwdb", root);
+                        if (symlink("../../../../usr/lib/udev/gone.hwdb", dangling) < 0)
+                                perror("symlink");
+                        h = load_root(root, 0);
+                        ok(h && (hwdb_warnings(h, &nw), nw == 0),
+                           "a link to nothing inside the root: skipped without a word, as systemd-hwdb does");
+                        hwdb_free(h);
+                        r = hwdb_load(root, HWDB_FILES_REQUIRED, &h, &err);
+                        ok(r == -ENOLINK && streq_ptr(err.file, "/usr/lib/udev/hwdb.d/40-gone.hwdb") &&
+                           err.message && strstr(err.message, "a symbolic link to ../../../../usr/lib/udev/gone.hwdb, "
+                                                              "which does not exist"),
+                           "HWDB_FILES_REQUIRED: it is the error, named as a link to nothing (r=%d)", r);
+                        xerror_done(&err);
+                        unlink(dangling);
+                }
         }
 
         {

@@ -302,7 +302,7 @@ static void test_files(void)
         }
         {
                 _cleanup_free_ char *f = xasprintf("%s/fifo.profile", tmp);
-                _cleanup_free_ char *w = xasprintf("%s: not a regular file", f);
+                _cleanup_free_ char *w = xasprintf("%s: not a regular file (a FIFO)", f);
                 if (mkfifo(f, 0600) == 0)
                         check_load(none, tmp, "fifo", -EINVAL, w, "a FIFO is refused without blocking");
                 else

@@ -19,7 +19,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$REC" sh "$0" "$@"
 fi
 indexes="modules.dep.bin modules.alias.bin modules.symbols.bin modules.builtin.alias.bin modules.builtin.bin modules.softdep"
-plan 25
+plan 29
 
 base=$tmp/base
 mkroot_installed /dev/null "$base" || { echo "Bail out! cannot build the root"; exit 1; }
@@ -101,6 +101,7 @@ mkfifo "$root/etc/sysctl.d/50-fifo.conf"
 mkdir "$root/etc/sysctl.d/60-dir.conf"
 { echo 'kernel.nmi_watchdog = 1'; head -c 2000000 /dev/zero | tr '\0' '#'; } >"$root/etc/sysctl.d/70-big.conf"
 mkfifo "$root/etc/NetworkManager/conf.d/zz-fifo.conf"
+ln -s zz-gone.conf "$root/etc/NetworkManager/conf.d/zz-link.conf"
 printf '[Match]\nOriginalName=*\n' >"$tmp/outside/99-default.link"
 ln -s "$tmp/outside/99-default.link" "$root/etc/systemd/network/99-default.link"
 mkfifo "$root/boot/config-$KVER"
@@ -108,14 +109,15 @@ mkfifo "$root/var/lib/dpkg/status"
 ic plan --profile powersave --json >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "plan with FIFOs, a directory, a 2 MB file and a link out of the root as inputs: no hang (exit $rc)" test $rc -eq 0
 check "sysctl.d: the FIFO, the directory and the file over 1 MiB are each named, with what idlecfg assumes" sh -c "
-        grep -q 'warning: $root/etc/sysctl.d/50-fifo.conf: not a regular file.*assumes it sets none' '$tmp/err' &&
-        grep -q 'warning: $root/etc/sysctl.d/60-dir.conf: is a directory' '$tmp/err' &&
+        grep -q 'warning: $root/etc/sysctl.d/50-fifo.conf: not a regular file (a FIFO); .*assumes it sets none' '$tmp/err' &&
+        grep -q 'warning: $root/etc/sysctl.d/60-dir.conf: is a directory, not a file;' '$tmp/err' &&
         grep -q 'warning: $root/etc/sysctl.d/70-big.conf: larger than 1 MiB' '$tmp/err'"
-check "NetworkManager conf.d: the FIFO is named" \
-        grep -q "warning: $root/etc/NetworkManager/conf.d/zz-fifo.conf: not a regular file" "$tmp/err"
+check "NetworkManager conf.d: the FIFO is named as one, a link to nothing as one" sh -c "
+        grep -q 'warning: $root/etc/NetworkManager/conf.d/zz-fifo.conf: not a regular file (a FIFO);' '$tmp/err' &&
+        grep -q 'warning: $root/etc/NetworkManager/conf.d/zz-link.conf: a symbolic link to zz-gone.conf, which does not exist;' '$tmp/err'"
 check "99-default.link linked out of the root: said for what it is, not called masked" sh -c "
-        grep -q 'warning: $root/etc/systemd/network/99-default.link: a symbolic link to $tmp/outside/99-default.link, which leads to nothing inside the root' '$tmp/err' &&
-        grep -q 'cannot be read (a symbolic link to' '$tmp/out' && ! grep -q '99-default.link is masked' '$tmp/out'"
+        grep -q 'warning: $root/etc/systemd/network/99-default.link: a symbolic link leading out of the root (to $tmp/outside/99-default.link)' '$tmp/err' &&
+        grep -q 'cannot be read (a symbolic link leading out of the root' '$tmp/out' && ! grep -q '99-default.link is masked' '$tmp/out'"
 check "/boot/config-$KVER a FIFO: named, and the plan does not call it absent" sh -c "
         grep -q 'warning: $root/boot/config-$KVER: not a regular file' '$tmp/err' &&
         grep -q 'config-$KVER cannot be read' '$tmp/out' && ! grep -q 'is not in the root to check' '$tmp/out'"
@@ -125,6 +127,38 @@ truncate -s 3G "$root/boot/config-$KVER"
 ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "/boot/config-$KVER of 3 GB: named with the limit, not read (exit $rc)" sh -c "
         test $rc -eq 0 && grep -q 'warning: $root/boot/config-$KVER: larger than 4 MiB' '$tmp/err'"
+
+# a link to nothing inside the root where udev looks for .link files: udev
+# skips it without a word (its name still hides 99-default.link), so does idlecfg
+reset_root
+mkdir -p "$root/etc/systemd/network"
+ln -s ../../../usr/lib/systemd/network/98-gone.link "$root/etc/systemd/network/99-default.link"
+ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "99-default.link a link to nothing inside the root: no warning, the plan says what it is (exit $rc)" sh -c "
+        test $rc -eq 0 && ! grep -q -e 99-default -e 'leading out of the root' '$tmp/err' &&
+        tr -s ' \\n' '  ' <'$tmp/out' | grep -q 'cannot be read (a symbolic link to ../../../usr/lib/systemd/network/98-gone.link, which does not exist)'"
+# where a hwdb file or a profile is expected, a directory: said as one (exit 2, bad input)
+reset_root
+hw=/usr/lib/udev/hwdb.d/60-idlecfg-linux-pci.hwdb
+rm -f "$root$hw" && mkdir "$root$hw"
+ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "a directory where idlecfg's hwdb file is: exit 2, 'is a directory', not 'a FIFO, socket or device node' (exit $rc)" sh -c "
+        test $rc -eq 2 && grep -q '$hw: cannot read this hwdb file: is a directory, not a file' '$tmp/err' &&
+        ! grep -q 'FIFO' '$tmp/err'"
+reset_root
+pf=/usr/share/idlecfg/profiles/powersave.profile
+rm -f "$root$pf" && mkdir "$root$pf" && mkfifo "$root/usr/share/idlecfg/profiles/fifo.profile"
+ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+ic plan --profile fifo >"$tmp/out2" 2>"$tmp/err2"; rc2=$?
+check "a profile that is a directory, one that is a FIFO: exit 2, each named for what it is (exit $rc, $rc2)" sh -c "
+        test $rc -eq 2 && grep -q 'powersave.profile: is a directory, not a file' '$tmp/err' &&
+        test $rc2 -eq 2 && grep -q 'fifo.profile: not a regular file (a FIFO)' '$tmp/err2'"
+# /etc/fstab named directly, a link to nothing inside the root: a warning that says so
+reset_root
+rm -f "$root/etc/fstab" && ln -s fstab.d/gone "$root/etc/fstab"
+ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "/etc/fstab a link to nothing inside the root: warned, 'a symbolic link to fstab.d/gone, which does not exist' (exit $rc)" sh -c "
+        test $rc -eq 0 && grep -q 'warning: $root/etc/fstab: a symbolic link to fstab.d/gone, which does not exist;' '$tmp/err'"
 
 # ---- the writer ----
 reset_root
