@@ -10,18 +10,56 @@
 #include "inventory.h"
 #include "rootfs.h"
 #include "storage.h"
+#include "target.h"
 
-/* one fstab line, fields split in place; false for comments and blank lines */
-static bool fstab_split(char *line, char **spec, char **file, char **type)
+/* fstab's escapes, as libmount's unmangle(): a backslash and three octal
+ * digits (\040 a space, \011 a tab, \134 a backslash), in place */
+static void fstab_unescape(char *s)
 {
-        char *save = NULL;
+        char *out = s;
+
+        for (; *s; s++)
+                if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+                    s[3] <= '7') {
+                        *out++ = (char) (((s[1] - '0') << 6) | ((s[2] - '0') << 3) | (s[3] - '0'));
+                        s += 3;
+                } else
+                        *out++ = *s;
+        *out = '\0';
+}
+
+static bool is_number(const char *s)
+{
+        return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* One fstab line, fields split in place (blanks: spaces and tabs) and
+ * unescaped: 1 for an entry, 0 for a comment or a blank line, -1 for a line
+ * libmount cannot parse (*RET_WHY says what is wrong); mount skips it with a
+ * warning, and so does idlecfg. */
+static int fstab_split(char *line, char **spec, char **file, char **type, const char **ret_why)
+{
+        char *save = NULL, *freq, *passno;
 
         *spec = strtok_r(line, " \t\n", &save);
         if (!*spec || **spec == '#')
-                return false;
+                return 0;
         *file = strtok_r(NULL, " \t\n", &save);
-        *type = strtok_r(NULL, " \t\n", &save);
-        return *file && *type;
+        *type = *file ? strtok_r(NULL, " \t\n", &save) : NULL;
+        if (!*file || !*type) {
+                *ret_why = !*file ? _("a device without a mount point") : _("no filesystem type");
+                return -1;
+        }
+        (void) strtok_r(NULL, " \t\n", &save);     /* the options */
+        freq = strtok_r(NULL, " \t\n", &save);
+        passno = freq ? strtok_r(NULL, " \t\n", &save) : NULL;
+        if ((freq && !is_number(freq)) || (passno && !is_number(passno))) {
+                *ret_why = _("the dump or pass field is not a number");
+                return -1;
+        }
+        fstab_unescape(*spec);
+        fstab_unescape(*file);
+        return 1;
 }
 
 static void add_swap(struct storage *s, const char *spec, const char *device, const char *uuid,
@@ -254,6 +292,8 @@ static void read_fstab(struct inventory *inv, struct udev *udev)
                 return;
         while (fgets(line, sizeof(line), f)) {
                 char *spec, *file, *type;
+                const char *bad = NULL;
+                int k;
 
                 lineno++;
                 if (!strchr(line, '\n') && !feof(f)) {
@@ -263,7 +303,11 @@ static void read_fstab(struct inventory *inv, struct udev *udev)
                                 ;
                         continue;
                 }
-                if (!fstab_split(line, &spec, &file, &type))
+                k = fstab_split(line, &spec, &file, &type, &bad);
+                if (k < 0)
+                        rootfs_warn(inv->rfs, _("%s:%u: not an fstab entry (%s); skipped, as mount skips it"), path,
+                                    lineno, bad);
+                if (k <= 0)
                         continue;
                 if (streq(file, "/") && !inv->storage.root_spec)
                         inv->storage.root_spec = xstrdup(spec);
@@ -283,11 +327,23 @@ static void read_fstab(struct inventory *inv, struct udev *udev)
         }
 }
 
+#define PROC_SWAPS_MAX (1024u * 1024u)
+
+/* The swap the running system uses now: /proc/swaps (the tests' /proc:
+ * IDLECFG_TEST_PROC), only where the target is the running system. */
 static void read_proc_swaps(struct inventory *inv, struct udev *udev)
 {
-        _cleanup_fclose_ FILE *f = fopen("/proc/swaps", "re");
+        const char *proc = secure_getenv("IDLECFG_TEST_PROC");
+        _cleanup_free_ char *path = xasprintf("%s/swaps", proc && *proc ? proc : "/proc"), *text = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
         char line[4096];
+        size_t len = 0;
 
+        /* a file of this machine, not of the target's files (the reader with
+         * no root): procfs, a regular file of size 0, read to its end */
+        if (rootfs_read_file(NULL, path, 0, PROC_SWAPS_MAX, &text, &len, NULL) < 0 || len == 0)
+                return;
+        f = fmemopen(text, len, "r");
         if (!f)
                 return;
         if (!fgets(line, sizeof(line), f))     /* header */
@@ -348,8 +404,14 @@ int detect_storage(struct inventory *inv, struct udev *udev)
 {
         read_fstab(inv, udev);
         find_root(inv, udev);
-        if (root_is_host(inv->rfs->path))
+        /* /proc/swaps is the running system's: in a chroot (an installer's
+         * in-target, an image build) the installer's or the build host's swap,
+         * not the target's; the target's own is its fstab */
+        if (target_is_running_system(inv->rfs))
                 read_proc_swaps(inv, udev);
+        else if (root_is_host(inv->rfs->path))
+                inventory_add_note(inv, _("/proc/swaps not read: in a chroot it lists the installer's or the "
+                                          "build host's swap; the target's swap is the one its /etc/fstab names"));
         if (libblkid_error)
                 inventory_add_note(inv, _("libblkid.so.1 cannot be opened (%s): filesystems that the udev "
                                           "database does not describe were not probed"), libblkid_error);
