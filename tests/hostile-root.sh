@@ -2,8 +2,9 @@
 # tests/hostile-root.sh: broken or hostile target roots: no hang, no silent drop.
 # Every file idlecfg reads from a root (an hwdb file, a profile, idlecfg.conf,
 # fstab, /etc/default/grub, /etc/kernel/cmdline) is replaced in turn by a FIFO,
-# a device node, a symbolic link loop, a 3 GB sparse file and a link to a file
-# outside the root; each run under timeout, so a hang fails instead of blocking.
+# a device node, a symbolic link loop, a 3 GB sparse file, a link to a file
+# outside the root and a link to a name of the root that is not there (said
+# as "a symbolic link to X, which does not exist"); each run under timeout, so a hang fails instead of blocking.
 # Required files (hwdb, profile, idlecfg.conf): exit 2 naming the file, nothing
 # written. Optional files (fstab, GRUB, kernel command line): a warning naming
 # the file, and the run goes on. Then SIGTERM and SIGINT: at every write step of
@@ -16,8 +17,8 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
 kinds="hwdb profile conf fstab grub cmdline"
-cases="fifo dev loop big outside"
-plan $((6 * 5 * 2 + 3 + 2 + 3))
+cases="fifo dev loop big outside dangling"
+plan $((6 * 6 * 2 + 3 + 2 + 3))
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/desktop-sata" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -82,6 +83,8 @@ hostile() {
         loop) ln -s "$(basename "$_p")" "$_p" ;;
         big) truncate -s 3G "$_p" ;;
         outside) ln -s "$tmp/outside/$1" "$_p" ;;
+        # a link to a name of the root that is not there (a dangling link)
+        dangling) ln -s "$(basename "$_p").gone" "$_p" ;;
         esac
 }
 temps_left() { find "$root" -name '.#*' | grep . ; }
@@ -99,7 +102,7 @@ for k in $kinds; do
                 ic plan --json >"$tmp/out" 2>"$tmp/err"; rc=$?
                 secs=$(($(date +%s) - start))
                 case $k/$c in
-                conf/outside)
+                conf/outside | conf/dangling)
                         check "$k $c: plan treats the link as an absent file, the host's file is not read (exit $rc, ${secs}s)" \
                                 sh -c "test $rc -eq 0 && ! grep -q '\"profile\": \"performance\"' '$tmp/out' &&
                                         ! grep -q warning '$tmp/err'" ;;
@@ -111,7 +114,13 @@ for k in $kinds; do
                         # the same plan as without the file, and the link said for what it is
                         check "$k $c: plan reads the link as an absent file, not the host's, and says so (exit $rc, ${secs}s)" \
                                 sh -c "test $rc -eq 0 && cmp '$tmp/absent-$k.json' '$tmp/out' &&
-                                        grep -q 'warning: $root$p: a symbolic link leading out of the root' '$tmp/err'" ;;
+                                        grep -q 'warning: $root$p: a symbolic link leading out of the root (to $tmp/outside/$k)' '$tmp/err'" ;;
+                */dangling)
+                        # a link to nothing inside the root, named directly: said for what it is
+                        check "$k $c: plan reads the dangling link as an absent file and says what it is (exit $rc, ${secs}s)" \
+                                sh -c "test $rc -eq 0 && cmp '$tmp/absent-$k.json' '$tmp/out' &&
+                                        grep -q 'warning: $root$p: a symbolic link to $(basename $p).gone, which does not exist' '$tmp/err' &&
+                                        ! grep -q 'leading out of the root' '$tmp/err'" ;;
                 *)
                         check "$k $c: plan warns naming $p and goes on (exit $rc, ${secs}s)" \
                                 sh -c "test $rc -eq 0 && grep -q 'warning: $root$p: ' '$tmp/err'" ;;
@@ -127,12 +136,16 @@ for k in $kinds; do
                                 sh -c "test $rc -eq 4 && grep -q 'warning: $root$p: ' '$tmp/err' &&
                                         test -f '$root/etc/default/grub.d/idlecfg.cfg' && ! find '$root' -name '.#*' | grep -q . &&
                                         { test -L '$root$p' || test ! -f '$root$p' || test \$(stat -c %s '$root$p') = 3221225472; }" ;;
-                conf/outside)
+                conf/outside | conf/dangling)
                         check "$k $c: install works as without the file (exit $rc)" \
                                 sh -c "test $rc -eq 0 && ! grep -q warning '$tmp/err' && ! find '$root' -name '.#*' | grep -q ." ;;
                 fstab/outside | grub/outside)
                         check "$k $c: install works as without the file, and says what the link is (exit $rc)" \
                                 sh -c "test $rc -eq 0 && grep -q 'warning: $root$p: a symbolic link leading out of the root' '$tmp/err' &&
+                                        ! find '$root' -name '.#*' | grep -q ." ;;
+                fstab/dangling | grub/dangling)
+                        check "$k $c: install works as without the file, and says what the link is (exit $rc)" \
+                                sh -c "test $rc -eq 0 && grep -q 'warning: $root$p: a symbolic link to $(basename $p).gone, which does not exist' '$tmp/err' &&
                                         ! find '$root' -name '.#*' | grep -q ." ;;
                 hwdb/* | profile/* | conf/*)
                         check "$k $c: install exits 2 naming the file and writes nothing (exit $rc)" \
