@@ -114,7 +114,7 @@ check "sysctl.d: the FIFO, the directory and the file over 1 MiB are each named,
         grep -q 'warning: $root/etc/sysctl.d/70-big.conf: larger than 1 MiB' '$tmp/err'"
 check "NetworkManager conf.d: the FIFO is named as one, a link to nothing as one" sh -c "
         grep -q 'warning: $root/etc/NetworkManager/conf.d/zz-fifo.conf: not a regular file (a FIFO);' '$tmp/err' &&
-        grep -q 'warning: $root/etc/NetworkManager/conf.d/zz-link.conf: a symbolic link to zz-gone.conf, which does not exist;' '$tmp/err'"
+        grep -q 'warning: $root/etc/NetworkManager/conf.d/zz-link.conf: a symbolic link to zz-gone.conf, which does not exist; NetworkManager fails to load its configuration' '$tmp/err'"
 check "99-default.link linked out of the root: said for what it is, not called masked" sh -c "
         grep -q 'warning: $root/etc/systemd/network/99-default.link: a symbolic link leading out of the root (to $tmp/outside/99-default.link)' '$tmp/err' &&
         grep -q 'cannot be read (a symbolic link leading out of the root' '$tmp/out' && ! grep -q '99-default.link is masked' '$tmp/out'"

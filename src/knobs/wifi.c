@@ -51,8 +51,15 @@ static void warn_later_files(struct planctx *c)
                 if (r < 0 && r != -ENOENT) {
                         _cleanup_free_ char *shown = rootfs_display(c->inv->rfs, path);
                         _cleanup_free_ char *why = rootfs_why(c->inv->rfs, path, r, NM_CONF_MAX);
-                        rootfs_warn(c->inv->rfs, _("%s: %s; idlecfg cannot tell whether it sets wifi.powersave "
-                                                   "after idlecfg's file, and assumes it does not"), shown, why);
+                        /* unlike systemd's tools, NetworkManager does not skip a link to
+                         * nothing in conf.d: read_config() fails, "file ... not found" */
+                        if (r == -ENOLINK)
+                                rootfs_warn(c->inv->rfs, _("%s: %s; NetworkManager fails to load its configuration "
+                                                           "over such a file (\"file not found\")"), shown, why);
+                        else
+                                rootfs_warn(c->inv->rfs, _("%s: %s; idlecfg cannot tell whether it sets "
+                                                           "wifi.powersave after idlecfg's file, and assumes it "
+                                                           "does not"), shown, why);
                 }
                 if (r == 0 && strstr(text, "wifi.powersave"))
                         plan_add_warning(c->plan, "%s sets wifi.powersave and is read after %s/%s: where its "
