@@ -242,18 +242,19 @@ int rootfs_readlink(const struct rootfs *r, const char *path, char **ret)
  * relative, its ".." climbs above the root from the link's directory; or,
  * for a root that is not "/", absolute and naming the root's own directory
  * as this machine sees it, or a file this machine has where the root has
- * nothing (an image build that linked to the build host's file). On the
- * running system every link resolves inside "/". */
+ * nothing (an image build that linked to the build host's file). With the
+ * root "/" (the running system, a chroot) no link leads out of it. */
 static bool link_leaves_root(const struct rootfs *r, const char *link, const char *target)
 {
         _cleanup_free_ char *copy = NULL;
         long depth = 0;
         char *save = NULL;
 
+        /* nothing is outside "/": there ".." at the top stays, as the kernel has it */
+        if (root_is_host(r->path))
+                return false;
         if (target[0] == '/') {
                 size_t l = strlen(r->path);
-                if (root_is_host(r->path))
-                        return false;
                 while (l > 1 && r->path[l - 1] == '/')
                         l--;
                 if (strncmp(target, r->path, l) == 0 && (target[l] == '/' || target[l] == '\0'))

@@ -45,10 +45,10 @@ int rootfs_openat(const struct rootfs *r, const char *path, int flags);
  * because a symbolic link on the way is dangling: -ENOLINK when the link
  * names a file of the root that is not there (Debian's /etc/sysctl.d/
  * 99-sysctl.conf -> ../sysctl.conf without procps: the owning tools skip
- * such a file in a .d directory quietly), -EXDEV when it leads out of the
- * root (its ".." climbs above it; with a root other than "/", an absolute
- * target naming the root's own directory or a file this machine has where
- * the root has none), never -ENOENT. The limits per kind of file are in
+ * such a file in a .d directory quietly), -EXDEV when it leads out of a
+ * root other than "/" (its ".." climbs above it, or an absolute target names
+ * the root's own directory or a file this machine has where the root has
+ * none), never -ENOENT. The limits per kind of file are in
  * idlecfg(8), FILES. */
 enum {
         ROOTFS_NOFOLLOW = 1 << 0,

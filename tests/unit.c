@@ -169,6 +169,81 @@ static void test_kernel_upstream_running(void)
         }
 }
 
+/* the reader's dangling links: -ENOLINK (a name of the root that is not
+ * there) or -EXDEV (out of the root), and their words; run twice, the
+ * second time with the walk that stands in for openat2 */
+static void test_dangling_links(void)
+{
+        char dir[] = "/tmp/idlecfg-unit.XXXXXX";
+        struct rootfs rfs = {}, host = {};
+        char *text = NULL;
+
+        if (!mkdtemp(dir)) {
+                ok(false, "mkdtemp");
+                return;
+        }
+        {
+                _cleanup_free_ char *d = xasprintf("%s/root/etc/sysctl.d", dir);
+                _cleanup_free_ char *cmd = xasprintf("mkdir -p '%s' && : >'%s/host.conf'", d, dir);
+                (void) !system(cmd);
+                free(cmd);
+                cmd = xasprintf("cd '%s' && ln -s ../sysctl.conf 99-sysctl.conf && ln -s ../../../../../../../../../host.conf "
+                                "10-up.conf && ln -s '%s/host.conf' 20-host.conf && ln -s /etc/gone.conf 30-abs.conf && "
+                                "ln -s ../gone.d ../sub.d && ln -s '%s/root/etc/gone.conf' 40-self.conf", d, dir, dir);
+                (void) !system(cmd);
+        }
+        {
+                _cleanup_free_ char *root = xasprintf("%s/root", dir);
+                if (rootfs_open(root, &rfs) < 0 || rootfs_open("/", &host) < 0) {
+                        ok(false, "rootfs_open");
+                        return;
+                }
+        }
+        for (int pass = 0; pass < 2; pass++) {
+                const char *how = pass ? "walk" : "openat2";
+                _cleanup_free_ char *w1 = NULL, *w2 = NULL, *w3 = NULL;
+                int r;
+
+                if (pass)
+                        setenv("IDLECFG_NO_OPENAT2", "1", 1);
+                r = rootfs_read_file(&rfs, "/etc/sysctl.d/99-sysctl.conf", 0, 4096, &text, NULL, NULL);
+                w1 = rootfs_why(&rfs, "/etc/sysctl.d/99-sysctl.conf", r, 4096);
+                ok(r == -ENOLINK && streq(w1, "a symbolic link to ../sysctl.conf, which does not exist"),
+                   "%s: Debian's 99-sysctl.conf without procps: a link to nothing inside the root (%d, %s)", how, r, w1);
+                r = rootfs_read_file(&rfs, "/etc/sysctl.d/30-abs.conf", 0, 4096, &text, NULL, NULL);
+                ok(r == -ENOLINK, "%s: an absolute link to a name of the root that is not there: -ENOLINK (%d)", how, r);
+                r = rootfs_read_file(&rfs, "/etc/sysctl.d/10-up.conf", 0, 4096, &text, NULL, NULL);
+                w2 = rootfs_why(&rfs, "/etc/sysctl.d/10-up.conf", r, 4096);
+                ok(r == -EXDEV && startswith(w2, "a symbolic link leading out of the root (to ../../"),
+                   "%s: a link whose .. climbs above the root: -EXDEV, named so (%d, %s)", how, r, w2);
+                r = rootfs_read_file(&rfs, "/etc/sysctl.d/20-host.conf", 0, 4096, &text, NULL, NULL);
+                ok(r == -EXDEV, "%s: an absolute link to a file of this machine, not of the root: -EXDEV (%d)", how, r);
+                r = rootfs_read_file(&rfs, "/etc/sysctl.d/40-self.conf", 0, 4096, &text, NULL, NULL);
+                ok(r == -EXDEV, "%s: an absolute link through the root's own directory: -EXDEV (%d)", how, r);
+                r = rootfs_read_file(&rfs, "/etc/sub.d/x.conf", 0, 4096, &text, NULL, NULL);
+                w3 = rootfs_why(&rfs, "/etc/sub.d/x.conf", r, 4096);
+                ok(r == -ENOLINK && strstr(w3, "on its way, ") && strstr(w3, "/root/etc/sub.d is a symbolic link to ../gone.d"),
+                   "%s: a directory on the way that is a link to nothing: named (%d, %s)", how, r, w3);
+                {
+                        /* the running system: "/" is the root, a link never leads out of it */
+                        _cleanup_free_ char *p = xasprintf("%s/root/etc/sysctl.d/30-abs.conf", dir);
+                        _cleanup_free_ char *q = xasprintf("%s/root/etc/sysctl.d/10-up.conf", dir);
+                        int a = rootfs_read_file(&host, p, 0, 4096, &text, NULL, NULL);
+                        int b = rootfs_read_file(&host, q, 0, 4096, &text, NULL, NULL);
+                        ok(a == -ENOLINK && b == -ENOLINK,
+                           "%s: root \"/\": a dangling link, absolute or climbing, is a link to nothing (%d, %d)", how,
+                           a, b);
+                }
+        }
+        unsetenv("IDLECFG_NO_OPENAT2");
+        rootfs_close(&rfs);
+        rootfs_close(&host);
+        {
+                _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", dir);
+                (void) !system(cmd);
+        }
+}
+
 static void test_read_attr(void)
 {
         char dir[] = "/tmp/idlecfg-unit.XXXXXX";
@@ -292,6 +367,7 @@ int main(void)
         test_json_milli();
         test_read_attr();
         test_kernel_upstream_running();
+        test_dangling_links();
         test_parse_selected();
         test_kv();
         test_knob_declarations();
