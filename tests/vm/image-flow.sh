@@ -70,19 +70,22 @@ unit_prop() {
 # /etc/.updated and ConditionNeedsUpdate=/etc holds at every boot, as for
 # Debian's own systemd-sysusers.service), its ExecCondition= (refresh --image
 # --condition) skipped it: the stamp of the first boot names this /usr and
-# machine-id (Result=exec-condition, no line of idlecfg's in the journal, no
-# udevadm settle). Sets unit_how.
+# machine-id (Result=exec-condition, which systemd 252 shows with
+# ConditionResult=no; no line of idlecfg's in the journal, no udevadm
+# settle). Sets unit_how.
 unit_idle() {
+        if [ "$(unit_prop "$1" Result)" = exec-condition ]; then
+                # systemd's own lines only (Starting, skipped, the condition check)
+                grep -v '^Starting idlecfg-firstboot\.service\|^idlecfg-firstboot\.service: Skipped\|^Condition check resulted' \
+                        "$mw/image-$1/out/firstboot.log" | grep -q . && return 1
+                unit_how="the unit was skipped by its ExecCondition= (Result=exec-condition: the first boot's stamp matches this /usr and machine-id$([ "$update_done" = no ] && echo '; no systemd-update-done.service in the image, so ConditionNeedsUpdate=/etc held'))"
+                return 0
+        fi
         if [ "$(unit_prop "$1" ConditionResult)" = no ]; then
                 unit_how="the unit did not run again (ConditionResult=no)"
                 return 0
         fi
-        [ "$update_done" = no ] && [ "$(unit_prop "$1" ConditionResult)" = yes ] &&
-                [ "$(unit_prop "$1" Result)" = exec-condition ] || return 1
-        # systemd's own lines only (Starting, skipped, the condition check)
-        grep -v '^Starting idlecfg-firstboot\.service\|^Finished idlecfg-firstboot\.service\|[Ss]kipped\|[Cc]ondition' \
-                "$mw/image-$1/out/firstboot.log" | grep -q . && return 1
-        unit_how="the unit was skipped by its ExecCondition= (Result=exec-condition: the first boot's stamp matches; no systemd-update-done.service in the image, so ConditionNeedsUpdate=/etc holds at every boot)"
+        return 1
 }
 
 # image_flow PROFILE: $image_points test points
