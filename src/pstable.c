@@ -41,7 +41,16 @@ void ps_files_free(struct ps_file *v, size_t n)
         free(v);
 }
 
-static int check_setting(const struct setting *s, struct xerror *e)
+static void paths_free(char **v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
+/* S may switch at run time: its knob's rule takes both values, and the file
+ * it writes (*RET_PATH) is one idlecfg may write */
+static int check_setting(const struct setting *s, char **ret_path, struct xerror *e)
 {
         const struct knob_rule *r = knob_rule(s->knob);
         const char *why = NULL;
@@ -61,6 +70,7 @@ static int check_setting(const struct setting *s, struct xerror *e)
                 if (*x && !word_ok(*x))
                         return xerror_set(e, -EINVAL, _("%s on %s: a blank or control character in '%s'"), s->knob,
                                           setting_where(s), *x);
+        *ret_path = TAKE_PTR(path);
         return 0;
 }
 
@@ -68,7 +78,8 @@ int ps_render(const struct plan *p, const char *sbin, struct ps_file **ret, size
 {
         struct strbuf sb = {};
         struct ps_file *v = NULL;
-        size_t n = 0;
+        char **paths = NULL;
+        size_t n = 0, n_paths = 0;
         int r;
 
         *ret = NULL;
@@ -80,16 +91,31 @@ int ps_render(const struct plan *p, const char *sbin, struct ps_file **ret, size
                         "# knob mechanism device attribute module parameter ac battery (\"-\": none)\n");
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
+                bool seen = false;
+                char *path = NULL;
                 if (!s->value || !s->value_battery)
                         continue;
-                r = check_setting(s, ret_error);
+                r = check_setting(s, &path, ret_error);
                 if (r < 0) {
                         sb_free(&sb);
+                        paths_free(paths, n_paths);
                         return r;
                 }
+                /* a knob set at boot by two mechanisms (pcie_aspm's policy: the
+                 * command line and tmpfiles) has one file to switch: once */
+                for (size_t k = 0; paths && paths[k] && !seen; k++)
+                        seen = streq(paths[k], path);
+                if (seen) {
+                        free(path);
+                        continue;
+                }
+                paths = xrealloc(paths, (n_paths + 2) * sizeof(char *));
+                paths[n_paths++] = path;
+                paths[n_paths] = NULL;
                 sb_appendf(&sb, "%s %s %s %s %s %s %s %s\n", s->knob, mechanism_to_string(s->mech), field(s->device),
                            field(s->attr), field(s->module), field(s->param), s->value, s->value_battery);
         }
+        paths_free(paths, n_paths);
         file_add(&v, &n, PS_TABLE_PATH, sb_steal(&sb), false);
         /* RUN+= must return at once (udev kills long jobs, and the decision
          * waits for the supplies to settle): systemd-run --no-block starts a
@@ -178,7 +204,8 @@ int ps_table_parse(const char *name, const char *buf, size_t len, struct plan **
                                         .param = none(w[5]), .value = xstrdup(w[6]), .value_battery = xstrdup(w[7]) };
                 if (s->device && strrchr(s->device, '/'))
                         s->device_name = xstrdup(strrchr(s->device, '/') + 1);
-                if (mech < 0 || check_setting(s, &e) < 0) {
+                _cleanup_free_ char *path = NULL;
+                if (mech < 0 || check_setting(s, &path, &e) < 0) {
                         xerror_set_take(ret_error, name, line,
                                         e.message ? xstrdup(e.message) : xasprintf(_("unknown mechanism '%s'"), w[1]));
                         xerror_done(&e);

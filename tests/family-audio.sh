@@ -43,12 +43,17 @@ check "power_save = 0: snd_hda_intel power_save=0 in modprobe.d on both laptops;
 check "power_save = 3600 (the maximum): power_save=3600" ps ps3600 3600
 ps_keep() {
         ok_plans ps-keep && [ -z "$(planned ps-keep $S)" ] && denied ps-keep &&
+                # on the laptops one global skip names the keep line
+                for _m in $LAPTOPS; do
+                        [ "$(rows ps-keep $S $_m | cut -d'|' -f3,8,12)" = "||skipped: profile ps-keep [audio] power_save = keep (/etc/idlecfg/profiles/ps-keep.profile:4): the kernel default stays" ] ||
+                                { echo "$_m:"; rows ps-keep $S $_m; return 1; }
+                done &&
                 ! grep -q 'power_save=' "$(out intel-laptop ps-keep modprobe)" &&
                 # the controller's value stays (balanced's yes)
                 param ps-keep $C snd_hda_intel power_save_controller Y modprobe \
                         "profile ps-keep [audio] power_save_controller = yes (/usr/share/idlecfg/profiles/balanced.profile:144)" $LAPTOPS
 }
-check "power_save = keep: no power_save anywhere; power_save_controller still planned" ps_keep
+check "power_save = keep: no power_save anywhere, a skip saying the kernel default stays on the laptops; power_save_controller still planned" ps_keep
 check "power_save = ac:0 battery:3600: switches on both laptops, modprobe.d holds 0" per_source ps-src $S ps0 ps3600
 ps_src_file() { grep -q '^options snd_hda_intel power_save=0 ' "$(out amd-laptop ps-src modprobe)"; }
 check "power_save = ac:0 battery:3600: modprobe.d holds the AC value" ps_src_file
@@ -59,12 +64,16 @@ psc() { param "$1" $C snd_hda_intel power_save_controller "$2" modprobe "$(reaso
 check "power_save_controller = yes: power_save_controller=Y on both laptops; desktop-sata denied" psc psc-yes Y yes
 check "power_save_controller = no: power_save_controller=N" psc psc-no N no
 psc_keep() {
-        ok_plans psc-keep && [ -z "$(rows psc-keep $C)" ] && denied psc-keep &&
+        ok_plans psc-keep && [ -z "$(planned psc-keep $C)" ] && denied psc-keep &&
+                for _m in $LAPTOPS; do
+                        [ "$(rows psc-keep $C $_m | cut -d'|' -f3,8,12)" = "||skipped: profile psc-keep [audio] power_save_controller = keep (/etc/idlecfg/profiles/psc-keep.profile:4): the kernel default stays" ] ||
+                                { echo "$_m:"; rows psc-keep $C $_m; return 1; }
+                done &&
                 ! grep -q 'power_save_controller' "$(out intel-laptop psc-keep modprobe)" &&
                 param psc-keep $S snd_hda_intel power_save 10 modprobe \
                         "profile psc-keep [audio] power_save = 10 (/usr/share/idlecfg/profiles/balanced.profile:140)" $LAPTOPS
 }
-check "power_save_controller = keep: no power_save_controller anywhere; power_save still planned" psc_keep
+check "power_save_controller = keep: no power_save_controller anywhere, a skip saying the kernel default stays on the laptops; power_save still planned" psc_keep
 check "power_save_controller = ac:yes battery:no: Y switching to N on both laptops" per_source psc-src $C psc-yes psc-no
 check "power_save_controller: a word it does not take is refused with the file and line" refused_word psc-bad audio power_save_controller \
         "unknown value 'Y' for [audio] power_save_controller; valid: yes, no, keep"

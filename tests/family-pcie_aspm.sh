@@ -7,7 +7,7 @@
 # values and the refusals
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 12
+plan 13
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -71,6 +71,16 @@ src_policy() {
                 grep -qx 'w /sys/module/pcie_aspm/parameters/policy - - - - default' "$(out intel-laptop src tmpfiles)"
 }
 check "policy = ac:default battery:powersupersave: the parameter switches, the files hold default" src_policy
+src_table() {
+        # install's power-source table: the parameter is one file, switched once
+        _r=$tmp/intel-laptop-root
+        run_machine "$(machine_dir intel-laptop)" "$IDLECFG" install --profile src --root "$_r" --kernel $KVER \
+                >"$tmp/src-install.out" 2>&1
+        case $? in 0 | 4) ;; *) cat "$tmp/src-install.out"; return 1 ;; esac
+        [ "$(grep -c ' pcie_aspm policy default powersupersave$' "$_r/etc/idlecfg/power-source.conf")" = 1 ] ||
+                { cat "$_r/etc/idlecfg/power-source.conf"; return 1; }
+}
+check "policy = ac:default battery:powersupersave: the power-source table switches the parameter once, not once per mechanism" src_table
 links_yes() {
         ok_plans links-yes || return 1
         planned links-yes $L | cut -d'|' -f1,3,5,8,11,12 >"$tmp/l"

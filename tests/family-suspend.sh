@@ -45,10 +45,14 @@ for v in s2idle shallow deep; do
         check "mem_sleep = $v: mem_sleep_default=$v on the command line of three machines; desktop-sata's platform entry (deep) wins" mem $v
 done
 mem_keep() {
-        ok_plans keep && deep keep && [ -z "$(rows keep $M amd-laptop buildhost intel-laptop)" ] &&
+        ok_plans keep && deep keep &&
+                for _m in amd-laptop buildhost intel-laptop; do
+                        [ "$(rows keep $M $_m | cut -d'|' -f3,8,12)" = "||skipped: profile keep [suspend] mem_sleep = keep (/etc/idlecfg/profiles/keep.profile:4): the kernel default stays" ] ||
+                                { echo "$_m:"; rows keep $M $_m; return 1; }
+                done &&
                 ! grep -q mem_sleep_default "$(out intel-laptop keep cmdline)"
 }
-check "mem_sleep = keep: nothing where no platform entry says better; desktop-sata's entry still wins (a known-good fact)" mem_keep
+check "mem_sleep = keep: nothing but a skip saying the kernel default stays where no platform entry says better; desktop-sata's entry still wins (a known-good fact)" mem_keep
 check "mem_sleep takes no per-source value (a command-line word): refused with the file and line" refused_source src suspend mem_sleep
 check "a word mem_sleep does not take is refused with the file and line" refused_word bad suspend mem_sleep \
         "unknown value 'mem' for [suspend] mem_sleep; valid: s2idle, shallow, deep, keep"
@@ -64,8 +68,14 @@ hib_yes() {
                 grep -q ' resume=UUID=5d8144cc-eb5b-5f37-b09a-ea1c14b2b1ef$' "$(out intel-laptop hib-yes cmdline)"
 }
 check "hibernate = yes: resume=UUID= of the swap in each root's fstab on the command line; the VM has none: skipped, saying so" hib_yes
-hib_no() { ok_plans hib-no && [ -z "$(rows hib-no $R)" ] && ! grep -q 'resume=' "$(out intel-laptop hib-no cmdline)"; }
-check "hibernate = no: no resume= anywhere" hib_no
+hib_no() {
+        ok_plans hib-no && [ -z "$(planned hib-no $R)" ] && ! grep -q 'resume=' "$(out intel-laptop hib-no cmdline)" &&
+                for _m in $FAMILY_MACHINES; do
+                        [ "$(rows hib-no $R $_m | cut -d'|' -f3,8,12)" = "||skipped: profile hib-no [suspend] hibernate = no (/etc/idlecfg/profiles/hib-no.profile:4): the kernel default stays" ] ||
+                                { echo "$_m:"; rows hib-no $R $_m; return 1; }
+                done
+}
+check "hibernate = no: no resume= anywhere, a skip saying the kernel default stays" hib_no
 check "hibernate takes no per-source value: refused with the file and line" refused_source hib-src suspend hibernate
 check "every value changes its own knob alone: the rest of each plan is balanced's" only_knobs $M $R
 done_testing

@@ -32,6 +32,7 @@ void knob_audio(struct planctx *c)
                 return;
         if (!save && !ctl) {
                 plan_skip_keep(c, "audio.power_save", "audio", "power_save");
+                plan_skip_keep(c, "audio.power_save_controller", "audio", "power_save_controller");
                 return;
         }
         {
@@ -46,9 +47,13 @@ void knob_audio(struct planctx *c)
         if (save)
                 plan_param(c, NULL, "audio.power_save", "snd_hda_intel", "power_save", save,
                            profile_reason(c, "audio", "power_save"));
+        else
+                plan_skip_keep(c, "audio.power_save", "audio", "power_save");
         if (ctl)
                 plan_param(c, NULL, "audio.power_save_controller", "snd_hda_intel", "power_save_controller",
                            streq(ctl, "yes") ? "Y" : "N", profile_reason(c, "audio", "power_save_controller"));
+        else
+                plan_skip_keep(c, "audio.power_save_controller", "audio", "power_save_controller");
 }
 
 static const char *const ch_yes_no_keep[] = { "yes", "no", "keep", NULL };

@@ -17,9 +17,13 @@ void knob_suspend(struct planctx *c)
         else if (sleep)
                 plan_global(c, "suspend.mem_sleep", NULL, "mem_sleep_default", sleep, NULL, MECH_CMDLINE,
                             profile_reason(c, "suspend", "mem_sleep"));
+        else
+                plan_skip_keep(c, "suspend.mem_sleep", "suspend", "mem_sleep");
 
-        if (!hib || !streq(hib, "yes"))
+        if (!hib || !streq(hib, "yes")) {
+                plan_skip_keep(c, "suspend.resume", "suspend", "hibernate");
                 return;
+        }
         for (size_t i = 0; i < st->n_swaps; i++)
                 if (st->swaps[i].uuid && st->swaps[i].device) {
                         _cleanup_free_ char *v = xasprintf("UUID=%s", st->swaps[i].uuid);
