@@ -182,7 +182,7 @@ int gc_backups(const struct rootfs *rfs, const struct manifest *m)
         return 0;
 }
 
-/* idlecfg's state directory without a manifest or journal: remove what a crash left */
+/* idlecfg's state directory without a manifest: the cache and stamp, then (without a journal) what a crash left */
 int state_cleanup(const struct rootfs *rfs)
 {
         static const char *const install_only[] = { INITRAMFS_CACHE_PATH, FIRSTBOOT_STAMP_PATH };
