@@ -137,6 +137,16 @@ static int check_install(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
+static int check_refresh(const struct args *a, int argc, char **argv)
+{
+        if (a->condition && (!a->image || a->dry_run)) {
+                fprintf(stderr, _("idlecfg: --condition goes with refresh --image, without --dry-run (the "
+                                  "first-boot unit's ExecCondition=)\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
 static int verb_install(struct run *c, int argc, char **argv)
 {
         return do_install(c, c->a->json, false);
@@ -361,9 +371,9 @@ static const struct verb verbs[] = {
           N_("Compare the running system with the plan; list idle blockers"),
           O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT, NULL },
         /* detects and plans itself, only when something changed */
-        { "refresh", 0, 0, VERB_LOCK, NULL, verb_refresh,
+        { "refresh", 0, 0, VERB_LOCK, check_refresh, verb_refresh,
           N_("Re-install if hardware, kernel, hwdb or profile changed"),
-          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE, NULL },
+          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CONDITION, NULL },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
           N_("Measure idle for --seconds: who suspends, who stays awake and why"),
           O_PLANNING | O_JSON | O_SECONDS, NULL },
@@ -623,8 +633,9 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
                 r = v->check(a, nargs, args);
         if (r == EXIT_OK)
                 r = check_kernel(v, &run);
-        /* --dry-run and install --check write nothing, not even the lock */
-        if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a->dry_run && !a->check)
+        /* --dry-run and install --check write nothing, not even the lock;
+         * refresh --condition reads a stamp written whole */
+        if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a->dry_run && !a->check && !a->condition)
                 r = run_lock(&run);
         if (r == EXIT_OK && (v->needs & VERB_PLAN))
                 r = run_plan(&run);

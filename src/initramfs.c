@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "initramfs.h"
+#include "manifest.h"
 #include "target.h"
 #include "targets.h"
 
@@ -174,7 +175,91 @@ static bool list_initramfs(const char *img, char **modules, bool *found)
         return f && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* one listing per initramfs, its time and the file's content, in a run */
+/* The verdict of a listing is kept in the state directory (INITRAMFS_CACHE_PATH), for
+ * the verify and quiet refresh of every later boot: the initramfs stays older
+ * than the options when it was not made again. Its key is everything the
+ * verdict depends on: the kernel, the initramfs's path, size, mtime and inode,
+ * the modules of the options; a file that does not start with the key of now
+ * (another initramfs, or damaged) is listed again and rewritten. A cache: no
+ * fsync, and a failure to read or write it is no failure of the run. */
+#define CACHE_MAX 65536u
+#define CACHE_HEADER "idlecfg-initramfs-cache 1\n"
+
+static bool cache_write_allowed = true;
+
+void initramfs_cache_readonly(void)
+{
+        cache_write_allowed = false;
+}
+
+/* the key: the lines the cache file starts with; NULL when a part cannot be
+ * written on a line of its own */
+static char *cache_key(const char *kernel, const char *img, const struct stat *st, char **modules)
+{
+        char *key;
+        size_t len;
+
+        if (strchr(kernel, '\n') || strchr(img, '\n'))
+                return NULL;
+        key = xasprintf(CACHE_HEADER "kernel %s\nimage %s\nsize %lld\nmtime %lld.%09ld\ninode %llu %llu\nmodules",
+                        kernel, img, (long long) st->st_size, (long long) st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+                        (unsigned long long) st->st_dev, (unsigned long long) st->st_ino);
+        len = strlen(key);
+        for (char **m = modules; *m; m++) {
+                key = xrealloc(key, len + strlen(*m) + 3);
+                len += (size_t) sprintf(key + len, " %s", *m);
+        }
+        strcpy(key + len, "\n");
+        return key;
+}
+
+/* the verdict the cache file holds for KEY: HOLDS or LACKS and *RET_NAMES,
+ * else UNKNOWN (none, another key, damaged) */
+static enum initramfs_verdict cache_read(const struct rootfs *rfs, const char *key, char **ret_names)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0, klen = strlen(key);
+        enum initramfs_verdict v;
+        const char *rest, *nl;
+
+        *ret_names = NULL;
+        if (rootfs_read(rfs, INITRAMFS_CACHE_PATH, CACHE_MAX, &text, &len, NULL) < 0)
+                return INITRAMFS_UNKNOWN;
+        if (len <= klen || memcmp(text, key, klen) != 0 || memchr(text, 0, len))
+                return INITRAMFS_UNKNOWN;
+        rest = text + klen;
+        if (startswith(rest, "verdict holds\n"))
+                v = INITRAMFS_HOLDS;
+        else if (startswith(rest, "verdict lacks\n"))
+                v = INITRAMFS_LACKS;
+        else
+                return INITRAMFS_UNKNOWN;
+        rest += strlen("verdict holds\n");
+        if (!startswith(rest, "names "))
+                return INITRAMFS_UNKNOWN;
+        rest += strlen("names ");
+        nl = strchr(rest, '\n');
+        /* one line of names, the end of the file */
+        if (!nl || nl[1] || nl == rest)
+                return INITRAMFS_UNKNOWN;
+        *ret_names = xstrndup(rest, (size_t) (nl - rest));
+        return v;
+}
+
+static void cache_write(const struct rootfs *rfs, const char *key, enum initramfs_verdict v, const char *names)
+{
+        _cleanup_free_ char *text = NULL;
+        struct stat st;
+
+        /* the state directory is install's: never made for the cache alone */
+        if (!cache_write_allowed || (v != INITRAMFS_HOLDS && v != INITRAMFS_LACKS) || !names || strchr(names, '\n') ||
+            rootfs_lstat(rfs, STATE_DIR, &st) < 0 || !S_ISDIR(st.st_mode))
+                return;
+        text = xasprintf("%sverdict %s\nnames %s\n", key, v == INITRAMFS_HOLDS ? "holds" : "lacks", names);
+        (void) rootfs_write_volatile(rfs, INITRAMFS_CACHE_PATH, text, strlen(text), 0644);
+}
+
+/* one listing per initramfs and module set in a run */
 static struct {
         char *key;
         enum initramfs_verdict verdict;
@@ -202,32 +287,35 @@ enum initramfs_verdict initramfs_check(const struct rootfs *rfs, const char *ker
                 return INITRAMFS_UNKNOWN;
         if (rootfs_lstat(rfs, img, &st) < 0)
                 return INITRAMFS_UNKNOWN;
-        key = xasprintf("%s %lld.%09ld %lld\n%s", img, (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
-                        (long long) st.st_size, text);
-        if (cache.key && streq(cache.key, key)) {
-                if (ret_modules && cache.modules)
-                        *ret_modules = xstrdup(cache.modules);
-                return cache.verdict;
-        }
         modules = option_modules(text, &n);
         /* no option left (a file emptied by a restore): the old copy may be inside */
         if (n == 0) {
                 list_free(modules);
                 return INITRAMFS_UNKNOWN;
         }
-        found = xcalloc(n, sizeof(bool));
-        if (!list_initramfs(img, modules, found))
-                v = INITRAMFS_UNKNOWN;
-        else {
-                v = INITRAMFS_LACKS;
-                for (size_t i = 0; i < n; i++)
-                        if (found[i])
-                                v = INITRAMFS_HOLDS;
-                for (size_t i = 0; i < n; i++) {
-                        if (v == INITRAMFS_HOLDS && !found[i])
-                                continue;
-                        names = xrealloc(names, len + strlen(modules[i]) + 2);
-                        len += (size_t) sprintf(names + len, "%s%s", len ? " " : "", modules[i]);
+        key = cache_key(kernel, img, &st, modules);
+        if (key && cache.key && streq(cache.key, key)) {
+                list_free(modules);
+                if (ret_modules && cache.modules)
+                        *ret_modules = xstrdup(cache.modules);
+                return cache.verdict;
+        }
+        v = key ? cache_read(rfs, key, &names) : INITRAMFS_UNKNOWN;
+        if (v == INITRAMFS_UNKNOWN) {
+                found = xcalloc(n, sizeof(bool));
+                if (list_initramfs(img, modules, found)) {
+                        v = INITRAMFS_LACKS;
+                        for (size_t i = 0; i < n; i++)
+                                if (found[i])
+                                        v = INITRAMFS_HOLDS;
+                        for (size_t i = 0; i < n; i++) {
+                                if (v == INITRAMFS_HOLDS && !found[i])
+                                        continue;
+                                names = xrealloc(names, len + strlen(modules[i]) + 2);
+                                len += (size_t) sprintf(names + len, "%s%s", len ? " " : "", modules[i]);
+                        }
+                        if (key)
+                                cache_write(rfs, key, v, names);
                 }
         }
         list_free(modules);

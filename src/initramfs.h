@@ -27,3 +27,12 @@ char *initramfs_of(const struct rootfs *rfs, const char *kernel);
  * the file in a run. *RET_MODULES (may be NULL): the modules it holds
  * (HOLDS) or the modules of the file (LACKS), space-separated. */
 enum initramfs_verdict initramfs_check(const struct rootfs *rfs, const char *kernel, char **ret_modules);
+
+/* The verdict of a listing (HOLDS, LACKS) is kept in the root's state
+ * directory, when there is one, keyed by the kernel, the initramfs (path,
+ * size, mtime, device and inode) and the modules: a later run (verify, the
+ * quiet refresh of each boot) lists it again only when one of them changed.
+ * rollback removes it (state_cleanup()). */
+#define INITRAMFS_CACHE_PATH "/var/lib/idlecfg/initramfs.cache"
+/* --dry-run, install --check: the cache is read, never written */
+void initramfs_cache_readonly(void);

@@ -53,6 +53,9 @@ static const struct option_row {
           N_("      --nagios          verify: a Nagios plugin's status line and exit code\n") },
         { O_OUTPUT, "output", 0, required_argument,
           N_("      --output FILE     verify --format prometheus: write FILE atomically\n") },
+        { O_CONDITION, "condition", 0, no_argument,
+          N_("      --condition       refresh --image: only tell whether the first-boot unit has\n"
+             "                        work (exit 0) or its stamp says not (exit 1)\n") },
         { O_VERBOSE, "verbose", 'v', no_argument, N_("  -v, --verbose         say more\n") },
         { O_HELP, "help", 'h', no_argument, N_("  -h, --help            show this help\n") },
         { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },
@@ -155,6 +158,9 @@ static int parse_option(const struct option_row *o, const char *arg, struct args
                 break;
         case O_NAGIOS:
                 a->nagios = true;
+                break;
+        case O_CONDITION:
+                a->condition = true;
                 break;
         case O_OUTPUT:
                 if (!*arg) {

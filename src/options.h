@@ -42,6 +42,7 @@ enum {
         O_DIFF = 1u << 18,
         O_NAGIOS = 1u << 19,
         O_OUTPUT = 1u << 20,
+        O_CONDITION = 1u << 21,         /* refresh --image --condition: the unit's ExecCondition= */
         /* every verb takes these */
         O_COMMON = O_ROOT | O_VERBOSE | O_HELP | O_VERSION,
         /* the plan's inputs */
@@ -71,6 +72,7 @@ struct args {
         bool diff;              /* install --check --diff */
         bool nagios;            /* verify --nagios */
         const char *output;     /* verify --format=prometheus --output FILE */
+        bool condition;         /* refresh --image --condition: exit 0 if the first-boot unit has work, 1 if not */
 };
 
 /* The command line into A (getopt's own messages off: idlecfg's, with the

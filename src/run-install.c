@@ -2,7 +2,9 @@
  * root: the checks before writing, the run, what it prints, its exit code */
 #include "config.h"
 
+#include "firstboot.h"
 #include "image.h"
+#include "initramfs.h"
 #include "install.h"
 #include "manifest.h"
 #include "next-steps.h"
@@ -123,6 +125,9 @@ int do_install(struct run *c, bool json, bool take_effect)
         struct xerror e = {};
         int r;
 
+        /* what writes nothing writes no cache either */
+        if (dry)
+                initramfs_cache_readonly();
         r = install_preflight(c, json, o.image, &take_effect);
         if (r != EXIT_OK)
                 return r;
@@ -138,6 +143,14 @@ int do_install(struct run *c, bool json, bool take_effect)
                        p->profile, p->profile_reason, c->rfs.path, p->fingerprint,
                        p->kernel ? p->kernel : _("(unknown)"));
         r = install_run(&c->rfs, p, c->inv, &o, &res, &e);
+        /* an image gets no stamp: each machine's first boot runs the unit */
+        if (r >= 0 && o.image && !dry) {
+                int k = firstboot_stamp_remove(&c->rfs);
+                if (k < 0) {
+                        _cleanup_free_ char *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
+                        fprintf(stderr, _("idlecfg: warning: cannot remove %s: %s\n"), shown, strerror(-k));
+                }
+        }
         next_steps_init(&steps, &c->rfs);
         if (r >= 0) {
                 /* what this run's files call for, and what earlier runs' still do */
@@ -244,7 +257,7 @@ static bool cheap_look_unchanged(struct run *c, const struct manifest *m, char *
         return unchanged;
 }
 
-int verb_refresh(struct run *c, int argc, char **argv)
+static int refresh_run(struct run *c)
 {
         const struct args *a = c->a;
         _cleanup_(manifest_freep) struct manifest *m = NULL;
@@ -328,4 +341,29 @@ int verb_refresh(struct run *c, int argc, char **argv)
         if (r != EXIT_OK)
                 return r;
         return do_install(c, false, a->image);
+}
+
+int verb_refresh(struct run *c, int argc, char **argv)
+{
+        const struct args *a = c->a;
+        struct stat st;
+        int r;
+
+        /* the first-boot unit's ExecCondition=: 0 runs it, 1 skips it */
+        if (a->condition)
+                return firstboot_needed(&c->rfs, a->verbose, stdout, stderr) ? EXIT_OK : EXIT_CHANGES;
+        if (a->dry_run)
+                initramfs_cache_readonly();
+        r = refresh_run(c);
+        /* the unit did its work for this /usr and machine ID (firstboot.h) */
+        if (r == EXIT_OK && a->image && !a->dry_run && image_can_take_effect(&c->rfs) &&
+            rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) == 0) {
+                int k = firstboot_stamp_write(&c->rfs);
+                if (k < 0) {
+                        _cleanup_free_ char *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
+                        fprintf(stderr, _("idlecfg: warning: cannot write %s: %s; idlecfg-firstboot.service "
+                                          "runs again at the next boot\n"), shown, strerror(-k));
+                }
+        }
+        return r;
 }

@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include "fault.h"
+#include "firstboot.h"
+#include "initramfs.h"
 #include "journal.h"
 #include "sha256.h"
 #include "state.h"
@@ -180,12 +182,23 @@ int gc_backups(const struct rootfs *rfs, const struct manifest *m)
         return 0;
 }
 
-/* idlecfg's state directory without a manifest or journal: remove what a crash left */
+/* idlecfg's state directory without a manifest: the cache and stamp, then (without a journal) what a crash left */
 int state_cleanup(const struct rootfs *rfs)
 {
+        static const char *const install_only[] = { INITRAMFS_CACHE_PATH, FIRSTBOOT_STAMP_PATH };
         struct stat st;
         int r;
 
+        /* what only an install needs: the listing of the initramfs, the
+         * first-boot unit's stamp (an install run again makes them again) */
+        for (size_t i = 0; i < ELEMENTSOF(install_only); i++) {
+                r = rootfs_unlink(rfs, install_only[i]);
+                if (r < 0)
+                        return r;
+                r = rootfs_remove_temps(rfs, install_only[i]);
+                if (r < 0)
+                        return r;
+        }
         if (rootfs_lstat(rfs, JOURNAL_PATH, &st) == 0)
                 return 0;       /* the journal of apply is still there: not ours to remove */
         r = rootfs_remove_dir_files(rfs, BACKUP_DIR);

@@ -32,9 +32,9 @@ int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *r
 /* remove backups no manifest entry needs any more */
 int gc_backups(const struct rootfs *rfs, const struct manifest *m);
 
-/* idlecfg's state directory without a manifest or journal: remove what a
- * crash left (backups, temporary files, the directory); nothing while the
- * journal of apply is there */
+/* idlecfg's state directory without a manifest: the initramfs cache and the
+ * first-boot stamp go; without a journal of apply either, remove what a crash
+ * left (backups, temporary files) and the directory */
 int state_cleanup(const struct rootfs *rfs);
 
 /* The root whose journal holds the live values: the running system's ("/";

@@ -5,7 +5,7 @@
 #   1. the first boot: idlecfg-firstboot.service (ConditionFirstBoot=) installs
 #      for the guest's own devices and makes what udev and sysfs can do take
 #      effect, the initramfs and the boot entry for the next boot;
-#   2. the second boot: the unit does not run (or runs a quiet refresh where
+#   2. the second boot: the unit does not run (or is skipped by its ExecCondition= where
 #      ConditionNeedsUpdate=/etc always holds: unit_idle); every setting of the plan that
 #      the host makes under the guest's recording ($mw/$p/plan.json) is in
 #      effect, nothing else moved (compare.py against the baseline), and as many
@@ -46,12 +46,12 @@ image_boot() {
         return $_rc
 }
 
-# the files the first boot writes, the manifest and the initramfs, for "a later
-# boot changes nothing"
+# the files the first boot writes, the manifest, the unit's stamp and the
+# initramfs, for "a later boot changes nothing"
 image_files() {
         for _f in /etc/udev/rules.d/70-idlecfg.rules /etc/modprobe.d/idlecfg.conf /etc/tmpfiles.d/idlecfg.conf \
                   /etc/sysctl.d/90-idlecfg.conf /etc/kernel/cmdline /var/lib/idlecfg/manifest \
-                  "/boot/initrd.img-$kver"; do
+                  /var/lib/idlecfg/firstboot.stamp "/boot/initrd.img-$kver"; do
                 if image_get "$img" "$_f" "$tmp/image-file"; then
                         echo "$_f $(sha256sum <"$tmp/image-file" | cut -c1-64)"
                 else
@@ -68,19 +68,24 @@ unit_prop() {
 # unit_idle BOOT: the unit did not run on a later boot, or, where the image
 # has no systemd-update-done.service (Debian ships none, so nothing writes
 # /etc/.updated and ConditionNeedsUpdate=/etc holds at every boot, as for
-# Debian's own systemd-sysusers.service), it ran as a quiet refresh: success,
-# no line of its own in the journal. Sets unit_how.
+# Debian's own systemd-sysusers.service), its ExecCondition= (refresh --image
+# --condition) skipped it: the stamp of the first boot names this /usr and
+# machine-id (Result=exec-condition, which systemd 252 shows with
+# ConditionResult=no; no line of idlecfg's in the journal, no udevadm
+# settle). Sets unit_how.
 unit_idle() {
+        if [ "$(unit_prop "$1" Result)" = exec-condition ]; then
+                # systemd's own lines only (Starting, skipped, the condition check)
+                grep -v '^Starting idlecfg-firstboot\.service\|^idlecfg-firstboot\.service: Skipped\|^Condition check resulted' \
+                        "$mw/image-$1/out/firstboot.log" | grep -q . && return 1
+                unit_how="the unit was skipped by its ExecCondition= (Result=exec-condition: the first boot's stamp matches this /usr and machine-id$([ "$update_done" = no ] && echo '; no systemd-update-done.service in the image, so ConditionNeedsUpdate=/etc held'))"
+                return 0
+        fi
         if [ "$(unit_prop "$1" ConditionResult)" = no ]; then
                 unit_how="the unit did not run again (ConditionResult=no)"
                 return 0
         fi
-        [ "$update_done" = no ] && [ "$(unit_prop "$1" ConditionResult)" = yes ] &&
-                [ "$(unit_prop "$1" Result)" = success ] || return 1
-        # systemd's own Starting/Finished lines only
-        grep -v '^Starting idlecfg-firstboot\.service\|^Finished idlecfg-firstboot\.service' \
-                "$mw/image-$1/out/firstboot.log" | grep -q . && return 1
-        unit_how="the unit ran as a quiet refresh, nothing written (no systemd-update-done.service in the image: ConditionNeedsUpdate=/etc holds at every boot)"
+        return 1
 }
 
 # image_flow PROFILE: $image_points test points
@@ -133,7 +138,8 @@ image_flow_steps() {
         unit=$(find "$ir/lib/systemd/system" "$ir/usr/lib/systemd/system" -name idlecfg-firstboot.service 2>/dev/null | head -n 1)
         bad=
         for f in /etc/udev/rules.d/70-idlecfg.rules /etc/modprobe.d/idlecfg.conf /etc/tmpfiles.d/idlecfg.conf \
-                 /etc/sysctl.d/90-idlecfg.conf /etc/idlecfg/cmdline; do
+                 /etc/sysctl.d/90-idlecfg.conf /etc/idlecfg/cmdline /var/lib/idlecfg/firstboot.stamp \
+                 /var/lib/idlecfg/initramfs.cache; do
                 [ -e "$ir$f" ] && bad="$bad $f"
         done
         cmp -s "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before" || bad="$bad /etc/kernel/cmdline"
@@ -181,7 +187,7 @@ image_flow_steps() {
         if image_boot second && unit_idle second; then
                 ipass "second boot with '$(cat "$mw/image/second.boot/etc/kernel/cmdline")': $unit_how, $boot_secs s"
         else
-                ifail "second boot: powered off by itself, the unit did not run again or changed nothing (ConditionResult=$(unit_prop second ConditionResult))"
+                ifail "second boot: powered off by itself, the unit did not run again or was skipped by its ExecCondition= (ConditionResult=$(unit_prop second ConditionResult), Result=$(unit_prop second Result))"
                 diag "$(cat "$mw/image-second/out/firstboot.log" 2>/dev/null | tail -n 30)"
                 return 1
         fi

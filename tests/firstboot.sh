@@ -1,0 +1,179 @@
+#!/bin/sh
+# tests/firstboot.sh: what runs at every boot and every verify of a machine
+# installed from an image, under a recorded machine (commands logged, never
+# run): the verdict on the initramfs kept in /var/lib/idlecfg/initramfs.cache
+# (lsinitramfs run again only when the kernel, the initramfs or the modules
+# changed; a damaged cache survived and rewritten), and the stamp of
+# idlecfg-firstboot.service with its ExecCondition= (refresh --image
+# --condition: 0 runs the unit, 1 skips it). rollback removes both.
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run depmod "${CC:-cc}"
+PATH=$PATH:/sbin:/usr/sbin
+if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
+        rm -rf "$tmp"
+        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
+fi
+plan 25
+
+root=$tmp/root
+state=$root/var/lib/idlecfg
+cache=$state/initramfs.cache
+stamp=$state/firstboot.stamp
+id1=0123456789abcdef0123456789abcdef
+id2=fedcba9876543210fedcba9876543210
+mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$root/var/lib" "$root/etc/kernel" "$root/boot"
+printf 'root=UUID=0b5b5f4e-5d0e-4e4b-9d62-3f9d2b2a5c11 ro quiet\n' >"$root/etc/kernel/cmdline"
+echo initramfs >"$root/boot/initrd.img-$KVER"
+touch -d 2000-01-01 "$root/boot/initrd.img-$KVER"
+echo $id1 >"$root/etc/machine-id"
+cp -a "$root" "$tmp/orig"
+ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
+tree() { (cd "$1" && find . -printf '%p %y %m %l\n' | sort && find . -type f -exec sha256sum {} + | sort -k2); }
+tree "$tmp/orig" >"$tmp/orig.tree"
+same_as_orig() { tree "$root" >"$tmp/now.tree" && diff "$tmp/orig.tree" "$tmp/now.tree"; }
+# the commands of refresh --image and the lister go to this log instead of
+# running; the lister prints $TAKE_LIST (an initramfs without snd_hda_intel)
+cat >"$tmp/log-cmd" <<'SH'
+#!/bin/sh
+echo "$*" >>"$TAKE_LOG"
+case $1 in */lsinitramfs) exec cat "$TAKE_LIST" ;; esac
+SH
+chmod +x "$tmp/log-cmd"
+printf '%s\n' . usr/lib/modules/$KVER/kernel/drivers/ata/ahci.ko.xz \
+        usr/lib/modules/$KVER/kernel/sound/pci/hda/snd-hda-codec.ko.zst >"$tmp/list"
+export TAKE_LIST="$tmp/list" TAKE_LOG="$tmp/take.log"
+take() { IDLECFG_TEST_TAKE_EFFECT=$tmp/log-cmd ic "$@"; }
+# the number of listings since the last call
+listed() { _c=$(grep -c '/lsinitramfs ' "$TAKE_LOG" 2>/dev/null); rm -f "$TAKE_LOG"; echo "${_c:-0}"; }
+cond() { ic refresh --image --condition -v >"$tmp/cond.out" 2>&1; echo $?; }
+
+# ---- the first boot ----
+ic install --image >"$tmp/i1" 2>&1; rc=$?
+check "install --image: exit 0, no stamp and no cache in the image" sh -c "
+        test $rc -eq 0 && test -f '$state/manifest' && test ! -e '$stamp' && test ! -e '$cache'"
+# (with the lock of another instance held: --condition does not wait for it)
+mkdir -p "$root/run" && : >"$root/run/idlecfg.lock"
+rc=$(flock "$root/run/idlecfg.lock" sh -c "'$IDLECFG' --root '$root' --wait 0 refresh --image --condition -v >'$tmp/cond.out' 2>&1; echo \$?")
+rm -rf "$root/run"
+check "refresh --image --condition without a stamp: exit 0 (the unit runs), without taking the lock" sh -c "
+        test $rc -eq 0 && grep -q 'firstboot.stamp: none' '$tmp/cond.out'"
+take refresh --image >"$tmp/r1" 2>&1; rc=$?
+n=$(listed)
+check "refresh --image on the running system: installs, lists the initramfs once, keeps its verdict" sh -c "
+        test $rc -eq 0 && test $n -eq 1 && grep -q 'holds none of them' '$tmp/r1' &&
+        grep -qx 'verdict lacks' '$cache' && grep -qx 'kernel $KVER' '$cache'"
+check "  and writes the stamp: /usr's mtime in ns and the machine ID" sh -c "
+        grep -qx 'MACHINE_ID=$id1' '$stamp' &&
+        grep -qx \"USR_TIMESTAMP_NSEC=\$(stat -c %.9Y '$root/usr' | tr -d .)\" '$stamp'"
+
+# ---- the boots after it ----
+rc=$(cond)
+check "refresh --image --condition with a stamp of this /usr and machine ID: exit 1 (the unit is skipped)" sh -c "
+        test $rc -eq 1 && grep -q 'nothing to do' '$tmp/cond.out'"
+take verify >"$tmp/v1" 2>&1; vrc=$?
+n=$(listed)
+check "verify after it: the initramfs not listed again, no update-initramfs step" sh -c "
+        test $vrc -eq 1 && test $n -eq 0 && grep -q 'modprobe (installed' '$tmp/v1' && ! grep -q 'update-initramfs' '$tmp/v1'"
+take refresh >"$tmp/r2" 2>&1; rc=$?
+n=$(listed)
+# (kernel-install was logged, not run: the boot entry is still a step, exit 4)
+check "a plain refresh: up to date, not listed again, no update-initramfs step" sh -c "
+        test $rc -eq 4 && test $n -eq 0 && ! grep -q 'update-initramfs' '$tmp/r2' && grep -q 'kernel-install add' '$tmp/r2'"
+
+# ---- what makes it list again ----
+touch -d 2001-01-01 "$root/boot/initrd.img-$KVER"
+take verify >"$tmp/v2" 2>&1
+n=$(listed)
+take verify >/dev/null 2>&1
+n2=$(listed)
+check "an initramfs with another mtime: listed again once, then kept" sh -c "
+        test $n -eq 1 && test $n2 -eq 0 && ! grep -q 'update-initramfs' '$tmp/v2' &&
+        grep -qx \"mtime \$(stat -c %Y '$root/boot/initrd.img-$KVER').000000000\" '$cache'"
+cp "$root/etc/modprobe.d/idlecfg.conf" "$tmp/modprobe.conf"
+echo 'options ahci mobile_lpm_policy=3' >>"$root/etc/modprobe.d/idlecfg.conf"
+touch -d 2002-01-01 "$root/etc/modprobe.d/idlecfg.conf"
+take verify >"$tmp/v3" 2>&1
+n=$(listed)
+check "another module in the options (ahci, in the initramfs): listed again, update-initramfs is a step" sh -c "
+        test $n -eq 1 && grep -q 'update-initramfs -u -k $KVER' '$tmp/v3' && grep -qx 'verdict holds' '$cache' &&
+        grep -qx 'names ahci' '$cache'"
+cp -p "$tmp/modprobe.conf" "$root/etc/modprobe.d/idlecfg.conf"
+take verify >/dev/null 2>&1
+n=$(listed)
+check "  the options as they were: listed again (the key is the module set)" test "$n" -eq 1
+printf 'garbage\n' >"$cache"
+take verify >"$tmp/v4" 2>&1; rc=$?
+n=$(listed)
+check "a garbage cache: verify as before (listed again, no step), the cache rewritten" sh -c "
+        test $rc -eq $vrc && test $n -eq 1 && ! grep -q 'update-initramfs' '$tmp/v4' &&
+        head -n 1 '$cache' | grep -qx 'idlecfg-initramfs-cache 1' && grep -qx 'verdict lacks' '$cache'"
+head -c 150 "$cache" >"$tmp/cut" && cp "$tmp/cut" "$cache"
+take verify >"$tmp/v5" 2>&1; rc=$?
+n=$(listed)
+check "a cache cut short: listed again, rewritten whole" sh -c "
+        test $rc -eq $vrc && test $n -eq 1 && grep -qx 'verdict lacks' '$cache' && ! grep -q 'update-initramfs' '$tmp/v5'"
+sed 's/^verdict lacks$/verdict maybe/' "$cache" >"$tmp/bad" && cp "$tmp/bad" "$cache"
+take verify >"$tmp/v6" 2>&1; rc=$?
+n=$(listed)
+check "a cache of the right key with a verdict it does not know: listed again" sh -c "
+        test $rc -eq $vrc && test $n -eq 1 && grep -qx 'verdict lacks' '$cache'"
+rm -f "$cache"
+take refresh --dry-run >/dev/null 2>&1
+n=$(listed)
+check "refresh --dry-run: lists, writes no cache" sh -c "test $n -eq 1 && test ! -e '$cache'"
+
+# ---- the stamp against this boot ----
+touch -r "$root/usr" "$tmp/usr.mtime"
+touch "$root/usr"
+rc=$(cond)
+touch -r "$tmp/usr.mtime" "$root/usr"
+check "/usr updated since the stamp: exit 0" sh -c "test $rc -eq 0 && grep -q '/usr changed' '$tmp/cond.out'"
+echo $id2 >"$root/etc/machine-id"
+rc=$(cond)
+check "another machine ID (a cloned image): exit 0" sh -c "test $rc -eq 0 && grep -q 'another machine ID' '$tmp/cond.out'"
+echo uninitialized >"$root/etc/machine-id"
+rc=$(cond)
+check "/etc/machine-id uninitialized (a first boot): exit 0" test "$rc" -eq 0
+echo $id1 >"$root/etc/machine-id"
+cp "$stamp" "$tmp/stamp.good"
+sed 's/^MACHINE_ID=.*/MACHINE_ID=xyz/' "$tmp/stamp.good" >"$stamp"
+rc=$(cond)
+check "a damaged stamp: exit 0, a warning naming the file and line" sh -c "
+        test $rc -eq 0 && grep -q 'warning: $stamp:[0-9]*: not a stamp of idlecfg-firstboot.service' '$tmp/cond.out'"
+take refresh --image >/dev/null 2>&1; rc=$?
+rc2=$(cond)
+check "  the next refresh --image writes it again: exit 1 then" sh -c "test $rc -eq 0 && test $rc2 -eq 1 && cmp '$stamp' '$tmp/stamp.good'"
+"$IDLECFG" --root "$root" refresh --condition >"$tmp/u1" 2>&1; rc=$?
+check "--condition without --image: usage error, exit 2" sh -c "test $rc -eq 2 && grep -q 'goes with refresh --image' '$tmp/u1'"
+unit=$top_builddir/units/idlecfg-firstboot.service
+check "the unit: ExecCondition= refresh --image --condition, before ExecStartPre= (no settle when skipped)" sh -c "
+        grep -q '^ExecCondition=/.*/idlecfg refresh --image --condition\$' '$unit' &&
+        test \$(grep -n '^ExecCondition=' '$unit' | cut -d: -f1) -lt \$(grep -n '^ExecStartPre=' '$unit' | cut -d: -f1)"
+
+# ---- an image made of a configured root, and rollback ----
+ic install --image >/dev/null 2>&1; rc=$?
+check "install --image over a root with a stamp: the stamp goes (never in an image)" sh -c "
+        test $rc -eq 0 && test ! -e '$stamp'"
+take refresh --image >/dev/null 2>&1
+test -f "$stamp" && test -f "$cache" || diag "no stamp or no cache before rollback"
+cp -a "$root" "$tmp/configured"
+ic rollback >/dev/null 2>&1; rc=$?
+rm -rf "$root/run" "$TAKE_LOG"
+check "rollback: exit 0, the cache and the stamp gone with the state directory" sh -c "test $rc -eq 0 && test ! -e '$state'"
+check "  (the root as it was: the trees compared)" same_as_orig
+# a rollback killed at each of its unlinks (the stamp's and the cache's
+# among them), then run again: nothing of either left
+n=0 bad=0
+while [ $n -lt 200 ]; do
+        n=$((n + 1))
+        rm -rf "$root" && cp -a "$tmp/configured" "$root"
+        IDLECFG_FAULT=kill:$n:EIO:unlink ic rollback >"$tmp/k.run" 2>&1
+        grep -q 'injected' "$tmp/k.run" || break
+        ic rollback >"$tmp/k.rb" 2>&1 || { bad=$((bad + 1)); diag "kill:$n: rollback again failed" "$(cat "$tmp/k.rb")"; }
+        rm -rf "$root/run"
+        same_as_orig >"$tmp/k.diff" || { bad=$((bad + 1)); diag "kill:$n: the tree differs" "$(head -5 "$tmp/k.diff")"; }
+done
+check "rollback killed at each of its $((n - 1)) unlinks, then again: the root as it was each time" sh -c "
+        test $n -gt 3 && test $bad -eq 0"
+done_testing
