@@ -2,7 +2,8 @@
 # tests/bench/install-bench.sh [BUILDDIR]: wall time and peak RSS of install
 # (first and unchanged), refresh when nothing changed (what a package hook
 # pays on every upgrade), the first-boot unit's command (refresh --image) on a
-# machine already configured (what a boot after a /usr update pays), and rollback, into a temporary root, for this
+# machine already configured (what a boot after a /usr update pays), its
+# ExecCondition= (what every other boot pays), and rollback, into a temporary root, for this
 # machine's own devices (read from /sys; nothing is written outside the
 # temporary root) and for a recorded laptop inside one umockdev session.
 # Needs GNU time (Debian package "time"). Run: make bench
@@ -30,12 +31,12 @@ measure() {
         shift
         for i in $(seq "$runs"); do
                 s=$(date +%s%N)
-                /usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>&1 || true
+                /usr/bin/time -q -f %M -o "$tmp/rss" "$@" >/dev/null 2>&1 || true
                 e=$(date +%s%N)
                 echo "$(( (e - s) / 1000 )) $(cat "$tmp/rss")"
         done | sort -n | awk -v name="$name" -v n="$runs" '
                 { t[NR] = $1; if ($2 > rss) rss = $2 }
-                END { printf "%-44s median %7.1f ms  max RSS %6.1f MiB  (%d runs)\n", name, t[int((NR + 1) / 2)] / 1000, rss / 1024, n }'
+                END { printf "%-46s median %7.1f ms  max RSS %6.1f MiB  (%d runs)\n", name, t[int((NR + 1) / 2)] / 1000, rss / 1024, n }'
 }
 ic="$idlecfg --root $root --kernel 6.1.0-18-amd64 --profile balanced"
 hwdb_mb=$(du -sm "$root/usr/lib/udev/hwdb.d" | cut -f1)
@@ -45,6 +46,16 @@ $ic install >/dev/null
 measure "  install, nothing to change" $ic install
 measure "  refresh, nothing changed" $ic refresh
 measure "  refresh --image (first-boot unit), same" $ic refresh --image
+# what the unit's ExecCondition= pays at a boot where its stamp says nothing to do
+# (the stamp as a refresh --image on the running system leaves it: /usr's mtime, machine-id)
+mkdir -p "$root/usr"
+echo 0123456789abcdef0123456789abcdef >"$root/etc/machine-id"
+printf 'USR_TIMESTAMP_NSEC=%s\nMACHINE_ID=0123456789abcdef0123456789abcdef\n' \
+        "$(stat -c %.9Y "$root/usr" | tr -d .)" >"$root/var/lib/idlecfg/firstboot.stamp"
+$ic refresh --image --condition >/dev/null 2>&1 && echo "bench: the stamp was not taken" >&2
+measure "  refresh --image --condition (ExecCondition=)" $ic refresh --image --condition
+measure "  /bin/true (for comparison)" /bin/true
+rm -f "$root/var/lib/idlecfg/firstboot.stamp" "$root/etc/machine-id"
 measure "  plan (for comparison)" $ic plan
 $ic rollback >/dev/null
 
