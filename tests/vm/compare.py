@@ -230,8 +230,16 @@ class Report:
 
 
 def main():
+    # --stable SNAPSHOT: its lines with each path under its stable name, sorted
+    # (two boots' snapshots compared as they are compared here)
+    if len(sys.argv) == 3 and sys.argv[1] == "--stable":
+        with open(sys.argv[2], encoding="utf-8", errors="replace") as f:
+            lines = [line.rstrip("\n").split("\t", 1) for line in f]
+        for fields in sorted((stable(x[0]),) + tuple(x[1:]) for x in lines):
+            print("\t".join(fields))
+        return 0
     if len(sys.argv) != 5:
-        print("usage: compare.py PLAN.json BASELINE AFTER RECORDING", file=sys.stderr)
+        print("usage: compare.py PLAN.json BASELINE AFTER RECORDING | compare.py --stable SNAPSHOT", file=sys.stderr)
         return 2
     with open(sys.argv[1]) as f:
         plan = json.load(f)
