@@ -13,7 +13,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 25
+plan 26
 
 root=$tmp/root
 state=$root/var/lib/idlecfg
@@ -150,6 +150,21 @@ unit=$top_builddir/units/idlecfg-firstboot.service
 check "the unit: ExecCondition= refresh --image --condition, before ExecStartPre= (no settle when skipped)" sh -c "
         grep -q '^ExecCondition=/.*/idlecfg refresh --image --condition\$' '$unit' &&
         test \$(grep -n '^ExecCondition=' '$unit' | cut -d: -f1) -lt \$(grep -n '^ExecStartPre=' '$unit' | cut -d: -f1)"
+# systemd's own check of the unit, in a root holding it and idlecfg where
+# the unit names it: no unknown key, no bad value, no missing command
+if command -v systemd-analyze >/dev/null 2>&1; then
+        sa=$tmp/sa-root
+        bin=$(sed -n 's|^ExecStart=\(/[^ ]*\) .*|\1|p' "$unit")
+        mkdir -p "$sa/usr/lib/systemd/system" "$sa${bin%/*}"
+        cp "$unit" "$sa/usr/lib/systemd/system/"
+        cp "$IDLECFG" "$sa$bin"
+        systemd-analyze verify --man=no --root="$sa" /usr/lib/systemd/system/idlecfg-firstboot.service \
+                >"$tmp/sa.out" 2>&1; rc=$?
+        check "systemd-analyze verify of the unit: clean" sh -c "test $rc -eq 0 && ! test -s '$tmp/sa.out'" ||
+                diag "$(cat "$tmp/sa.out")"
+else
+        skip "systemd-analyze verify of the unit" "no systemd-analyze"
+fi
 
 # ---- an image made of a configured root, and rollback ----
 ic install --image >/dev/null 2>&1; rc=$?

@@ -4,7 +4,7 @@
 # the warning of a plain install into a root of other hardware, install --check
 # (exit 5, nothing written, --diff, --json, Salt's state line parsed as Salt
 # parses it), verify --format prometheus (promtool where installed) and
-# --nagios; the first-boot unit checked by systemd-analyze where it can.
+# --nagios (the first-boot unit itself: tests/firstboot.sh, systemd-analyze verify included).
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
 PATH=$PATH:/sbin:/usr/sbin
