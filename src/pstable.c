@@ -41,13 +41,6 @@ void ps_files_free(struct ps_file *v, size_t n)
         free(v);
 }
 
-static void paths_free(char **v, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
 /* S may switch at run time: its knob's rule takes both values, and the file
  * it writes (*RET_PATH) is one idlecfg may write */
 static int check_setting(const struct setting *s, char **ret_path, struct xerror *e)
@@ -78,8 +71,8 @@ int ps_render(const struct plan *p, const char *sbin, struct ps_file **ret, size
 {
         struct strbuf sb = {};
         struct ps_file *v = NULL;
-        char **paths = NULL;
-        size_t n = 0, n_paths = 0;
+        struct kvlist paths = {};
+        size_t n = 0;
         int r;
 
         *ret = NULL;
@@ -91,31 +84,24 @@ int ps_render(const struct plan *p, const char *sbin, struct ps_file **ret, size
                         "# knob mechanism device attribute module parameter ac battery (\"-\": none)\n");
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
-                bool seen = false;
-                char *path = NULL;
+                _cleanup_free_ char *path = NULL;
                 if (!s->value || !s->value_battery)
                         continue;
                 r = check_setting(s, &path, ret_error);
                 if (r < 0) {
                         sb_free(&sb);
-                        paths_free(paths, n_paths);
+                        kv_free(&paths);
                         return r;
                 }
                 /* a knob set at boot by two mechanisms (pcie_aspm's policy: the
                  * command line and tmpfiles) has one file to switch: once */
-                for (size_t k = 0; paths && paths[k] && !seen; k++)
-                        seen = streq(paths[k], path);
-                if (seen) {
-                        free(path);
+                if (kv_find(&paths, path))
                         continue;
-                }
-                paths = xrealloc(paths, (n_paths + 2) * sizeof(char *));
-                paths[n_paths++] = path;
-                paths[n_paths] = NULL;
+                kv_add(&paths, path, NULL);
                 sb_appendf(&sb, "%s %s %s %s %s %s %s %s\n", s->knob, mechanism_to_string(s->mech), field(s->device),
                            field(s->attr), field(s->module), field(s->param), s->value, s->value_battery);
         }
-        paths_free(paths, n_paths);
+        kv_free(&paths);
         file_add(&v, &n, PS_TABLE_PATH, sb_steal(&sb), false);
         /* RUN+= must return at once (udev kills long jobs, and the decision
          * waits for the supplies to settle): systemd-run --no-block starts a
