@@ -8,6 +8,7 @@
 #include "powertools.h"
 #include "pstable.h"
 #include "verb-install.h"
+#include "verb-plan.h"
 
 static const char *kind_name(enum target_kind k)
 {
@@ -202,12 +203,7 @@ void install_print_json(const struct install_result *r, const struct rootfs *rfs
         json_kv_int(&j, "schema", 1);
         json_kv_string(&j, "version", PACKAGE_VERSION);
         json_kv_string(&j, "root", rfs->path);
-        json_kv_string(&j, "profile", p->profile);
-        json_kv_string(&j, "profile_reason", p->profile_reason);
-        json_kv_string(&j, "fingerprint", p->fingerprint);
-        json_kv_string(&j, "kernel", p->kernel);
-        json_kv_string(&j, "kernel_source", p->kernel_source);
-        json_kv_string(&j, "kernel_reason", p->kernel_reason);
+        plan_json_identity(&j, p);
         json_kv_bool(&j, "dry_run", dry_run);
         json_kv_bool(&j, "changed", changes > 0);
         json_key(&j, "files");

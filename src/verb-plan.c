@@ -84,6 +84,16 @@ void plan_print_text(const struct plan *p, FILE *f)
                 skipped);
 }
 
+void plan_json_identity(struct json *j, const struct plan *p)
+{
+        json_kv_string(j, "profile", p->profile);
+        json_kv_string(j, "profile_reason", p->profile_reason);
+        json_kv_string(j, "fingerprint", p->fingerprint);
+        json_kv_string(j, "kernel", p->kernel);
+        json_kv_string(j, "kernel_source", p->kernel_source);
+        json_kv_string(j, "kernel_reason", p->kernel_reason);
+}
+
 void plan_print_json(const struct plan *p, FILE *f)
 {
         struct json j;
@@ -92,12 +102,7 @@ void plan_print_json(const struct plan *p, FILE *f)
         json_begin_object(&j);
         json_kv_int(&j, "schema", 1);
         json_kv_string(&j, "version", PACKAGE_VERSION);
-        json_kv_string(&j, "profile", p->profile);
-        json_kv_string(&j, "profile_reason", p->profile_reason);
-        json_kv_string(&j, "fingerprint", p->fingerprint);
-        json_kv_string(&j, "kernel", p->kernel);
-        json_kv_string(&j, "kernel_source", p->kernel_source);
-        json_kv_string(&j, "kernel_reason", p->kernel_reason);
+        plan_json_identity(&j, p);
         json_kv_string(&j, "kernel_version", p->kernel_version);
         json_kv_string(&j, "kernel_version_source", p->kernel_version_source);
         json_key(&j, "settings");

@@ -3,7 +3,11 @@
 
 #include <stdio.h>
 
+#include "json.h"
 #include "plan.h"
 
 void plan_print_text(const struct plan *p, FILE *f);
 void plan_print_json(const struct plan *p, FILE *f);
+/* the keys that say what P is for, in the order plan and install print them:
+ * profile, profile_reason, fingerprint, kernel, kernel_source, kernel_reason */
+void plan_json_identity(struct json *j, const struct plan *p);
