@@ -44,10 +44,7 @@ check "power_save = 3600 (the maximum): power_save=3600" ps ps3600 3600
 ps_keep() {
         ok_plans ps-keep && [ -z "$(planned ps-keep $S)" ] && denied ps-keep &&
                 # on the laptops one global skip names the keep line
-                for _m in $LAPTOPS; do
-                        [ "$(rows ps-keep $S $_m | cut -d'|' -f3,8,12)" = "||skipped: profile ps-keep [audio] power_save = keep (/etc/idlecfg/profiles/ps-keep.profile:4): the kernel default stays" ] ||
-                                { echo "$_m:"; rows ps-keep $S $_m; return 1; }
-                done &&
+                default_stays ps-keep $S audio power_save keep $LAPTOPS &&
                 ! grep -q 'power_save=' "$(out intel-laptop ps-keep modprobe)" &&
                 # the controller's value stays (balanced's yes)
                 param ps-keep $C snd_hda_intel power_save_controller Y modprobe \
@@ -65,10 +62,7 @@ check "power_save_controller = yes: power_save_controller=Y on both laptops; des
 check "power_save_controller = no: power_save_controller=N" psc psc-no N no
 psc_keep() {
         ok_plans psc-keep && [ -z "$(planned psc-keep $C)" ] && denied psc-keep &&
-                for _m in $LAPTOPS; do
-                        [ "$(rows psc-keep $C $_m | cut -d'|' -f3,8,12)" = "||skipped: profile psc-keep [audio] power_save_controller = keep (/etc/idlecfg/profiles/psc-keep.profile:4): the kernel default stays" ] ||
-                                { echo "$_m:"; rows psc-keep $C $_m; return 1; }
-                done &&
+                default_stays psc-keep $C audio power_save_controller keep $LAPTOPS &&
                 ! grep -q 'power_save_controller' "$(out intel-laptop psc-keep modprobe)" &&
                 param psc-keep $S snd_hda_intel power_save 10 modprobe \
                         "profile psc-keep [audio] power_save = 10 (/usr/share/idlecfg/profiles/balanced.profile:140)" $LAPTOPS

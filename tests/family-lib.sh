@@ -158,6 +158,17 @@ kept() {
         [ "$_kn" -gt 0 ] || { echo "no machine has a row of $_knob"; return 1; }
 }
 
+# default_stays ID KNOB SECTION KEY VALUE MACHINE...: on each MACHINE, KNOB's
+# one row is the global skip naming ID's profile line "KEY = VALUE"
+default_stays() {
+        _id=$1 _knob=$2 _sec=$3 _key=$4 _val=$5
+        shift 5
+        for _m in "$@"; do
+                [ "$(rows "$_id" "$_knob" "$_m" | cut -d'|' -f3,8,12)" = "||skipped: profile $_id [$_sec] $_key = $_val (/etc/idlecfg/profiles/$_id.profile:4): the kernel default stays" ] ||
+                        { echo "$_m:"; rows "$_id" "$_knob" "$_m"; return 1; }
+        done
+}
+
 # refused ID SECTION KEY MESSAGE: the profile is refused (exit 2) on every
 # machine, with the file, line 4 and MESSAGE (a fixed string)
 refused() {

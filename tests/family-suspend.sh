@@ -46,10 +46,7 @@ for v in s2idle shallow deep; do
 done
 mem_keep() {
         ok_plans keep && deep keep &&
-                for _m in amd-laptop buildhost intel-laptop; do
-                        [ "$(rows keep $M $_m | cut -d'|' -f3,8,12)" = "||skipped: profile keep [suspend] mem_sleep = keep (/etc/idlecfg/profiles/keep.profile:4): the kernel default stays" ] ||
-                                { echo "$_m:"; rows keep $M $_m; return 1; }
-                done &&
+                default_stays keep $M suspend mem_sleep keep amd-laptop buildhost intel-laptop &&
                 ! grep -q mem_sleep_default "$(out intel-laptop keep cmdline)"
 }
 check "mem_sleep = keep: nothing but a skip saying the kernel default stays where no platform entry says better; desktop-sata's entry still wins (a known-good fact)" mem_keep
@@ -70,10 +67,7 @@ hib_yes() {
 check "hibernate = yes: resume=UUID= of the swap in each root's fstab on the command line; the VM has none: skipped, saying so" hib_yes
 hib_no() {
         ok_plans hib-no && [ -z "$(planned hib-no $R)" ] && ! grep -q 'resume=' "$(out intel-laptop hib-no cmdline)" &&
-                for _m in $FAMILY_MACHINES; do
-                        [ "$(rows hib-no $R $_m | cut -d'|' -f3,8,12)" = "||skipped: profile hib-no [suspend] hibernate = no (/etc/idlecfg/profiles/hib-no.profile:4): the kernel default stays" ] ||
-                                { echo "$_m:"; rows hib-no $R $_m; return 1; }
-                done
+                default_stays hib-no $R suspend hibernate no $FAMILY_MACHINES
 }
 check "hibernate = no: no resume= anywhere, a skip saying the kernel default stays" hib_no
 check "hibernate takes no per-source value: refused with the file and line" refused_source hib-src suspend hibernate
