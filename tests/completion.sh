@@ -4,7 +4,7 @@
 . "$top_srcdir/tests/lib.sh"
 command -v bash >/dev/null 2>&1 || skip_all "bash not installed"
 
-COMPLETION=$top_srcdir/src/idlecfg.bash-completion
+COMPLETION=$top_srcdir/src/completion/idlecfg.bash-completion
 BASH_COMPLETION=${BASH_COMPLETION_SCRIPT:-/usr/share/bash-completion/bash_completion}
 export COMPLETION BASH_COMPLETION
 
@@ -87,7 +87,7 @@ all_options() {
 }
 
 # for each verb: the long options completed after "idlecfg VERB --" are the
-# ones "idlecfg help VERB" lists (the verb table of src/idlecfg.c)
+# ones "idlecfg help VERB" lists (the verb table of src/cli/idlecfg.c)
 verb_options() {
         for _v in detect plan explain install apply rollback verify refresh measure; do
                 comp "$1" "idlecfg $_v --" idlecfg "$_v" -- >"$tmp/comp.out" || return 1

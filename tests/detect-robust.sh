@@ -107,7 +107,7 @@ for c in a["devices"]:
                 assert a["devices"][c] == b["devices"][c], c
 ' "$tmp/full.json" "$tmp/nolist.json"
 
-# libblkid is opened at the first probe of a block device (src/storage.c): under
+# libblkid is opened at the first probe of a block device (src/pipeline/storage.c): under
 # umockdev nothing is one, so detect never loads it
 run_machine "$TESTS_DATA/machines/intel-laptop" env LD_DEBUG=files "$IDLECFG" detect --json >/dev/null 2>"$tmp/ld.err"; rc=$?
 check "detect of a recording never loads libblkid (nothing to probe)" sh -c "

@@ -10,7 +10,7 @@ LOADER=${PROFILE_LOAD:-$top_builddir/tests/profile-load}
 REGISTRY=${KNOB_REGISTRY:-$top_builddir/tests/knob-registry}
 [ -x "$LOADER" ] || skip_all "$LOADER not built"
 [ -x "$REGISTRY" ] || skip_all "$REGISTRY not built"
-MAN=$top_srcdir/src
+MAN=$top_srcdir/src/man
 PROFILE5=$MAN/idlecfg-profile.5
 CONF5=$MAN/idlecfg.conf.5
 HWDB7=$MAN/idlecfg-hwdb.7
@@ -259,7 +259,7 @@ section "$HWDB7" PROPERTIES | awk '
 same_list "idlecfg-hwdb(7) PROPERTIES documents every property of the registry and the rules, and no other" \
         "$tmp/props.code" "$tmp/props.doc" code page
 # what the plan functions look up must be declared in the registry
-readers=$(cd "$top_srcdir" && grep -l -e 'hwdb_fact\(_undecided\)\? *(' -e 'hwdb_get *(' -e 'hwdb_query *(' src/*.c src/knobs/*.c | grep -v '^src/hwdb\.c$')
+readers=$(cd "$top_srcdir" && grep -l -e 'hwdb_fact\(_undecided\)\? *(' -e 'hwdb_get *(' -e 'hwdb_query *(' src/*/*.c | grep -v '^src/db/hwdb\.c$')
 for f in $readers; do
         # (not "IDLECFG_": planner_hwdb_keys holds key prefixes)
         grep -o '"\(IDLECFG\|ID\)_[A-Z0-9_]*"' "$top_srcdir/$f" | tr -d '"' | grep -v '_$'
@@ -294,7 +294,7 @@ grep -h '^ [A-Z][A-Z0-9_]*=' "$top_srcdir"/hwdb/*.hwdb | sed 's/^ //; s/=.*//; s
 check "idlecfg-hwdb(7) mentions every property of hwdb/*.hwdb" test ! -s "$tmp/props.shipped"
 [ -s "$tmp/props.shipped" ] && diag "not in the page: $(cat "$tmp/props.shipped")"
 # the keys idlecfg composes itself (no modalias): "usb:v%s...", "idlecfg-ata:%s..."
-keys=$(cd "$top_srcdir" && grep -ho 'xasprintf("[a-z][a-z-]*:v\{0,1\}%s' src/*.c src/knobs/*.c |
+keys=$(cd "$top_srcdir" && grep -ho 'xasprintf("[a-z][a-z-]*:v\{0,1\}%s' src/*/*.c |
         sed 's/xasprintf("//; s/%s$//' | sort -u)
 missing=
 for k in $keys; do
@@ -305,8 +305,8 @@ check "idlecfg-hwdb(7) MATCH KEYS has every key the code composes ($(echo $keys)
 [ -n "$missing" ] && diag "missing:$missing"
 # the directories the code reads (none found: the code moved, and this check with it)
 missing=
-hwdb_dirs=$(grep -o '"/[a-z/.]*hwdb\.d"' "$top_srcdir/src/hwdb-load.c" | tr -d '"')
-profile_files=$(cat "$top_srcdir/src/profile-search.c" "$top_srcdir/src/profile-select.c" |
+hwdb_dirs=$(grep -o '"/[a-z/.]*hwdb\.d"' "$top_srcdir/src/db/hwdb-load.c" | tr -d '"')
+profile_files=$(cat "$top_srcdir/src/db/profile-search.c" "$top_srcdir/src/db/profile-select.c" |
         grep -o '"/etc/idlecfg/[a-z.]*"\|"/usr/share/idlecfg/[a-z]*"' | tr -d '"' | sort -u)
 for d in $hwdb_dirs; do
         section "$HWDB7" "FILES AND PRIORITY" | grep -q -- "$d" || missing="$missing $d"
@@ -314,14 +314,14 @@ done
 for d in $profile_files; do
         { plain "$PROFILE5"; plain "$CONF5"; } | grep -q -- "$d" || missing="$missing $d"
 done
-check "the pages name the directories and files src/hwdb-load.c, src/profile-search.c and src/profile-select.c read" \
+check "the pages name the directories and files src/db/hwdb-load.c, src/db/profile-search.c and src/db/profile-select.c read" \
         sh -c "test -n '$(echo $hwdb_dirs)' && test -n '$(echo $profile_files)' && test -z '$missing'"
 [ -n "$missing" ] && diag "missing:$missing"
 
-# the files install writes (src/install.h) are in idlecfg(8) FILES; the
+# the files install writes (src/engine/install.h) are in idlecfg(8) FILES; the
 # sysctl keys the registry lets an emitter write are named in idlecfg-profile(5)
 missing=
-for f in $(sed -n 's/^#define [A-Z_]*_PATH "\(\/etc\/[^"]*\)"$/\1/p' "$top_srcdir/src/install.h"); do
+for f in $(sed -n 's/^#define [A-Z_]*_PATH "\(\/etc\/[^"]*\)"$/\1/p' "$top_srcdir/src/engine/install.h"); do
         section "$MAN/idlecfg.8" FILES | grep -q -- "$f" || missing="$missing $f"
 done
 keys=$("$REGISTRY" | awk '$1 == "sysctl" { print $2 }')
@@ -336,8 +336,8 @@ check "idlecfg(8) FILES names every file install writes; idlecfg-profile(5) ever
 
 pages="idlecfg.8 idlecfg.conf.5 idlecfg-profile.5 idlecfg-hwdb.7"
 installed=$(sed -n '/^dist_man_MANS *=/,/[^\\]$/p' "$top_srcdir/Makefile.am" | tr -s ' \t\\' '\n\n\n' | grep '^src/' | sort)
-present=$(cd "$top_srcdir" && ls src/*.[1-8] | sort)
-check "Makefile.am installs every man page in src/ (dist_man_MANS)" \
+present=$(cd "$top_srcdir" && ls src/man/*.[1-8] | sort)
+check "Makefile.am installs every man page in src/man/ (dist_man_MANS)" \
         sh -c "test -n '$present' && test '$(echo $installed)' = '$(echo $present)'"
 [ "$(echo $installed)" = "$(echo $present)" ] || diag "dist_man_MANS: $(echo $installed)" "src: $(echo $present)"
 for page in $pages; do

@@ -2,11 +2,11 @@
 # tests/docs.sh: every file with translatable messages is in po/POTFILES.in,
 # and the man pages render without warnings
 . "$top_srcdir/tests/lib.sh"
-pages=$(cd "$top_srcdir" && ls src/*.[1-8])
+pages=$(cd "$top_srcdir" && ls src/man/*.[1-8])
 plan $((2 + $(echo "$pages" | wc -l)))
 
 missing=
-for f in $(cd "$top_srcdir" && grep -l '_("' src/*.c src/knobs/*.c); do
+for f in $(cd "$top_srcdir" && grep -l '_("' src/*/*.c); do
         grep -qx "$f" "$top_srcdir/po/POTFILES.in" || missing="$missing $f"
 done
 check "po/POTFILES.in lists every file with _() messages${missing:+ (missing:$missing)}" test -z "$missing"

@@ -1,9 +1,9 @@
 /* tests/emit-render.c: build a plan from a line description on stdin and print one rendered file */
 #include "config.h"
 
-#include "emit.h"
-#include "plan.h"
-#include "util.h"
+#include "pipeline/emit.h"
+#include "model/plan.h"
+#include "base/util.h"
 
 /*
  * Usage: emit-render FORMAT [PROFILE [FINGERPRINT [KERNEL]]]

@@ -5,9 +5,9 @@
 
 #include <stdarg.h>
 
-#include "emit.h"
-#include "plan.h"
-#include "util.h"
+#include "pipeline/emit.h"
+#include "model/plan.h"
+#include "base/util.h"
 
 
 

@@ -146,7 +146,7 @@ rc2=$(cond)
 check "  the next refresh --image writes it again: exit 1 then" sh -c "test $rc -eq 0 && test $rc2 -eq 1 && cmp '$stamp' '$tmp/stamp.good'"
 "$IDLECFG" --root "$root" refresh --condition >"$tmp/u1" 2>&1; rc=$?
 check "--condition without --image: usage error, exit 2" sh -c "test $rc -eq 2 && grep -q 'goes with refresh --image' '$tmp/u1'"
-unit=$top_builddir/units/idlecfg-firstboot.service
+unit=$top_builddir/src/units/idlecfg-firstboot.service
 check "the unit: ExecCondition= refresh --image --condition, before ExecStartPre= (no settle when skipped)" sh -c "
         grep -q '^ExecCondition=/.*/idlecfg refresh --image --condition\$' '$unit' &&
         test \$(grep -n '^ExecCondition=' '$unit' | cut -d: -f1) -lt \$(grep -n '^ExecStartPre=' '$unit' | cut -d: -f1)"

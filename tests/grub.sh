@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/grub.sh: the kernel command line idlecfg reads from a target's
-# /etc/default/grub and /etc/default/grub.d/*.cfg (src/grubenv.c), case by
+# /etc/default/grub and /etc/default/grub.d/*.cfg (src/root/grubenv.c), case by
 # case against a recorded answer, and that answer against what Debian's
 # grub-mkconfig really writes into the normal entry's `linux` line for the
 # same files. grub-mkconfig runs in a private mount namespace (unshare -m):

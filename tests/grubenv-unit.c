@@ -1,4 +1,4 @@
-/* tests/grubenv-unit.c: TAP unit test of src/grubenv.c, GRUB's default files
+/* tests/grubenv-unit.c: TAP unit test of src/root/grubenv.c, GRUB's default files
  * read as grub-mkconfig's shell sources them. With --root DIR: print the
  * command line of DIR's normal GRUB entries (tests/grub.sh compares it with
  * what grub-mkconfig writes), and its warnings on stderr. */
@@ -6,7 +6,7 @@
 
 #include "tap.h"
 
-#include "grubenv.h"
+#include "root/grubenv.h"
 
 static char *cmdline_of(const char *text, size_t *ret_warnings, char **ret_first_warning)
 {

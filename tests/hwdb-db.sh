@@ -238,7 +238,7 @@ check "rules: only match keys, power/ ATTR assignments, LABEL and GOTO; every GO
 rules_props() {
         for _p in $(grep -o 'ENV{IDLECFG_[A-Z0-9_]*}' "$RULES" | sed 's/ENV{\(.*\)}/\1/; s/_KERNEL$//' | sort -u); do
                 grep -q "^ $_p=" "$top_srcdir"/hwdb/*.hwdb || grep -q "#   $_p=" "$top_srcdir"/hwdb/*.hwdb ||
-                        grep -q "^\.B $_p=" "$top_srcdir/src/idlecfg-hwdb.7" ||
+                        grep -q "^\.B $_p=" "$top_srcdir/src/man/idlecfg-hwdb.7" ||
                         { echo "$_p is in no hwdb file and not in idlecfg-hwdb(7)"; return 1; }
         done
 }

@@ -3,9 +3,9 @@
 
 #include <getopt.h>
 
-#include "hwdb-load.h"
-#include "hwdb.h"
-#include "util.h"
+#include "db/hwdb-load.h"
+#include "db/hwdb.h"
+#include "base/util.h"
 
 static void usage(FILE *f)
 {

@@ -8,9 +8,9 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
-#include "hwdb-load.h"
-#include "hwdb.h"
-#include "util.h"
+#include "db/hwdb-load.h"
+#include "db/hwdb.h"
+#include "base/util.h"
 
 static char base[] = "/tmp/idlecfg-hwdb-unit.XXXXXX";
 

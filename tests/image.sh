@@ -237,7 +237,7 @@ check "a root whose manifest names other hardware warns; a fresh root of this ma
         grep -q 'warning: .*fingerprint 0123456789abcdef.*install --image' '$tmp/w2' && ! grep -q 'install --image' '$tmp/w3'"
 
 # ---- the unit ----
-unit=$top_builddir/units/idlecfg-firstboot.service
+unit=$top_builddir/src/units/idlecfg-firstboot.service
 check "the first-boot unit: first boot or /usr updated (either), before first-boot-complete.target, refresh --image" sh -c "
         grep -qx 'ConditionFirstBoot=|yes' '$unit' && grep -qx 'ConditionNeedsUpdate=|/etc' '$unit' &&
         grep -q '^Before=.*first-boot-complete.target' '$unit' && grep -qx 'Wants=first-boot-complete.target' '$unit' &&

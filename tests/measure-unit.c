@@ -6,8 +6,8 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "measure.h"
-#include "util.h"
+#include "engine/measure.h"
+#include "base/util.h"
 
 static char base[] = "/tmp/idlecfg-measure.XXXXXX";
 

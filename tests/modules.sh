@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/modules.sh: libkmod resolution against fixture module trees (depmod -b),
-# and what happens without libkmod.so.2 at run time (src/modules.c opens it with dlopen)
+# and what happens without libkmod.so.2 at run time (src/root/modules.c opens it with dlopen)
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 plan 17
@@ -91,7 +91,7 @@ else
 fi
 
 # 12-14: libkmod.so.2 missing at run time. IDLECFG_TEST_LIBKMOD names the
-# library src/modules.c opens instead of libkmod.so.2: one that does not exist
+# library src/root/modules.c opens instead of libkmod.so.2: one that does not exist
 nolib() { IDLECFG_TEST_LIBKMOD=libkmod-absent.so.2 run_machine "$tmp/m.umockdev" "$IDLECFG" "$@"; }
 moddir=$tmp/root/lib/modules/$KVER
 nolib plan --root "$tmp/root" --kernel "$KVER" --profiles-dir "$top_srcdir/profiles" --profile balanced >"$tmp/nolib.out" 2>"$tmp/nolib.err"; rc=$?

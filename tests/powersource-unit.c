@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "powersource.h"
+#include "root/powersource.h"
 #include "tap.h"
-#include "util.h"
+#include "base/util.h"
 
 static char *sys;
 

@@ -1,10 +1,10 @@
 /* tests/profile-load.c: the real profile loader and selection, for shell tests of the docs */
 #include "config.h"
 
-#include "profile-search.h"
-#include "profile-select.h"
-#include "profile.h"
-#include "util.h"
+#include "db/profile-search.h"
+#include "db/profile-select.h"
+#include "db/profile.h"
+#include "base/util.h"
 
 /*
  * profile-load ROOT NAME

@@ -7,10 +7,10 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
-#include "profile-search.h"
-#include "profile-select.h"
-#include "profile.h"
-#include "util.h"
+#include "db/profile-search.h"
+#include "db/profile-select.h"
+#include "db/profile.h"
+#include "base/util.h"
 
 static const char *top;
 static char *bad, *good, *shipped, *roots, *none;       /* none: a root with nothing in it */

@@ -2,7 +2,7 @@
  * reads straight from /sys, to compare with detect's (test driver) */
 #include "config.h"
 
-#include "refresh.h"
+#include "engine/refresh.h"
 
 int main(void)
 {

@@ -73,7 +73,7 @@ step 11 ic refresh
 # fstab: the plan's storage facts come from it
 printf 'UUID=0123 / ext4 defaults 0 1\nUUID=4567 none swap sw 0 0\n' >"$root/etc/fstab"
 step 12 ic refresh
-# what plan reads of the root, and what an unchanged refresh looks at (src/rootfs.c's trace)
+# what plan reads of the root, and what an unchanged refresh looks at (src/root/rootfs.c's trace)
 IDLECFG_TRACE_READS=$out.plan-reads ic plan --profile powersave >/dev/null 2>&1
 IDLECFG_TRACE_READS=$out.refresh-reads ic refresh >"$out.13" 2>&1
 SH

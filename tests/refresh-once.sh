@@ -3,7 +3,7 @@
 # per run, also when it re-installs. An LD_PRELOAD library built here
 # (tests/count-calls.c, loaded after umockdev's) counts the calls into
 # libudev (udev_enumerate_scan_devices: detect's enumerations of block
-# devices; it lists the other devices from /sys itself, src/sysfs.c) and
+# devices; it lists the other devices from /sys itself, src/root/sysfs.c) and
 # libkmod (kmod_new, kmod_load_resources) of each run; detect alone gives the
 # number of enumerations one detection makes. Made to detect twice, the
 # re-installing refreshes fail here (8 enumerations for 4, two indexes).

@@ -1,10 +1,10 @@
 #!/bin/sh
-# tests/refresh.sh: refresh's cheap look (src/refresh.c). The fingerprint read
+# tests/refresh.sh: refresh's cheap look (src/engine/refresh.c). The fingerprint read
 # straight from /sys must be detect's on every recording; a changed device set
 # re-installs and an unchanged one does not; a touched input (same bytes)
 # re-installs nothing, changed bytes do; a manifest written before the
 # content digests still refreshes correctly; a refresh with nothing changed
-# does not load libkmod (src/modules.c opens it only for the module indexes).
+# does not load libkmod (src/root/modules.c opens it only for the module indexes).
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 REFRESH_FP=${REFRESH_FP:-$top_builddir/tests/refresh-fp}

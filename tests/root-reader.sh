@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/root-reader.sh: the files of a target root that other readers used to
 # open by themselves, now checked through the root's one reader
-# (src/rootfs.c): the module indexes libkmod opens (a FIFO there, a link out of
+# (src/root/rootfs.c): the module indexes libkmod opens (a FIFO there, a link out of
 # the root, a link libkmod would resolve to the host), sysctl.d and
 # NetworkManager conf.d files, a 99-default.link linked out of the root,
 # /boot/config-VERSION and the dpkg status as a FIFO or a 3 GB file: no hang,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/swap-source.sh: where the target's swap comes from (src/storage.c),
+# tests/swap-source.sh: where the target's swap comes from (src/pipeline/storage.c),
 # for resume= and the disks in use. The target's /etc/fstab names the swap
 # partition of the recorded desktop (sda3); the "installer's" /proc/swaps
 # (IDLECFG_TEST_PROC) lists another partition (sda4). With --root and in a

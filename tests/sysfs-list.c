@@ -9,9 +9,9 @@
 
 #include <libudev.h>
 
-#include "detect.h"
-#include "inventory.h"
-#include "sysfs.h"
+#include "pipeline/detect.h"
+#include "model/inventory.h"
+#include "root/sysfs.h"
 
 int main(int argc, char **argv)
 {

@@ -1,12 +1,12 @@
 #!/bin/sh
 # tests/sysfs-list.sh: detect lists its devices straight from /sys
-# (src/sysfs.c) instead of by libudev's enumeration; it must see the same
+# (src/root/sysfs.c) instead of by libudev's enumeration; it must see the same
 # devices in the same order as libudev's enumeration, on every recorded
 # machine, on the shared fixtures, on a generated machine, and where
 # libudev's order is not the order of the paths (md and dm block devices
 # after all others). A sound card's control device (controlC) is left out
 # of the order compared: libudev after 252 moves it after its card's other
-# devices, 252 does not (src/sysfs.c); detect does not depend on it.
+# devices, 252 does not (src/root/sysfs.c); detect does not depend on it.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
 plan 11

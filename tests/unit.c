@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "knobs/knob.h"
-#include "modules.h"
-#include "rootfs.h"
-#include "sha256.h"
-#include "util.h"
+#include "root/modules.h"
+#include "root/rootfs.h"
+#include "base/sha256.h"
+#include "base/util.h"
 
 
 

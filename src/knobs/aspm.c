@@ -1,8 +1,8 @@
 /* knobs/aspm.c: PCIe ASPM: the global policy and the per-link L1 substate files */
 #include "config.h"
 
-#include "knob.h"
-#include "rootfs.h"
+#include "knobs/knob.h"
+#include "root/rootfs.h"
 
 static const struct { const char *state, *file; } link_files[] = {
         { "l0s", "link/l0s_aspm" }, { "l1", "link/l1_aspm" }, { "l1_1", "link/l1_1_aspm" },

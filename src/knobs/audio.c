@@ -1,7 +1,7 @@
 /* knobs/audio.c: snd_hda_intel power_save, never on the kernel's denylist */
 #include "config.h"
 
-#include "knob.h"
+#include "knobs/knob.h"
 
 void knob_audio(struct planctx *c)
 {

@@ -4,7 +4,7 @@
 
 #include <time.h>
 
-#include "knob.h"
+#include "knobs/knob.h"
 
 /* the first PCI device that DRIVER drives, or would in the target kernel:
  * bound to it, or a display controller (class 03, or no class known) whose modalias resolves to

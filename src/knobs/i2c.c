@@ -1,7 +1,7 @@
 /* knobs/i2c.c: runtime PM of I2C controllers and clients, i2c-hid touchpads only when allowed */
 #include "config.h"
 
-#include "knob.h"
+#include "knobs/knob.h"
 
 /* [i2c] runtime_pm = platform: the kernel's defaults are the baseline (the
  * DesignWare and LPSS drivers allow runtime PM of their controllers themselves,

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "knob.h"
-#include "rootfs.h"
-#include "targets.h"
+#include "knobs/knob.h"
+#include "root/rootfs.h"
+#include "root/targets.h"
 
 #define PROC_SYS_MAX 4096
 #define SYSCTL_CONF_MAX (1u << 20)

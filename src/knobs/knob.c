@@ -3,8 +3,8 @@
 
 #include <ctype.h>
 
-#include "knob.h"
-#include "rootfs.h"
+#include "knobs/knob.h"
+#include "root/rootfs.h"
 
 /* digits and dots compared as numbers: 6.1.0-18 < 6.10 */
 int kernel_compare(const char *a, const char *b)

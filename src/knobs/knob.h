@@ -1,11 +1,11 @@
 /* knobs/knob.h: one knob family described in one place, and the helpers the families share */
 #pragma once
 
-#include "hwdb.h"
-#include "inventory.h"
-#include "modules.h"
-#include "plan.h"
-#include "profile.h"
+#include "db/hwdb.h"
+#include "model/inventory.h"
+#include "root/modules.h"
+#include "model/plan.h"
+#include "db/profile.h"
 
 struct planctx {
         const struct inventory *inv;

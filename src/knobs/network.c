@@ -18,8 +18,8 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 
-#include "knob.h"
-#include "rootfs.h"
+#include "knobs/knob.h"
+#include "root/rootfs.h"
 
 #define LINK_DROPINS_SINCE 248
 #define LINK_FILE_MAX (64u << 10)

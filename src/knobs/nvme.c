@@ -1,7 +1,7 @@
 /* knobs/nvme.c: NVMe APST latency, only where the hwdb has a quirk for the model */
 #include "config.h"
 
-#include "knob.h"
+#include "knobs/knob.h"
 
 void knob_nvme(struct planctx *c)
 {

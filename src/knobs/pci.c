@@ -1,8 +1,8 @@
 /* knobs/pci.c: PCI runtime PM (power/control) with a denylist by driver and class */
 #include "config.h"
 
-#include "knob.h"
-#include "virt.h"
+#include "knobs/knob.h"
+#include "root/virt.h"
 
 /* drivers whose runtime PM is known to break something (KNOBS.md: TLP's
  * denylist, https://github.com/linrunner/TLP/issues/587 for xHCI) */

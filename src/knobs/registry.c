@@ -3,7 +3,7 @@
 
 #include <ctype.h>
 
-#include "knob.h"
+#include "knobs/knob.h"
 
 /* the order in which the planner runs them: the order of the plan */
 static const struct knob_family *const families[] = {

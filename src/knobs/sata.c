@@ -1,7 +1,7 @@
 /* knobs/sata.c: SATA link power management and AHCI port runtime PM, read from each port's own registers */
 #include "config.h"
 
-#include "knob.h"
+#include "knobs/knob.h"
 
 /* AHCI 1.3.1 PxCMD and CAP bits, as drivers/ata/ahci.h names them */
 #define PORT_CMD_HPCP   (1UL << 18)     /* hot-plug capable port */

@@ -1,7 +1,7 @@
 /* knobs/suspend.c: mem_sleep_default per platform, resume= from the target's swap */
 #include "config.h"
 
-#include "knob.h"
+#include "knobs/knob.h"
 
 void knob_suspend(struct planctx *c)
 {

@@ -3,7 +3,7 @@
 
 #include <ctype.h>
 
-#include "knob.h"
+#include "knobs/knob.h"
 
 /* interface classes that break when autosuspended (KNOBS.md) */
 static const struct { const char *cls, *what; } risky[] = {

@@ -4,8 +4,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 
-#include "knob.h"
-#include "rootfs.h"
+#include "knobs/knob.h"
+#include "root/rootfs.h"
 
 #define NM_CONF_MAX (1u << 20)  /* a NetworkManager conf.d file */
 

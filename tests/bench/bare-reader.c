@@ -1,6 +1,6 @@
 /* tests/bench/bare-reader.c: the floor idlecfg is measured against. A plain
  * libudev program that enumerates the subsystems detect enumerates and reads
- * the attributes detect reads (the same lists as src/detect.c), and nothing
+ * the attributes detect reads (the same lists as src/pipeline/detect.c), and nothing
  * else: no inventory, no module lookups, no hwdb, no output but a count.
  * Usage: bare-reader (prints "DEVICES ATTRIBUTES BYTES") */
 #include <dirent.h>

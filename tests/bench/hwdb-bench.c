@@ -4,9 +4,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "hwdb.h"
-#include "hwdb-load.h"
-#include "util.h"
+#include "db/hwdb.h"
+#include "db/hwdb-load.h"
+#include "base/util.h"
 
 static double now_ms(void)
 {

@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 if [ ! -x "$bench" ]; then
         bench=$tmp/hwdb-bench
         ${CC:-cc} -std=gnu11 -O2 -include "$top_builddir/config.h" -I"$top_srcdir/src" -I"$top_builddir" \
-                "$top_srcdir/tests/bench/hwdb-bench.c" "$top_srcdir/src/hwdb.c" "$top_srcdir/src/util.c" \
+                "$top_srcdir/tests/bench/hwdb-bench.c" "$top_srcdir/src/db/hwdb.c" "$top_srcdir/src/base/util.c" \
                 -o "$bench" || exit 1
 fi
 

@@ -2,9 +2,9 @@
 #include "config.h"
 
 #include "fuzz.h"
-#include "emit.h"
-#include "plan.h"
-#include "util.h"
+#include "pipeline/emit.h"
+#include "model/plan.h"
+#include "base/util.h"
 
 /*
  * Input: a plan, one setting a line, the fields of tests/emit-render.c

@@ -4,9 +4,9 @@
 #include <fnmatch.h>
 
 #include "fuzz.h"
-#include "hwdb-load.h"
-#include "hwdb.h"
-#include "util.h"
+#include "db/hwdb-load.h"
+#include "db/hwdb.h"
+#include "base/util.h"
 
 /*
  * Input: .hwdb text; a line starting with "#@@" (a comment to the hwdb

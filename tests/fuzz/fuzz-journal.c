@@ -2,8 +2,8 @@
 #include "config.h"
 
 #include "fuzz.h"
-#include "journal.h"
-#include "util.h"
+#include "state/journal.h"
+#include "base/util.h"
 
 /*
  * Input: a journal file. Checked: an error has a message and returns no

@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 
 #include "fuzz.h"
-#include "util.h"
+#include "base/util.h"
 
 /*
  * Usage: fuzz-NAME [FILE|DIR...]

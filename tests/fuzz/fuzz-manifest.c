@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 
 #include "fuzz.h"
-#include "manifest.h"
-#include "util.h"
+#include "state/manifest.h"
+#include "base/util.h"
 
 /*
  * Input: a manifest file. Checked: an error has a message and returns no

@@ -2,10 +2,10 @@
 #include "config.h"
 
 #include "fuzz.h"
-#include "profile-search.h"
-#include "profile-select.h"
-#include "profile.h"
-#include "util.h"
+#include "db/profile-search.h"
+#include "db/profile-select.h"
+#include "db/profile.h"
+#include "base/util.h"
 
 /*
  * Input: one or more files. What comes before the first line starting with

@@ -1,0 +1,256 @@
+/* options.c: the table of idlecfg's options: getopt's arrays, the --help
+ * lines and the checks of each option's value */
+#include "config.h"
+
+#include <getopt.h>
+
+#include "cli/options.h"
+#include "db/profile.h"
+#include "base/util.h"
+
+/* the options; HELP is the option's line in the usage */
+static const struct option_row {
+        unsigned bit;
+        const char *name;
+        char short_name;        /* 0: long only */
+        int has_arg;
+        const char *help;
+} options_table[] = {
+        { O_ROOT, "root", 'r', required_argument,
+          N_("  -r, --root DIR        operate on the system below DIR (default /)\n") },
+        { O_KERNEL, "kernel", 'k', required_argument,
+          N_("  -k, --kernel VERSION  check modules against DIR/lib/modules/VERSION\n") },
+        { O_JSON, "json", 'j', no_argument, N_("  -j, --json            print JSON (schema in idlecfg(8))\n") },
+        { O_PROFILE, "profile", 'p', required_argument,
+          N_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n") },
+        { O_PROFILES_DIR, "profiles-dir", 0, required_argument,
+          N_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n") },
+        { O_FORMAT, "format", 'f', required_argument,
+          N_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link; install: salt;\n"
+             "                        verify: prometheus\n") },
+        { O_DRY_RUN, "dry-run", 'n', no_argument,
+          N_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n") },
+        { O_FORCE, "force", 0, no_argument,
+          N_("      --force           install, rollback: overwrite files or values changed by others\n") },
+        { O_REFUSE_CONFLICTS, "refuse-conflicts", 0, no_argument,
+          N_("      --refuse-conflicts  install, refresh: refuse (exit 6) when another power tool\n"
+             "                        sets the same knobs\n") },
+        { O_KEEP_GOING, "keep-going", 0, no_argument,
+          N_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n") },
+        { O_WAIT, "wait", 0, required_argument,
+          N_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n") },
+        { O_SECONDS, "seconds", 0, required_argument,
+          N_("      --seconds N       measure: the length of the measurement (default 20)\n") },
+        { O_MEASURE, "measure", 0, required_argument,
+          N_("      --measure N       apply, rollback: measure N seconds before and after\n") },
+        { O_IMAGE, "image", 0, no_argument,
+          N_("      --image           install: no hardware setting, the first-boot unit enabled;\n"
+             "                        refresh: run as that unit (see IMAGES in idlecfg(8))\n") },
+        { O_CHECK, "check", 0, no_argument,
+          N_("      --check           install: exit 5 if a run would change something, 0 if not\n") },
+        { O_DIFF, "diff", 0, no_argument, N_("      --diff            install --check: show the diff too\n") },
+        { O_NAGIOS, "nagios", 0, no_argument,
+          N_("      --nagios          verify: a Nagios plugin's status line and exit code\n") },
+        { O_OUTPUT, "output", 0, required_argument,
+          N_("      --output FILE     verify --format prometheus: write FILE atomically\n") },
+        { O_CONDITION, "condition", 0, no_argument,
+          N_("      --condition       refresh --image: only tell whether the first-boot unit has\n"
+             "                        work (exit 0) or its stamp says not (exit 1)\n") },
+        { O_VERBOSE, "verbose", 'v', no_argument, N_("  -v, --verbose         say more\n") },
+        { O_HELP, "help", 'h', no_argument, N_("  -h, --help            show this help\n") },
+        { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },
+};
+
+/* "--name" or "-c", as the user may have written it */
+static void option_spelling(const struct option_row *o, char buf[static 32])
+{
+        snprintf(buf, 32, "--%s", o->name);
+}
+
+static int parse_seconds(const char *name, const char *arg, unsigned long min, unsigned *ret)
+{
+        char *end;
+        unsigned long sec;
+
+        errno = 0;
+        sec = strtoul(arg, &end, 10);
+        if (errno || *end || !*arg || arg[0] == '-' || sec < min || sec > 3600) {
+                fprintf(stderr, _("idlecfg: --%s takes seconds from %lu to 3600, not '%s'\n"), name, min, arg);
+                return EXIT_USAGE;
+        }
+        *ret = (unsigned) sec;
+        return EXIT_OK;
+}
+
+/* one option of the table, with its argument */
+static int parse_option(const struct option_row *o, const char *arg, struct args *a)
+{
+        a->given |= o->bit;
+        switch (o->bit) {
+        case O_ROOT:
+                if (!*arg) {
+                        fprintf(stderr, _("idlecfg: --root needs a directory\n"));
+                        return EXIT_USAGE;
+                }
+                a->root = arg;
+                break;
+        case O_KERNEL:
+                if (!*arg || strchr(arg, '/') || streq(arg, "..") || streq(arg, ".")) {
+                        fprintf(stderr, _("idlecfg: --kernel '%s' is not a kernel release\n"), arg);
+                        return EXIT_USAGE;
+                }
+                a->kernel = arg;
+                break;
+        case O_JSON:
+                a->json = true;
+                break;
+        case O_PROFILE:
+                if (!profile_name_valid(arg)) {
+                        fprintf(stderr, _("idlecfg: --profile '%s' is not a profile name\n"), arg);
+                        return EXIT_USAGE;
+                }
+                a->profile = arg;
+                break;
+        case O_PROFILES_DIR:
+                if (!*arg) {
+                        fprintf(stderr, _("idlecfg: --profiles-dir needs a directory\n"));
+                        return EXIT_USAGE;
+                }
+                a->profiles_dir = arg;
+                break;
+        case O_FORMAT:
+                a->format = arg;
+                break;
+        case O_DRY_RUN:
+                a->dry_run = true;
+                break;
+        case O_FORCE:
+                a->force = true;
+                break;
+        case O_REFUSE_CONFLICTS:
+                a->refuse_conflicts = true;
+                break;
+        case O_KEEP_GOING:
+                a->keep_going = true;
+                break;
+        case O_WAIT: {
+                unsigned sec;
+                if (parse_seconds("wait", arg, 0, &sec) != EXIT_OK)
+                        return EXIT_USAGE;
+                a->wait_ms = sec * 1000;
+                break;
+        }
+        case O_SECONDS:
+                return parse_seconds("seconds", arg, 1, &a->seconds);
+        case O_MEASURE:
+                return parse_seconds("measure", arg, 1, &a->measure);
+        case O_VERBOSE:
+                a->verbose++;
+                break;
+        case O_IMAGE:
+                a->image = true;
+                break;
+        case O_CHECK:
+                a->check = true;
+                break;
+        case O_DIFF:
+                a->diff = true;
+                break;
+        case O_NAGIOS:
+                a->nagios = true;
+                break;
+        case O_CONDITION:
+                a->condition = true;
+                break;
+        case O_OUTPUT:
+                if (!*arg) {
+                        fprintf(stderr, _("idlecfg: --output needs a file name\n"));
+                        return EXIT_USAGE;
+                }
+                a->output = arg;
+                break;
+        case O_HELP:
+                a->help = true;
+                break;
+        case O_VERSION:
+                break;
+        }
+        return EXIT_OK;
+}
+
+/* the command line into A; optind is then the verb's index. -1: parsed,
+ * else the exit code (--version printed, or a usage error said) */
+int args_parse(int argc, char **argv, struct args *a)
+{
+        static struct option longopts[ELEMENTSOF(options_table) + 1];
+        static char shortopts[2 * ELEMENTSOF(options_table) + 3];
+        size_t n = 0;
+        int c;
+
+        /* ':' first: a missing argument is ':', told apart from an unknown option */
+        shortopts[n++] = ':';
+        for (size_t i = 0; i < ELEMENTSOF(options_table); i++) {
+                const struct option_row *o = &options_table[i];
+                longopts[i] = (struct option) { o->name, o->has_arg, NULL, 0x100 + (int) i };
+                if (o->short_name) {
+                        shortopts[n++] = o->short_name;
+                        if (o->has_arg == required_argument)
+                                shortopts[n++] = ':';
+                }
+        }
+        shortopts[n] = 0;
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) >= 0) {
+                const struct option_row *o = NULL;
+                char spelled[32];
+                int r;
+
+                if (c >= 0x100 && c < 0x100 + (int) ELEMENTSOF(options_table))
+                        o = &options_table[c - 0x100];
+                for (size_t i = 0; !o && c != '?' && c != ':' && i < ELEMENTSOF(options_table); i++)
+                        if (options_table[i].short_name == c)
+                                o = &options_table[i];
+                if (c == ':') {
+                        if (optopt >= 0x100 && optopt < 0x100 + (int) ELEMENTSOF(options_table))
+                                option_spelling(&options_table[optopt - 0x100], spelled);
+                        else
+                                snprintf(spelled, sizeof(spelled), "-%c", optopt);
+                        fprintf(stderr, _("idlecfg: option '%s' needs an argument\n"), spelled);
+                } else if (!o) {
+                        if (optopt > 0 && optopt < 0x100)
+                                fprintf(stderr, _("idlecfg: unknown option '-%c'\n"), optopt);
+                        else {
+                                const char *w = argv[optind - 1];
+                                size_t len = strcspn(w, "=");
+                                fprintf(stderr, _("idlecfg: unknown option '%.*s'\n"), (int) len, w);
+                        }
+                }
+                if (c == ':' || !o) {
+                        fprintf(stderr, _("Try '%s --help' for more information.\n"), program_invocation_short_name);
+                        return EXIT_USAGE;
+                }
+                if (o->bit == O_VERSION) {
+                        printf("idlecfg %s\n", PACKAGE_VERSION);
+                        return EXIT_OK;
+                }
+                r = parse_option(o, optarg, a);
+                if (r != EXIT_OK)
+                        return r;
+        }
+        return -1;
+}
+
+void options_print_help(unsigned bits, FILE *f)
+{
+        for (size_t i = 0; i < ELEMENTSOF(options_table); i++)
+                if (options_table[i].bit & bits)
+                        fputs(_(options_table[i].help), f);
+}
+
+const char *option_name(unsigned bits)
+{
+        for (size_t i = 0; i < ELEMENTSOF(options_table); i++)
+                if (options_table[i].bit & bits)
+                        return options_table[i].name;
+        return "?";
+}

@@ -1,0 +1,369 @@
+/* run-install.c: install and refresh, the verbs that write a plan into a
+ * root: the checks before writing, the run, what it prints, its exit code */
+#include "config.h"
+
+#include "state/firstboot.h"
+#include "engine/image.h"
+#include "state/initramfs.h"
+#include "engine/install.h"
+#include "state/manifest.h"
+#include "engine/next-steps.h"
+#include "pipeline/powertools.h"
+#include "db/profile-select.h"
+#include "engine/refresh.h"
+#include "cli/run-install.h"
+#include "root/target.h"
+#include "cli/verb-check.h"
+#include "cli/verb-install.h"
+
+/* --refuse-conflicts: another power tool sets the same knobs */
+static int refuse_conflicts(const struct run *c)
+{
+        bool refused = false;
+
+        for (size_t i = 0; c->a->refuse_conflicts && i < c->inv->n_tools; i++) {
+                const struct power_tool *t = &c->inv->tools[i];
+                if (!t->conflicts)
+                        continue;
+                fprintf(stderr, _("idlecfg: refused (--refuse-conflicts): %s%s%s is installed and sets knobs "
+                                  "idlecfg sets too (%s)\n"),
+                        t->name, t->path ? " " : "", strempty(t->path), _(t->touches));
+                refused = true;
+        }
+        if (refused)
+                fprintf(stderr, _("idlecfg: nothing written; remove or disable the tool, or install without "
+                                  "--refuse-conflicts to let both run\n"));
+        return refused ? EXIT_REFUSED : EXIT_OK;
+}
+
+/* install --image: the plan of no hardware, for the profile given (else the
+ * first boot chooses by the machine's chassis) */
+static void image_plan(const struct plan *p, const struct args *a, struct plan *ret)
+{
+        *ret = (struct plan) { .profile = p->profile, .fingerprint = (char *) IMAGE_FINGERPRINT, .kernel = p->kernel,
+                               .profile_reason = a->profile ? (char *) "--profile"
+                                                            : (char *) "image: chosen at the first boot" };
+}
+
+/* before install writes: a machine with devices, no other power tool
+ * refused, whether what it writes can take effect now (TAKE_EFFECT, cleared
+ * if not), and the warning about a root that is not this machine's */
+static int install_preflight(struct run *c, bool json, bool image, bool *take_effect)
+{
+        size_t devices = 0;
+        int r;
+
+        /* no /sys (an image build's chroot) or nothing in it: a manifest for
+         * a machine without devices would only be wrong on the real one */
+        for (size_t i = 0; c->inv && i < _CL_MAX; i++)
+                devices += c->inv->classes[i].n;
+        if (devices == 0 && c->inv && !image) {
+                fprintf(stderr, _("idlecfg: no devices found in /sys (is sysfs mounted?): refusing to install a "
+                                  "configuration for a machine without devices; run install on the target machine, "
+                                  "or in a chroot with its /sys bound (for an image booted on other machines: "
+                                  "install --image)\n"));
+                return EXIT_FAILURE_;
+        }
+        r = refuse_conflicts(c);
+        if (r != EXIT_OK)
+                return r;
+        if (*take_effect && !image_can_take_effect(&c->rfs)) {
+                fprintf(stderr, _("idlecfg: %s is not the running system: nothing takes effect now; the next "
+                                  "steps are below\n"), c->rfs.path);
+                *take_effect = false;
+        }
+        if (!image && !c->refresh && !json) {
+                _cleanup_(manifest_freep) struct manifest *m = NULL;
+                _cleanup_free_ char *why = NULL;
+                struct xerror me = {};
+                (void) manifest_load(&c->rfs, &m, &me);
+                xerror_done(&me);
+                if (image_foreign_hardware(&c->rfs, c->inv, m ? m->fingerprint : NULL, &why))
+                        fprintf(stderr, _("idlecfg: warning: %s is not this machine's running system and %s: "
+                                          "the settings are for this machine's hardware (fingerprint %s). For "
+                                          "an image booted on other machines, use install --image: each "
+                                          "configures itself at its first boot.\n"),
+                                c->rfs.path, why, c->plan->fingerprint);
+        }
+        return EXIT_OK;
+}
+
+/* install failed (CODE, said): how the root stands now, and what undoes it */
+static int install_failed(const struct run *c, const struct install_result *res, bool dry, int code)
+{
+        const struct args *a = c->a;
+
+        if (res->state_refused) {
+                _cleanup_free_ char *dir = rootfs_display(&c->rfs, STATE_DIR);
+                fprintf(stderr, _("idlecfg: nothing was changed. rollback refuses the same state, with or "
+                                  "without --force: inspect the file named above (backups in %s/backup "
+                                  "are named by the SHA-256 of their content). To start afresh, put back "
+                                  "by hand the files the manifest lists, then remove %s and install "
+                                  "again.\n"), dir, dir);
+        } else if (!dry && res->touched) {
+                fprintf(stderr, _("idlecfg: what was written before the failure is in the manifest: "
+                                  "\"idlecfg rollback%s"), a->root ? " --root " : "");
+                if (a->root)
+                        print_shell_word(a->root, stderr);
+                fputs(_("\" undoes it\n"), stderr);
+        }
+        return code;
+}
+
+/* JSON: install --json (refresh prints text); TAKE_EFFECT: refresh --image,
+ * the first-boot unit: what udev and sysfs can do now, the rest for the next boot */
+int do_install(struct run *c, bool json, bool take_effect)
+{
+        const struct args *a = c->a;
+        const struct plan *p = c->plan;
+        struct plan image;
+        bool dry = a->dry_run || a->check, salt = streq_ptr(a->format, "salt");
+        struct install_options o = { .dry_run = dry, .force = a->force, .profiles_dir = a->profiles_dir,
+                                     .image = a->image && !c->refresh };
+        _cleanup_(install_result_free) struct install_result res = {};
+        _cleanup_(next_steps_free) struct next_steps steps = {};
+        struct xerror e = {};
+        int r;
+
+        /* what writes nothing writes no cache either */
+        if (dry)
+                initramfs_cache_readonly();
+        r = install_preflight(c, json, o.image, &take_effect);
+        if (r != EXIT_OK)
+                return r;
+        if (o.image) {
+                image_plan(c->plan, a, &image);
+                p = &image;
+        }
+        if (!dry && !json && !salt)
+                printf(o.image ? _("Installing image mode of profile %s (%s) into %s: no hardware setting; "
+                                   "idlecfg-firstboot.service configures the machine the image boots on, at "
+                                   "its first boot:\n")
+                               : _("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"),
+                       p->profile, p->profile_reason, c->rfs.path, p->fingerprint,
+                       p->kernel ? p->kernel : _("(unknown)"));
+        r = install_run(&c->rfs, p, c->inv, &o, &res, &e);
+        /* an image gets no stamp: each machine's first boot runs the unit */
+        if (r >= 0 && o.image && !dry) {
+                int k = firstboot_stamp_remove(&c->rfs);
+                if (k < 0) {
+                        _cleanup_free_ char *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
+                        fprintf(stderr, _("idlecfg: warning: cannot remove %s: %s\n"), shown, strerror(-k));
+                }
+        }
+        next_steps_init(&steps, &c->rfs);
+        if (r >= 0) {
+                /* what this run's files call for, and what earlier runs' still do */
+                next_steps_for_files(&steps, &c->rfs, &res, p->kernel, dry);
+                next_steps_boot_pending(&steps, &c->rfs);
+        }
+        if (salt && r >= 0) {
+                if (a->check && a->diff)
+                        install_print(&res, stdout);
+                install_print_salt(&res, a->check, r > 0, stdout);
+        } else if (!json && a->check) {
+                if (a->diff)
+                        install_print(&res, stdout);
+                install_print_check(&res, c->rfs.path, stdout);
+        } else if (!json) {
+                install_print(&res, stdout);
+                if (r >= 0 && take_effect && r > 0) {
+                        size_t failed = image_take_effect(&c->rfs, &res, p, stdout);
+                        if (failed) {
+                                fprintf(stderr, _("idlecfg: %zu step(s) for the next boot failed: see above\n"),
+                                        failed);
+                                return EXIT_BOOT_PENDING;
+                        }
+                } else if (r >= 0)
+                        /* the next steps and the warnings plan prints (another power
+                         * tool, the hwdb); after a diff as lines patch(1) skips */
+                        install_print_next_steps(&steps, p, dry, stdout);
+        } else {
+                /* the text goes into the JSON (or, on failure, to stderr before the error) */
+                _cleanup_free_ char *text = NULL;
+                size_t len = 0;
+                FILE *f = open_memstream(&text, &len);
+
+                if (!f)
+                        return report(-ENOMEM, &e, _("install failed"));
+                install_print(&res, f);
+                if (fclose(f) != 0)
+                        return report(-ENOMEM, &e, _("install failed"));
+                if (r < 0)
+                        fputs(text, stderr);
+                else
+                        install_print_json(&res, &c->rfs, p, c->inv, &steps, dry, r, text, stdout);
+        }
+        if (r < 0)
+                return install_failed(c, &res, dry, report(r, &e, _("install failed")));
+        if (a->check && !salt)
+                return r > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
+        /* Salt fails a state on any exit but 0 */
+        if (salt)
+                return EXIT_OK;
+        if (a->dry_run && r > 0)
+                return EXIT_CHANGES;
+        /* refresh --image, the first-boot unit: its 4 is a step for the next
+         * boot that failed (above); the steps it leaves are printed */
+        if (a->image)
+                return EXIT_OK;
+        return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
+}
+
+/* What the boot configuration of the root still lacks, said on every run
+ * until it is done (the steps of an earlier install nobody ran): exit 4 */
+static int boot_still_lacks(const struct run *c)
+{
+        _cleanup_(next_steps_free) struct next_steps steps = {};
+        _cleanup_free_ char *header = NULL;
+
+        /* refresh --image, the first-boot unit: it made the boot steps when it
+         * installed, and is quiet on a configured machine */
+        if (c->a->image)
+                return EXIT_OK;
+        next_steps_init(&steps, &c->rfs);
+        next_steps_boot_pending(&steps, &c->rfs);
+        if (!next_steps_boot_incomplete(&steps))
+                return EXIT_OK;
+        header = xasprintf(_("The boot configuration of %s still lacks what idlecfg installed; run:\n"),
+                           c->rfs.path);
+        next_steps_print_text(&steps, header, stdout);
+        return EXIT_BOOT_INCOMPLETE;
+}
+
+/* The cheap look, what a package hook pays on every upgrade: the
+ * fingerprint straight from /sys, the kernel, the profile's name and the
+ * stat (then content) digests of the files. True when nothing changed since
+ * manifest M. RET_CHASSIS: the chassis type it read; RET_NAME, RET_WHY: the
+ * profile it chose, *RET_SELECTED false if it could not choose one. */
+static bool cheap_look_unchanged(struct run *c, const struct manifest *m, char **ret_chassis, char **ret_name,
+                                 char **ret_why, bool *ret_selected)
+{
+        _cleanup_free_ char *kernel = NULL, *ksource = NULL, *kreason = NULL;
+        struct kvlist now = {};
+        struct xerror e = {};
+        char fp[17];
+        bool unchanged;
+
+        if (target_kernel_choose(&c->rfs, c->a->kernel, &kernel, &ksource, &kreason) < 0)
+                kernel = NULL;
+        refresh_fingerprint(fp, ret_chassis);
+        *ret_selected = profile_select_rootfs(&c->rfs, c->profile, *ret_chassis, ret_name, ret_why, &e) >= 0;
+        /* (an install killed half-way is finished whatever the inputs say) */
+        unchanged = *ret_selected && !manifest_pending(m) &&
+                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, *ret_name, c->a->profiles_dir, &now) == 0;
+        xerror_done(&e);
+        kv_free(&now);
+        return unchanged;
+}
+
+static int refresh_run(struct run *c)
+{
+        const struct args *a = c->a;
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        _cleanup_free_ char *name = NULL, *why = NULL, *chassis = NULL;
+        struct kvlist now = {};
+        struct xerror e = {};
+        bool selected;
+        size_t changed = 0;
+        int r;
+
+        r = manifest_load(&c->rfs, &m, &e);
+        if (r == -ENOENT) {
+                printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), c->rfs.path);
+                return EXIT_OK;
+        }
+        if (r < 0) {
+                return report(r, &e, NULL);
+        }
+        /* the profile install chose: --profile again if that is how it was chosen */
+        c->refresh = true;
+        /* an image's manifest: package hooks in the image build (a chroot of
+         * the build host) must not install the build host's hardware; the
+         * first boot's refresh --image installs for the machine it boots on */
+        if (streq_ptr(m->fingerprint, IMAGE_FINGERPRINT) && !a->image) {
+                if (a->verbose)
+                        printf(_("%s is an image (install --image): the first boot of each machine configures "
+                                 "it; nothing to refresh now.\n"), c->rfs.path);
+                return EXIT_OK;
+        }
+        if (!c->profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
+                c->profile = m->profile;
+
+        if (cheap_look_unchanged(c, m, &chassis, &name, &why, &selected)) {
+                if (a->verbose)
+                        printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
+                return boot_still_lacks(c);
+        }
+
+        /* something differs: the full inventory decides, and is what gets
+         * installed; the profile is chosen again only if the inventory's
+         * chassis type is not the one the cheap look read */
+        r = run_detect(c);
+        if (r != EXIT_OK)
+                return r;
+        if (!selected || !streq_ptr(chassis, kv_get(&c->inv->platform, "chassis_type"))) {
+                free(name);
+                free(why);
+                name = why = NULL;
+                r = profile_select_rootfs(&c->rfs, c->profile, kv_get(&c->inv->platform, "chassis_type"), &name,
+                                          &why, &e);
+                if (r < 0) {
+                        print_error(NULL, &e, strerror(-r));
+                        xerror_done(&e);
+                        return EXIT_USAGE;
+                }
+        }
+        changed = refresh_compare(&c->rfs, &m->inputs, c->inv->fingerprint, c->inv->kernel, c->inv, name, a->profiles_dir,
+                                  &now);
+        for (size_t i = 0; i < now.n; i++) {
+                if (i == 0)
+                        printf(_("Changed since the last install of %s:\n"), c->rfs.path);
+                if (!now.v[i].value)
+                        printf(_("  %s: files changed\n"), now.v[i].key);
+                else
+                        printf("  %s: %s\n", now.v[i].key, now.v[i].value);
+        }
+        kv_free(&now);
+        if (manifest_pending(m)) {
+                printf(_("The last install into %s was cut short: it is finished now.\n"), c->rfs.path);
+                changed++;
+        }
+        if (changed == 0) {
+                if (a->verbose)
+                        printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
+                return boot_still_lacks(c);
+        }
+        /* the plan of this inventory and this profile: nothing detected or chosen twice */
+        c->chosen = TAKE_PTR(name);
+        c->chosen_reason = TAKE_PTR(why);
+        r = run_plan(c);
+        if (r != EXIT_OK)
+                return r;
+        return do_install(c, false, a->image);
+}
+
+int verb_refresh(struct run *c, int argc, char **argv)
+{
+        const struct args *a = c->a;
+        struct stat st;
+        int r;
+
+        /* the first-boot unit's ExecCondition=: 0 runs it, 1 skips it */
+        if (a->condition)
+                return firstboot_needed(&c->rfs, a->verbose, stdout, stderr) ? EXIT_OK : EXIT_CHANGES;
+        if (a->dry_run)
+                initramfs_cache_readonly();
+        r = refresh_run(c);
+        /* the unit did its work for this /usr and machine ID (firstboot.h) */
+        if (r == EXIT_OK && a->image && !a->dry_run && image_can_take_effect(&c->rfs) &&
+            rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) == 0) {
+                int k = firstboot_stamp_write(&c->rfs);
+                if (k < 0) {
+                        _cleanup_free_ char *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
+                        fprintf(stderr, _("idlecfg: warning: cannot write %s: %s; idlecfg-firstboot.service "
+                                          "runs again at the next boot\n"), shown, strerror(-k));
+                }
+        }
+        return r;
+}

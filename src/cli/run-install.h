@@ -1,0 +1,14 @@
+/* run-install.h: the install and refresh verbs (run-install.c) */
+#pragma once
+
+#include <stdbool.h>
+
+#include "cli/run.h"
+
+/* install the run's plan into its root. JSON: install --json (refresh
+ * prints text); TAKE_EFFECT: refresh --image, the first-boot unit: what udev
+ * and sysfs can do now, the rest for the next boot. The exit code. */
+int do_install(struct run *c, bool json, bool take_effect);
+/* refresh: the cheap look first, then detect, plan and install only when
+ * something changed. The exit code. */
+int verb_refresh(struct run *c, int argc, char **argv);

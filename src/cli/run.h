@@ -1,0 +1,44 @@
+/* run.h: one run of a verb (the verb layer): the root, the lock, the
+ * inventory and the plan, taken as the verb table of idlecfg.c says and
+ * freed in one place; and how a verb reports an error */
+#pragma once
+
+#include <stdbool.h>
+
+#include "model/inventory.h"
+#include "cli/options.h"
+#include "model/plan.h"
+#include "root/rootfs.h"
+#include "base/util.h"
+
+/* One run of a verb: what main() gets for it before the verb runs, as the
+ * verb table says, and what run_done() gives back afterwards. Verbs that
+ * decide on the way (refresh, rollback --measure) call run_detect() and
+ * run_plan() themselves; either way everything is freed in one place. */
+struct run {
+        const struct args *a;
+        struct rootfs rfs;              /* the root, opened once */
+        int lock;                       /* the lock of one instance, -1 while not taken */
+        const char *profile;            /* --profile, or the one refresh takes from the manifest */
+        char *chosen, *chosen_reason;   /* set: the profile refresh chose already, and why */
+        struct inventory *inv;
+        struct plan *plan;
+        bool refresh;                   /* refresh installs: --image is the first-boot unit's */
+};
+
+/* "idlecfg: WHAT: file:line: message" on stderr; FALLBACK without a message */
+void print_error(const char *what, const struct xerror *e, const char *fallback);
+/* R < 0: print E (else strerror) and free it; the exit code (options.h) */
+int report(int r, struct xerror *e, const char *what);
+/* open the root of A into C: EXIT_OK or EXIT_FAILURE_ (said) */
+int run_open(struct run *c, const struct args *a);
+/* free what the run took, print the root's warnings */
+void run_done(struct run *c);
+/* take the lock of one instance (a read-only root needs none) */
+int run_lock(struct run *c);
+/* the inventory, once */
+int run_detect(struct run *c);
+/* the inventory and the plan, once */
+int run_plan(struct run *c);
+/* stdout written out, or EXIT_FAILURE_ (said) */
+int flush_stdout(void);

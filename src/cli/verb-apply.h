@@ -1,0 +1,18 @@
+/* verb-apply.h: the printing side of apply, verify and rollback (the results of apply.c, verify.c and install.c) */
+#pragma once
+
+#include <stdio.h>
+
+#include "engine/apply.h"
+#include "engine/next-steps.h"
+#include "state/state.h"
+#include "engine/verify.h"
+
+/* each entry of apply's result in order, then its counts when the run got to its end */
+void apply_print(const struct apply_result *r, bool dry_run, FILE *out);
+/* each entry of a rollback's result in order, then the last line when everything is undone;
+ * VALUES: the rollback of apply (live values), else of install (files) */
+void rollback_print(const struct rollback_result *r, bool values, FILE *out);
+/* verify's result as text, or as JSON (schema in idlecfg(8)) */
+void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps, bool json,
+                  FILE *out);

@@ -1,0 +1,9 @@
+/* verb-detect.h: what detect prints (the verb layer renders; inventory.h holds the data) */
+#pragma once
+
+#include <stdio.h>
+
+#include "model/inventory.h"
+
+void inventory_print_text(const struct inventory *inv, FILE *f);
+void inventory_print_json(const struct inventory *inv, FILE *f);

@@ -1,0 +1,18 @@
+/* verb-install.h: the printing side of install (the results of install.c) */
+#pragma once
+
+#include <stdio.h>
+
+#include "engine/install.h"
+#include "engine/next-steps.h"
+
+/* what install did, entry by entry in order (with --dry-run: the diffs) */
+void install_print(const struct install_result *r, FILE *out);
+/* what the installer runs next (next-steps.h), with the header for people,
+ * then the plan's warnings; COMMENTED: each line a "# " comment, after
+ * install --dry-run's diff */
+void install_print_next_steps(const struct next_steps *s, const struct plan *p, bool commented, FILE *out);
+/* install --json (schema in idlecfg(8)); TEXT is what install_print() says */
+void install_print_json(const struct install_result *r, const struct rootfs *rfs, const struct plan *p,
+                        const struct inventory *inv, const struct next_steps *steps, bool dry_run, int changes,
+                        const char *text, FILE *out);

@@ -1,0 +1,22 @@
+/* verb-measure.h: the measure verb and apply/rollback --measure (the printing side of measure.c) */
+#pragma once
+
+#include <stdio.h>
+
+#include "model/inventory.h"
+#include "model/plan.h"
+
+struct measure_request {
+        unsigned seconds;       /* the length of one measurement */
+        bool json;
+        int verbose;
+};
+
+/* sample, wait, sample, print; the exit status (0, or 3 when /sys cannot be read) */
+int measure_verb(const struct measure_request *q, const struct plan *p, const struct inventory *inv);
+
+/* measure, run CHANGE (which prints to OUT and returns an exit status), wait
+ * for the settings to take effect, measure again, print before and after.
+ * WHAT is "apply" or "rollback". The exit status is CHANGE's, or 3. */
+int measure_around(const struct measure_request *q, const char *what, const struct plan *p,
+                   const struct inventory *inv, int (*change)(void *userdata, FILE *out), void *userdata);

@@ -1,0 +1,143 @@
+/* verb-plan.c: what plan prints, the plan as text and as JSON (the verb layer renders) */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "base/json.h"
+#include "base/util.h"
+#include "base/i18n.h"
+#include "model/plan.h"
+#include "cli/verb-plan.h"
+
+/* ---- printing ---- */
+
+/* text wrapped at 80 columns at spaces, every line indented */
+static void print_wrapped(FILE *f, int indent, const char *text)
+{
+        int col = 0;
+
+        for (const char *p = text; *p; p += strspn(p, " ")) {
+                size_t w = strcspn(p, " ");
+                if (col > indent && col + 1 + (int) w > 80) {
+                        fputc('\n', f);
+                        col = 0;
+                }
+                if (col == 0)
+                        col = fprintf(f, "%*s%.*s", indent, "", (int) w, p);
+                else
+                        col += fprintf(f, " %.*s", (int) w, p);
+                p += w;
+        }
+        fputc('\n', f);
+}
+
+void plan_print_text(const struct plan *p, FILE *f)
+{
+        size_t planned = 0, skipped = 0, per[_MECH_MAX] = {};
+
+        fprintf(f, _("Profile %s (%s), fingerprint %s, kernel %s\n"), p->profile, p->profile_reason,
+                p->fingerprint, p->kernel ? p->kernel : _("unknown"));
+        /* a release that hides its upstream version: say which one the ranges compared */
+        if (p->kernel && !streq_ptr(p->kernel_version, p->kernel)) {
+                _cleanup_free_ char *k = p->kernel_version
+                        ? xasprintf(_("Kernel version for _KERNEL ranges: %s (%s)"), p->kernel_version,
+                                    p->kernel_version_source)
+                        : xasprintf(_("Kernel version for _KERNEL ranges: %s"), p->kernel_version_source);
+                print_wrapped(f, 0, k);
+        }
+        if (p->kernel && p->kernel_reason) {
+                _cleanup_free_ char *k = xasprintf(_("Kernel %s: %s"), p->kernel, p->kernel_reason);
+                print_wrapped(f, 0, k);
+        }
+        for (size_t i = 0; i < p->n; i++) {
+                const struct setting *s = &p->v[i];
+                const char *where = s->attr ? s->attr : s->param;
+
+                fprintf(f, "\n%s %s%s%s\n", s->knob, s->device_name ? s->device_name : _("(global)"),
+                        where ? " " : "", where ? where : "");
+                if (s->value && s->value_battery) {
+                        /* "ac" and "battery" are the names power-source, the profile and the JSON use */
+                        fprintf(f, "    %s ac %s, battery %s  (%s %s, %s)\n", _("set"), s->value, s->value_battery,
+                                _("now"), s->current ? s->current : "?", mechanism_to_string(s->mech));
+                        planned++;
+                        per[s->mech]++;
+                } else if (s->value) {
+                        fprintf(f, "    %s %s  (%s %s, %s)\n", _("set"), s->value, _("now"),
+                                s->current ? s->current : "?", mechanism_to_string(s->mech));
+                        planned++;
+                        per[s->mech]++;
+                } else
+                        skipped++;
+                print_wrapped(f, 4, s->reason ? s->reason : "");
+        }
+        if (p->n_warnings) {
+                fputc('\n', f);
+                for (size_t i = 0; i < p->n_warnings; i++) {
+                        _cleanup_free_ char *w = xasprintf("%s %s", _("warning:"), p->warnings[i]);
+                        print_wrapped(f, 0, w);
+                }
+        }
+        fprintf(f, _("\n%zu settings (udev %zu, modprobe %zu, tmpfiles %zu, command line %zu, sysctl %zu), "
+                     "%zu skipped\n"),
+                planned, per[MECH_UDEV], per[MECH_MODPROBE], per[MECH_TMPFILES], per[MECH_CMDLINE], per[MECH_SYSCTL],
+                skipped);
+}
+
+void plan_json_identity(struct json *j, const struct plan *p)
+{
+        json_kv_string(j, "profile", p->profile);
+        json_kv_string(j, "profile_reason", p->profile_reason);
+        json_kv_string(j, "fingerprint", p->fingerprint);
+        json_kv_string(j, "kernel", p->kernel);
+        json_kv_string(j, "kernel_source", p->kernel_source);
+        json_kv_string(j, "kernel_reason", p->kernel_reason);
+}
+
+void plan_print_json(const struct plan *p, FILE *f)
+{
+        struct json j;
+
+        json_init(&j, f);
+        json_begin_object(&j);
+        json_kv_int(&j, "schema", 1);
+        json_kv_string(&j, "version", PACKAGE_VERSION);
+        plan_json_identity(&j, p);
+        json_kv_string(&j, "kernel_version", p->kernel_version);
+        json_kv_string(&j, "kernel_version_source", p->kernel_version_source);
+        json_key(&j, "settings");
+        json_begin_array(&j);
+        for (size_t i = 0; i < p->n; i++) {
+                const struct setting *s = &p->v[i];
+                json_begin_object(&j);
+                json_kv_string(&j, "knob", s->knob);
+                json_kv_string(&j, "device", s->device_name);
+                json_kv_string(&j, "devpath", s->device);
+                json_kv_string(&j, "class", s->device_class);
+                json_kv_string(&j, "attr", s->attr);
+                json_kv_string(&j, "module", s->module);
+                json_kv_string(&j, "param", s->param);
+                json_kv_string(&j, "value", s->value);
+                if (s->value_battery) {
+                        /* per power source: "value" is the AC one, what the files hold */
+                        json_key(&j, "per_source");
+                        json_begin_object(&j);
+                        json_kv_string(&j, "ac", s->value);
+                        json_kv_string(&j, "battery", s->value_battery);
+                        json_end_object(&j);
+                }
+                json_kv_string(&j, "current", s->current);
+                json_kv_string(&j, "mechanism", mechanism_to_string(s->mech));
+                json_kv_bool(&j, "skipped", !s->value);
+                json_kv_string(&j, "reason", s->reason);
+                json_end_object(&j);
+        }
+        json_end_array(&j);
+        json_key(&j, "warnings");
+        json_begin_array(&j);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                json_string(&j, p->warnings[i]);
+        json_end_array(&j);
+        json_end_object(&j);
+        json_finish(&j);
+}

@@ -1,0 +1,13 @@
+/* verb-plan.h: what plan prints (the verb layer renders; plan.h holds the data) */
+#pragma once
+
+#include <stdio.h>
+
+#include "base/json.h"
+#include "model/plan.h"
+
+void plan_print_text(const struct plan *p, FILE *f);
+void plan_print_json(const struct plan *p, FILE *f);
+/* the keys that say what P is for, in the order plan and install print them:
+ * profile, profile_reason, fingerprint, kernel, kernel_source, kernel_reason */
+void plan_json_identity(struct json *j, const struct plan *p);

@@ -1,0 +1,18 @@
+/* verb-power.h: idlecfg power-source, and the source verify assumes */
+#pragma once
+
+#include <stdbool.h>
+
+#include "model/plan.h"
+#include "root/rootfs.h"
+
+/* power-source [event|boot|resume|show]: decide AC or battery and write the
+ * values of that source (through apply_run(), journal first). An exit code. */
+int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose);
+bool power_source_mode_ok(const char *mode);
+
+/* verify and apply: one look at the supplies; the plan's settings get the
+ * values of that source (value_battery moved into value on battery).
+ * *ret_text says which source was assumed and why (text to print); NULL
+ * when no setting has a value per source. */
+void power_source_for_verify(struct plan *p, char **ret_text);

@@ -1,0 +1,140 @@
+/* profile-select.c: which profile applies: --profile, idlecfg.conf, the chassis type */
+#include "config.h"
+
+#include "db/profile-file.h"
+#include "db/profile-search.h"
+#include "db/profile-select.h"
+#include "root/rootfs.h"
+#include "base/util.h"
+
+/* ---- which profile ---- */
+
+const char *chassis_name(long t)
+{
+        /* SMBIOS 3.x, 7.4.1 System Enclosure or Chassis Types */
+        static const char *const names[] = {
+                NULL, "Other", "Unknown", "Desktop", "Low Profile Desktop", "Pizza Box", "Mini Tower",
+                "Tower", "Portable", "Laptop", "Notebook", "Hand Held", "Docking Station", "All in One",
+                "Sub Notebook", "Space-saving", "Lunch Box", "Main Server Chassis", "Expansion Chassis",
+                "SubChassis", "Bus Expansion Chassis", "Peripheral Chassis", "RAID Chassis",
+                "Rack Mount Chassis", "Sealed-case PC", "Multi-system chassis", "Compact PCI",
+                "Advanced TCA", "Blade", "Blade Enclosure", "Tablet", "Convertible", "Detachable",
+                "IoT Gateway", "Embedded PC", "Mini PC", "Stick PC",
+        };
+
+        if (t <= 0 || t >= (long) ELEMENTSOF(names))
+                return NULL;
+        return names[t];
+}
+
+/* NULL: no rule, the default applies */
+static const char *chassis_profile(long t)
+{
+        switch (t) {
+        case 8: case 9: case 10: case 11: case 14: case 30: case 31: case 32:
+                return "balanced";      /* runs on battery */
+        case 3: case 4: case 5: case 6: case 7: case 13: case 15: case 16: case 24: case 35: case 36:
+                return "desktop";
+        case 17: case 23: case 28: case 29:
+                return "server";
+        default:
+                return NULL;
+        }
+}
+
+static char *conf_path(const char *root, bool display)
+{
+        if (root_is_host(root))
+                return xstrdup(SYSCONFDIR "/idlecfg/idlecfg.conf");
+        return display ? root_path(root, "/etc/idlecfg/idlecfg.conf") : xstrdup("/etc/idlecfg/idlecfg.conf");
+}
+
+/* [main] profile= of idlecfg.conf; *ret_name stays NULL without one */
+static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_reason, struct xerror *err)
+{
+        const char *root = rfs->path;
+        _cleanup_free_ char *path = conf_path(root, false), *display = conf_path(root, true);
+        _cleanup_free_ char *buf = NULL;
+        struct profile_parsed parsed = {};
+        const struct profile_entry *e;
+        size_t len = 0;
+        int r;
+
+        if (rfs->fd < 0)
+                return 0;
+        r = profile_read_file(rfs, path, display, &buf, &len, err);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        r = profile_parse_buffer(buf, len, display, profile_conf_schema(), &parsed, err);
+        if (r < 0)
+                return r;
+        e = profile_parsed_find(&parsed, "main", "profile");
+        if (e) {
+                *ret_name = xstrdup(e->value);
+                *ret_reason = xasprintf("%s:%u", display, e->line);
+        }
+        profile_parsed_done(&parsed);
+        return 0;
+}
+
+int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
+                          char **ret_name, char **ret_reason, struct xerror *ret_error)
+{
+        _cleanup_free_ char *name = NULL, *reason = NULL;
+        long t = 0;
+        int r;
+
+        if (cli_name) {
+                if (!profile_name_valid(cli_name)) {
+                        profile_set_error(ret_error, NULL, 0,
+                                  _("invalid profile name '%s' for --profile; use letters, digits, '-' and '_' (at most %d)"),
+                                  cli_name, PROFILE_NAME_MAX);
+                        return -EINVAL;
+                }
+                *ret_name = xstrdup(cli_name);
+                *ret_reason = xstrdup("--profile");
+                return 0;
+        }
+
+        r = conf_profile(rfs, &name, &reason, ret_error);
+        if (r < 0)
+                return r;
+        if (name) {
+                *ret_name = TAKE_PTR(name);
+                *ret_reason = TAKE_PTR(reason);
+                return 0;
+        }
+
+        /* Unknown, odd or missing types get balanced: its settings are the
+         * ones known to be safe on any hardware, and machines without DMI
+         * (ARM boards, tablets, many VMs) are mostly not servers. */
+        if (!chassis_type || !chassis_type[0])
+                reason = xstrdup(_("no chassis type (no DMI), the default"));
+        else if (profile_parse_number(chassis_type, &t) < 0)
+                reason = xasprintf(_("chassis type '%s' not understood, the default"), chassis_type);
+        else if (chassis_profile(t))
+                reason = xasprintf(_("chassis type %ld (%s)"), t, chassis_name(t));
+        else if (chassis_name(t))
+                reason = xasprintf(_("chassis type %ld (%s) has no rule, the default"), t, chassis_name(t));
+        else
+                reason = xasprintf(_("chassis type %ld has no rule, the default"), t);
+        *ret_name = xstrdup(chassis_profile(t) ? chassis_profile(t) : PROFILE_DEFAULT);
+        *ret_reason = TAKE_PTR(reason);
+        return 0;
+}
+
+/* ---- the same for a root given by its path (tests, tools) ---- */
+
+int profile_select(const char *root, const char *cli_name, const char *chassis_type,
+                   char **ret_name, char **ret_reason, struct xerror *ret_error)
+{
+        struct rootfs rfs = { .fd = -1 };
+        int r = profile_open_root(root, &rfs, ret_error);
+
+        if (r >= 0)
+                r = profile_select_rootfs(&rfs, cli_name, chassis_type, ret_name, ret_reason, ret_error);
+        rootfs_close(&rfs);
+        return r;
+}

@@ -1,0 +1,22 @@
+/* profile-select.h: which profile applies: --profile, idlecfg.conf, the chassis type */
+#pragma once
+
+#include "base/util.h"
+
+/* what applies where no rule chooses */
+#define PROFILE_DEFAULT "balanced"
+
+struct rootfs;
+
+/* Which profile applies: --profile, else [main] profile= in
+ * ROOT/etc/idlecfg/idlecfg.conf, else the DMI chassis type (a decimal
+ * string or NULL). ret_reason names the rule: "--profile",
+ * "/etc/idlecfg/idlecfg.conf:3", "chassis type 10 (Notebook)". */
+int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
+                          char **ret_name, char **ret_reason, struct xerror *ret_error);
+/* the same for a root given by its path (tests, tools) */
+int profile_select(const char *root, const char *cli_name, const char *chassis_type,
+                   char **ret_name, char **ret_reason, struct xerror *ret_error);
+
+/* SMBIOS name of DMI chassis type T, NULL if unknown */
+const char *chassis_name(long t);

@@ -1,0 +1,837 @@
+/* install.c: render a plan into a root (targets, preflight, writing) and undo it; the
+ * manifest and backups it keeps are state.c's
+ *
+ * Order of every change, so that a crash at any point leaves a state that
+ * rollback restores exactly: the replaced file's content goes to the backup
+ * store first, then the manifest records the change, then the file is written
+ * (temp file, fsync, rename, fsync of the directory). A directory is recorded
+ * in the manifest before it is made. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "pipeline/emit.h"
+#include "engine/install.h"
+#include "state/manifest.h"
+#include "engine/pstable.h"
+#include "engine/refresh.h"
+#include "base/sha256.h"
+#include "state/state.h"
+
+#define MAX_FILE STATE_FILE_MAX
+
+struct target {
+        char *path;
+        char *content;          /* wanted; NULL: not ours any more */
+        enum target_kind kind;
+        size_t n_settings;
+        /* found before anything is written */
+        bool exists;
+        char *cur;
+        size_t cur_len;
+        char cur_sha[65];
+        struct stat st;
+        enum action action;
+        bool conflict;          /* ours goes beside it, to PATH.idlecfg-new */
+};
+
+struct targets {
+        struct target *v;
+        size_t n;
+        char *cmdline_words;    /* the kernel parameters planned, space-separated; NULL: none */
+};
+
+static void targets_free(struct targets *t)
+{
+        for (size_t i = 0; i < t->n; i++) {
+                free(t->v[i].path);
+                free(t->v[i].content);
+                free(t->v[i].cur);
+        }
+        free(t->v);
+        free(t->cmdline_words);
+}
+
+static struct target *target_add(struct targets *t, const char *path, char *content_take, enum target_kind kind)
+{
+        struct target *x;
+
+        for (size_t i = 0; i < t->n; i++)
+                if (streq(t->v[i].path, path)) {
+                        free(t->v[i].content);
+                        t->v[i].content = content_take;
+                        return &t->v[i];
+                }
+        t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
+        x = &t->v[t->n++];
+        *x = (struct target) { .path = xstrdup(path), .content = content_take, .kind = kind };
+        return x;
+}
+
+static void sha_of(const char *data, size_t len, char out[65])
+{
+        sha256_hex(data, len, 32, out);
+}
+
+/* ---- what to write ---- */
+
+static size_t count_mech(const struct plan *p, enum mechanism m)
+{
+        size_t n = 0;
+        for (size_t i = 0; i < p->n; i++)
+                n += p->v[i].mech == m && p->v[i].value;
+        return n;
+}
+
+static int render(const struct plan *p, enum emit_format fmt, char **ret, struct xerror *ret_error)
+{
+        struct xerror ee = {};
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        int r;
+
+        if (!f)
+                return -ENOMEM;
+        r = emit_render(p, fmt, f, &ee);
+        fclose(f);
+        if (r < 0) {
+                xerror_set(ret_error, r, "%s", ee.message ? ee.message : strerror(-r));
+                xerror_done(&ee);
+                free(buf);
+                return r;
+        }
+        *ret = buf;
+        return 0;
+}
+
+static bool root_uses_grub(const struct rootfs *rfs)
+{
+        static const char *const marks[] = {
+                "/etc/default/grub", "/etc/default/grub.d", "/usr/sbin/update-grub", "/usr/sbin/grub-mkconfig",
+                "/usr/sbin/grub2-mkconfig", "/boot/grub/grub.cfg", "/boot/grub2/grub.cfg",
+        };
+        struct stat st;
+
+        for (size_t i = 0; i < ELEMENTSOF(marks); i++)
+                if (rootfs_lstat(rfs, marks[i], &st) == 0)
+                        return true;
+        return false;
+}
+
+/* the words of WORDS (space-separated) that LINE does not have yet, in order */
+static char *words_missing(const char *line, const char *words)
+{
+        _cleanup_free_ char *w = xstrdup(words);
+        struct strbuf sb = {};
+        char *save = NULL;
+
+        for (char *tok = strtok_r(w, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+                bool have = false;
+                size_t n = strlen(tok);
+                for (const char *p = line; *p && !have;) {
+                        size_t k;
+                        p += strspn(p, " \t");
+                        k = strcspn(p, " \t");
+                        have = k == n && strncmp(p, tok, n) == 0;
+                        p += k;
+                }
+                for (const char *p = sb_str(&sb); *p && !have;) {
+                        size_t k = strcspn(p, " ");
+                        have = k == n && strncmp(p, tok, n) == 0;
+                        p += k + (p[k] == ' ');
+                }
+                if (!have)
+                        sb_appendf(&sb, "%s%s", sb.len ? " " : "", tok);
+        }
+        return sb_steal(&sb);
+}
+
+/* the text the kernel command line file gets; NULL when there is nothing to add */
+static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
+                          struct targets *t, struct xerror *ret_error)
+{
+        _cleanup_free_ char *words = NULL;
+        struct stat st;
+        size_t n = count_mech(p, MECH_CMDLINE);
+        int r;
+
+        r = render(p, EMIT_CMDLINE, &words, ret_error);
+        if (r < 0)
+                return r;
+        strstrip(words);
+        if (!*words)
+                return 0;
+
+        /* kernel-install and systemd-boot: the words go onto the one line of
+         * /etc/kernel/cmdline, after what was there before idlecfg. A file
+         * there that is no such line (a FIFO, a device node, a link, a loop,
+         * too large) is said and treated as absent: the next way is taken. */
+        r = rootfs_lstat(rfs, KERNEL_CMDLINE_PATH, &st);
+        if (r == 0 && !S_ISREG(st.st_mode))
+                r = S_ISLNK(st.st_mode) ? -ELOOP : S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
+        if (r == 0 && !(m && manifest_find(m, KERNEL_CMDLINE_PATH))) {
+                _cleanup_free_ char *probe = NULL;
+                r = rootfs_read_file(rfs, KERNEL_CMDLINE_PATH, ROOTFS_NOFOLLOW, KERNEL_CMDLINE_MAX, &probe, NULL,
+                                     NULL);
+        }
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+                _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
+                _cleanup_free_ char *why = rootfs_why(rfs, KERNEL_CMDLINE_PATH, r, KERNEL_CMDLINE_MAX);
+                rootfs_warn(rfs, _("%s: %s; idlecfg treats it as absent and puts the kernel parameters in %s"),
+                            shown, why, root_uses_grub(rfs) ? GRUB_SNIPPET_PATH : OWN_CMDLINE_PATH);
+        }
+        if (r == 0) {
+                const struct manifest_file *mf = m ? manifest_find(m, KERNEL_CMDLINE_PATH) : NULL;
+                _cleanup_free_ char *base = NULL;
+                size_t len = 0;
+                if (mf && mf->prev_exists) {
+                        /* the line before idlecfg, from its backup, checked against its name */
+                        r = read_backup(rfs, mf->prev_sha, &base, &len, ret_error);
+                        if (r < 0)
+                                return -EBADMSG;        /* damaged or gone: the state is refused */
+                } else if (mf)
+                        base = xstrdup(""), r = 0;
+                else
+                        r = rootfs_read(rfs, KERNEL_CMDLINE_PATH, MAX_FILE, &base, &len, NULL);
+                if (r < 0) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
+                        return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+                }
+                if (memchr(base, '\0', len) || strchr(strstrip(base), '\n')) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
+                        return xerror_set(ret_error, -EINVAL, _("%s: expected one line of kernel parameters; "
+                                                                "not changing it"), shown);
+                }
+                {
+                        /* a word already on the line is not added again (the line of an
+                         * install whose state was deleted, an administrator's own) */
+                        _cleanup_free_ char *add = words_missing(base, words);
+                        target_add(t, KERNEL_CMDLINE_PATH,
+                                   xasprintf("%s%s%s\n", base, *base && *add ? " " : "", add),
+                                   T_CMDLINE_KERNEL)->n_settings = n;
+                }
+        } else if (root_uses_grub(rfs))
+                target_add(t, GRUB_SNIPPET_PATH,
+                           xasprintf("# Generated by " PACKAGE_NAME " " PACKAGE_VERSION " for profile %s.\n"
+                                     "# Do not edit: \"" PACKAGE_NAME " install\" rewrites this file and \""
+                                     PACKAGE_NAME " rollback\" removes it.\n"
+                                     "GRUB_CMDLINE_LINUX_DEFAULT=\"${GRUB_CMDLINE_LINUX_DEFAULT} %s\"\n",
+                                     p->profile, words), T_CMDLINE_GRUB)->n_settings = n;
+        else
+                /* only the words, on one line, so that "$(cat FILE)" in a script gives the
+                 * kernel nothing else: what they are for is said by install (text and
+                 * JSON) and recorded in the manifest (cmdline-target) */
+                target_add(t, OWN_CMDLINE_PATH, xasprintf("%s\n", words), T_CMDLINE_OWN)->n_settings = n;
+        free(t->cmdline_words);
+        t->cmdline_words = TAKE_PTR(words);
+        return 0;
+}
+
+#ifndef SBINDIR
+# define SBINDIR "/usr/sbin"
+#endif
+
+/* the directory of the target's own idlecfg, which the switch's rule, unit
+ * and hook run: an installer's idlecfg from outside may live elsewhere (a
+ * build with another prefix); this build's SBINDIR when the root has none */
+static const char *target_sbindir(const struct rootfs *rfs)
+{
+        static const char *const dirs[] = { SBINDIR, "/usr/sbin", "/usr/bin", "/sbin", "/bin" };
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_free_ char *path = xasprintf("%s/idlecfg", dirs[i]);
+                struct stat st;
+
+                if (rootfs_check_file(rfs, path, 0, SIZE_MAX, &st) >= 0 && (st.st_mode & 0111))
+                        return dirs[i];
+        }
+        return SBINDIR;
+}
+
+/* the power-source switch's files (pstable.c), when the plan has values per source */
+static int power_targets(const struct rootfs *rfs, const struct plan *p, struct targets *t,
+                         struct xerror *ret_error)
+{
+        struct ps_file *v = NULL;
+        size_t n = 0;
+        int r = ps_render(p, target_sbindir(rfs), &v, &n, ret_error);
+
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                target_add(t, v[i].path, TAKE_PTR(v[i].text), v[i].exec ? T_POWER_HOOK : T_POWER)->n_settings =
+                        plan_n_per_source(p);
+        ps_files_free(v, n);
+        return r;
+}
+
+static int collect_targets(const struct rootfs *rfs, const struct plan *p, const struct manifest *m, bool image,
+                           struct targets *t, struct xerror *ret_error)
+{
+        static const struct { const char *path; enum emit_format fmt; enum mechanism mech; enum target_kind kind; }
+        files[] = {
+                { UDEV_RULES_PATH, EMIT_UDEV, MECH_UDEV, T_UDEV },
+                { MODPROBE_PATH, EMIT_MODPROBE, MECH_MODPROBE, T_MODPROBE },
+                { TMPFILES_PATH, EMIT_TMPFILES, MECH_TMPFILES, T_TMPFILES },
+                { SYSCTL_PATH, EMIT_SYSCTL, MECH_SYSCTL, T_SYSCTL },
+                { NM_CONF_PATH, EMIT_NM, MECH_NM, T_NM },
+                { LINK_DROPIN_PATH, EMIT_LINK, MECH_LINK, T_LINK },
+        };
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                char *text = NULL;
+                size_t n = count_mech(p, files[i].mech);
+                if (n > 0) {
+                        r = render(p, files[i].fmt, &text, ret_error);
+                        if (r < 0)
+                                return r;
+                }
+                target_add(t, files[i].path, text, files[i].kind)->n_settings = n;
+        }
+        r = power_targets(rfs, p, t, ret_error);
+        if (r < 0)
+                return r;
+        r = cmdline_target(rfs, p, m, t, ret_error);
+        if (r < 0)
+                return r;
+        /* image mode enables the first-boot unit; the installs after it (the
+         * first boot's among them) keep it enabled, for ConditionNeedsUpdate= */
+        if (image || (m && manifest_find(m, FIRSTBOOT_DROPIN_PATH)))
+                target_add(t, FIRSTBOOT_DROPIN_PATH,
+                           xstrdup("# Generated by " PACKAGE_NAME " install --image. Do not edit: \""
+                                   PACKAGE_NAME " rollback\" removes it.\n"
+                                   "# At the first boot of the image (and after an update of /usr), "
+                                   FIRSTBOOT_UNIT "\n# configures idle power management for the machine "
+                                   "it runs on.\n[Unit]\nWants=" FIRSTBOOT_UNIT "\n"), T_FIRSTBOOT);
+        /* whatever an earlier install wrote that this one does not */
+        for (size_t i = 0; m && i < m->n_files; i++) {
+                bool found = false;
+                for (size_t k = 0; k < t->n && !found; k++)
+                        found = streq(t->v[k].path, m->files[i].path);
+                if (!found)
+                        target_add(t, m->files[i].path, NULL, T_OTHER);
+        }
+        return 0;
+}
+
+static int look(const struct rootfs *rfs, struct target *x, struct xerror *ret_error)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+        int r = rootfs_lstat(rfs, x->path, &x->st);
+
+        if (r == -ENOENT) {
+                x->exists = false;
+                return 0;
+        }
+        if (r == -ENOTDIR)
+                return xerror_set(ret_error, r, _("%s: a parent of it is not a directory"), shown);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot look at %s: %s"), shown, strerror(-r));
+        if (S_ISLNK(x->st.st_mode))
+                return xerror_set(ret_error, -ELOOP, _("%s is a symbolic link: idlecfg writes regular files "
+                                                       "only and never follows a link; remove it first"), shown);
+        /* an unsafe target is refused like a link: exit 3, never 2 (that is for bad input) */
+        if (!S_ISREG(x->st.st_mode))
+                return xerror_set(ret_error, S_ISDIR(x->st.st_mode) ? -EISDIR : -EBADFD,
+                                  _("%s is not a regular file; remove it first"), shown);
+        r = rootfs_read(rfs, x->path, MAX_FILE, &x->cur, &x->cur_len, &x->st);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        x->exists = true;
+        sha_of(x->cur, x->cur_len, x->cur_sha);
+        return 0;
+}
+
+/* decide each target's action, before anything is written */
+static int preflight(const struct rootfs *rfs, const struct manifest *m, struct targets *t, bool force,
+                     struct xerror *ret_error)
+{
+        size_t n_primary = t->n;
+        int r;
+
+        for (size_t i = 0; i < n_primary; i++) {
+                struct target *x = &t->v[i];
+                const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
+                char want[65] = "";
+
+                r = look(rfs, x, ret_error);
+                if (r < 0)
+                        return r;
+                if (x->content)
+                        sha_of(x->content, strlen(x->content), want);
+                if (x->content) {
+                        if (mf && x->exists && streq(x->cur_sha, mf->sha))
+                                x->action = streq(x->cur_sha, want) ? A_NONE : A_WRITE;
+                        else if (mf && !force)
+                                /* deleted or edited by the administrator since we wrote it
+                                 * (unless the edit made it what we want now) */
+                                x->action = x->exists && streq(x->cur_sha, want) ? A_ADOPT : A_KEEP_THEIRS;
+                        else
+                                x->action = A_WRITE;
+                        x->conflict = x->action == A_KEEP_THEIRS;
+                } else if (!mf)
+                        x->action = A_NONE;
+                else if (x->exists ? (mf->prev_exists && streq(x->cur_sha, mf->prev_sha)) : !mf->prev_exists)
+                        x->action = A_DROP;
+                else if (x->exists && streq(x->cur_sha, mf->sha))
+                        x->action = A_RESTORE;
+                else
+                        x->action = force ? A_RESTORE : A_KEEP_THEIRS;
+        }
+        /* ours beside a file the administrator changed, as dpkg does with conffiles */
+        for (size_t i = 0; i < n_primary; i++) {
+                struct target *x = &t->v[i];
+                _cleanup_free_ char *beside = NULL;
+                const struct manifest_file *mf;
+                if (endswith_str(x->path, NEW_SUFFIX))
+                        continue;
+                beside = xasprintf("%s%s", x->path, NEW_SUFFIX);
+                mf = m ? manifest_find(m, beside) : NULL;
+                /* target_add() may move t->v: nothing of x after it */
+                if (x->conflict && x->content) {
+                        size_t n = x->n_settings;
+                        target_add(t, beside, xstrdup(x->content), x->kind)->n_settings = n;
+                } else if (mf)
+                        target_add(t, beside, NULL, T_OTHER);
+        }
+        for (size_t i = n_primary; i < t->n; i++) {
+                struct target *x = &t->v[i];
+                const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
+                char want[65] = "";
+                r = look(rfs, x, ret_error);
+                if (r < 0)
+                        return r;
+                if (x->content) {
+                        sha_of(x->content, strlen(x->content), want);
+                        x->action = mf && x->exists && streq(x->cur_sha, want) && streq(mf->sha, want) ? A_NONE
+                                                                                                      : A_WRITE;
+                } else if (!mf)
+                        x->action = A_NONE;
+                else if (!x->exists ? !mf->prev_exists : (mf->prev_exists && streq(x->cur_sha, mf->prev_sha)))
+                        x->action = A_DROP;
+                else
+                        x->action = A_RESTORE;  /* our earlier copy beside theirs: not needed now */
+        }
+        return 0;
+}
+
+/* ---- doing it ---- */
+
+struct ctx {
+        const struct rootfs *rfs;
+        struct manifest *m;
+        struct xerror *error;
+        struct install_result *res;
+};
+
+static struct install_event *event_add(struct install_result *res, enum install_event_kind what, const char *shown)
+{
+        res->v = xrealloc(res->v, (res->n + 1) * sizeof(*res->v));
+        res->v[res->n] = (struct install_event) { .what = what, .path = shown ? xstrdup(shown) : NULL };
+        return &res->v[res->n++];
+}
+
+void install_result_free(struct install_result *r)
+{
+        for (size_t i = 0; i < r->n; i++) {
+                free(r->v[i].path);
+                free(r->v[i].name_a);
+                free(r->v[i].a);
+                free(r->v[i].name_b);
+                free(r->v[i].b);
+        }
+        free(r->v);
+        for (size_t i = 0; i < r->n_files; i++)
+                free(r->files[i].path);
+        free(r->files);
+        free(r->cmdline_words);
+        *r = (struct install_result) {};
+}
+
+static int collect_dir(const char *path, void *userdata)
+{
+        if (streq(path, "/var") || streq(path, "/var/lib"))
+                manifest_add_dir(userdata, path);
+        return 0;
+}
+
+static int record_dir(const char *path, void *userdata)
+{
+        struct ctx *c = userdata;
+
+        manifest_add_dir(c->m, path);
+        return manifest_save(c->rfs, c->m, c->error);
+}
+
+static int make_parent(struct ctx *c, const char *path)
+{
+        _cleanup_free_ char *dir = xstrdup(path), *shown = NULL;
+        int r;
+
+        *strrchr(dir, '/') = '\0';
+        r = rootfs_mkdir_p(c->rfs, dir, record_dir, c);
+        if (r < 0 && !c->error->message) {
+                shown = rootfs_display(c->rfs, dir);
+                return xerror_set(c->error, r, _("cannot create the directory %s: %s"), shown, rootfs_strerror(r));
+        }
+        return r;
+}
+
+/* put PATH back as the manifest entry says it was before idlecfg */
+static int restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
+        int r;
+
+        if (mf->prev_exists) {
+                _cleanup_free_ char *data = NULL;
+                size_t len;
+                r = read_backup(rfs, mf->prev_sha, &data, &len, e);
+                if (r < 0)
+                        return r;
+                r = rootfs_write_atomic(rfs, mf->path, data, len, mf->prev_mode, mf->prev_uid, mf->prev_gid);
+        } else
+                r = rootfs_unlink(rfs, mf->path);
+        if (r < 0)
+                return xerror_set(e, r, _("cannot restore %s: %s"), shown, rootfs_strerror(r));
+        r = rootfs_remove_temps(rfs, mf->path);
+        if (r < 0)
+                return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));
+        return 0;
+}
+
+static int do_write(struct ctx *c, struct target *x)
+{
+        _cleanup_free_ char *shown = rootfs_display(c->rfs, x->path);
+        struct manifest_file *mf = manifest_find(c->m, x->path);
+        bool was_ours = mf && x->exists && streq(mf->sha, x->cur_sha), adopted = !mf && x->exists;
+        mode_t mode = x->kind == T_POWER_HOOK ? 0755 : 0644;
+        uid_t uid = (uid_t) -1;
+        gid_t gid = (gid_t) -1;
+        struct install_event *ev;
+        int r;
+
+        if (x->exists && !was_ours) {
+                /* what is there now is not ours: keep a copy (the first one is what
+                 * rollback restores; a forced overwrite of an edited file keeps the edit too) */
+                r = save_backup(c->rfs, x->cur, x->cur_len, x->cur_sha, c->error);
+                if (r < 0)
+                        return r;
+        }
+        c->res->touched = true;
+        if (!mf) {
+                mf = manifest_add_file(c->m, x->path);
+                mf->prev_exists = x->exists;
+                if (x->exists) {
+                        memcpy(mf->prev_sha, x->cur_sha, 65);
+                        mf->prev_mode = x->st.st_mode & 07777;
+                        mf->prev_uid = x->st.st_uid;
+                        mf->prev_gid = x->st.st_gid;
+                }
+        }
+        if (mf->prev_exists && !endswith_str(x->path, NEW_SUFFIX)) {
+                /* a file that was there before keeps its mode and owner */
+                mode = mf->prev_mode;
+                uid = mf->prev_uid;
+                gid = mf->prev_gid;
+        }
+        /* the intent first: until the run ends, the file may still hold what it
+         * held (idlecfg's earlier content, or the state before idlecfg) */
+        mf->pending = true;
+        mf->pending_was_ours = was_ours;
+        if (was_ours)
+                memcpy(mf->pending_sha, mf->sha, 65);
+        sha_of(x->content, strlen(x->content), mf->sha);
+        mf->mode = mode;
+        r = manifest_save(c->rfs, c->m, c->error);
+        if (r < 0)
+                return r;
+        r = make_parent(c, x->path);
+        if (r < 0)
+                return r;
+        r = rootfs_write_atomic(c->rfs, x->path, x->content, strlen(x->content), mode, uid, gid);
+        if (r < 0)
+                return xerror_set(c->error, r, _("cannot write %s: %s"), shown, rootfs_strerror(r));
+        ev = event_add(c->res, !x->exists ? IE_WROTE : adopted ? IE_CHANGED : was_ours ? IE_UPDATED : IE_OVERWROTE,
+                       shown);
+        ev->kind = x->kind;
+        ev->n_settings = x->n_settings;
+        return 0;
+}
+
+static int do_restore(struct ctx *c, struct target *x)
+{
+        _cleanup_free_ char *shown = rootfs_display(c->rfs, x->path);
+        struct manifest_file *mf = manifest_find(c->m, x->path);
+        int r;
+
+        c->res->touched = true;
+        if (x->action == A_RESTORE) {
+                /* the intent first: the file is idlecfg's, or already as before */
+                mf->pending = true;
+                mf->pending_was_ours = true;
+                memcpy(mf->pending_sha, mf->sha, 65);
+                r = manifest_save(c->rfs, c->m, c->error);
+                if (r < 0)
+                        return r;
+                r = restore_file(c->rfs, mf, c->error);
+                if (r < 0)
+                        return r;
+                event_add(c->res, mf->prev_exists ? IE_RESTORED_UNNEEDED : IE_REMOVED_UNNEEDED, shown);
+        }
+        manifest_remove_file(c->m, x->path);
+        return manifest_save(c->rfs, c->m, c->error);
+}
+
+/* a diff of the dry run */
+static void diff_add(struct install_result *res, const char *name_a, const char *a, const char *name_b, const char *b)
+{
+        struct install_event *ev = event_add(res, IE_DIFF, NULL);
+
+        ev->name_a = xstrdup(name_a);
+        ev->a = a ? xstrdup(a) : NULL;
+        ev->name_b = xstrdup(name_b);
+        ev->b = b ? xstrdup(b) : NULL;
+}
+
+/* install --dry-run: the diff of every file that would change, what would be kept */
+static void dry_run(const struct rootfs *rfs, const struct manifest *m, const struct targets *t,
+                    struct install_result *res, struct xerror *ret_error)
+{
+        for (size_t i = 0; i < t->n; i++) {
+                const struct target *x = &t->v[i];
+                _cleanup_free_ char *a = xasprintf("a%s", x->path), *b = xasprintf("b%s", x->path);
+                _cleanup_free_ char *prev = NULL;
+                const struct manifest_file *mf = m ? manifest_find(m, x->path) : NULL;
+                size_t len;
+                if (x->action == A_WRITE)
+                        diff_add(res, x->exists ? a : "/dev/null", x->exists ? x->cur : "", b, x->content);
+                else if (x->action == A_RESTORE && mf->prev_exists &&
+                         read_backup(rfs, mf->prev_sha, &prev, &len, ret_error) == 0)
+                        diff_add(res, a, x->cur, b, prev);
+                else if (x->action == A_RESTORE)
+                        diff_add(res, a, x->exists ? x->cur : "", "/dev/null", "");
+                else if (x->action == A_KEEP_THEIRS) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+                        event_add(res, IE_DIFF_KEPT, shown);
+                }
+        }
+}
+
+static int install_targets(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+                           const struct install_options *o, struct install_result *res, struct targets *t,
+                           struct xerror *ret_error)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        struct ctx c = { .rfs = rfs, .error = ret_error, .res = res };
+        bool changes = false, conflicts = false;
+        int r;
+
+        r = manifest_load(rfs, &m, ret_error);
+        res->state_refused = r == -EINVAL;
+        if (r < 0 && r != -ENOENT)
+                return r;
+        /* what a killed run left: settled before anything is decided */
+        r = state_recover(rfs, m, o->dry_run, ret_error);
+        if (r < 0)
+                return r;
+        r = collect_targets(rfs, p, m, o->image, t, ret_error);
+        res->state_refused = res->state_refused || r == -EBADMSG;
+        if (r < 0)
+                return r;
+        r = preflight(rfs, m, t, o->force, ret_error);
+        if (r < 0)
+                return r;
+        res->files = xcalloc(t->n ? t->n : 1, sizeof(*res->files));
+        for (size_t i = 0; i < t->n; i++) {
+                const struct target *x = &t->v[i];
+                changes = changes || x->action == A_WRITE || x->action == A_RESTORE;
+                conflicts = conflicts || x->action == A_KEEP_THEIRS;
+                res->files[res->n_files++] = (struct install_file) { .path = xstrdup(x->path), .kind = x->kind,
+                        .action = x->action, .n_settings = x->n_settings, .wanted = !!x->content };
+        }
+        res->cmdline_words = t->cmdline_words ? xstrdup(t->cmdline_words) : NULL;
+
+        if (o->dry_run) {
+                dry_run(rfs, m, t, res, ret_error);
+                if (ret_error->message)
+                        return -EBADMSG;
+                return changes;
+        }
+
+        if (!m) {
+                m = xcalloc(1, sizeof(*m));
+        }
+        c.m = m;
+        {
+                /* the state directory first; the parents it needs are recorded with the first manifest */
+                r = rootfs_mkdir_p(rfs, BACKUP_DIR, collect_dir, m);
+                if (r < 0) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, BACKUP_DIR);
+                        return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
+                }
+        }
+        free(m->version);
+        m->version = xstrdup(PACKAGE_VERSION);
+        if (!m->profile)
+                m->profile = xstrdup(p->profile);
+        if (!m->fingerprint)
+                m->fingerprint = xstrdup(p->fingerprint);
+
+        for (size_t i = 0; i < t->n; i++) {
+                struct target *x = &t->v[i];
+                if (x->action == A_WRITE)
+                        r = do_write(&c, x);
+                else if (x->action == A_RESTORE || x->action == A_DROP)
+                        r = do_restore(&c, x);
+                else if (x->action == A_ADOPT) {
+                        memcpy(manifest_find(m, x->path)->sha, x->cur_sha, 65);
+                        r = manifest_save(rfs, m, ret_error);
+                }
+                else
+                        r = 0;
+                if (r < 0)
+                        return r;
+                if (x->action == A_KEEP_THEIRS && x->content) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+                        event_add(res, x->exists ? IE_KEPT_BESIDE : IE_NOT_RECREATED, shown);
+                } else if (x->action == A_KEEP_THEIRS) {
+                        _cleanup_free_ char *shown = rootfs_display(rfs, x->path);
+                        event_add(res, IE_KEPT_UNNEEDED, shown);
+                }
+        }
+
+        /* the whole record, now that the files are in place */
+        free(m->profile);
+        m->profile = xstrdup(p->profile);
+        free(m->fingerprint);
+        m->fingerprint = xstrdup(p->fingerprint);
+        free(m->kernel);
+        m->kernel = p->kernel ? xstrdup(p->kernel) : NULL;
+        free(m->cmdline_target);
+        m->cmdline_target = NULL;
+        for (size_t i = 0; i < t->n; i++)
+                if (t->v[i].kind >= T_CMDLINE_KERNEL && t->v[i].kind <= T_CMDLINE_OWN && t->v[i].content &&
+                    !endswith_str(t->v[i].path, NEW_SUFFIX))
+                        m->cmdline_target = xstrdup(t->v[i].path);
+        kv_free(&m->inputs);
+        refresh_inputs(rfs, inv, p->profile, o->profiles_dir, REFRESH_CONTENT, &m->inputs);
+        kv_add(&m->inputs, "profile-reason", p->profile_reason);
+        if (o->image)
+                /* not the build host's: the machine the image boots on installs again */
+                for (size_t i = 0; i < m->inputs.n; i++)
+                        if (streq(m->inputs.v[i].key, "fingerprint")) {
+                                free(m->inputs.v[i].value);
+                                m->inputs.v[i].value = xstrdup(IMAGE_FINGERPRINT);
+                        }
+        for (size_t i = 0; i < m->n_files; i++)
+                m->files[i].pending = false;    /* every write is done */
+        r = manifest_save(rfs, m, ret_error);
+        if (r < 0)
+                return r;
+        (void) gc_backups(rfs, m);
+
+        if (!changes && !conflicts)
+                event_add(res, IE_NOTHING, NULL);
+        return changes;
+}
+
+int install_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+                const struct install_options *o, struct install_result *res, struct xerror *ret_error)
+{
+        _cleanup_(targets_free) struct targets t = {};
+
+        return install_targets(rfs, p, inv, o, res, &t, ret_error);
+}
+
+/* ---- rollback ---- */
+
+int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        _cleanup_free_ char *mshown = rootfs_display(rfs, MANIFEST_PATH);
+        size_t left = 0;
+        int r;
+
+        r = manifest_load(rfs, &m, ret_error);
+        if (r == -ENOENT) {
+                r = state_cleanup(rfs);
+                if (r < 0)
+                        return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
+                return 1;
+        }
+        if (r < 0)
+                return r;
+        r = state_recover(rfs, m, false, ret_error);
+        if (r < 0)
+                return r;
+        for (size_t i = m->n_files; i-- > 0;) {
+                struct manifest_file *mf = &m->files[i];
+                _cleanup_free_ char *shown = rootfs_display(rfs, mf->path), *cur = NULL;
+                struct stat st;
+                char sha[65] = "";
+                size_t len = 0;
+                bool exists;
+
+                r = rootfs_lstat(rfs, mf->path, &st);
+                if (r < 0 && r != -ENOENT)
+                        return xerror_set(ret_error, r, _("cannot look at %s: %s"), shown, strerror(-r));
+                exists = r == 0;
+                if (exists && !S_ISREG(st.st_mode)) {
+                        rollback_add(res, RB_NOT_REGULAR, shown);
+                        left++;
+                        continue;
+                }
+                if (exists) {
+                        r = rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL);
+                        if (r < 0)
+                                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+                        sha_of(cur, len, sha);
+                }
+                if (exists ? (mf->prev_exists && streq(sha, mf->prev_sha) && !streq(sha, mf->sha)) : !mf->prev_exists) {
+                        /* already as it was (a crash before our write, or an earlier rollback) */
+                        r = rootfs_remove_temps(rfs, mf->path);
+                        if (r < 0)
+                                return xerror_set(ret_error, r, _("cannot remove temporary files beside %s: %s"),
+                                                  shown, strerror(-r));
+                } else if ((exists && streq(sha, mf->sha)) || force) {
+                        r = restore_file(rfs, mf, ret_error);
+                        if (r < 0)
+                                return r;
+                        rollback_add(res, mf->prev_exists ? RB_FILE_RESTORED : RB_FILE_REMOVED, shown);
+                } else {
+                        rollback_add(res, exists ? RB_FILE_CHANGED : RB_FILE_DELETED, shown);
+                        left++;
+                        continue;
+                }
+                manifest_remove_file(m, mf->path);
+                r = manifest_save(rfs, m, ret_error);
+                if (r < 0)
+                        return r;
+        }
+        if (left > 0)
+                return xerror_set(ret_error, -EBUSY, P_("%zu file was left alone; %s keeps it for a later rollback",
+                                                          "%zu files were left alone; %s keeps them for a later rollback",
+                                                          left), left, mshown);
+        /* every file is as before: the directories install made, then the state */
+        for (size_t i = m->n_dirs; i-- > 0;) {
+                if (startswith(m->dirs[i], STATE_DIR) || streq(m->dirs[i], "/var") || streq(m->dirs[i], "/var/lib"))
+                        continue;
+                r = rootfs_rmdir(rfs, m->dirs[i]);
+                if (r < 0 && r != -ENOTEMPTY)
+                        return xerror_set(ret_error, r, _("cannot remove the directory %s: %s"), m->dirs[i],
+                                          strerror(-r));
+        }
+        r = rootfs_unlink(rfs, MANIFEST_PATH);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot remove %s: %s"), mshown, strerror(-r));
+        r = state_cleanup(rfs);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
+        for (size_t i = m->n_dirs; i-- > 0;)
+                if (streq(m->dirs[i], "/var") || streq(m->dirs[i], "/var/lib"))
+                        (void) rootfs_rmdir(rfs, m->dirs[i]);
+        res->done = true;
+        return 0;
+}

@@ -1,0 +1,111 @@
+/* install.h: render a plan into a root, undo it, and tell when it is out of date */
+#pragma once
+
+#include "model/inventory.h"
+#include "state/manifest.h"
+#include "model/plan.h"
+#include "root/rootfs.h"
+#include "state/state.h"
+
+/* the files install owns: targets.h */
+#include "root/targets.h"
+/* image mode (install --image): what enables idlecfg-firstboot.service, a
+ * drop-in of sysinit.target (a regular file: install writes no links; its
+ * path, FIRSTBOOT_DROPIN_PATH, is in targets.h) */
+#define FIRSTBOOT_UNIT "idlecfg-firstboot.service"
+/* the fingerprint an image's manifest records: no machine's, so that the
+ * first refresh on the machine the image boots on installs for it */
+#define IMAGE_FINGERPRINT "image"
+
+struct install_options {
+        bool dry_run;
+        bool force;             /* overwrite files the administrator changed */
+        bool image;             /* install --image: no hardware setting, the first-boot unit enabled */
+        const char *profiles_dir;
+};
+
+/* the kind of a file install owns */
+enum target_kind {
+        T_UDEV,
+        T_MODPROBE,
+        T_TMPFILES,
+        T_SYSCTL,
+        T_NM,                   /* NetworkManager conf.d */
+        T_LINK,                 /* drop-in of 99-default.link */
+        T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
+        T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
+        T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
+        T_POWER,                /* the power-source switch: table, udev rule, unit, drop-in (pstable.h) */
+        T_POWER_HOOK,           /* ... and its system-sleep hook, an executable */
+        T_FIRSTBOOT,            /* the drop-in that enables idlecfg-firstboot.service (image mode) */
+        T_OTHER,                /* a file of an earlier install that is no longer wanted */
+};
+
+/* what install does with it */
+enum action {
+        A_NONE,                 /* already as wanted */
+        A_WRITE,                /* write ours (recording what it replaces) */
+        A_RESTORE,              /* no longer wanted: put back what was there */
+        A_DROP,                 /* no longer wanted and already as before: forget it */
+        A_KEEP_THEIRS,          /* changed by the administrator: left alone */
+        A_ADOPT,                /* already has our content, the manifest an older checksum */
+};
+
+/* what install did (or, with dry_run, would do), in order */
+enum install_event_kind {
+        IE_WROTE,               /* a new file: path, kind, n_settings */
+        IE_CHANGED,             /* a file that was there, now ours (kept for rollback) */
+        IE_UPDATED,             /* ours, updated */
+        IE_OVERWROTE,           /* the administrator's, overwritten with --force */
+        IE_RESTORED_UNNEEDED,   /* no longer needed: the file before idlecfg is back */
+        IE_REMOVED_UNNEEDED,    /* no longer needed: removed */
+        IE_KEPT_BESIDE,         /* changed since: kept, ours beside it as path.idlecfg-new */
+        IE_NOT_RECREATED,       /* deleted since: not recreated, ours beside it */
+        IE_KEPT_UNNEEDED,       /* changed since and no longer needed: kept */
+        IE_NOTHING,             /* every file is as the plan wants it */
+        IE_DIFF,                /* dry run: the diff of name_a (a) to name_b (b) */
+        IE_DIFF_KEPT,           /* dry run: path was changed since, it would be kept */
+};
+
+struct install_event {
+        enum install_event_kind what;
+        char *path;             /* as shown (with the root) */
+        enum target_kind kind;
+        size_t n_settings;
+        char *name_a, *a, *name_b, *b;
+};
+
+/* a file install owns, wants or wanted, and what it does with it */
+struct install_file {
+        char *path;             /* in the root */
+        enum target_kind kind;
+        enum action action;
+        size_t n_settings;
+        bool wanted;            /* it has content of ours */
+};
+
+struct install_result {
+        struct install_event *v;
+        size_t n;
+        struct install_file *files;     /* every target, once decided */
+        size_t n_files;
+        char *cmdline_words;            /* the kernel parameters planned; NULL: none */
+        bool touched;                   /* a target file was changed (rollback has something to undo) */
+        bool state_refused;             /* the manifest or a backup was refused: rollback refuses it too */
+};
+void install_result_free(struct install_result *r);
+
+/* Write the plan's files into the root: 1 when something changed, 0 when all
+ * was already in place, <0 on failure (ret_error says what; what was written
+ * before the failure is in the manifest, so rollback undoes it). With
+ * dry_run, the diffs of what would change, and nothing written. What
+ * happened is in *ret, also on failure. */
+int install_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+                const struct install_options *o, struct install_result *ret, struct xerror *ret_error);
+
+/* Undo install: restore every file in the manifest as it was, remove the
+ * directories install made, then the manifest and backups. Files changed by
+ * someone else since install are reported and kept unless FORCE. 0 done,
+ * 1 nothing to undo, <0 failure (-EBUSY: some files were left alone). What
+ * happened is in *ret, also on failure. */
+int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *ret, struct xerror *ret_error);

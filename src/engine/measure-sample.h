@@ -1,0 +1,100 @@
+/* measure-sample.h: idle counters sampled at one moment, as plain data
+ * (never printed here); the clock between two samples: measure-clock.h */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/measure-clock.h"
+
+/* Where the counters are read: "/sys" and "/proc" on a live system. The unit
+ * tests give a directory of their own for both; the shell tests replace /proc
+ * only (umockdev redirects /sys), through IDLECFG_TEST_PROC. */
+struct measure_env {
+        const char *sys;
+        const char *proc;
+};
+
+/* a counter that may be absent or unreadable: err is 0 or -errno */
+struct m_value {
+        int err;
+        unsigned long long v;
+};
+
+struct m_dev {
+        char *devpath;          /* /devices/... */
+        char *name, *subsystem, *driver;
+        char *status;           /* power/runtime_status: active, suspended, unsupported, ... */
+        char *control;          /* power/control, NULL if absent */
+        long long delay_ms;     /* power/autosuspend_delay_ms, -1 without autosuspend */
+        struct m_value active_ms, suspended_ms; /* power/runtime_active_time, runtime_suspended_time */
+};
+
+struct m_cstate {
+        unsigned index;
+        char *name;
+        struct m_value time_us, usage;
+};
+
+struct m_cpu {
+        unsigned cpu;
+        struct m_cstate *states;
+        size_t n_states;
+};
+
+struct m_zone {
+        char *id;               /* intel-rapl:0 */
+        char *name;             /* package-0 */
+        struct m_value energy_uj, max_uj;
+};
+
+struct m_battery {
+        char *name;
+        char *status;           /* Discharging, Charging, Full, ... (NULL: unreadable) */
+        struct m_value power_uw, energy_uwh, charge_uah, voltage_uv;
+};
+
+struct m_count {
+        char *key;              /* irq label ("127", "LOC") or wakeup source name */
+        char *desc;             /* irq chip and handlers; wakeup source's device */
+        unsigned long long count;
+        unsigned long long count2;      /* wakeups: wakeup_count */
+};
+
+enum { M_LPI_CPU, M_LPI_SYSTEM, M_PMC_SLP_S0, _M_RES_MAX };
+extern const char *const measure_residency_names[_M_RES_MAX];
+extern const char *const measure_residency_paths[_M_RES_MAX];
+/* one package residency counter (M_LPI_CPU, ...) below SYS ("/sys"): the one
+ * reader of measure and verify */
+struct m_value measure_read_residency(const char *sys, unsigned i);
+
+struct measure_sample {
+        uint64_t t_us;
+        struct m_dev *devs;             /* sorted by devpath */
+        size_t n_devs;
+        char *cpuidle_driver;           /* NULL: none */
+        struct m_cpu *cpus;
+        size_t n_cpus;
+        struct m_value residency[_M_RES_MAX];
+        struct m_zone *zones;
+        size_t n_zones;
+        struct m_battery *bats;
+        size_t n_bats;
+        int irq_err;                    /* /proc/interrupts */
+        struct m_count *irqs;
+        size_t n_irqs;
+        int wakeup_err;
+        const char *wakeup_from;        /* "/sys/class/wakeup", "/sys/kernel/debug/wakeup_sources" */
+        struct m_count *wakeups;
+        size_t n_wakeups;
+};
+
+/* /proc/interrupts: a header of CPU columns, then "LABEL: n n ... description";
+ * the counts of each line summed, the description with single spaces */
+int measure_parse_interrupts(const char *text, struct m_count **ret, size_t *ret_n);
+
+int measure_sample(const struct measure_env *env, const struct measure_clock *c, struct measure_sample **ret);
+void measure_sample_free(struct measure_sample *s);
+/* the order of a sample's devices: by devpath (qsort, bsearch) */
+int measure_dev_cmp(const void *a, const void *b);

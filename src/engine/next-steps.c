@@ -1,0 +1,510 @@
+/* next-steps.c: what is left to do after install, for people and scripts:
+ * the commands the files a run wrote call for, and what the root's boot
+ * configuration still lacks, told from the root's own files on every run
+ * (install, refresh, verify) until it is done */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "state/initramfs.h"
+#include "engine/next-steps.h"
+#include "state/state.h"
+#include "root/target.h"
+
+#define GRUB_CFG_MAX (16u << 20)
+#define BOOT_FILE_MAX (1u << 20)
+
+/* Is the target the system running now? Only then do steps for the running
+ * system (udevadm trigger, sysctl -p, systemd-tmpfiles) make sense: not for
+ * --root DIR, nor for "/" inside a chroot of the target (src/root/target.c). */
+static bool target_running(const struct rootfs *rfs)
+{
+        return target_is_running_system(rfs);
+}
+
+void next_steps_init(struct next_steps *s, const struct rootfs *rfs)
+{
+        *s = (struct next_steps) {
+                .running = target_running(rfs),
+                .chroot = !root_is_host(rfs->path),
+                .root = xstrdup(rfs->path),
+        };
+}
+
+static void argv_free(char **argv)
+{
+        for (char **a = argv; a && *a; a++)
+                free(*a);
+        free(argv);
+}
+
+void next_steps_free(struct next_steps *s)
+{
+        for (size_t i = 0; i < s->n; i++) {
+                argv_free(s->v[i].argv);
+                free(s->v[i].words);
+        }
+        free(s->v);
+        free(s->root);
+        *s = (struct next_steps) {};
+}
+
+/* a step, once per id; ARGV... NULL-terminated (none: by hand), run
+ * through chroot when the root is not "/" */
+static struct next_step *add_step(struct next_steps *s, const char *id, const char *why, bool boot, ...)
+{
+        struct next_step *x;
+        const char *arg;
+        size_t n = 0;
+        va_list ap;
+
+        for (size_t i = 0; i < s->n; i++)
+                if (streq(s->v[i].id, id)) {
+                        s->v[i].boot = s->v[i].boot || boot;
+                        return &s->v[i];
+                }
+        s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
+        x = &s->v[s->n++];
+        *x = (struct next_step) { .id = id, .why = why, .boot = boot };
+        va_start(ap, boot);
+        while ((arg = va_arg(ap, const char *))) {
+                if (!x->argv) {
+                        x->argv = xcalloc(3, sizeof(char *));
+                        if (s->chroot) {
+                                x->argv[n++] = xstrdup("chroot");
+                                x->argv[n++] = xstrdup(s->root);
+                        }
+                }
+                x->argv = xrealloc(x->argv, (n + 2) * sizeof(char *));
+                x->argv[n++] = xstrdup(arg);
+                x->argv[n] = NULL;
+        }
+        va_end(ap);
+        return x;
+}
+
+static bool exists(const struct rootfs *rfs, const char *path)
+{
+        _cleanup_close_ int fd = rootfs_openat(rfs, path, O_PATH | O_CLOEXEC);
+        return fd >= 0;
+}
+
+/* the modification time of PATH in the root, links followed inside it */
+static bool mtime_of(const struct rootfs *rfs, const char *path, struct timespec *ret)
+{
+        _cleanup_close_ int fd = rootfs_openat(rfs, path, O_PATH | O_CLOEXEC);
+        struct stat st;
+
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return false;
+        *ret = st.st_mtim;
+        return true;
+}
+
+static bool older(const struct timespec *a, const struct timespec *b)
+{
+        return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* ---- the commands, as the root has them ---- */
+
+static void step_update_grub(struct next_steps *s, const struct rootfs *rfs)
+{
+        static const char *const why = N_("GRUB reads the kernel command line from grub.cfg, which "
+                                          "/etc/default/grub.d/idlecfg.cfg only changes when it is made again");
+
+        /* Debian's update-grub where it is (or nothing says otherwise: GRUB
+         * not installed yet), else the grub-mkconfig the root has */
+        if (exists(rfs, "/usr/sbin/grub2-mkconfig") && !exists(rfs, "/usr/sbin/update-grub"))
+                add_step(s, "update-grub", why, true, "grub2-mkconfig", "-o", "/boot/grub2/grub.cfg", NULL);
+        else if ((exists(rfs, "/usr/sbin/grub-mkconfig") || exists(rfs, "/usr/bin/grub-mkconfig")) &&
+                 !exists(rfs, "/usr/sbin/update-grub"))
+                add_step(s, "update-grub", why, true, "grub-mkconfig", "-o", "/boot/grub/grub.cfg", NULL);
+        else
+                add_step(s, "update-grub", why, true, "update-grub", NULL);
+}
+
+static void step_kernel_install(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
+{
+        static const char *const why = N_("a boot entry takes /etc/kernel/cmdline when kernel-install makes it");
+        const char *k = kernel ? kernel : "KERNEL";
+        _cleanup_free_ char *usr = xasprintf("/usr/lib/modules/%s/vmlinuz", k);
+        _cleanup_free_ char *boot = xasprintf("/boot/vmlinuz-%s", k);
+
+        add_step(s, "kernel-install", why, true, "kernel-install", "add", k, exists(rfs, usr) ? usr : boot, NULL);
+}
+
+static void step_initramfs(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
+{
+        static const char *const why = N_("the initramfs holds a copy of modprobe.d: the modules it loads "
+                                          "read their options there");
+
+        if (exists(rfs, "/usr/sbin/update-initramfs") || exists(rfs, "/sbin/update-initramfs") ||
+            !(exists(rfs, "/usr/bin/dracut") || exists(rfs, "/usr/sbin/dracut") || exists(rfs, "/usr/bin/mkinitcpio")))
+                add_step(s, "update-initramfs", why, true, "update-initramfs", "-u", "-k", kernel ? kernel : "all",
+                         NULL);
+        else if (exists(rfs, "/usr/bin/dracut") || exists(rfs, "/usr/sbin/dracut"))
+                add_step(s, "update-initramfs", why, true, "dracut", "--force", "--kver", kernel ? kernel : "", NULL);
+        else
+                add_step(s, "update-initramfs", why, true, "mkinitcpio", "-P", NULL);
+}
+
+static void step_words(struct next_steps *s, const char *words)
+{
+        struct next_step *x = add_step(s, "cmdline-words",
+                                       N_("idlecfg found no boot loader configuration it can write to "
+                                          "(/etc/kernel/cmdline or GRUB); /etc/idlecfg/cmdline holds the words"),
+                                       true, NULL);
+        if (!x->words)
+                x->words = xstrdup(words);
+}
+
+void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
+                          const char *kernel, bool dry_run)
+{
+        for (size_t i = 0; i < r->n_files; i++) {
+                const struct install_file *x = &r->files[i];
+                bool wrote = x->action == A_WRITE;
+                bool boot = x->kind == T_MODPROBE || x->kind == T_CMDLINE_KERNEL || x->kind == T_CMDLINE_GRUB ||
+                            x->kind == T_CMDLINE_OWN;
+
+                if ((x->action != A_WRITE && x->action != A_RESTORE) || x->kind == T_OTHER)
+                        continue;
+                /* written for real: the root's files tell (next_steps_boot_pending) */
+                if (boot && wrote && !dry_run)
+                        continue;
+                switch (x->kind) {
+                case T_UDEV:
+                        if (s->running) {
+                                add_step(s, "udev-reload", N_("udevd reads its rules again"), false,
+                                         "udevadm", "control", "--reload", NULL);
+                                add_step(s, "udev-trigger", N_("the rules act on the devices there now "
+                                                               "(or reboot)"), false,
+                                         "udevadm", "trigger", "--action=change", NULL);
+                        }
+                        break;
+                case T_MODPROBE: {
+                        /* only an initramfs that is there is out of date */
+                        _cleanup_free_ char *img = initramfs_of(rfs, kernel);
+                        if (img)
+                                step_initramfs(s, rfs, kernel);
+                        break;
+                }
+                case T_TMPFILES:
+                        if (s->running && wrote)
+                                add_step(s, "tmpfiles", N_("the lines take effect now (or reboot)"), false,
+                                         "systemd-tmpfiles", "--create", TMPFILES_PATH, NULL);
+                        break;
+                case T_SYSCTL:
+                        /* only a file that is there: not the one rollback or
+                         * a no-longer-needed restore removed */
+                        if (s->running && exists(rfs, SYSCTL_PATH))
+                                add_step(s, "sysctl", N_("the values take effect now (or reboot: "
+                                                         "systemd-sysctl reads it at boot)"), false,
+                                         "sysctl", "-p", SYSCTL_PATH, NULL);
+                        break;
+                case T_NM:
+                        if (s->running)
+                                add_step(s, "networkmanager-reload", N_("NetworkManager applies it when it "
+                                                                        "next activates a Wi-Fi connection"),
+                                         false, "nmcli", "general", "reload", "conf", NULL);
+                        break;
+                case T_POWER:
+                        /* once, for the table: the rule, unit and drop-in come with it */
+                        if (s->running && wrote && streq(x->path, PS_TABLE_PATH)) {
+                                add_step(s, "systemd-reload", N_("systemd reads the power-source unit and "
+                                                                 "its drop-in"), false,
+                                         "systemctl", "daemon-reload", NULL);
+                                add_step(s, "udev-reload", N_("udevd reads its rules again"), false,
+                                         "udevadm", "control", "--reload", NULL);
+                                add_step(s, "power-source", N_("the values of the current power source "
+                                                               "take effect now (or reboot)"), false,
+                                         "idlecfg", "power-source", "boot", NULL);
+                        }
+                        break;
+                case T_POWER_HOOK:      /* systemd-sleep runs it after the next resume */
+                case T_FIRSTBOOT:       /* systemd reads it when the image boots */
+                case T_LINK:    /* udevd applies it when a NIC is added: the next boot */
+                        break;
+                case T_CMDLINE_KERNEL:
+                        step_kernel_install(s, rfs, kernel);
+                        break;
+                case T_CMDLINE_GRUB:
+                        step_update_grub(s, rfs);
+                        break;
+                case T_CMDLINE_OWN:
+                        if (x->wanted && r->cmdline_words)
+                                step_words(s, r->cmdline_words);
+                        break;
+                case T_OTHER:
+                        break;
+                }
+        }
+}
+
+/* ---- what the boot configuration lacks, from the root's files ---- */
+
+/* WORD in TEXT, between blanks, quotes or the ends */
+static bool has_word(const char *text, const char *word)
+{
+        size_t n = strlen(word);
+
+        for (const char *p = text; n && (p = strstr(p, word)); p++) {
+                char before = p == text ? ' ' : p[-1], after = p[n];
+                if (strchr(" \t\n\"'", before) && (after == 0 || strchr(" \t\n\"'", after)))
+                        return true;
+        }
+        return false;
+}
+
+static bool has_words(const char *text, const char *words)
+{
+        _cleanup_free_ char *w = xstrdup(words);
+        bool any = false;
+
+        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save)) {
+                if (!has_word(text, word))
+                        return false;
+                any = true;
+        }
+        return any;
+}
+
+static char *read_text(const struct rootfs *rfs, const char *path, size_t max, struct timespec *ret_mtime)
+{
+        char *text = NULL;
+        struct stat st;
+
+        if (rootfs_read_file(rfs, path, 0, max, &text, NULL, &st) < 0)
+                return NULL;
+        if (ret_mtime)
+                *ret_mtime = st.st_mtim;
+        return text;
+}
+
+/* the words of idlecfg's GRUB snippet: GRUB_CMDLINE_LINUX_DEFAULT="${...} WORDS" */
+static char *grub_snippet_words(const char *text)
+{
+        const char *p = strstr(text, "${GRUB_CMDLINE_LINUX_DEFAULT} "), *end;
+
+        if (!p)
+                return NULL;
+        p += strlen("${GRUB_CMDLINE_LINUX_DEFAULT} ");
+        end = strchr(p, '"');
+        return end ? xstrndup(p, (size_t) (end - p)) : NULL;
+}
+
+static void pending_grub(struct next_steps *s, const struct rootfs *rfs)
+{
+        static const char *const cfgs[] = { "/boot/grub/grub.cfg", "/boot/grub2/grub.cfg" };
+        struct timespec snippet_time, cfg_time;
+        _cleanup_free_ char *snippet = read_text(rfs, GRUB_SNIPPET_PATH, BOOT_FILE_MAX, &snippet_time);
+        _cleanup_free_ char *words = snippet ? grub_snippet_words(snippet) : NULL;
+
+        if (!words)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(cfgs); i++) {
+                _cleanup_free_ char *cfg = read_text(rfs, cfgs[i], GRUB_CFG_MAX, &cfg_time);
+                /* made since the snippet changed, and with its words */
+                if (cfg && !older(&cfg_time, &snippet_time) && has_words(cfg, words))
+                        return;
+        }
+        step_update_grub(s, rfs);
+}
+
+/* a boot entry (Boot Loader Specification) of KERNEL with every word of
+ * /etc/kernel/cmdline, or a unified kernel image of it made since */
+static bool boot_entry_has(const struct rootfs *rfs, const char *kernel, const char *words,
+                           const struct timespec *since)
+{
+        static const char *const esps[] = { "/boot", "/efi", "/boot/efi" };
+
+        for (size_t e = 0; e < ELEMENTSOF(esps); e++) {
+                _cleanup_free_ char *dir = xasprintf("%s/loader/entries", esps[e]);
+                _cleanup_free_ char *uki = xasprintf("%s/EFI/Linux", esps[e]);
+                char **names = NULL;
+                size_t n = 0;
+                bool found = false;
+
+                if (rootfs_list_dir(rfs, dir, ".conf", &names, &n) == 0) {
+                        for (size_t i = 0; i < n && !found; i++) {
+                                _cleanup_free_ char *p = xasprintf("%s/%s", dir, names[i]);
+                                _cleanup_free_ char *text = read_text(rfs, p, BOOT_FILE_MAX, NULL);
+                                if (!text || (kernel && !strstr(text, kernel) && !strstr(names[i], kernel)))
+                                        continue;
+                                for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && !found;
+                                     l = strtok_r(NULL, "\n", &save))
+                                        found = startswith(l + strspn(l, " \t"), "options") && has_words(l, words);
+                        }
+                        rootfs_list_free(names, n);
+                }
+                if (!found && rootfs_list_dir(rfs, uki, ".efi", &names, &n) == 0) {
+                        for (size_t i = 0; i < n && !found; i++) {
+                                _cleanup_free_ char *p = xasprintf("%s/%s", uki, names[i]);
+                                struct timespec t;
+                                found = (!kernel || strstr(names[i], kernel)) && mtime_of(rfs, p, &t) &&
+                                        !older(&t, since);
+                        }
+                        rootfs_list_free(names, n);
+                }
+                if (found)
+                        return true;
+        }
+        return false;
+}
+
+static void pending_kernel_cmdline(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
+{
+        struct timespec t;
+        _cleanup_free_ char *line = read_text(rfs, KERNEL_CMDLINE_PATH, KERNEL_CMDLINE_MAX, &t);
+
+        if (line && !boot_entry_has(rfs, kernel, line, &t))
+                step_kernel_install(s, rfs, kernel);
+}
+
+/* the words of /etc/idlecfg/cmdline in some boot loader's configuration */
+static void pending_own_cmdline(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
+{
+        static const char *const configs[] = {
+                "/boot/grub/grub.cfg", "/boot/grub2/grub.cfg", "/etc/kernel/cmdline",
+                "/boot/extlinux/extlinux.conf", "/boot/syslinux/syslinux.cfg", "/boot/refind_linux.conf",
+                "/boot/cmdline.txt", "/boot/firmware/cmdline.txt",
+        };
+        _cleanup_free_ char *words = read_text(rfs, OWN_CMDLINE_PATH, KERNEL_CMDLINE_MAX, NULL);
+        struct timespec never = {};
+
+        if (!words || !*strstrip(words))
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(configs); i++) {
+                _cleanup_free_ char *text = read_text(rfs, configs[i], GRUB_CFG_MAX, NULL);
+                if (text && has_words(text, words))
+                        return;
+        }
+        if (boot_entry_has(rfs, kernel, words, &never))
+                return;
+        if (s->running) {
+                /* procfs: size 0, read as the running kernel's line */
+                _cleanup_free_ char *text = read_text(rfs, "/proc/cmdline", KERNEL_CMDLINE_MAX, NULL);
+                if (text && has_words(text, words))
+                        return;
+        }
+        step_words(s, words);
+}
+
+static void pending_initramfs(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
+{
+        _cleanup_free_ char *img = initramfs_of(rfs, kernel);
+        struct timespec conf, made;
+
+        /* older than the options, and holding a module they name (or not
+         * known not to: its list is read on the running system only) */
+        if (img && mtime_of(rfs, MODPROBE_PATH, &conf) && mtime_of(rfs, img, &made) && older(&made, &conf) &&
+            initramfs_check(rfs, kernel, NULL) != INITRAMFS_LACKS)
+                step_initramfs(s, rfs, kernel);
+}
+
+void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        struct xerror e = {};
+
+        /* no manifest (or one install and rollback report): nothing of ours */
+        if (manifest_load(rfs, &m, &e) < 0) {
+                xerror_done(&e);
+                return;
+        }
+        if (manifest_find(m, GRUB_SNIPPET_PATH))
+                pending_grub(s, rfs);
+        if (manifest_find(m, KERNEL_CMDLINE_PATH))
+                pending_kernel_cmdline(s, rfs, m->kernel);
+        if (manifest_find(m, OWN_CMDLINE_PATH))
+                pending_own_cmdline(s, rfs, m->kernel);
+        if (manifest_find(m, MODPROBE_PATH))
+                pending_initramfs(s, rfs, m->kernel);
+}
+
+bool next_steps_boot_incomplete(const struct next_steps *s)
+{
+        for (size_t i = 0; i < s->n; i++)
+                if (s->v[i].boot)
+                        return true;
+        return false;
+}
+
+/* ---- output ---- */
+
+/* ARG as one word for a POSIX shell */
+void print_shell_word(const char *arg, FILE *out)
+{
+        if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-@%") ==
+                    strlen(arg)) {
+                fputs(arg, out);
+                return;
+        }
+        fputc('\'', out);
+        for (const char *p = arg; *p; p++)
+                if (*p == '\'')
+                        fputs("'\\''", out);
+                else
+                        fputc(*p, out);
+        fputc('\'', out);
+}
+
+void next_steps_print_text(const struct next_steps *s, const char *header, FILE *out)
+{
+        if (!s->n)
+                return;
+        fputs(header, out);
+        for (size_t i = 0; i < s->n; i++) {
+                const struct next_step *x = &s->v[i];
+                fputs(x->boot ? "  * " : "    ", out);
+                if (x->argv)
+                        for (char **a = x->argv; *a; a++) {
+                                if (a != x->argv)
+                                        fputc(' ', out);
+                                print_shell_word(*a, out);
+                        }
+                else
+                        fprintf(out, _("add these words to the kernel command line of the boot loader: %s"),
+                                x->words);
+                fprintf(out, "\n      (%s)\n", _(x->why));
+        }
+        if (next_steps_boot_incomplete(s))
+                fputs(_("  *: the boot configuration lacks it until it has run (exit status 4)\n"), out);
+}
+
+void next_steps_print_json(const struct next_steps *s, struct json *j)
+{
+        json_key(j, "next_steps");
+        json_begin_array(j);
+        for (size_t i = 0; i < s->n; i++) {
+                const struct next_step *x = &s->v[i];
+                json_begin_object(j);
+                json_kv_string(j, "id", x->id);
+                json_key(j, "argv");
+                if (x->argv) {
+                        json_begin_array(j);
+                        for (char **a = x->argv; *a; a++)
+                                json_string(j, *a);
+                        json_end_array(j);
+                } else
+                        json_null(j);
+                json_kv_bool(j, "boot", x->boot);
+                /* untranslated: the same for every reader */
+                json_kv_string(j, "why", x->why);
+                if (x->words) {
+                        _cleanup_free_ char *w = xstrdup(x->words);
+                        json_key(j, "words");
+                        json_begin_array(j);
+                        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word;
+                             word = strtok_r(NULL, " \t\n", &save))
+                                json_string(j, word);
+                        json_end_array(j);
+                }
+                json_end_object(j);
+        }
+        json_end_array(j);
+        json_kv_bool(j, "boot_incomplete", next_steps_boot_incomplete(s));
+}

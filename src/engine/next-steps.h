@@ -1,0 +1,59 @@
+/* next-steps.h: what is left to do after install, as commands (argv) a
+ * script can run: the steps for the files a run wrote, and what the boot
+ * configuration of the root still lacks, read from the root on every run */
+#pragma once
+
+#include <stdio.h>
+
+#include "engine/install.h"
+#include "base/json.h"
+
+struct next_step {
+        const char *id;         /* untranslated, for scripts: "update-grub", "sysctl", ... */
+        char **argv;            /* the command, NULL-terminated; NULL: a step by hand */
+        const char *why;        /* N_(): English in JSON, translated in text */
+        char *words;            /* "cmdline-words": the words to add, space-separated */
+        bool boot;              /* the boot configuration lacks it until it runs: exit 4 */
+};
+
+struct next_steps {
+        struct next_step *v;
+        size_t n;
+        bool running;           /* the target is the running system */
+        bool chroot;            /* the commands run in the root through chroot */
+        char *root;
+};
+
+/* An empty list for the root: whether commands run through chroot, and
+ * whether steps for the running system (udevadm, sysctl -p) apply. */
+void next_steps_init(struct next_steps *s, const struct rootfs *rfs);
+void next_steps_free(struct next_steps *s);
+
+/* the steps for the files install wrote or would write (dry run): KERNEL is
+ * the plan's. The boot steps of files written (update-grub, kernel-install,
+ * update-initramfs, the words) only with DRY_RUN: after a real run the
+ * root's files say whether they are needed (next_steps_boot_pending()); a
+ * file restored or removed still needs its boot step. */
+void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
+                          const char *kernel, bool dry_run);
+
+/* What the boot configuration of the root still lacks, from its files and
+ * idlecfg's manifest: a GRUB snippet newer than grub.cfg or with words it
+ * lacks, /etc/kernel/cmdline words no boot entry has, /etc/idlecfg/cmdline
+ * words in no boot loader's configuration, an initramfs older than
+ * modprobe.d/idlecfg.conf that may hold a module it names (initramfs_check()).
+ * Nothing installed: nothing. */
+void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs);
+
+/* does the boot configuration still lack something (exit 4) */
+bool next_steps_boot_incomplete(const struct next_steps *s);
+
+/* ARG as one word for a POSIX shell, quoted when it must be */
+void print_shell_word(const char *arg, FILE *out);
+
+/* people: one step a line, the root quoted for the shell; HEADER first when
+ * there is any step */
+void next_steps_print_text(const struct next_steps *s, const char *header, FILE *out);
+/* scripts: "next_steps": [ {"id", "argv", "boot", "why"[, "words"]} ],
+ * "boot_incomplete": bool (schema in idlecfg(8)) */
+void next_steps_print_json(const struct next_steps *s, struct json *j);

@@ -1,0 +1,702 @@
+/* refresh.c: the inputs refresh compares, and the cheap look at them that
+ * lets a package hook learn "nothing changed" without a full inventory */
+#include "config.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "pipeline/detect.h"
+#include "model/identity.h"
+#include "knobs/knob.h"
+#include "root/modules.h"
+#include "model/inventory.h"
+#include "engine/refresh.h"
+#include "base/sha256.h"
+#include "root/sysfs.h"
+#include "root/target.h"
+#include "root/targets.h"
+
+/* the largest input file read for a content digest */
+#define INPUT_MAX (256u * 1024u * 1024u)
+
+enum digest_mode { BY_STAT, BY_CONTENT };
+
+static void digest_stat(struct sha256 *s, const struct stat *st)
+{
+        char buf[128];
+        int len = snprintf(buf, sizeof(buf), "%llu %lld.%09ld %llu\n", (unsigned long long) st->st_size,
+                           (long long) st->st_mtim.tv_sec, st->st_mtim.tv_nsec, (unsigned long long) st->st_ino);
+
+        sha256_update(s, buf, (size_t) len);
+}
+
+/* size and content; "-" when it cannot be read (that is a change too) */
+static void digest_content(const struct rootfs *rfs, const char *path, struct sha256 *s)
+{
+        _cleanup_free_ char *data = NULL;
+        size_t len = 0;
+        char buf[32];
+        int n;
+
+        /* through the root's one reader; a link is followed inside the root, as the planner reads it */
+        if (rootfs_read_file(rfs, path, 0, INPUT_MAX, &data, &len, NULL) < 0) {
+                sha256_update(s, "-\n", 2);
+                return;
+        }
+        n = snprintf(buf, sizeof(buf), "%zu\n", len);
+        sha256_update(s, buf, (size_t) n);
+        sha256_update(s, data, len);
+}
+
+static void digest_dir(const struct rootfs *rfs, const char *dir, const char *suffix, enum digest_mode mode,
+                       struct sha256 *s)
+{
+        int dfd = rootfs_openat(rfs, dir, O_RDONLY | O_DIRECTORY);
+        DIR *d;
+        struct dirent *de;
+        char **list = NULL;
+        size_t n = 0;
+
+        sha256_update(s, dir, strlen(dir) + 1);
+        if (dfd < 0)
+                return;
+        d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return;
+        }
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && (!suffix || endswith_str(de->d_name, suffix))) {
+                        list = xrealloc(list, (n + 1) * sizeof(char *));
+                        list[n++] = xstrdup(de->d_name);
+                }
+        if (n)
+                qsort(list, n, sizeof(char *), strv_cmp);
+        for (size_t i = 0; i < n; i++) {
+                struct stat st;
+
+                if (fstatat(dirfd(d), list[i], &st, 0) == 0) {
+                        sha256_update(s, list[i], strlen(list[i]) + 1);
+                        if (mode == BY_STAT)
+                                digest_stat(s, &st);
+                        else {
+                                _cleanup_free_ char *path = xasprintf("%s/%s", streq(dir, "/") ? "" : dir, list[i]);
+                                digest_content(rfs, path, s);
+                        }
+                }
+                free(list[i]);
+        }
+        free(list);
+        closedir(d);
+}
+
+static void digest_file(const struct rootfs *rfs, const char *path, enum digest_mode mode, struct sha256 *s)
+{
+        struct stat st;
+
+        sha256_update(s, path, strlen(path) + 1);
+        if (rootfs_lstat(rfs, path, &st) == 0) {
+                if (mode == BY_STAT)
+                        digest_stat(s, &st);
+                else
+                        digest_content(rfs, path, s);
+        }
+}
+
+static char *digest_end(struct sha256 *s)
+{
+        static const char hex[] = "0123456789abcdef";
+        uint8_t d[32];
+        char out[33];
+
+        sha256_final(s, d);
+        for (size_t i = 0; i < 16; i++) {
+                out[2 * i] = hex[d[i] >> 4];
+                out[2 * i + 1] = hex[d[i] & 15];
+        }
+        out[32] = '\0';
+        return xstrdup(out);
+}
+
+/* the names in DIR that start with PREFIX, without their stat data or contents */
+static void digest_names(const struct rootfs *rfs, const char *dir, const char *prefix, struct sha256 *s)
+{
+        char **names = NULL;
+        size_t n = 0;
+
+        sha256_update(s, dir, strlen(dir) + 1);
+        if (rootfs_list_dir(rfs, dir, NULL, &names, &n) < 0)
+                return;
+        for (size_t i = 0; i < n; i++)
+                if (startswith(names[i], prefix))
+                        sha256_update(s, names[i], strlen(names[i]) + 1);
+        rootfs_list_free(names, n);
+}
+
+/* whether PATH exists: the name itself (a link, even a dangling one) and what it leads to */
+static void digest_exists(const struct rootfs *rfs, const char *path, struct sha256 *s)
+{
+        struct stat st;
+        int fd = rootfs_openat(rfs, path, O_PATH);
+        char what[2] = { rootfs_lstat(rfs, path, &st) == 0 ? 'l' : '-', fd >= 0 ? 'e' : '-' };
+
+        if (fd >= 0)
+                close(fd);
+        sha256_update(s, path, strlen(path) + 1);
+        sha256_update(s, what, sizeof(what));
+}
+
+static void digest_inputs(const struct rootfs *rfs, const struct knob_input *in, size_t n, const char *kernel,
+                          enum digest_mode mode, struct sha256 *s)
+{
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < in[i].n_paths; k++) {
+                        _cleanup_free_ char *path = knob_input_path(in[i].paths[k], kernel);
+
+                        if (!path)
+                                continue;
+                        switch (in[i].kind) {
+                        case INPUT_FILE:
+                                digest_file(rfs, path, mode, s);
+                                break;
+                        case INPUT_DIR:
+                                digest_dir(rfs, path, in[i].match, mode, s);
+                                break;
+                        case INPUT_NAMES:
+                                digest_names(rfs, path, in[i].match, s);
+                                break;
+                        case INPUT_EXISTS:
+                                digest_exists(rfs, path, s);
+                                break;
+                        }
+                }
+}
+
+/* the groups of files a plan reads: "system" holds the files that detect
+ * and the knob families declare (struct knob_input) */
+enum group { G_HWDB, G_PROFILES, G_MODULES, G_BOOT, G_SYSTEM, _G_MAX };
+static const char *const group_names[_G_MAX] = { "hwdb", "profiles", "modules", "boot", "system" };
+static const char *const group_content_names[_G_MAX] = {
+        "hwdb-content", "profiles-content", "modules-content", "boot-content", "system-content",
+};
+
+static char *digest_group(const struct rootfs *rfs, enum group g, const char *kernel, const char *profiles_dir,
+                          enum digest_mode mode)
+{
+        static const char *const hwdb_dirs[] = { "/etc/udev/hwdb.d", "/usr/lib/udev/hwdb.d", "/lib/udev/hwdb.d" };
+        /* the text indexes, and the binary ones libkmod reads (depmod writes all at once) */
+        static const char *const module_files[] = {
+                "modules.dep", "modules.alias", "modules.builtin", "modules.builtin.modinfo",
+                "modules.dep.bin", "modules.alias.bin", "modules.builtin.bin", "modules.builtin.alias.bin",
+                "modules.symbols.bin", "modules.softdep", "modules.weakdep",
+        };
+        struct sha256 s;
+
+        sha256_init(&s);
+        switch (g) {
+        case G_HWDB:
+                for (size_t i = 0; i < ELEMENTSOF(hwdb_dirs); i++)
+                        digest_dir(rfs, hwdb_dirs[i], ".hwdb", mode, &s);
+                break;
+        case G_PROFILES:
+                digest_file(rfs, "/etc/idlecfg/idlecfg.conf", mode, &s);
+                digest_dir(rfs, "/etc/idlecfg/profiles", ".profile", mode, &s);
+                digest_dir(rfs, "/usr/share/idlecfg/profiles", ".profile", mode, &s);
+                if (root_is_host(rfs->path)) {
+                        struct rootfs host = { .fd = rfs->fd, .path = rfs->path };
+                        digest_dir(&host, SYSCONFDIR "/idlecfg/profiles", ".profile", mode, &s);
+                        digest_dir(&host, PKGDATADIR "/profiles", ".profile", mode, &s);
+                        digest_file(&host, SYSCONFDIR "/idlecfg/idlecfg.conf", mode, &s);
+                }
+                if (profiles_dir) {
+                        struct rootfs extra = {};
+                        if (rootfs_open(profiles_dir, &extra) == 0) {
+                                digest_dir(&extra, "/", ".profile", mode, &s);
+                                rootfs_close(&extra);
+                        }
+                }
+                break;
+        case G_MODULES:
+                if (kernel)
+                        for (size_t i = 0; i < ELEMENTSOF(module_files); i++) {
+                                _cleanup_free_ char *a = xasprintf("/lib/modules/%s/%s", kernel, module_files[i]);
+                                _cleanup_free_ char *b = xasprintf("/usr/lib/modules/%s/%s", kernel, module_files[i]);
+                                digest_file(rfs, a, mode, &s);
+                                digest_file(rfs, b, mode, &s);
+                        }
+                break;
+        case G_BOOT:
+                if (target_is_running_system(rfs)) {
+                        _cleanup_free_ char *c = NULL;
+                        if (rootfs_read_file(rfs, "/proc/cmdline", 0, KERNEL_CMDLINE_MAX, &c, NULL, NULL) == 0)
+                                sha256_update(&s, c, strlen(c));
+                } else {
+                        digest_file(rfs, KERNEL_CMDLINE_PATH, mode, &s);
+                        digest_file(rfs, "/etc/default/grub", mode, &s);
+                        /* grub-mkconfig sources these after it (src/root/grubenv.c) */
+                        digest_dir(rfs, "/etc/default/grub.d", ".cfg", mode, &s);
+                }
+                break;
+        case G_SYSTEM: {
+                size_t n, m;
+                const struct knob_input *d = detect_inputs(&n);
+                const struct knob_family *const *fam = knob_registry(&m);
+
+                digest_inputs(rfs, d, n, kernel, mode, &s);
+                for (size_t i = 0; i < m; i++)
+                        digest_inputs(rfs, fam[i]->inputs, fam[i]->n_inputs, kernel, mode, &s);
+                break;
+        }
+        default:
+                break;
+        }
+        return digest_end(&s);
+}
+
+/* the upstream version the plan's _KERNEL ranges use, where the release
+ * hides it (a kernel package update that keeps the ABI name); "" where the
+ * release says it, "-" where it is unknown. INV: the inventory of this run,
+ * whose detect read it already from the same root; NULL: read it now. */
+static char *kernel_version_input(const struct rootfs *rfs, const char *kernel, const struct inventory *inv)
+{
+        _cleanup_free_ char *source = NULL;
+        char *v = NULL;
+
+        if (!kernel || !kernel_release_abi_only(kernel))
+                return xstrdup("");
+        if (inv && streq_ptr(inv->kernel, kernel))
+                return xstrdup(inv->kernel_version ? inv->kernel_version : "-");
+        if (kernel_upstream(rfs, kernel, target_is_running_system(rfs), &v, &source) <= 0) {
+                free(v);
+                return xstrdup("-");
+        }
+        return v;
+}
+
+void refresh_inputs(const struct rootfs *rfs, const struct inventory *inv, const char *profile,
+                    const char *profiles_dir, unsigned flags, struct kvlist *ret)
+{
+        const char *fingerprint = inv->fingerprint, *kernel = inv->kernel;
+
+        kv_add(ret, "version", PACKAGE_VERSION);
+        kv_add(ret, "fingerprint", strempty(fingerprint));
+        kv_add(ret, "kernel", strempty(kernel));
+        kv_add_take(ret, "kernel_version", kernel_version_input(rfs, kernel, inv));
+        kv_add(ret, "profile", strempty(profile));
+        /* files: names and stat data (a package upgrade replaces a file, a new
+         * inode, even when it keeps its time), then names and contents */
+        for (enum group g = 0; g < _G_MAX; g++)
+                kv_add_take(ret, group_names[g], digest_group(rfs, g, kernel, profiles_dir, BY_STAT));
+        if (flags & REFRESH_CONTENT)
+                for (enum group g = 0; g < _G_MAX; g++)
+                        kv_add_take(ret, group_content_names[g], digest_group(rfs, g, kernel, profiles_dir, BY_CONTENT));
+}
+
+size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const char *fingerprint,
+                       const char *kernel, const struct inventory *inv, const char *profile,
+                       const char *profiles_dir, struct kvlist *ret_changed)
+{
+        _cleanup_free_ char *kernel_version = kernel_version_input(rfs, kernel, inv);
+        const char *const values[][2] = {
+                { "version", PACKAGE_VERSION }, { "fingerprint", strempty(fingerprint) },
+                { "kernel", strempty(kernel) }, { "kernel_version", kernel_version },
+                { "profile", strempty(profile) },
+        };
+        size_t changed = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(values); i++) {
+                const char *old = kv_get(was, values[i][0]);
+
+                if (streq_ptr(old, values[i][1]))
+                        continue;
+                kv_add_take(ret_changed, values[i][0],
+                            xasprintf("%s -> %s", old ? (*old ? old : "-") : "-", *values[i][1] ? values[i][1] : "-"));
+                changed++;
+        }
+        for (enum group g = 0; g < _G_MAX; g++) {
+                _cleanup_free_ char *now = digest_group(rfs, g, kernel, profiles_dir, BY_STAT);
+                const char *old_content = kv_get(was, group_content_names[g]);
+
+                if (streq_ptr(kv_get(was, group_names[g]), now))
+                        continue;
+                /* touched, or replaced by the same bytes: the contents decide
+                 * (an older manifest has no content digest: changed, as it was) */
+                if (old_content) {
+                        _cleanup_free_ char *content = digest_group(rfs, g, kernel, profiles_dir, BY_CONTENT);
+                        if (streq(content, old_content))
+                                continue;
+                }
+                kv_add(ret_changed, group_names[g], NULL);
+                changed++;
+        }
+        return changed;
+}
+
+/* ---- the fingerprint, from /sys without libudev ---- */
+
+struct sysdev {
+        char *devpath;          /* /devices/... */
+        char *subsystem;        /* the directory it was listed in */
+        char *devtype;          /* uevent DEVTYPE */
+        char *modalias;         /* uevent MODALIAS */
+        char *pci_id;           /* uevent PCI_ID */
+        char *pci_subsys_id;    /* uevent PCI_SUBSYS_ID */
+        char *pci_class;        /* uevent PCI_CLASS */
+        char *product;          /* uevent PRODUCT (USB: "%x/%x/%x") */
+};
+
+struct sysdevs {
+        struct sysdev *v;
+        size_t n, cap;
+};
+
+static const char *sysname_of(const struct sysdev *d)
+{
+        return strrchr(d->devpath, '/') + 1;
+}
+
+static char *syspath(const char *devpath)
+{
+        return xasprintf("/sys%s", devpath);
+}
+
+/* KEY=value of a uevent file, NULL if absent */
+static char *uevent_get(const char *uevent, const char *key)
+{
+        size_t n = strlen(key);
+
+        for (const char *l = uevent; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                if (strncmp(l, key, n) == 0 && l[n] == '=')
+                        return xstrndup(l + n + 1, strcspn(l + n + 1, "\n"));
+        return NULL;
+}
+
+/* every device listed under /sys/bus/SUB/devices and /sys/class/SUB, as detect lists them */
+static void list_subsystem(struct sysdevs *out, const char *sub)
+{
+        char **paths;
+        size_t n;
+
+        /* a listing cut short gives another fingerprint: refresh re-plans */
+        (void) sysfs_list(&sub, 1, &paths, &n);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *uevent = NULL, *sp = xasprintf("%s/uevent", paths[i]);
+                struct sysdev *x;
+
+                if (read_file_full(sp, 65536, &uevent, NULL) < 0)
+                        continue;       /* not a device (or gone) */
+                if (out->n == out->cap) {
+                        out->cap = out->cap ? out->cap * 2 : 64;
+                        out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+                }
+                x = &out->v[out->n++];
+                *x = (struct sysdev) {
+                        .devpath = xstrdup(paths[i] + strlen("/sys")),
+                        .subsystem = xstrdup(sub),
+                        .devtype = uevent_get(uevent, "DEVTYPE"),
+                        .modalias = uevent_get(uevent, "MODALIAS"),
+                        .pci_id = uevent_get(uevent, "PCI_ID"),
+                        .pci_subsys_id = uevent_get(uevent, "PCI_SUBSYS_ID"),
+                        .pci_class = uevent_get(uevent, "PCI_CLASS"),
+                        .product = uevent_get(uevent, "PRODUCT"),
+                };
+        }
+        sysfs_list_free(paths, n);
+}
+
+static void sysdevs_free(struct sysdevs *l)
+{
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].devpath);
+                free(l->v[i].subsystem);
+                free(l->v[i].devtype);
+                free(l->v[i].modalias);
+                free(l->v[i].pci_id);
+                free(l->v[i].pci_subsys_id);
+                free(l->v[i].pci_class);
+                free(l->v[i].product);
+        }
+        free(l->v);
+}
+
+/* an attribute's value as an identity holds it, NULL if absent */
+static char *attr_id(const char *devpath, const char *attr, bool hex)
+{
+        _cleanup_free_ char *sp = syspath(devpath);
+        char *v = NULL;
+
+        if (read_attr(sp, attr, &v) < 0)
+                return NULL;
+        return identity_value(v, hex);
+}
+
+/* a device's identity from its attributes, as detect reads them */
+static char *identity_attrs_of(const char *devpath, enum identity_kind kind)
+{
+        const struct identity_attrs *a = &identity_attrs[kind];
+        char *v[ELEMENTSOF(a->attr)] = {};
+        char *id;
+
+        for (size_t i = 0; i < ELEMENTSOF(a->attr) && a->attr[i]; i++)
+                v[i] = attr_id(devpath, a->attr[i], a->hex);
+        id = device_identity(kind, (const char *const *) v);
+        for (size_t i = 0; i < ELEMENTSOF(v); i++)
+                free(v[i]);
+        return id;
+}
+
+/* S is N hex digits and nothing else */
+static bool all_hex(const char *s, size_t n)
+{
+        return s && strlen(s) == n && strspn(s, "0123456789abcdefABCDEF") == n;
+}
+
+/* "VVVV:DDDD" of a uevent into two lower-case ids; false if it is not that */
+static bool id_pair(const char *s, char a[5], char b[5])
+{
+        if (!s || strlen(s) != 9 || s[4] != ':')
+                return false;
+        memcpy(a, s, 4);
+        memcpy(b, s + 5, 4);
+        a[4] = b[4] = '\0';
+        if (!all_hex(a, 4) || !all_hex(b, 4))
+                return false;
+        identity_value(a, true);
+        identity_value(b, true);
+        return true;
+}
+
+/* the N hex digits at SRC as "%0*lx" prints their number with WIDTH (>= N)
+ * digits: zeros in front, lower case; into DST of WIDTH + 1 bytes (no
+ * snprintf: refresh's cheap look does this for every PCI and USB device) */
+static void hex_pad(char *dst, const char *src, size_t n, size_t width)
+{
+        size_t pad = width - n;
+
+        memset(dst, '0', pad);
+        for (size_t i = 0; i < n; i++)
+                dst[pad + i] = (char) (src[i] >= 'A' && src[i] <= 'F' ? src[i] - 'A' + 'a' : src[i]);
+        dst[width] = '\0';
+}
+
+/* a PCI device's identity from its uevent (PCI_ID, PCI_SUBSYS_ID and
+ * PCI_CLASS, which the kernel writes from the same fields as the vendor,
+ * device, subsystem_vendor, subsystem_device and class attributes), with
+ * the values the attributes give; NULL where the uevent lacks one of them */
+static char *pci_identity_uevent(const struct sysdev *d)
+{
+        char v[5], dev[5], sv[5], sd[5], cls[7];
+
+        if (!id_pair(d->pci_id, v, dev) || !id_pair(d->pci_subsys_id, sv, sd) || !d->pci_class ||
+            !all_hex(d->pci_class, strlen(d->pci_class)) || !*d->pci_class || strlen(d->pci_class) > 6)
+                return NULL;
+        /* the attribute is "0x%06x"; the uevent "%X", without leading zeros */
+        hex_pad(cls, d->pci_class, strlen(d->pci_class), 6);
+        return device_identity(ID_PCI, (const char *const[]) { v, dev, sv, sd, cls });
+}
+
+/* the same from the attributes, as detect reads them */
+static char *pci_identity_attrs(const struct sysdev *d)
+{
+        const char *dp = d->devpath;
+        _cleanup_free_ char *v = attr_id(dp, "vendor", true), *dev = attr_id(dp, "device", true);
+        _cleanup_free_ char *sv = attr_id(dp, "subsystem_vendor", true);
+        _cleanup_free_ char *sd = attr_id(dp, "subsystem_device", true);
+        _cleanup_free_ char *cls = attr_id(dp, "class", true);
+
+        /* old or odd trees: the uevent's PCI_ID, as detect does */
+        if (!v && d->pci_id && strchr(d->pci_id, ':')) {
+                v = identity_value(xstrndup(d->pci_id, strcspn(d->pci_id, ":")), true);
+                /* detect adds a second "device"; the attribute's stays first */
+                if (!dev)
+                        dev = identity_value(xstrdup(strchr(d->pci_id, ':') + 1), true);
+        }
+        return device_identity(ID_PCI, (const char *const[]) { v, dev, sv, sd, cls });
+}
+
+/* a USB device's identity from its uevent's PRODUCT (idVendor, idProduct
+ * and bcdDevice, "%x/%x/%x"), with the values the attributes give ("%04x");
+ * NULL where it is not that */
+static char *usb_identity_uevent(const struct sysdev *d)
+{
+        char x[3][5];
+        const char *p = d->product;
+
+        if (!p)
+                return NULL;
+        for (int i = 0; i < 3; i++) {
+                size_t n = strspn(p, "0123456789abcdefABCDEF");
+
+                if (n == 0 || n > 4 || p[n] != (i < 2 ? '/' : '\0'))
+                        return NULL;
+                hex_pad(x[i], p, n, 4);
+                p += n + 1;
+        }
+        return device_identity(ID_USB, (const char *const[]) { x[0], x[1], x[2] });
+}
+
+/* the nearest ancestor that is a device (has a uevent), as libudev's parent; NULL if none */
+static char *parent_of(const char *devpath)
+{
+        _cleanup_free_ char *p = xstrdup(devpath);
+        char *slash;
+
+        while ((slash = strrchr(p, '/')) && slash != p) {
+                _cleanup_free_ char *ue = NULL;
+
+                *slash = '\0';
+                ue = xasprintf("/sys%s/uevent", p);
+                if (access(ue, F_OK) == 0)
+                        return xstrdup(p);
+        }
+        return NULL;
+}
+
+/* the nearest ancestor in SUBSYSTEM */
+static char *ancestor_in(const char *devpath, const char *subsystem)
+{
+        char *p = parent_of(devpath);
+
+        while (p) {
+                _cleanup_free_ char *link = xasprintf("/sys%s/subsystem", p);
+                char target[PATH_MAX];
+                ssize_t n = readlink(link, target, sizeof(target) - 1);
+                char *next;
+
+                if (n > 0) {
+                        target[n] = '\0';
+                        if (streq(strrchr(target, '/') ? strrchr(target, '/') + 1 : target, subsystem))
+                                return p;
+                }
+                next = parent_of(p);
+                free(p);
+                p = next;
+        }
+        return NULL;
+}
+
+static bool under(const char *devpath, const char *parent)
+{
+        size_t n = strlen(parent);
+        return strncmp(devpath, parent, n) == 0 && devpath[n] == '/';
+}
+
+static bool is_numbered(const char *n, const char *prefix)
+{
+        size_t l = strlen(prefix);
+        return strncmp(n, prefix, l) == 0 && n[l] && strspn(n + l, "0123456789") == strlen(n + l);
+}
+
+static bool under_any(const char *devpath, char **anchors, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (anchors[i] && under(devpath, anchors[i]))
+                        return true;
+        return false;
+}
+
+int refresh_fingerprint(char ret[17], char **ret_chassis_type)
+{
+        static const char *const subsystems[] = { "pci", "usb", "scsi_host", "scsi", "nvme", "sound", "hdaudio", "i2c" };
+        struct inventory inv = {};
+        struct sysdevs l = {};
+        char **hosts = NULL, **cards = NULL, **adapters = NULL;
+        size_t n_hosts = 0, n_cards = 0, n_adapters = 0;
+        struct device_list *ids = &inv.classes[CL_PCI];
+        _cleanup_free_ char *cpu = NULL;
+
+        for (size_t i = 0; i < IDENTITY_N_DMI; i++) {
+                char *v = attr_id("/class/dmi/id", identity_platform_keys[i], false);
+                if (v)
+                        kv_add_take(&inv.platform, identity_platform_keys[i], v);
+        }
+        /* cpu0 is a bus device on a real system, a class one in umockdev's tree */
+        for (int kind = 0; kind < 2 && !cpu; kind++) {
+                _cleanup_free_ char *ue = NULL;
+                if (read_file_full(kind == 0 ? "/sys/bus/cpu/devices/cpu0/uevent" : "/sys/class/cpu/cpu0/uevent",
+                                   65536, &ue, NULL) == 0)
+                        cpu = uevent_get(ue, "MODALIAS");
+        }
+        if (cpu)
+                platform_add_cpu(&inv.platform, cpu);
+
+        for (size_t i = 0; i < ELEMENTSOF(subsystems); i++)
+                list_subsystem(&l, subsystems[i]);
+        /* the parents first: SCSI hosts, sound cards, I2C adapters */
+        for (size_t i = 0; i < l.n; i++) {
+                const struct sysdev *d = &l.v[i];
+                const char *n = sysname_of(d);
+
+                if (streq(d->subsystem, "scsi_host")) {
+                        /* the disks hang below the host device, not its class device */
+                        char *p = parent_of(d->devpath);
+                        hosts = xrealloc(hosts, (n_hosts + 1) * sizeof(*hosts));
+                        hosts[n_hosts++] = p ? p : xstrdup(d->devpath);
+                } else if (streq(d->subsystem, "sound") && is_numbered(n, "card")) {
+                        char *p = ancestor_in(d->devpath, "pci");
+                        if (!p)
+                                p = parent_of(d->devpath);
+                        cards = xrealloc(cards, (n_cards + 1) * sizeof(*cards));
+                        cards[n_cards++] = p;
+                } else if (streq(d->subsystem, "i2c") && is_numbered(n, "i2c-")) {
+                        adapters = xrealloc(adapters, (n_adapters + 1) * sizeof(*adapters));
+                        adapters[n_adapters++] = xstrdup(d->devpath);
+                }
+        }
+        for (size_t i = 0; i < l.n; i++) {
+                const struct sysdev *d = &l.v[i];
+                const char *n = sysname_of(d), *dp = d->devpath;
+                char *id = NULL;
+
+                if (streq(d->subsystem, "pci")) {
+                        id = pci_identity_uevent(d);
+                        if (!id)
+                                id = pci_identity_attrs(d);
+                } else if (streq(d->subsystem, "usb") && streq_ptr(d->devtype, "usb_device")) {
+                        id = usb_identity_uevent(d);
+                        if (!id)
+                                id = identity_attrs_of(dp, ID_USB);
+                } else if (streq(d->subsystem, "scsi") && streq_ptr(d->devtype, "scsi_device") &&
+                           under_any(dp, hosts, n_hosts))
+                        id = identity_attrs_of(dp, ID_DISK);
+                else if (streq(d->subsystem, "nvme") && is_numbered(n, "nvme"))
+                        id = identity_attrs_of(dp, ID_NVME);
+                else if (streq(d->subsystem, "hdaudio") && under_any(dp, cards, n_cards))
+                        id = identity_attrs_of(dp, ID_HDAUDIO);
+                else if (streq(d->subsystem, "i2c") && !is_numbered(n, "i2c-") && under_any(dp, adapters, n_adapters)) {
+                        _cleanup_free_ char *m = NULL, *name = NULL;
+                        if (!d->modalias) {
+                                _cleanup_free_ char *sp = syspath(dp);
+                                (void) read_attr(sp, "modalias", &m);
+                        }
+                        if (!d->modalias && !m)
+                                name = attr_id(dp, "name", false);
+                        id = device_identity(ID_I2C, (const char *const[]) { d->modalias ? d->modalias : m ? m : name });
+                }
+                if (id)
+                        device_list_add(ids)->identity = id;
+        }
+        inventory_fingerprint(&inv);
+        memcpy(ret, inv.fingerprint, 17);
+        if (ret_chassis_type)
+                *ret_chassis_type = kv_get(&inv.platform, "chassis_type") ?
+                                    xstrdup(kv_get(&inv.platform, "chassis_type")) : NULL;
+
+        for (size_t i = 0; i < n_hosts; i++)
+                free(hosts[i]);
+        for (size_t i = 0; i < n_cards; i++)
+                free(cards[i]);
+        for (size_t i = 0; i < n_adapters; i++)
+                free(adapters[i]);
+        free(hosts);
+        free(cards);
+        free(adapters);
+        sysdevs_free(&l);
+        for (size_t i = 0; i < ids->n; i++)
+                free(ids->v[i].identity);
+        free(ids->v);
+        kv_free(&inv.platform);
+        return 0;
+}

@@ -1,0 +1,225 @@
+/* verify.c: each setting of the plan against the running system; the idle
+ * blockers, as the knob families declare them (src/knobs/X.c, .blockers);
+ * the package residency counters */
+#include "config.h"
+
+#include <fnmatch.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "engine/apply.h"
+#include "knobs/knob.h"
+#include "state/manifest.h"
+#include "engine/verify.h"
+
+const char *const verify_state_names[_VERIFY_MAX] = {
+        [VERIFY_MATCH] = "match",
+        [VERIFY_DRIFT] = "drift",
+        [VERIFY_LATER] = "later",
+        [VERIFY_MISSING] = "missing",
+};
+
+const char *const verify_residency_names[_M_RES_MAX] = {
+        [M_LPI_CPU] = "low_power_idle_cpu_residency_us",
+        [M_LPI_SYSTEM] = "low_power_idle_system_residency_us",
+        [M_PMC_SLP_S0] = "pmc_core_slp_s0_residency_usec",
+};
+
+int verify_residency_stem(size_t i)
+{
+        return (int) (strstr(verify_residency_names[i], "_residency_") - verify_residency_names[i]);
+}
+
+/* what the plan says about KNOB on device DEVPATH: the setting, or NULL */
+static const struct setting *plan_find(const struct plan *p, const char *devpath, const char *knob)
+{
+        for (size_t i = 0; i < p->n; i++)
+                if (streq_ptr(p->v[i].device, devpath) && knob && streq(p->v[i].knob, knob))
+                        return &p->v[i];
+        return NULL;
+}
+
+struct blockers {
+        struct verify_blocker *v;
+        size_t n;
+};
+
+static void blocker_add(struct blockers *b, const struct plan *p, const struct device *d, const char *knob,
+                        char *what_take)
+{
+        b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
+        b->v[b->n++] = (struct verify_blocker) { .d = d, .what = what_take, .knob = knob,
+                                          .s = plan_find(p, d->devpath, knob) };
+}
+
+/* MESSAGE (translated) with its "%s", if any, replaced by VALUE */
+static char *blocker_message(const char *message, const char *value)
+{
+        const char *at = strstr(message, "%s");
+
+        if (!at)
+                return xstrdup(message);
+        return xasprintf("%.*s%s%s", (int) (at - message), message, value, at + 2);
+}
+
+/* one family's blocker X on device D */
+static void family_blocker(const struct knob_blocker *x, const struct plan *p, const struct device *d,
+                           struct blockers *b)
+{
+        const char *v;
+
+        if (x->class && !streq_ptr(d->class, x->class))
+                return;
+        if (x->check) {
+                _cleanup_free_ char *devpath = NULL;
+                char *what = x->check(d, &devpath);
+                const struct setting *s;
+                if (!what)
+                        return;
+                blocker_add(b, p, d, x->knob, what);
+                if (devpath && (s = plan_find(p, devpath, x->knob)))
+                        b->v[b->n - 1].s = s;
+        } else if ((v = kv_get(&d->knobs, x->attr)) && fnmatch(x->bad, v, 0) == 0)
+                blocker_add(b, p, d, x->knob, blocker_message(_(x->message), v));
+}
+
+static void find_blockers(const struct plan *p, const struct device *d, struct blockers *b)
+{
+        const char *control = kv_get(&d->knobs, "power/control"), *status = kv_get(&d->knobs, "power/runtime_status");
+        size_t n;
+        const struct knob_family *const *fam = knob_registry(&n);
+
+        /* runtime PM, whichever family's knob it is (their runtime_pm tables) */
+        if (control && streq(control, "on"))
+                blocker_add(b, p, d, knob_runtime_pm_of(d->class), xstrdup(_("runtime PM is off (power/control = on)")));
+        else if (status && streq(status, "active") && control && streq(control, "auto"))
+                blocker_add(b, p, d, NULL, xstrdup(_("runtime PM is allowed but the device is active (in use, "
+                                                      "or a child keeps it awake)")));
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < fam[i]->n_blockers; k++)
+                        family_blocker(&fam[i]->blockers[k], p, d, b);
+        for (size_t i = 0; i < d->n_children; i++)
+                find_blockers(p, &d->children[i], b);
+}
+
+/* the package residency counters, read twice 0.25 s apart */
+static void residencies(struct verify_result *res)
+{
+        struct m_value first[_M_RES_MAX];
+        bool any = false;
+
+        for (size_t i = 0; i < _M_RES_MAX; i++) {
+                first[i] = measure_read_residency("/sys", i);
+                any = first[i].err == 0 || any;
+        }
+        if (any)
+                nanosleep(&(struct timespec) { .tv_nsec = 250 * 1000 * 1000 }, NULL);
+        for (size_t i = 0; i < _M_RES_MAX; i++) {
+                struct m_value again;
+                if (first[i].err < 0)
+                        continue;
+                again = measure_read_residency("/sys", i);
+                if (again.err < 0)
+                        continue;
+                res->residency[i].have = true;
+                res->residency[i].value = again.v;
+                res->residency[i].delta = again.v - first[i].v;
+        }
+}
+
+/* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL, read
+ * only): 0 and "off" or the ethtool letters ("g", "pumbg"), or -errno. The
+ * interface must be the one sysfs shows: under umockdev /sys is a recording
+ * and the kernel's interface of that name, if any, is another NIC. */
+static int wol_read(const char *name, char **ret)
+{
+        static const struct { unsigned bit; char letter; } bits[] = {
+                { WAKE_PHY, 'p' }, { WAKE_UCAST, 'u' }, { WAKE_MCAST, 'm' }, { WAKE_BCAST, 'b' },
+                { WAKE_ARP, 'a' }, { WAKE_MAGIC, 'g' }, { WAKE_MAGICSECURE, 's' }, { WAKE_FILTER, 'f' },
+        };
+        struct ethtool_wolinfo wol = { .cmd = ETHTOOL_GWOL };
+        _cleanup_free_ char *path = NULL, *idx = NULL;
+        _cleanup_close_ int fd = -1;
+        struct ifreq ifr = {};
+        char letters[ELEMENTSOF(bits) + 1];
+        size_t n = 0;
+
+        if (!name || strlen(name) >= sizeof(ifr.ifr_name) || getenv("UMOCKDEV_DIR"))
+                return -ENODEV;
+        path = xasprintf("/sys/class/net/%s/ifindex", name);
+        if (read_raw(path, &idx) < 0 || strtoul(idx, NULL, 10) != if_nametoindex(name))
+                return -ENODEV;
+        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        memcpy(ifr.ifr_name, name, strlen(name));
+        ifr.ifr_data = (void *) &wol;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return -errno;
+        for (size_t i = 0; i < ELEMENTSOF(bits); i++)
+                if (wol.wolopts & bits[i].bit)
+                        letters[n++] = bits[i].letter;
+        letters[n] = '\0';
+        *ret = xstrdup(n ? letters : "off");
+        return 0;
+}
+
+void verify_result_free(struct verify_result *r)
+{
+        for (size_t i = 0; i < r->n_blockers; i++)
+                free(r->blockers[i].what);
+        free(r->blockers);
+        for (size_t i = 0; r->actual && i < r->n; i++)
+                free(r->actual[i]);
+        free(r->actual);
+        free(r->state);
+        *r = (struct verify_result) {};
+}
+
+int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+               struct verify_result *res, struct xerror *ret_error)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        struct blockers b = {};
+        struct xerror ignored = {};
+        int r;
+
+        r = manifest_load(rfs, &m, &ignored);
+        xerror_done(&ignored);
+        res->installed = r >= 0;
+        res->n = p->n;
+        res->state = xcalloc(p->n ? p->n : 1, sizeof(*res->state));
+        res->actual = xcalloc(p->n ? p->n : 1, sizeof(char *));
+        for (size_t i = 0; i < p->n; i++) {
+                const struct setting *s = &p->v[i];
+                const char *why = NULL;
+                _cleanup_free_ char *path = setting_live_path(s, &why), *raw = NULL;
+                enum verify_state *st = &res->state[i];
+                if (!s->value)
+                        continue;
+                if (s->mech == MECH_LINK && streq_ptr(s->param, "WakeOnLan") &&
+                    wol_read(s->device_name, &res->actual[i]) == 0)
+                        /* the kernel answers: the one network setting verify can read */
+                        *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
+                else if (!path)
+                        *st = VERIFY_LATER;
+                else if (read_raw(path, &raw) < 0)
+                        *st = s->mech == MECH_UDEV ? VERIFY_MISSING : VERIFY_LATER;
+                else {
+                        res->actual[i] = value_normalize(raw);
+                        *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
+                }
+                res->count[*st]++;
+        }
+        for (size_t c = 0; c < _CL_MAX; c++)
+                for (size_t i = 0; i < inv->classes[c].n; i++)
+                        find_blockers(p, &inv->classes[c].v[i], &b);
+        res->blockers = b.v;
+        res->n_blockers = b.n;
+        residencies(res);
+        return res->count[VERIFY_DRIFT] + res->count[VERIFY_MISSING] > 0;
+}

@@ -1,0 +1,50 @@
+/* verify.h: the running system held against the plan; the idle blockers the
+ * knob families declare; the package residency counters */
+#pragma once
+
+#include "model/inventory.h"
+#include "engine/measure.h"
+#include "model/plan.h"
+#include "root/rootfs.h"
+
+/* verify: each setting of the plan against the running system */
+enum verify_state { VERIFY_MATCH, VERIFY_DRIFT, VERIFY_LATER, VERIFY_MISSING, _VERIFY_MAX };
+/* "match", "drift", "later", "missing": the states as verify --json and the
+ * monitoring formats name them (for programs: never translated) */
+extern const char *const verify_state_names[_VERIFY_MAX];
+
+/* the residency counters as verify names them, with their unit
+ * ("low_power_idle_cpu_residency_us"; measure names the last one
+ * slp_s0_residency_usec) */
+extern const char *const verify_residency_names[_M_RES_MAX];
+/* the length of counter I's name without "_residency" and the unit, as the
+ * monitoring formats name it ("low_power_idle_cpu") */
+int verify_residency_stem(size_t i);
+
+/* something that keeps a device or the package out of its idle state */
+struct verify_blocker {
+        const struct device *d;
+        char *what;
+        const char *knob;               /* the knob family that would change it, or NULL */
+        const struct setting *s;        /* the plan's setting of that knob on the device, or NULL */
+};
+
+struct verify_result {
+        bool installed;                 /* the root has a manifest */
+        size_t n;                       /* the plan's number of settings */
+        enum verify_state *state;       /* per setting of the plan (p->v[i]); those without a value unset */
+        char **actual;                  /* per setting: the value read, or NULL */
+        size_t count[_VERIFY_MAX];
+        struct verify_blocker *blockers;
+        size_t n_blockers;
+        struct {
+                bool have;              /* readable at both looks */
+                unsigned long long value, delta;        /* the second look, and its growth in 0.25 s */
+        } residency[_M_RES_MAX];
+};
+void verify_result_free(struct verify_result *r);
+
+/* Compare the running system with the plan; list the idle blockers.
+ * 0 everything matches, 1 drift, <0 failure. */
+int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+               struct verify_result *ret, struct xerror *ret_error);

@@ -1,0 +1,120 @@
+/* plan.c: the plan as data (settings, skips and warnings, each with its reason) and its text and JSON forms */
+#include "config.h"
+
+#include <stdarg.h>
+
+#include "base/json.h"
+#include "model/plan.h"
+#include "base/util.h"
+
+static const char *const mechanism_names[_MECH_MAX] = {
+        [MECH_UDEV] = "udev",
+        [MECH_MODPROBE] = "modprobe",
+        [MECH_TMPFILES] = "tmpfiles",
+        [MECH_CMDLINE] = "cmdline",
+        [MECH_SYSCTL] = "sysctl",
+        [MECH_NM] = "networkmanager",
+        [MECH_LINK] = "link",
+        [MECH_NONE] = "none",
+};
+
+const char *mechanism_to_string(enum mechanism m)
+{
+        if ((unsigned) m >= _MECH_MAX)
+                return "unknown";
+        return mechanism_names[m];
+}
+
+/* the plan's arrays carry no capacity: they grow whenever the count reaches a power of two */
+static size_t grown(size_t n)
+{
+        if (n == 0)
+                return 8;
+        if (n >= 8 && (n & (n - 1)) == 0)
+                return 2 * n;
+        return 0;
+}
+
+struct setting *plan_add(struct plan *p)
+{
+        size_t cap = grown(p->n);
+        struct setting *s;
+
+        if (cap)
+                p->v = xrealloc(p->v, cap * sizeof(*p->v));
+        s = &p->v[p->n++];
+        *s = (struct setting) { .mech = MECH_NONE };
+        return s;
+}
+
+size_t plan_n_per_source(const struct plan *p)
+{
+        size_t n = 0;
+
+        for (size_t i = 0; i < p->n; i++)
+                n += p->v[i].value && p->v[i].value_battery;
+        return n;
+}
+
+void plan_add_warning(struct plan *p, const char *fmt, ...)
+{
+        size_t cap = grown(p->n_warnings);
+        va_list ap;
+
+        if (cap)
+                p->warnings = xrealloc(p->warnings, cap * sizeof(*p->warnings));
+        va_start(ap, fmt);
+        p->warnings[p->n_warnings++] = xvasprintf(fmt, ap);
+        va_end(ap);
+}
+
+void plan_warn_once(struct plan *p, const char *fmt, ...)
+{
+        _cleanup_free_ char *w = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        w = xvasprintf(fmt, ap);
+        va_end(ap);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                if (streq(p->warnings[i], w))
+                        return;
+        plan_add_warning(p, "%s", w);
+}
+
+static void setting_done(struct setting *s)
+{
+        free(s->knob);
+        free(s->device);
+        free(s->device_name);
+        free(s->device_class);
+        free(s->attr);
+        free(s->module);
+        free(s->param);
+        free(s->value);
+        free(s->value_battery);
+        free(s->current);
+        free(s->reason);
+        kv_free(&s->match);
+}
+
+void plan_free(struct plan *p)
+{
+        if (!p)
+                return;
+        for (size_t i = 0; i < p->n; i++)
+                setting_done(&p->v[i]);
+        free(p->v);
+        for (size_t i = 0; i < p->n_warnings; i++)
+                free(p->warnings[i]);
+        free(p->warnings);
+        free(p->profile);
+        free(p->profile_reason);
+        free(p->fingerprint);
+        free(p->kernel);
+        free(p->kernel_source);
+        free(p->kernel_reason);
+        free(p->kernel_version);
+        free(p->kernel_version_source);
+        free(p);
+}

@@ -1,0 +1,86 @@
+/* plan.h: the settings planned for one machine, each with its reason, as plain data */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/inventory.h"
+
+/* how a setting reaches the system */
+enum mechanism {
+        MECH_UDEV,      /* ATTR{attr}="value" in a generated udev rule, guarded by TEST=="attr" */
+        MECH_MODPROBE,  /* "options module param=value" in modprobe.d (loadable modules only) */
+        MECH_TMPFILES,  /* "w /sys/module/M/parameters/P - - - - value" in tmpfiles.d (run time) */
+        MECH_CMDLINE,   /* "module.param=value" on the kernel command line (built-in modules) */
+        MECH_SYSCTL,    /* "key = value" in sysctl.d; apply writes /proc/sys/KEY with '.' as '/' */
+        MECH_NM,        /* a [connection-idlecfg-IFNAME] section in NetworkManager's conf.d: param is the
+                           NetworkManager property ("wifi.powersave"), device_name the interface */
+        MECH_LINK,      /* "[Link] Param=value" in a drop-in of systemd's 99-default.link (WakeOnLan) */
+        MECH_NONE,      /* a skip: nothing is written, the reason says why */
+        _MECH_MAX,
+};
+const char *mechanism_to_string(enum mechanism m);
+
+struct setting {
+        char *knob;             /* family.key, e.g. "pci.runtime_pm", "sata.alpm", "audio.power_save" */
+        char *device;           /* devpath (/devices/...) of the device, NULL for a global setting */
+        char *device_name;      /* sysname for display (0000:00:14.0, 1-3, host0), NULL if global */
+        char *device_class;     /* inventory class of the device ("pci", "usb", ...), NULL if global */
+        /* where the value goes: a sysfs attribute relative to the device (power/control,
+         * link/l1_2_aspm, link_power_management_policy) for MECH_UDEV, or module and
+         * parameter for MECH_MODPROBE, MECH_TMPFILES and MECH_CMDLINE; for MECH_SYSCTL,
+         * param is the sysctl key ("vm.dirty_writeback_centisecs") and module NULL */
+        char *attr;
+        char *module;
+        char *param;
+        char *value;            /* wanted value; NULL for a skip. With value_battery: the value on AC */
+        /* the value on battery where the profile gives this knob one per power
+         * source and it differs (idlecfg power-source writes it); NULL: value
+         * on both. The generated files hold value, the AC one. */
+        char *value_battery;
+        char *current;          /* value now, NULL if unknown */
+        enum mechanism mech;
+        /* why, for people: "hwdb /usr/lib/udev/hwdb.d/60-idlecfg-linux-sata.hwdb:96 (...)",
+         * "profile balanced [usb] autosuspend = auto (FILE:LINE)", "skipped: driver pcieport: ..." */
+        char *reason;
+        /* udev match keys of the device for MECH_UDEV, in rule order:
+         * key "SUBSYSTEM" -> SUBSYSTEM=="value", "KERNEL" -> KERNEL=="value",
+         * "ATTR{x}" -> ATTR{x}=="value", "ATTRS{x}" -> ATTRS{x}=="value", "DRIVER" -> DRIVER=="value" */
+        struct kvlist match;
+};
+
+struct plan {
+        char *profile;          /* the profile used */
+        char *profile_reason;   /* why it was chosen */
+        char *fingerprint;
+        char *kernel;           /* target kernel release, NULL if unknown */
+        char *kernel_source;    /* how it was chosen: target_kernel_choose()'s key; NULL if unknown */
+        char *kernel_reason;    /* why, for people */
+        /* the version _KERNEL ranges compare (the release, or its upstream
+         * version), NULL if unknown; and where it comes from, or why unknown */
+        char *kernel_version;
+        char *kernel_version_source;
+        struct setting *v;
+        size_t n;
+        char **warnings;        /* two tools fighting, hwdb warnings, ... */
+        size_t n_warnings;
+};
+
+struct setting *plan_add(struct plan *p);
+/* the value of S on battery (BATTERY) or on AC */
+static inline const char *setting_value_on(const struct setting *s, bool battery)
+{
+        return battery && s->value_battery ? s->value_battery : s->value;
+}
+/* where a setting is, for messages: its device, its module, or "system" */
+static inline const char *setting_where_name(const struct setting *s)
+{
+        return s->device_name ? s->device_name : s->module ? s->module : "system";
+}
+/* how many settings take another value on battery */
+size_t plan_n_per_source(const struct plan *p);
+void plan_add_warning(struct plan *p, const char *fmt, ...) _printf_(2, 3);
+/* the same, unless the plan already has this warning */
+void plan_warn_once(struct plan *p, const char *fmt, ...) _printf_(2, 3);
+void plan_free(struct plan *p);
+/* the plan for people (80 columns) and as JSON (schema in idlecfg(8)) */

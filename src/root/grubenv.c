@@ -1,0 +1,426 @@
+/* grubenv.c: GRUB's default files read as grub-mkconfig sources them, without running them */
+#include "config.h"
+
+#include <ctype.h>
+
+#include "root/grubenv.h"
+
+#define GRUB_DEFAULT_PATH "/etc/default/grub"
+#define GRUB_DEFAULT_DIR "/etc/default/grub.d"
+#define GRUB_FILE_MAX (1024u * 1024u)
+
+static void warn(struct grubenv *env, const char *fmt, ...) _printf_(2, 3);
+static void warn(struct grubenv *env, const char *fmt, ...)
+{
+        va_list ap;
+
+        va_start(ap, fmt);
+        env->warnings = xrealloc(env->warnings, (env->n_warnings + 1) * sizeof(char *));
+        env->warnings[env->n_warnings++] = xvasprintf(fmt, ap);
+        va_end(ap);
+}
+
+static struct grubvar *var_find(const struct grubenv *env, const char *name, size_t n)
+{
+        for (size_t i = 0; i < env->n_vars; i++)
+                if (strlen(env->vars[i].name) == n && strncmp(env->vars[i].name, name, n) == 0)
+                        return &env->vars[i];
+        return NULL;
+}
+
+const char *grubenv_get(const struct grubenv *env, const char *name)
+{
+        const struct grubvar *v = var_find(env, name, strlen(name));
+
+        return v ? v->value : "";
+}
+
+static void var_set(struct grubenv *env, const char *name, size_t n, char *value)
+{
+        struct grubvar *v = var_find(env, name, n);
+
+        if (!v) {
+                env->vars = xrealloc(env->vars, (env->n_vars + 1) * sizeof(*env->vars));
+                v = &env->vars[env->n_vars++];
+                *v = (struct grubvar) { .name = xstrndup(name, n) };
+        }
+        free(v->value);
+        v->value = value;
+}
+
+static size_t name_len(const char *s)
+{
+        size_t n = 0;
+
+        if (!isalpha((unsigned char) *s) && *s != '_')
+                return 0;
+        while (isalnum((unsigned char) s[n]) || s[n] == '_')
+                n++;
+        return n;
+}
+
+struct lexer {
+        struct grubenv *env;
+        const char *name;       /* the file, for messages */
+        const char *p;
+        unsigned line;
+};
+
+/* skip blanks and backslash-newline continuations */
+static void skip_blanks(struct lexer *l)
+{
+        for (;;) {
+                if (*l->p == ' ' || *l->p == '\t')
+                        l->p++;
+                else if (l->p[0] == '\\' && l->p[1] == '\n')
+                        l->p += 2, l->line++;
+                else
+                        return;
+        }
+}
+
+/* from OPEN to its CLOSE (quotes, ${...}, $(...), `...`), counting lines; false if unterminated */
+static bool skip_to(struct lexer *l, char close, bool backslash)
+{
+        for (l->p++; *l->p && *l->p != close; l->p++) {
+                if (backslash && *l->p == '\\' && l->p[1])
+                        l->p++;
+                if (*l->p == '\n')
+                        l->line++;
+        }
+        if (!*l->p)
+                return false;
+        l->p++;
+        return true;
+}
+
+/* over one word, quotes kept; false on an unterminated quote */
+static bool lex_word(struct lexer *l)
+{
+        while (*l->p && !strchr(" \t\n;|&<>()", *l->p)) {
+                switch (*l->p) {
+                case '\\':
+                        if (l->p[1] == '\n')
+                                l->line++;
+                        l->p += l->p[1] ? 2 : 1;
+                        break;
+                case '\'':
+                        if (!skip_to(l, '\'', false))
+                                return false;
+                        break;
+                case '"':
+                        if (!skip_to(l, '"', true))
+                                return false;
+                        break;
+                case '`':
+                        if (!skip_to(l, '`', true))
+                                return false;
+                        break;
+                case '$':
+                        if (l->p[1] == '{' || l->p[1] == '(') {
+                                l->p++;
+                                if (!skip_to(l, *l->p == '{' ? '}' : ')', true))
+                                        return false;
+                        } else
+                                l->p++;
+                        break;
+                default:
+                        l->p++;
+                }
+        }
+        return true;
+}
+
+/* $NAME, ${NAME} at *S: its value appended to SB; anything else that
+ * expands to something only a shell knows is said once, and expands to nothing */
+static void expand_dollar(struct lexer *l, unsigned line, const char **s, struct strbuf *sb)
+{
+        const char *p = *s + 1;
+        size_t n;
+
+        if ((n = name_len(p)) > 0) {
+                const struct grubvar *v = var_find(l->env, p, n);
+                sb_append(sb, v ? v->value : "");
+                *s = p + n;
+                return;
+        }
+        if (*p == '{') {
+                const char *end = strchr(p, '}');
+                n = name_len(p + 1);
+                if (end && p + 1 + n == end && n > 0) {
+                        const struct grubvar *v = var_find(l->env, p + 1, n);
+                        sb_append(sb, v ? v->value : "");
+                        *s = end + 1;
+                        return;
+                }
+                warn(l->env, _("%s:%u: \"%.*s\" is not expanded: idlecfg reads only $VAR and ${VAR}, and assumes "
+                               "it expands to nothing"), l->name, line, end ? (int) (end - *s + 1) : 2, *s);
+                *s = end ? end + 1 : p + strlen(p);
+                return;
+        }
+        if (*p == '(' || (*p && strchr("0123456789@*#?$!-", *p))) {
+                warn(l->env, _("%s:%u: \"$%c\" is not expanded: idlecfg does not run the target's shell code, "
+                               "and assumes it expands to nothing"), l->name, line, *p);
+                if (*p == '(') {
+                        int depth = 0;
+                        for (; *p; p++)
+                                if (*p == '(')
+                                        depth++;
+                                else if (*p == ')' && --depth == 0)
+                                        break;
+                        *s = *p ? p + 1 : p;
+                } else
+                        *s = p + 1;
+                return;
+        }
+        sb_putc(sb, '$');
+        *s = p;
+}
+
+static void backquote(struct lexer *l, unsigned line, const char **s)
+{
+        const char *end = strchr(*s + 1, '`');
+
+        warn(l->env, _("%s:%u: a command substitution `...` is not run: idlecfg assumes it expands to nothing"),
+             l->name, line);
+        *s = end ? end + 1 : *s + strlen(*s);
+}
+
+/* the value of the raw word S (quotes, backslashes, expansions), as in an
+ * assignment: no field splitting, no pathname expansion */
+static char *expand(struct lexer *l, unsigned line, const char *s)
+{
+        struct strbuf sb = {};
+
+        sb_append(&sb, "");
+        while (*s) {
+                switch (*s) {
+                case '\\':
+                        if (s[1] && s[1] != '\n')
+                                sb_putc(&sb, s[1]);
+                        s += s[1] ? 2 : 1;
+                        break;
+                case '\'':
+                        for (s++; *s && *s != '\''; s++)
+                                sb_putc(&sb, *s);
+                        if (*s)
+                                s++;
+                        break;
+                case '"':
+                        for (s++; *s && *s != '"';) {
+                                if (s[0] == '\\' && s[1] && strchr("$`\"\\\n", s[1])) {
+                                        if (s[1] != '\n')
+                                                sb_putc(&sb, s[1]);
+                                        s += 2;
+                                } else if (*s == '$')
+                                        expand_dollar(l, line, &s, &sb);
+                                else if (*s == '`')
+                                        backquote(l, line, &s);
+                                else
+                                        sb_putc(&sb, *s++);
+                        }
+                        if (*s)
+                                s++;
+                        break;
+                case '$':
+                        expand_dollar(l, line, &s, &sb);
+                        break;
+                case '`':
+                        backquote(l, line, &s);
+                        break;
+                default:
+                        sb_putc(&sb, *s++);
+                }
+        }
+        return sb_steal(&sb);
+}
+
+static bool is_assignment(const char *word)
+{
+        size_t n = name_len(word);
+
+        return n > 0 && word[n] == '=';
+}
+
+static void assign(struct lexer *l, unsigned line, const char *word)
+{
+        size_t n = name_len(word);
+
+        var_set(l->env, word, n, expand(l, line, word + n + 1));
+}
+
+/* one simple command of the raw WORDS */
+static void run_command(struct lexer *l, unsigned line, char **words, size_t n)
+{
+        static const char *const opens[] = { "if", "while", "until", "for", "case", "{", "!" };
+        static const char *const inner[] = { "then", "else", "elif", "do", "done", "fi", "esac", "}" };
+        size_t i = 0;
+
+        /* compound commands: their conditions are not run; the assignments in
+         * them are read as if every one ran (said once, at the keyword that opens it) */
+        for (size_t k = 0; k < ELEMENTSOF(opens); k++)
+                if (streq(words[0], opens[k])) {
+                        warn(l->env, _("%s:%u: \"%s\" is not run: idlecfg does not run shell code, and reads the "
+                                       "assignments inside it as if each one ran"), l->name, line, words[0]);
+                        return;
+                }
+        for (size_t k = 0; k < ELEMENTSOF(inner); k++)
+                if (streq(words[0], inner[k])) {
+                        if (n > 1)
+                                run_command(l, line, words + 1, n - 1);
+                        return;
+                }
+
+        while (i < n && is_assignment(words[i]))
+                i++;
+        if (i == n) {
+                /* only assignments: they stay, in order; a later one sees an earlier one */
+                for (i = 0; i < n; i++)
+                        assign(l, line, words[i]);
+                return;
+        }
+        if (i == 0 && (streq(words[0], "export") || streq(words[0], "readonly"))) {
+                for (i = 1; i < n; i++)
+                        if (is_assignment(words[i]))
+                                assign(l, line, words[i]);
+                return;
+        }
+        if (i == 0 && streq(words[0], "unset")) {
+                for (i = 1; i < n; i++)
+                        if (name_len(words[i]) == strlen(words[i]))
+                                var_set(l->env, words[i], strlen(words[i]), xstrdup(""));
+                return;
+        }
+        if (i == 0 && (streq(words[0], ":") || streq(words[0], "true"))) {
+                /* changes nothing, unless an expansion of its arguments assigns (${X:=y}): said */
+                for (i = 1; i < n; i++)
+                        free(expand(l, line, words[i]));
+                return;
+        }
+        /* "A=x cmd": A is for cmd only; the command itself is not run */
+        warn(l->env, _("%s:%u: \"%s\" is not run: idlecfg reads only assignments, and assumes it changes no "
+                       "variable"), l->name, line, words[i]);
+}
+
+void grubenv_parse(struct grubenv *env, const char *name, const char *text)
+{
+        struct lexer l = { .env = env, .name = name, .p = text, .line = 1 };
+
+        for (;;) {
+                char **words = NULL;
+                size_t n = 0;
+                unsigned line;
+                const char *op = NULL;
+
+                skip_blanks(&l);
+                if (!*l.p)
+                        break;
+                if (*l.p == '\n' || *l.p == ';') {
+                        l.line += *l.p == '\n';
+                        l.p++;
+                        continue;
+                }
+                line = l.line;
+                for (;;) {
+                        const char *start;
+
+                        skip_blanks(&l);
+                        if (!*l.p || *l.p == '\n' || *l.p == ';')
+                                break;
+                        if (*l.p == '#') {
+                                /* a comment starts a word: to the end of the line */
+                                l.p += strcspn(l.p, "\n");
+                                break;
+                        }
+                        if (strchr("|&<>()", *l.p)) {
+                                if (!op)
+                                        op = l.p;
+                                l.p++;
+                                continue;
+                        }
+                        start = l.p;
+                        if (!lex_word(&l)) {
+                                warn(env, _("%s:%u: a quote is not closed: grub-mkconfig stops at this file; idlecfg "
+                                            "assumes its lines from here on set nothing"), name, line);
+                                for (size_t i = 0; i < n; i++)
+                                        free(words[i]);
+                                free(words);
+                                return;
+                        }
+                        words = xrealloc(words, (n + 1) * sizeof(char *));
+                        words[n++] = xstrndup(start, (size_t) (l.p - start));
+                }
+                if (op)
+                        warn(env, _("%s:%u: \"%c\" (a pipe, list, redirection or subshell) is not run: idlecfg reads "
+                                    "only assignments, and assumes the line changes no variable"), name, line, *op);
+                else if (n > 0)
+                        run_command(&l, line, words, n);
+                for (size_t i = 0; i < n; i++)
+                        free(words[i]);
+                free(words);
+        }
+}
+
+char *grubenv_cmdline(const struct grubenv *env)
+{
+        _cleanup_free_ char *all = xasprintf("%s %s", grubenv_get(env, "GRUB_CMDLINE_LINUX"),
+                                             grubenv_get(env, "GRUB_CMDLINE_LINUX_DEFAULT"));
+        struct strbuf sb = {};
+
+        for (char *w = strtok(all, " \t\n"); w; w = strtok(NULL, " \t\n"))
+                sb_appendf(&sb, "%s%s", sb.len ? " " : "", w);
+        return sb.len ? sb_steal(&sb) : NULL;
+}
+
+void grubenv_done(struct grubenv *env)
+{
+        for (size_t i = 0; i < env->n_vars; i++) {
+                free(env->vars[i].name);
+                free(env->vars[i].value);
+        }
+        free(env->vars);
+        for (size_t i = 0; i < env->n_warnings; i++)
+                free(env->warnings[i]);
+        free(env->warnings);
+        *env = (struct grubenv) {};
+}
+
+/* one file into ENV; a file that cannot be read is a warning, and sets
+ * nothing. IN_DIR: a name grub.d's glob found, where grub-mkconfig's
+ * [ -e "$x" ] skips a link to nothing inside the root without a word. */
+static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char *path, bool in_dir)
+{
+        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, path);
+        int r = rootfs_read_file(rfs, path, 0, GRUB_FILE_MAX, &text, NULL, NULL);
+
+        if (r == -ENOENT || r == -ENOTDIR || (in_dir && r == -ENOLINK))
+                return;
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, path, r, GRUB_FILE_MAX);
+                rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"), shown, why);
+                return;
+        }
+        grubenv_parse(env, shown, text);
+}
+
+char *grub_boot_cmdline(const struct rootfs *rfs)
+{
+        struct grubenv env = {};
+        char **names = NULL;
+        size_t n = 0;
+        char *ret;
+
+        parse_file(rfs, &env, GRUB_DEFAULT_PATH, false);
+        /* grub-mkconfig: for x in /etc/default/grub.d/NAME.cfg (a glob); do . "$x"; done */
+        if (rootfs_list_dir(rfs, GRUB_DEFAULT_DIR, ".cfg", &names, &n) == 0)
+                for (size_t i = 0; i < n; i++) {
+                        _cleanup_free_ char *path = xasprintf("%s/%s", GRUB_DEFAULT_DIR, names[i]);
+                        parse_file(rfs, &env, path, true);
+                }
+        rootfs_list_free(names, n);
+        for (size_t i = 0; i < env.n_warnings; i++)
+                rootfs_warn(rfs, "%s", env.warnings[i]);
+        ret = grubenv_cmdline(&env);
+        grubenv_done(&env);
+        return ret;
+}

@@ -1,0 +1,39 @@
+/* grubenv.h: the kernel command line of GRUB's normal boot entries, read from
+ * /etc/default/grub and /etc/default/grub.d/NAME.cfg as grub-mkconfig sources
+ * them, without running them */
+#pragma once
+
+#include "root/rootfs.h"
+
+/* The shell variables of the files parsed so far, and what could not be read */
+struct grubenv {
+        struct grubvar {
+                char *name, *value;
+        } *vars;
+        size_t n_vars;
+        char **warnings;        /* "FILE:LINE: ...; idlecfg assumes ..." */
+        size_t n_warnings;
+};
+
+/* Parse TEXT (the file NAME, for messages) as grub-mkconfig's /bin/sh would
+ * source it, for the subset of the shell these files use: assignments in
+ * order (the last one wins), several on a line, `export` and `unset`; single
+ * and double quotes, backslashes, comments (also after a command), backslash
+ * continuation lines, `$VAR` and `${VAR}` from earlier assignments. Anything
+ * else (commands, `$(...)`, `${VAR:-x}`, redirections) is not run: a
+ * warning names FILE:LINE, and idlecfg assumes it changes no variable; the
+ * condition of `if`, `while`, `for`, `case` is not run either (a warning),
+ * and the assignments inside are read as if each one ran. */
+void grubenv_parse(struct grubenv *env, const char *name, const char *text);
+/* The value of NAME: "" when never assigned */
+const char *grubenv_get(const struct grubenv *env, const char *name);
+/* The arguments grub-mkconfig's 10_linux gives the normal entries:
+ * "$GRUB_CMDLINE_LINUX $GRUB_CMDLINE_LINUX_DEFAULT", blanks collapsed to one
+ * space; NULL if there are none */
+char *grubenv_cmdline(const struct grubenv *env);
+void grubenv_done(struct grubenv *env);
+
+/* /etc/default/grub, then /etc/default/grub.d/NAME.cfg in the order of their
+ * names, of root RFS; NULL if none sets a parameter. A file that cannot be
+ * read or parsed is a warning of RFS (rootfs_warn()). */
+char *grub_boot_cmdline(const struct rootfs *rfs);

@@ -1,0 +1,51 @@
+/* powersource.h: which power source the machine runs on, read from every
+ * power supply together, debounced; and the last source decided */
+#pragma once
+
+#include <stdbool.h>
+
+#include "root/rootfs.h"
+
+enum power_source { PS_AC, PS_BATTERY };
+/* "ac" or "battery": the names of the profile syntax, the plan and the state file */
+const char *power_source_name(enum power_source s);
+
+/* one look at every supply */
+struct ps_look {
+        enum power_source source;
+        /* no supply online and a system battery that is not "Discharging" yet:
+         * its status lags the unplug, so the look is repeated for a while */
+        bool lagging;
+        char *why;              /* "mains supply AC online", "battery BAT0 discharging", ... */
+};
+void ps_look_done(struct ps_look *l);
+
+/* Look at SYS/class/power_supply (SYS is "/sys"; a directory in the unit
+ * tests), TLP's rules: a Mains supply online means AC; a USB supply counts
+ * only when online and USB Power Delivery (usb_type's selected word starts
+ * with PD); device batteries (scope Device: HID, controllers) are ignored;
+ * a system battery "Discharging" with nothing online means battery; no
+ * supply at all (a desktop, a VM) means AC. 0, or -errno when the directory
+ * cannot be read (a missing one is no supply). */
+int ps_look(const char *sys, struct ps_look *ret);
+
+struct ps_timing {
+        unsigned settle_ms;     /* between two looks (debounce): 200 */
+        unsigned lag_ms;        /* how long a lagging battery status is looked at again: 1500 */
+        unsigned max_ms;        /* the longest a decision takes, then the last look stands: 3000 */
+};
+extern const struct ps_timing ps_timing_default;
+
+/* Decide: look, wait settle_ms, look again, until two looks in a row agree
+ * and no battery lags (or lag_ms passed: a battery that never discharges
+ * counts as AC), at most max_ms. WAIT (NULL: sleep) is called between looks
+ * with the milliseconds to wait; the unit tests change the files there.
+ * *ret_looks: how many looks it took. */
+int ps_decide(const char *sys, const struct ps_timing *t, void (*wait)(unsigned ms, void *userdata), void *userdata,
+              struct ps_look *ret, unsigned *ret_looks);
+
+/* the last source decided, kept in the root's /run/idlecfg/power-source:
+ * 0 and *ret, -ENOENT when none was decided since boot */
+#define PS_STATE_PATH "/run/idlecfg/power-source"
+int ps_last_read(const struct rootfs *rfs, enum power_source *ret);
+int ps_last_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error);

@@ -1,0 +1,402 @@
+/* manifest.c: the manifest of install, a small line-based text file
+ *
+ *   idlecfg-manifest 1
+ *   version 0.2
+ *   profile balanced
+ *   fingerprint 16de5ac23f7e2453
+ *   kernel 6.1.0-18-amd64                  ("\-" when unknown)
+ *   cmdline /etc/kernel/cmdline            (where the command line went)
+ *   input NAME DIGEST                      (what refresh compares)
+ *   dir /etc/udev/rules.d                  (created by install, in order)
+ *   file PATH SHA256 MODE new
+ *   file PATH SHA256 MODE replaced PREV-SHA256 PREV-MODE UID GID
+ *   pending PATH SHA256|-                  (intent: PATH is being rewritten)
+ *   end LINES SHA256                       (the lines before it, their digest)
+ *
+ * Fields are escaped with field_escape(); '#' lines and empty lines are
+ * ignored. Every field is checked: rollback acts on what it reads here.
+ *
+ * "pending" follows the file line of PATH while install writes it: the file
+ * line has the new checksum, and until the run ends the file may still hold
+ * the content before ("-": as it was before idlecfg). state_recover() settles
+ * it at the next run. "end" proves the file whole: format 1 (written before it
+ * existed) is read without it and rewritten as format 2 by the next save. */
+#include "config.h"
+
+#include <limits.h>
+
+#include "state/manifest.h"
+#include "base/sha256.h"
+#include "root/targets.h"
+
+static const char *const target_paths[] = { TARGET_PATHS };
+static const char *const cmdline_paths[] = { CMDLINE_TARGET_PATHS };
+
+static bool in_list(const char *path, const char *const *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (streq(path, v[i]))
+                        return true;
+        return false;
+}
+
+bool manifest_path_allowed(const char *path)
+{
+        size_t n = strlen(path), ns = strlen(NEW_SUFFIX);
+
+        if (in_list(path, target_paths, ELEMENTSOF(target_paths)))
+                return true;
+        if (n > ns && streq(path + n - ns, NEW_SUFFIX)) {
+                _cleanup_free_ char *base = xstrndup(path, n - ns);
+                return in_list(base, target_paths, ELEMENTSOF(target_paths));
+        }
+        return false;
+}
+
+/* a directory install may create: a parent of a target or of the backup store */
+static bool dir_allowed(const char *dir)
+{
+        size_t n = strlen(dir);
+
+        if (strncmp(BACKUP_DIR, dir, n) == 0 && (BACKUP_DIR[n] == '/' || BACKUP_DIR[n] == '\0'))
+                return true;
+        for (size_t i = 0; i < ELEMENTSOF(target_paths); i++)
+                if (strncmp(target_paths[i], dir, n) == 0 && target_paths[i][n] == '/')
+                        return true;
+        return false;
+}
+
+bool path_is_clean(const char *path)
+{
+        const char *p;
+
+        if (!path || path[0] != '/' || strlen(path) > PATH_MAX || streq(path, "/"))
+                return false;
+        for (p = path; *p; p++)
+                if ((unsigned char) *p <= ' ' || (unsigned char) *p > '~' || *p == '\\')
+                        return false;
+        for (p = path; *p;) {
+                size_t n;
+                p++;    /* the slash */
+                n = strcspn(p, "/");
+                if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+                        return false;
+                p += n;
+        }
+        return true;
+}
+
+bool sha_is_valid(const char *s)
+{
+        size_t i;
+
+        for (i = 0; s[i]; i++)
+                if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+                        return false;
+        return i == 64;
+}
+
+static bool parse_mode(const char *s, mode_t *ret)
+{
+        char *end;
+        unsigned long v;
+
+        if (!*s || strspn(s, "01234567") != strlen(s) || strlen(s) > 5)
+                return false;
+        v = strtoul(s, &end, 8);
+        if (*end || v > 07777)
+                return false;
+        *ret = (mode_t) v;
+        return true;
+}
+
+static bool parse_id(const char *s, unsigned *ret)
+{
+        char *end;
+        unsigned long v;
+
+        if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 10)
+                return false;
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || *end || v >= 0xffffffffUL)
+                return false;
+        *ret = (unsigned) v;
+        return true;
+}
+
+struct manifest_file *manifest_find(const struct manifest *m, const char *path)
+{
+        for (size_t i = 0; i < m->n_files; i++)
+                if (streq(m->files[i].path, path))
+                        return &m->files[i];
+        return NULL;
+}
+
+struct manifest_file *manifest_add_file(struct manifest *m, const char *path)
+{
+        struct manifest_file *f = manifest_find(m, path);
+
+        if (f)
+                return f;
+        m->files = xrealloc(m->files, (m->n_files + 1) * sizeof(*m->files));
+        f = &m->files[m->n_files++];
+        *f = (struct manifest_file) { .path = xstrdup(path) };
+        return f;
+}
+
+void manifest_remove_file(struct manifest *m, const char *path)
+{
+        struct manifest_file *f = manifest_find(m, path);
+        size_t i;
+
+        if (!f)
+                return;
+        i = (size_t) (f - m->files);
+        free(f->path);
+        memmove(f, f + 1, (m->n_files - i - 1) * sizeof(*f));
+        m->n_files--;
+}
+
+bool manifest_pending(const struct manifest *m)
+{
+        for (size_t i = 0; i < m->n_files; i++)
+                if (m->files[i].pending)
+                        return true;
+        return false;
+}
+
+bool manifest_has_dir(const struct manifest *m, const char *path)
+{
+        for (size_t i = 0; i < m->n_dirs; i++)
+                if (streq(m->dirs[i], path))
+                        return true;
+        return false;
+}
+
+void manifest_add_dir(struct manifest *m, const char *path)
+{
+        if (manifest_has_dir(m, path))
+                return;
+        m->dirs = xrealloc(m->dirs, (m->n_dirs + 1) * sizeof(char *));
+        m->dirs[m->n_dirs++] = xstrdup(path);
+}
+
+void manifest_free(struct manifest *m)
+{
+        if (!m)
+                return;
+        free(m->version);
+        free(m->profile);
+        free(m->fingerprint);
+        free(m->kernel);
+        free(m->cmdline_target);
+        kv_free(&m->inputs);
+        for (size_t i = 0; i < m->n_dirs; i++)
+                free(m->dirs[i]);
+        free(m->dirs);
+        for (size_t i = 0; i < m->n_files; i++)
+                free(m->files[i].path);
+        free(m->files);
+        free(m);
+}
+
+#define MAX_FIELDS 10
+
+int manifest_parse(const char *name, const char *buf, size_t len, struct manifest **ret, struct xerror *ret_error)
+{
+        struct manifest *m = xcalloc(1, sizeof(*m));
+        _cleanup_free_ char *text = NULL;
+        char *line, *next;
+        unsigned lineno = 0;
+        bool header = false, ended = false;
+        int r = 0;
+
+#define BAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); goto out; } while (0)
+        if (memchr(buf, '\0', len))
+                BAD(_("%s: not a text file (contains a NUL byte)"), name);
+        text = xstrndup(buf, len);
+        for (line = text; line && *line; line = next) {
+                char *f[MAX_FIELDS + 1], *v[MAX_FIELDS] = {};
+                size_t n;
+
+                lineno++;
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                else
+                        BAD(_("%s:%u: the last line has no newline: the file was cut short"), name, lineno);
+                if (!*line || line[0] == '#')
+                        continue;
+                n = split_fields(line, f, MAX_FIELDS);
+                if (n > MAX_FIELDS)
+                        BAD(_("%s:%u: too many fields"), name, lineno);
+                for (size_t i = 0; i < n; i++)
+                        if (field_unescape(f[i], &v[i]) < 0) {
+                                for (size_t k = 0; k < i; k++)
+                                        free(v[k]);
+                                BAD(_("%s:%u: malformed field %zu"), name, lineno, i + 1);
+                        }
+#define FREE_V() do { for (size_t k = 0; k < n; k++) free(v[k]); } while (0)
+#define LBAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); FREE_V(); goto out; } while (0)
+                if (!header) {
+                        if (n != 2 || !streq(v[0], "idlecfg-manifest"))
+                                LBAD(_("%s:%u: not an idlecfg manifest (no \"idlecfg-manifest 1\" line)"), name, lineno);
+                        if (!streq(v[1], "1") && !streq(v[1], "2"))
+                                LBAD(_("%s:%u: manifest format %s is not known to this version of idlecfg"),
+                                     name, lineno, v[1]);
+                        m->format = streq(v[1], "1") ? 1 : 2;
+                        header = true;
+                } else if (ended) {
+                        LBAD(_("%s:%u: a line after the end record"), name, lineno);
+                } else if (streq(v[0], "end") && m->format >= 2) {
+                        char sha[65];
+                        unsigned count;
+                        if (n != 3 || !parse_id(v[1], &count) || !sha_is_valid(v[2]))
+                                LBAD(_("%s:%u: expected \"end LINES SHA256\""), name, lineno);
+                        sha256_hex(buf, (size_t) (line - text), 32, sha);
+                        if (count != lineno - 1 || !streq(sha, v[2]))
+                                LBAD(_("%s:%u: the end record does not match the %u lines before it: lines "
+                                       "were lost or changed"), name, lineno, lineno - 1);
+                        ended = true;
+                } else if (streq(v[0], "pending") && m->format >= 2) {
+                        struct manifest_file *mf = n == 3 ? manifest_find(m, v[1]) : NULL;
+                        if (n != 3 || (!streq(v[2], "-") && !sha_is_valid(v[2])))
+                                LBAD(_("%s:%u: expected \"pending PATH SHA256\" or \"pending PATH -\""), name,
+                                     lineno);
+                        if (!mf || mf->pending)
+                                LBAD(_("%s:%u: \"pending\" for %s without its file line, or twice"), name, lineno,
+                                     f[1]);
+                        mf->pending = true;
+                        mf->pending_was_ours = !streq(v[2], "-");
+                        if (mf->pending_was_ours)
+                                memcpy(mf->pending_sha, v[2], 65);
+                } else if (streq(v[0], "version") || streq(v[0], "profile") || streq(v[0], "fingerprint") ||
+                           streq(v[0], "kernel") || streq(v[0], "cmdline")) {
+                        char **slot = streq(v[0], "version") ? &m->version :
+                                      streq(v[0], "profile") ? &m->profile :
+                                      streq(v[0], "fingerprint") ? &m->fingerprint :
+                                      streq(v[0], "kernel") ? &m->kernel : &m->cmdline_target;
+                        if (n != 2)
+                                LBAD(_("%s:%u: \"%s\" takes one value"), name, lineno, v[0]);
+                        if (*slot)
+                                LBAD(_("%s:%u: \"%s\" given twice"), name, lineno, v[0]);
+                        if (slot == &m->cmdline_target && !in_list(v[1], cmdline_paths, ELEMENTSOF(cmdline_paths)))
+                                LBAD(_("%s:%u: not a file idlecfg writes the command line to: %s"), name, lineno,
+                                     f[1]);
+                        *slot = TAKE_PTR(v[1]);
+                } else if (streq(v[0], "input")) {
+                        if (n != 3 || !*v[1])
+                                LBAD(_("%s:%u: \"input\" takes a name and a digest"), name, lineno);
+                        if (kv_find(&m->inputs, v[1]))
+                                LBAD(_("%s:%u: input %s given twice"), name, lineno, f[1]);
+                        kv_add(&m->inputs, v[1], v[2]);
+                } else if (streq(v[0], "dir")) {
+                        if (n != 2 || !path_is_clean(v[1]))
+                                LBAD(_("%s:%u: \"dir\" takes one clean absolute path"), name, lineno);
+                        if (!dir_allowed(v[1]))
+                                LBAD(_("%s:%u: %s is not a directory of a file idlecfg writes"), name, lineno, f[1]);
+                        if (manifest_has_dir(m, v[1]))
+                                LBAD(_("%s:%u: directory %s given twice"), name, lineno, v[1]);
+                        manifest_add_dir(m, v[1]);
+                } else if (streq(v[0], "file")) {
+                        struct manifest_file *mf;
+                        bool replaced = n >= 5 && streq(v[4], "replaced");
+                        if (!(n == 5 && streq(v[4], "new")) && !(n == 9 && replaced))
+                                LBAD(_("%s:%u: expected \"file PATH SHA256 MODE new\" or "
+                                       "\"file PATH SHA256 MODE replaced SHA256 MODE UID GID\""), name, lineno);
+                        if (!path_is_clean(v[1]))
+                                LBAD(_("%s:%u: not a clean absolute path: %s"), name, lineno, f[1]);
+                        if (startswith(v[1], STATE_DIR "/") || manifest_find(m, v[1]))
+                                LBAD(_("%s:%u: file %s listed twice or inside idlecfg's own state"), name,
+                                     lineno, v[1]);
+                        if (!manifest_path_allowed(v[1]))
+                                LBAD(_("%s:%u: %s is not a file idlecfg writes"), name, lineno, f[1]);
+                        mf = manifest_add_file(m, v[1]);
+                        if (!sha_is_valid(v[2]) || !parse_mode(v[3], &mf->mode)) {
+                                manifest_remove_file(m, v[1]);
+                                LBAD(_("%s:%u: bad checksum or mode"), name, lineno);
+                        }
+                        memcpy(mf->sha, v[2], 65);
+                        if (replaced) {
+                                unsigned uid, gid;
+                                if (!sha_is_valid(v[5]) || !parse_mode(v[6], &mf->prev_mode) ||
+                                    !parse_id(v[7], &uid) || !parse_id(v[8], &gid)) {
+                                        manifest_remove_file(m, v[1]);
+                                        LBAD(_("%s:%u: bad checksum, mode or owner of the replaced file"),
+                                             name, lineno);
+                                }
+                                mf->prev_exists = true;
+                                memcpy(mf->prev_sha, v[5], 65);
+                                mf->prev_uid = uid;
+                                mf->prev_gid = gid;
+                        }
+                } else
+                        LBAD(_("%s:%u: unknown line \"%s\""), name, lineno, f[0]);
+                FREE_V();
+        }
+        if (!header)
+                BAD(_("%s: empty, not an idlecfg manifest"), name);
+        if (m->format >= 2 && !ended)
+                BAD(_("%s: no end record: the file was cut short (lines are missing)"), name);
+        if (!m->version || !m->profile || !m->fingerprint)
+                BAD(_("%s: incomplete: version, profile or fingerprint missing"), name);
+out:
+        if (r < 0) {
+                manifest_free(m);
+                return r;
+        }
+        *ret = m;
+        return 0;
+#undef BAD
+#undef LBAD
+#undef FREE_V
+}
+
+static void put(struct strbuf *sb, const char *key, const char *value)
+{
+        _cleanup_free_ char *e = field_escape(value);
+        sb_appendf(sb, "%s %s\n", key, e);
+}
+
+char *manifest_format(const struct manifest *m)
+{
+        struct strbuf sb = {};
+
+        char sha[65];
+        unsigned lines = 0;
+
+        sb_append(&sb, "idlecfg-manifest 2\n"
+                       "# Written by idlecfg install: what it wrote and what it replaced, for\n"
+                       "# \"idlecfg rollback\" and \"idlecfg refresh\". Do not edit.\n");
+        put(&sb, "version", strempty(m->version));
+        put(&sb, "profile", strempty(m->profile));
+        put(&sb, "fingerprint", strempty(m->fingerprint));
+        if (m->kernel)
+                put(&sb, "kernel", m->kernel);
+        if (m->cmdline_target)
+                put(&sb, "cmdline", m->cmdline_target);
+        for (size_t i = 0; i < m->inputs.n; i++) {
+                _cleanup_free_ char *k = field_escape(m->inputs.v[i].key), *v = field_escape(strempty(m->inputs.v[i].value));
+                sb_appendf(&sb, "input %s %s\n", k, v);
+        }
+        for (size_t i = 0; i < m->n_dirs; i++)
+                put(&sb, "dir", m->dirs[i]);
+        for (size_t i = 0; i < m->n_files; i++) {
+                const struct manifest_file *f = &m->files[i];
+                _cleanup_free_ char *p = field_escape(f->path);
+                sb_appendf(&sb, "file %s %s %04o", p, f->sha, (unsigned) f->mode);
+                if (f->prev_exists)
+                        sb_appendf(&sb, " replaced %s %04o %u %u\n", f->prev_sha, (unsigned) f->prev_mode,
+                                   (unsigned) f->prev_uid, (unsigned) f->prev_gid);
+                else
+                        sb_append(&sb, " new\n");
+                if (f->pending)
+                        sb_appendf(&sb, "pending %s %s\n", p, f->pending_was_ours ? f->pending_sha : "-");
+        }
+        for (size_t i = 0; i < sb.len; i++)
+                lines += sb.s[i] == '\n';
+        sha256_hex(sb.s, sb.len, 32, sha);
+        sb_appendf(&sb, "end %u %s\n", lines, sha);
+        return sb_steal(&sb);
+}

@@ -1,0 +1,312 @@
+/* state.c: idlecfg's state under /var/lib/idlecfg in a root: the manifest file, the backup store and their cleanup */
+#include "config.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "base/fault.h"
+#include "state/firstboot.h"
+#include "state/initramfs.h"
+#include "state/journal.h"
+#include "base/sha256.h"
+#include "state/state.h"
+
+#define MAX_FILE STATE_FILE_MAX
+
+static void sha_of(const char *data, size_t len, char out[65])
+{
+        sha256_hex(data, len, 32, out);
+}
+
+int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error)
+{
+        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, MANIFEST_PATH);
+        size_t len;
+        int r;
+
+        r = rootfs_read(rfs, MANIFEST_PATH, MAX_FILE, &text, &len, NULL);
+        if (r == -ENOENT)
+                return r;
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        r = manifest_parse(shown, text, len, ret, ret_error);
+        if (r == 0 && (*ret)->format < 2)
+                rootfs_warn(rfs, _("%s was written by an earlier idlecfg without an end record: it cannot prove "
+                                   "that no line is missing; it is read as it is and rewritten with one by the "
+                                   "next install, refresh or rollback"), shown);
+        return r;
+}
+
+/* the file at PATH is as it was before idlecfg (MF's record of it) */
+static bool as_before(const struct manifest_file *mf, bool exists, const char *sha)
+{
+        return exists ? mf->prev_exists && streq(sha, mf->prev_sha) : !mf->prev_exists;
+}
+
+int state_recover(const struct rootfs *rfs, struct manifest *m, bool dry_run, struct xerror *e)
+{
+        bool changed = m && m->format < 2;
+        int r = 0;
+
+        /* (the journal's temporary files are apply's and rollback's to remove:
+         * apply --root DIR journals into / under DIR's lock) */
+        if (!dry_run)
+                r = rootfs_remove_temps(rfs, MANIFEST_PATH);
+        if (r < 0)
+                return xerror_set(e, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
+        if (!m) {
+                /* no manifest yet: a first install killed before it; no backup is needed */
+                struct manifest none = {};
+                if (!dry_run)
+                        (void) gc_backups(rfs, &none);
+                return 0;
+        }
+        for (size_t i = m->n_files; i-- > 0;) {
+                struct manifest_file *mf = &m->files[i];
+                _cleanup_free_ char *shown = rootfs_display(rfs, mf->path), *cur = NULL;
+                char sha[65] = "";
+                size_t len = 0;
+                struct stat st;
+                bool exists;
+
+                r = dry_run ? 0 : rootfs_remove_temps(rfs, mf->path);
+                if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                        return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown,
+                                          strerror(-r));
+                if (!mf->pending)
+                        continue;
+                changed = true;
+                mf->pending = false;
+                r = rootfs_lstat(rfs, mf->path, &st);
+                if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                        return xerror_set(e, r, _("cannot look at %s: %s"), shown, strerror(-r));
+                exists = r == 0;
+                if (exists && !S_ISREG(st.st_mode))
+                        continue;       /* not idlecfg's: the rules for a changed file apply */
+                if (exists) {
+                        r = rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL);
+                        if (r < 0)
+                                return xerror_set(e, r, _("cannot read %s: %s"), shown, strerror(-r));
+                        sha_of(cur, len, sha);
+                }
+                if (exists && streq(sha, mf->sha))
+                        continue;       /* the write was done */
+                if (exists && mf->pending_was_ours && streq(sha, mf->pending_sha))
+                        memcpy(mf->sha, mf->pending_sha, 65);   /* not done: still idlecfg's earlier file */
+                else if (as_before(mf, exists, sha))
+                        manifest_remove_file(m, mf->path);      /* not done, or a restore done */
+        }
+        if (dry_run)
+                return 0;
+        (void) gc_backups(rfs, m);
+        return changed ? manifest_save(rfs, m, e) : 0;
+}
+
+int manifest_save(const struct rootfs *rfs, const struct manifest *m, struct xerror *ret_error)
+{
+        _cleanup_free_ char *text = manifest_format(m), *shown = rootfs_display(rfs, MANIFEST_PATH);
+        int r = rootfs_write_atomic(rfs, MANIFEST_PATH, text, strlen(text), 0644, (uid_t) -1, (gid_t) -1);
+
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
+        return 0;
+}
+
+char *backup_path(const char *sha)
+{
+        return xasprintf(BACKUP_DIR "/%s", sha);
+}
+
+int save_backup(const struct rootfs *rfs, const char *data, size_t len, const char *sha, struct xerror *ret_error)
+{
+        _cleanup_free_ char *bp = backup_path(sha), *shown = rootfs_display(rfs, bp), *have = NULL;
+        char have_sha[65];
+        size_t have_len;
+        int r;
+
+        /* content-addressed: an intact copy is already there */
+        if (rootfs_read(rfs, bp, MAX_FILE, &have, &have_len, NULL) == 0) {
+                sha_of(have, have_len, have_sha);
+                if (streq(have_sha, sha))
+                        return 0;
+        }
+        r = rootfs_write_atomic(rfs, bp, data, len, 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot save a backup to %s: %s"), shown, strerror(-r));
+        return 0;
+}
+
+/* read a backup and check it is what the manifest says */
+int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *ret_len, struct xerror *e)
+{
+        _cleanup_free_ char *bp = backup_path(sha), *shown = rootfs_display(rfs, bp), *data = NULL;
+        char got[65];
+        size_t len;
+        int r = rootfs_read(rfs, bp, MAX_FILE, &data, &len, NULL);
+
+        if (r < 0)
+                return xerror_set(e, r, _("the backup %s cannot be read: %s"), shown, strerror(-r));
+        sha_of(data, len, got);
+        if (!streq(got, sha))
+                return xerror_set(e, -EBADMSG, _("the backup %s is damaged (its checksum does not match)"), shown);
+        *ret = TAKE_PTR(data);
+        *ret_len = len;
+        return 0;
+}
+
+/* remove backups no manifest entry needs any more */
+int gc_backups(const struct rootfs *rfs, const struct manifest *m)
+{
+        int dfd = rootfs_openat(rfs, BACKUP_DIR, O_RDONLY | O_DIRECTORY);
+        DIR *d;
+        struct dirent *de;
+
+        if (dfd < 0)
+                return dfd == -ENOENT ? 0 : dfd;
+        d = fdopendir(dfd);
+        if (!d) {
+                close(dfd);
+                return -errno;
+        }
+        while ((de = readdir(d))) {
+                bool used = false;
+                if (de->d_name[0] == '.' && !startswith(de->d_name, ".#"))
+                        continue;
+                for (size_t i = 0; i < m->n_files && !used; i++)
+                        used = m->files[i].prev_exists && streq(m->files[i].prev_sha, de->d_name);
+                if (!used && fault_point("remove backup") == 0)
+                        (void) unlinkat(dirfd(d), de->d_name, 0);
+        }
+        closedir(d);
+        return 0;
+}
+
+/* idlecfg's state directory without a manifest: the cache and stamp, then (without a journal) what a crash left */
+int state_cleanup(const struct rootfs *rfs)
+{
+        static const char *const install_only[] = { INITRAMFS_CACHE_PATH, FIRSTBOOT_STAMP_PATH };
+        struct stat st;
+        int r;
+
+        /* what only an install needs: the listing of the initramfs, the
+         * first-boot unit's stamp (an install run again makes them again) */
+        for (size_t i = 0; i < ELEMENTSOF(install_only); i++) {
+                r = rootfs_unlink(rfs, install_only[i]);
+                if (r < 0)
+                        return r;
+                r = rootfs_remove_temps(rfs, install_only[i]);
+                if (r < 0)
+                        return r;
+        }
+        if (rootfs_lstat(rfs, JOURNAL_PATH, &st) == 0)
+                return 0;       /* the journal of apply is still there: not ours to remove */
+        r = rootfs_remove_dir_files(rfs, BACKUP_DIR);
+        if (r < 0)
+                return r;
+        r = rootfs_remove_temps(rfs, MANIFEST_PATH);
+        if (r < 0)
+                return r;
+        r = rootfs_remove_temps(rfs, JOURNAL_PATH);
+        if (r < 0)
+                return r;
+        r = rootfs_rmdir(rfs, STATE_DIR);
+        return r == -ENOTEMPTY ? 0 : r;
+}
+
+/* ---- the journal file of apply (its format: journal.c) ---- */
+
+int state_live_root(const struct rootfs *rfs, struct rootfs *ret, bool *ret_same)
+{
+        const char *live = secure_getenv("IDLECFG_TEST_LIVE_ROOT");
+        struct stat a, b;
+        int r;
+
+        *ret_same = false;
+        if (!live || !*live) {
+                /* under umockdev, the running system is the testbed's mock: its
+                 * root is the one the test gave, never the host's /var/lib */
+                if (getenv("UMOCKDEV_DIR")) {
+                        *ret_same = true;
+                        return 0;
+                }
+                live = "/";
+        }
+        if (stat(live, &a) == 0 && fstat(rfs->fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+                *ret_same = true;
+                return 0;
+        }
+        r = rootfs_open(live, ret);
+        return r < 0 ? r : 0;
+}
+
+
+#define MAX_JOURNAL (64u << 20)
+
+int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *ret_error)
+{
+        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, JOURNAL_PATH);
+        size_t len;
+        int r = rootfs_read(rfs, JOURNAL_PATH, MAX_JOURNAL, &text, &len, NULL);
+
+        if (r == -ENOENT)
+                return r;
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        r = journal_parse(shown, text, len, ret, ret_error);
+        if (r == 0 && (*ret)->format < 2)
+                rootfs_warn(rfs, _("%s was written by an earlier idlecfg without an end record: it cannot prove "
+                                   "that no line is missing; it is read as it is and rewritten with one by the "
+                                   "next apply"), shown);
+        return r;
+}
+
+int journal_commit(const struct rootfs *rfs, const char *text, struct xerror *ret_error)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, JOURNAL_PATH);
+        int r = rootfs_mkdir_p(rfs, STATE_DIR, NULL, NULL);
+
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
+        r = rootfs_write_atomic(rfs, JOURNAL_PATH, text, strlen(text), 0600, (uid_t) -1, (gid_t) -1);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
+        return 0;
+}
+
+int journal_remove_temps(const struct rootfs *rfs, struct xerror *ret_error)
+{
+        int r = rootfs_remove_temps(rfs, JOURNAL_PATH);
+
+        return r < 0 ? xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r)) : 0;
+}
+
+int journal_remove(const struct rootfs *rfs, struct xerror *ret_error)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, JOURNAL_PATH);
+        int r = rootfs_unlink(rfs, JOURNAL_PATH);
+
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot remove %s: %s"), shown, strerror(-r));
+        (void) rootfs_remove_temps(rfs, JOURNAL_PATH);
+        return 0;
+}
+
+struct rollback_entry *rollback_add(struct rollback_result *r, enum rollback_state state, const char *path)
+{
+        r->v = xrealloc(r->v, (r->n + 1) * sizeof(*r->v));
+        r->v[r->n] = (struct rollback_entry) { .state = state, .path = xstrdup(path) };
+        return &r->v[r->n++];
+}
+
+void rollback_result_free(struct rollback_result *r)
+{
+        for (size_t i = 0; i < r->n; i++) {
+                free(r->v[i].path);
+                free(r->v[i].cur);
+                free(r->v[i].set);
+                free(r->v[i].old);
+        }
+        free(r->v);
+        *r = (struct rollback_result) {};
+}

@@ -1,0 +1,87 @@
+/* state.h: idlecfg's state under /var/lib/idlecfg in a root: the manifest file, the backup store and their cleanup */
+#pragma once
+
+#include <stddef.h>
+
+#include "state/manifest.h"
+#include "root/rootfs.h"
+
+/* the largest manifest, backup or target file idlecfg reads */
+#define STATE_FILE_MAX (16u << 20)
+
+/* The manifest of the root: 0 and *ret, -ENOENT when there is none. */
+int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error);
+/* Settle what a run that was killed left, under the lock, before anything
+ * is decided from M: each "pending" record (the file holds the new content:
+ * done; the content idlecfg had written before: not done; as before idlecfg:
+ * the entry goes), the temporary files beside the manifest and every file of
+ * M, unused backups. M is saved when it changed (a format 1
+ * manifest is rewritten as format 2). DRY_RUN: M only, nothing written.
+ * M NULL (no manifest): the temporary files and backups a killed first
+ * install left go. */
+int state_recover(const struct rootfs *rfs, struct manifest *m, bool dry_run, struct xerror *ret_error);
+/* write M as the manifest of the root, atomically */
+int manifest_save(const struct rootfs *rfs, const struct manifest *m, struct xerror *ret_error);
+
+/* the backup store is content-addressed: BACKUP_DIR/<sha256 of the content> */
+char *backup_path(const char *sha);
+/* keep DATA (whose SHA-256 is SHA) in the store, unless an intact copy is there */
+int save_backup(const struct rootfs *rfs, const char *data, size_t len, const char *sha, struct xerror *ret_error);
+/* read a backup and check it is what the manifest says (-EBADMSG: damaged) */
+int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *ret_len, struct xerror *ret_error);
+/* remove backups no manifest entry needs any more */
+int gc_backups(const struct rootfs *rfs, const struct manifest *m);
+
+/* idlecfg's state directory without a manifest: the initramfs cache and the
+ * first-boot stamp go; without a journal of apply either, remove what a crash
+ * left (backups, temporary files) and the directory */
+int state_cleanup(const struct rootfs *rfs);
+
+/* The root whose journal holds the live values: the running system's ("/";
+ * in the tests $IDLECFG_TEST_LIVE_ROOT, or under umockdev without it the root
+ * given). *RET_SAME: it is RFS itself (nothing opened); else *RET is opened
+ * (rootfs_close() it). apply journals there; rollback replays no other journal. */
+int state_live_root(const struct rootfs *rfs, struct rootfs *ret, bool *ret_same);
+
+/* The journal of apply in the root (its lines: journal.h): 0 and *ret,
+ * -ENOENT when there is none. */
+struct journal;
+int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *ret_error);
+/* TEXT, a whole journal (journal_text_with_run()), becomes the journal:
+ * temporary file, fsync, rename, fsync of the directory; the state
+ * directory is made when absent. A crash leaves the journal before or after,
+ * never a part. */
+int journal_commit(const struct rootfs *rfs, const char *text, struct xerror *ret_error);
+/* remove the temporary files a crash left beside the journal */
+int journal_remove_temps(const struct rootfs *rfs, struct xerror *ret_error);
+/* remove the journal (everything in it is undone), then its temporary files */
+int journal_remove(const struct rootfs *rfs, struct xerror *ret_error);
+
+/* what a rollback (of apply or of install) did, entry by entry in order */
+enum rollback_state {
+        RB_UNREADABLE,          /* apply: left, cannot read it (err) */
+        RB_VALUE_CHANGED,       /* apply: left, someone changed it (cur, set, old) */
+        RB_WRITE_FAILED,        /* apply: could not restore it to old (err) */
+        RB_VALUE_RESTORED,      /* apply: cur -> old */
+        RB_NOT_REGULAR,         /* install: left, no longer a regular file */
+        RB_FILE_RESTORED,       /* install: the file before idlecfg is back */
+        RB_FILE_REMOVED,        /* install: there was none: removed */
+        RB_FILE_CHANGED,        /* install: left, changed since idlecfg wrote it */
+        RB_FILE_DELETED,        /* install: left, deleted since idlecfg wrote it */
+};
+
+struct rollback_entry {
+        enum rollback_state state;
+        char *path;             /* as shown: /sys/..., or the file in the root */
+        char *cur, *set, *old;  /* apply: normalized values now, as idlecfg set it, before */
+        int err;
+};
+
+struct rollback_result {
+        struct rollback_entry *v;
+        size_t n;
+        size_t restored;        /* apply: the values restored */
+        bool done;              /* everything is as it was before: the journal or manifest is gone */
+};
+struct rollback_entry *rollback_add(struct rollback_result *r, enum rollback_state state, const char *path);
+void rollback_result_free(struct rollback_result *r);
