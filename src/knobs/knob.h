@@ -273,6 +273,9 @@ const struct knob_family *const *knob_registry(size_t *ret_n);
 const struct knob_family *knob_family_of_section(const char *section);
 /* every profile key of every family, .section filled in, in registry order */
 const struct profile_key *knob_profile_keys(size_t *ret_n);
+/* what a profile file may hold: the [profile] keys, then knob_profile_keys();
+ * built once, for profile_load() */
+const struct profile_keyset *knob_profile_schema(void);
 /* the knob that keeps a device of CLASS out of runtime PM when power/control = on */
 const char *knob_runtime_pm_of(const char *class);
 /* measure: the knob that sets the power/control of a device of CLASS (the
