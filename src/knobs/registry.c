@@ -11,6 +11,7 @@ static const struct knob_family *const families[] = {
         &knob_family_aspm,
         &knob_family_sata,
         &knob_family_usb,
+        &knob_family_bluetooth,
         &knob_family_audio,
         &knob_family_gpu,
         &knob_family_i2c,
