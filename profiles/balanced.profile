@@ -131,6 +131,19 @@ autosuspend = classes
 # (ID_AUTOSUSPEND_DELAY_MS) wins. keep: the kernel's usbcore.autosuspend (2 s).
 delay_ms = keep
 
+[bluetooth]
+# autosuspend = on | off | keep
+#   on    USB autosuspend for every Bluetooth adapter (btusb.enable_autosuspend=Y and each
+#         adapter's power/control=auto), except adapters the hwdb denies
+#         (IDLECFG_BLUETOOTH_AUTOSUSPEND=deny, or the usb family's IDLECFG_USB_AUTOSUSPEND=deny):
+#         those stay on, and btusb's switch, one for all adapters, is turned off.
+#   off   no autosuspend for any adapter: for machines whose adapter drops.
+#   keep  plan nothing: the kernel's CONFIG_BT_HCIBTUSB_AUTOSUSPEND decides.
+# The adapters are this section's, not [usb]'s: usb.autosuspend skips them.
+# on: Debian's kernels already autosuspend adapters (CONFIG_BT_HCIBTUSB_AUTOSUSPEND=y); idlecfg
+# adds the adapters known to drop their connections (TLP #545) to the exceptions.
+autosuspend = on
+
 [audio]
 # power_save = keep | 0..3600
 # snd_hda_intel.power_save in seconds; 0 keeps the codec powered. SOF/DSP audio ignores it

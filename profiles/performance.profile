@@ -24,6 +24,9 @@ apst = keep
 autosuspend = keep
 delay_ms = keep
 
+[bluetooth]
+autosuspend = keep
+
 [audio]
 power_save = keep
 power_save_controller = keep

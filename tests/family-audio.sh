@@ -48,7 +48,7 @@ ps_keep() {
                 ! grep -q 'power_save=' "$(out intel-laptop ps-keep modprobe)" &&
                 # the controller's value stays (balanced's yes)
                 param ps-keep $C snd_hda_intel power_save_controller Y modprobe \
-                        "profile ps-keep [audio] power_save_controller = yes (/usr/share/idlecfg/profiles/balanced.profile:144)" $LAPTOPS
+                        "profile ps-keep [audio] power_save_controller = yes ($(balanced_at audio power_save_controller))" $LAPTOPS
 }
 check "power_save = keep: no power_save anywhere, a skip saying the kernel default stays on the laptops; power_save_controller still planned" ps_keep
 check "power_save = ac:0 battery:3600: switches on both laptops, modprobe.d holds 0" per_source ps-src $S ps0 ps3600
@@ -65,7 +65,7 @@ psc_keep() {
                 default_stays psc-keep $C audio power_save_controller keep $LAPTOPS &&
                 ! grep -q 'power_save_controller' "$(out intel-laptop psc-keep modprobe)" &&
                 param psc-keep $S snd_hda_intel power_save 10 modprobe \
-                        "profile psc-keep [audio] power_save = 10 (/usr/share/idlecfg/profiles/balanced.profile:140)" $LAPTOPS
+                        "profile psc-keep [audio] power_save = 10 ($(balanced_at audio power_save))" $LAPTOPS
 }
 check "power_save_controller = keep: no power_save_controller anywhere, a skip saying the kernel default stays on the laptops; power_save still planned" psc_keep
 check "power_save_controller = ac:yes battery:no: Y switching to N on both laptops" per_source psc-src $C psc-yes psc-no

@@ -257,6 +257,15 @@ only_knobs() {
         done <"$tmp/cases"
 }
 
+# balanced_at SECTION KEY: "/usr/share/idlecfg/profiles/balanced.profile:LINE",
+# where the shipped balanced.profile sets [SECTION] KEY (a value the case
+# profiles inherit), wherever a new section moved it
+balanced_at() {
+        _l=$(awk -v s="[$1]" -v k="$2" '/^\[/ { on = ($0 == s) } on && $1 == k && $2 == "=" { print NR; exit }' \
+                "$top_srcdir/profiles/balanced.profile")
+        echo "/usr/share/idlecfg/profiles/balanced.profile:${_l:-?}"
+}
+
 # reason_of ID SECTION KEY VALUE: the reason of a value the profile line gave
 reason_of() {
         echo "profile $1 [$2] $3 = $4 (/etc/idlecfg/profiles/$1.profile:4)"

@@ -39,12 +39,13 @@ value dsrc usb delay_ms "ac:0 battery:2000"
 plan_all
 U=usb.autosuspend D=usb.autosuspend_delay_ms P=usb.persist
 H=/etc/udev/hwdb.d/99-family-usb.hwdb
+BT="a Bluetooth adapter: its autosuspend is [bluetooth] autosuspend's (bluetooth.autosuspend)"
 
 # the devices every mode but off and keep leaves alone, and why
 common() {
         rows "$1" $U | cut -d'|' -f1,3,8,12 >"$tmp/u"
-        grep -qx "amd-laptop|3-2||skipped: wireless controller (Bluetooth drops: TLP #545), not on an autosuspend allowlist" "$tmp/u" &&
-                grep -qx "intel-laptop|1-10||skipped: wireless controller (Bluetooth drops: TLP #545), not on an autosuspend allowlist" "$tmp/u" &&
+        # the Bluetooth adapters are the bluetooth family's (tests/family-bluetooth.sh)
+        grep -qxF "amd-laptop|3-2||skipped: $BT" "$tmp/u" && grep -qxF "intel-laptop|1-10||skipped: $BT" "$tmp/u" &&
                 grep -qx "intel-laptop|1-4||skipped: HID device (keyboards and mice lag and lose keys: powertop #101, #165), not on an autosuspend allowlist" "$tmp/u" &&
                 grep -qx "desktop-sata|2-1.8||skipped: HID device (keyboards and mice lag and lose keys: powertop #101, #165), not on an autosuspend allowlist" "$tmp/u" &&
                 # the hwdb's deny wins over the camera's class, its allow over the keyboard's
@@ -75,11 +76,12 @@ check "autosuspend = classes: the udev rules write exactly those devices" udev_r
 off() {
         prep off || return 1
         planned off $U | cut -d'|' -f1,3,5,8,11,12 >"$tmp/u"
-        for d in amd-laptop/3-2 amd-laptop/3-3 desktop-sata/2-1.7 desktop-sata/2-1.8 intel-laptop/1-10 intel-laptop/1-4 intel-laptop/1-7 intel-laptop/1-9; do
+        for d in amd-laptop/3-3 desktop-sata/2-1.7 desktop-sata/2-1.8 intel-laptop/1-4 intel-laptop/1-7 intel-laptop/1-9; do
                 echo "${d%/*}|${d#*/}|power/control|on|udev|$(reason_of off usb autosuspend off)"
-        done | diff -u - "$tmp/u" && [ -z "$(rows off $D)" ] && [ -z "$(rows off $P)" ]
+        done | diff -u - "$tmp/u" && [ -z "$(rows off $D)" ] && [ -z "$(rows off $P)" ] &&
+                rows off $U | cut -d'|' -f1,3,12 | grep -qxF "intel-laptop|1-10|skipped: $BT"
 }
-check "autosuspend = off: power/control=on on every USB device but hubs, denied and allowed alike; no delay, no persist" off
+check "autosuspend = off: power/control=on on every USB device but hubs and Bluetooth adapters, denied and allowed alike; no delay, no persist" off
 check "autosuspend = off: the udev rules write exactly those devices" udev_rules off $U
 keep() { kept keep $U usb autosuspend udev && [ -z "$(rows keep $D)$(rows keep $P)" ] && ! grep -q autosuspend_delay "$(out intel-laptop keep udev)"; }
 check "autosuspend = keep: nothing planned (no delay, no persist), one skip naming the profile line, no udev rule" keep

@@ -4,6 +4,7 @@
 #include "db/profile-search.h"
 #include "db/profile-select.h"
 #include "db/profile.h"
+#include "knobs/knob.h"
 #include "base/util.h"
 
 /*
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
         } else if (argc == 3) {
                 struct profile *p = NULL;
 
-                r = profile_load(argv[1], NULL, argv[2], &p, &e);
+                r = profile_load(argv[1], knob_profile_schema(), NULL, argv[2], &p, &e);
                 if (r >= 0) {
                         printf("ok\nchain");
                         for (size_t i = 0; i < p->n_chain; i++)

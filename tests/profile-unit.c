@@ -10,6 +10,7 @@
 #include "db/profile-search.h"
 #include "db/profile-select.h"
 #include "db/profile.h"
+#include "knobs/knob.h"
 #include "base/util.h"
 
 static const char *top;
@@ -36,7 +37,7 @@ static void check_load(const char *root, const char *dir, const char *name, int 
         struct xerror e = {};
         struct profile *p = NULL;
         _cleanup_free_ char *got = NULL;
-        int r = profile_load(root, dir, name, &p, &e);
+        int r = profile_load(root, knob_profile_schema(), dir, name, &p, &e);
 
         if (r < 0)
                 got = xerror_format(&e);
@@ -102,7 +103,7 @@ static struct profile *load_ok(const char *root, const char *dir, const char *na
         struct xerror e = {};
         struct profile *p = NULL;
 
-        if (profile_load(root, dir, name, &p, &e) < 0) {
+        if (profile_load(root, knob_profile_schema(), dir, name, &p, &e) < 0) {
                 _cleanup_free_ char *m = xerror_format(&e);
                 printf("# loading %s: %s\n", name, m);
         }
@@ -178,7 +179,7 @@ static void test_format(void)
 static void test_schema(void)
 {
         size_t nk;
-        const struct profile_key *k = profile_schema(&nk);
+        const struct profile_key *k = knob_profile_keys(&nk);
         bool all_have_keep = true;
 
         check_bad("unknown-key", 2, "unknown key 'autosuspnd' in [usb]; valid: autosuspend, delay_ms");
@@ -243,7 +244,7 @@ static void test_schema(void)
                 struct xerror e = {};
                 struct profile *p = NULL;
                 _cleanup_free_ char *f = xasprintf("%s/unknown-value.profile", bad);
-                int r = profile_load(none, bad, "unknown-value", &p, &e);
+                int r = profile_load(none, knob_profile_schema(), bad, "unknown-value", &p, &e);
                 ok(r == -EINVAL && !p && streq_ptr(e.file, f) && e.line == 8 && e.message &&
                    startswith(e.message, "unknown value 'medium'"),
                    "error struct: file, line and message apart");
@@ -532,7 +533,7 @@ static void test_shipped(void)
         size_t nn = 0, nk;
         struct profile *p;
 
-        profile_schema(&nk);
+        knob_profile_keys(&nk);
         profile_list(none, shipped, &names, &nn);
         ok(nn == ELEMENTSOF(expected), "profiles/ holds %zu profiles", nn);
         for (size_t i = 0; i < nn; i++) {

@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
-#include "knobs/knob.h"
 #include "db/profile-file.h"
 #include "root/rootfs.h"
 #include "base/util.h"
@@ -20,8 +19,8 @@
 /* ---- schema ---- */
 
 /* [profile] describes the profile itself; the knob keys after it are the
- * knob families' (src/knobs/X.c), in registry order, grouped by section: the
- * list of valid sections is read off this table */
+ * knob families' (src/knobs/X.c), which their registry adds
+ * (knob_profile_schema()): this layer knows no family */
 static const struct profile_key meta_keys[] = {
         { "profile", "inherit", PROFILE_NAME, NULL, 0, 0 },
         { "profile", "description", PROFILE_TEXT, NULL, 0, 0 },
@@ -40,29 +39,10 @@ const struct profile_keyset *profile_conf_schema(void)
         return &conf_file_schema;
 }
 
-/* meta_keys, then the registry's keys; built once, kept for the program's life */
-const struct profile_keyset *profile_file_schema(void)
+const struct profile_key *profile_meta_keys(size_t *ret_n)
 {
-        static struct profile_keyset s;
-
-        if (!s.keys) {
-                size_t n;
-                const struct profile_key *knob = knob_profile_keys(&n);
-                struct profile_key *keys = xcalloc(N_META + n, sizeof(*keys));
-
-                memcpy(keys, meta_keys, sizeof(meta_keys));
-                memcpy(keys + N_META, knob, n * sizeof(*keys));
-                s = (struct profile_keyset) { keys, N_META + n, false };
-        }
-        return &s;
-}
-
-const struct profile_key *profile_schema(size_t *ret_n)
-{
-        const struct profile_keyset *s = profile_file_schema();
-
-        *ret_n = s->n - N_META;
-        return s->keys + N_META;
+        *ret_n = N_META;
+        return meta_keys;
 }
 
 static bool schema_has_section(const struct profile_keyset *s, const char *section)

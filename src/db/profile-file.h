@@ -31,8 +31,6 @@ struct profile_key {
          * AC and another on battery ("ac:0 battery:1", idlecfg-profile(5)) */
         bool per_source;
 };
-/* the knob keys a profile can set, in the order profiles are printed */
-const struct profile_key *profile_schema(size_t *ret_n);
 
 bool profile_name_valid(const char *name);
 
@@ -44,10 +42,11 @@ struct profile_keyset {
         size_t n;
         bool allow_empty;       /* idlecfg.conf may be all comments */
 };
-/* a profile's: the PROFILE_N_META [profile] keys (inherit, description), then
- * the knob families' keys (knob_profile_keys()), built once */
+/* a profile's schema is the PROFILE_N_META [profile] keys (inherit,
+ * description), then the knob families' keys: the knobs layer puts the two
+ * together (knob_profile_schema()) and hands it to profile_load() */
 #define PROFILE_N_META 2
-const struct profile_keyset *profile_file_schema(void);
+const struct profile_key *profile_meta_keys(size_t *ret_n);
 /* idlecfg.conf's: [main] profile */
 const struct profile_keyset *profile_conf_schema(void);
 const struct profile_key *profile_schema_find(const struct profile_keyset *s, const char *section, const char *key);

@@ -50,9 +50,8 @@ void profile_free(struct profile *p)
 
 /* Parents first, so that each child overrides what it inherits and every
  * value keeps the file and line where it was last set. */
-static struct profile *merge(struct loaded *chain, size_t n)
+static struct profile *merge(const struct profile_keyset *schema, struct loaded *chain, size_t n)
 {
-        const struct profile_keyset *schema = profile_file_schema();
         const struct profile_key *profile_keys = schema->keys;
         struct profile *p = xcalloc(1, sizeof(*p));
         _cleanup_free_ const struct profile_entry **slot = xcalloc(schema->n, sizeof(*slot));
@@ -127,8 +126,8 @@ static int not_found(const struct rootfs *rfs, const char *extra_dir, const stru
         return -ENOENT;
 }
 
-int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const char *name,
-                        struct profile **ret, struct xerror *ret_error)
+int profile_load_rootfs(const struct rootfs *rfs, const struct profile_keyset *schema, const char *extra_dir,
+                        const char *name, struct profile **ret, struct xerror *ret_error)
 {
         const char *root = rfs->path;
         struct profile_dir dirs[3];
@@ -187,7 +186,7 @@ int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const c
                                 r = -ELOOP;
                                 break;
                         }
-                        r = profile_parse_buffer(buf, len, path, profile_file_schema(), &chain[n].parsed, &err);
+                        r = profile_parse_buffer(buf, len, path, schema, &chain[n].parsed, &err);
                 }
                 if (r < 0) {
                         /* an error in an inherited file: say how we got there */
@@ -217,7 +216,7 @@ int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const c
         }
 
         if (r >= 0)
-                *ret = merge(chain, n);
+                *ret = merge(schema, chain, n);
         chain_free(chain, n);
         profile_dirs_free(dirs, n_dirs);
         return r < 0 ? r : 0;
@@ -271,14 +270,14 @@ struct profile *profile_for_source(const struct profile *p, bool battery)
 
 /* ---- the same for a root given by its path (tests, tools) ---- */
 
-int profile_load(const char *root, const char *extra_dir, const char *name,
+int profile_load(const char *root, const struct profile_keyset *schema, const char *extra_dir, const char *name,
                  struct profile **ret, struct xerror *ret_error)
 {
         struct rootfs rfs = { .fd = -1 };
         int r = profile_open_root(root, &rfs, ret_error);
 
         if (r >= 0)
-                r = profile_load_rootfs(&rfs, extra_dir, name, ret, ret_error);
+                r = profile_load_rootfs(&rfs, schema, extra_dir, name, ret, ret_error);
         rootfs_close(&rfs);
         return r;
 }

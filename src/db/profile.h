@@ -45,8 +45,9 @@ struct profile {
 /* Load NAME from the search path: ROOT/etc/idlecfg/profiles, then
  * EXTRA_DIR (may be NULL; a host path, e.g. the source tree's profiles/),
  * then ROOT/usr/share/idlecfg/profiles. For the host root the configured
- * SYSCONFDIR and PKGDATADIR stand in for /etc and /usr/share/idlecfg. */
-int profile_load(const char *root, const char *extra_dir, const char *name,
+ * SYSCONFDIR and PKGDATADIR stand in for /etc and /usr/share/idlecfg.
+ * SCHEMA: the keys a profile may hold (knob_profile_schema()). */
+int profile_load(const char *root, const struct profile_keyset *schema, const char *extra_dir, const char *name,
                  struct profile **ret, struct xerror *ret_error);
 void profile_free(struct profile *p);
 static inline void profile_freep(struct profile **p) { profile_free(*p); }
@@ -63,5 +64,6 @@ struct profile *profile_for_source(const struct profile *p, bool battery);
 /* The same for a root already open (rootfs.h): what idlecfg runs with, the
  * root opened once; profile_load() opens ROOT for its call. */
 struct rootfs;
-int profile_load_rootfs(const struct rootfs *rfs, const char *extra_dir, const char *name,
+int profile_load_rootfs(const struct rootfs *rfs, const struct profile_keyset *schema, const char *extra_dir,
+                        const char *name,
                         struct profile **ret, struct xerror *ret_error);

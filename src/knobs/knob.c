@@ -417,3 +417,27 @@ bool usb_has_class(const struct device *d, const char *cls)
                         return true;
         return false;
 }
+
+bool usb_is_bluetooth(const struct device *d)
+{
+        for (size_t i = 0; i < d->n_children; i++) {
+                const struct kvlist *ids = &d->children[i].ids;
+
+                if (streq_ptr(kv_get(ids, "class"), "e0") && streq_ptr(kv_get(ids, "subclass"), "01") &&
+                    streq_ptr(kv_get(ids, "protocol"), "01"))
+                        return true;
+        }
+        return false;
+}
+
+char *usb_hwdb_key(const struct device *d)
+{
+        _cleanup_free_ char *v = xstrdup(strempty(kv_get(&d->ids, "vendor")));
+        _cleanup_free_ char *p = xstrdup(strempty(kv_get(&d->ids, "product")));
+
+        for (char *x = v; *x; x++)
+                *x = (char) toupper((unsigned char) *x);
+        for (char *x = p; *x; x++)
+                *x = (char) toupper((unsigned char) *x);
+        return xasprintf("usb:v%sp%s:%s", v, p, strempty(kv_get(&d->ids, "product_name")));
+}

@@ -112,6 +112,13 @@ void match_device(const struct device *d, struct kvlist *match);
 
 /* does any interface of USB device D have class CLS (two hex digits)? */
 bool usb_has_class(const struct device *d, const char *cls);
+/* is USB device D a Bluetooth adapter (an interface e0/01/01, the USB
+ * Bluetooth programming interface btusb binds)? */
+bool usb_is_bluetooth(const struct device *d);
+/* the key systemd 252's hwdb builtin uses for USB device D
+ * ("usb:vVVVVpPPPP:PRODUCT", upper-case hex): a device's key, where only
+ * its interfaces have a modalias */
+char *usb_hwdb_key(const struct device *d);
 /* "0x" + id, as the sysfs attribute reads */
 char *hex_attr(const char *id);
 /* compare kernel releases like "6.1.0-18-amd64": <0, 0, >0 */
@@ -250,6 +257,7 @@ void knob_pci_runtime_pm(struct planctx *c);
 void knob_aspm(struct planctx *c);
 void knob_sata(struct planctx *c);
 void knob_usb(struct planctx *c);
+void knob_bluetooth(struct planctx *c);
 void knob_audio(struct planctx *c);
 void knob_gpu(struct planctx *c);
 void knob_i2c(struct planctx *c);
@@ -273,6 +281,9 @@ const struct knob_family *const *knob_registry(size_t *ret_n);
 const struct knob_family *knob_family_of_section(const char *section);
 /* every profile key of every family, .section filled in, in registry order */
 const struct profile_key *knob_profile_keys(size_t *ret_n);
+/* what a profile file may hold: the [profile] keys, then knob_profile_keys();
+ * built once, for profile_load() */
+const struct profile_keyset *knob_profile_schema(void);
 /* the knob that keeps a device of CLASS out of runtime PM when power/control = on */
 const char *knob_runtime_pm_of(const char *class);
 /* measure: the knob that sets the power/control of a device of CLASS (the
@@ -294,7 +305,7 @@ int knob_hwdb_check(const struct hwdb *h, struct xerror *ret_error);
 extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_sata, knob_family_usb,
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;
 extern const struct knob_family knob_family_kernel;
-extern const struct knob_family knob_family_wifi, knob_family_network;
+extern const struct knob_family knob_family_wifi, knob_family_network, knob_family_bluetooth;
 
 /* "yes" when OPTION is y or m in the target kernel's /boot/config-RELEASE,
  * "no" when it is not set, NULL when that file is not in the root; *RET_FILE

@@ -11,6 +11,7 @@ static const struct knob_family *const families[] = {
         &knob_family_aspm,
         &knob_family_sata,
         &knob_family_usb,
+        &knob_family_bluetooth,
         &knob_family_audio,
         &knob_family_gpu,
         &knob_family_i2c,
@@ -263,4 +264,21 @@ int knob_hwdb_check(const struct hwdb *h, struct xerror *ret_error)
                 }
         }
         return 0;
+}
+
+const struct profile_keyset *knob_profile_schema(void)
+{
+        static struct profile_keyset s;
+
+        if (!s.keys) {
+                size_t n_meta, n;
+                const struct profile_key *meta = profile_meta_keys(&n_meta);
+                const struct profile_key *knob = knob_profile_keys(&n);
+                struct profile_key *keys = xcalloc(n_meta + n, sizeof(*keys));
+
+                memcpy(keys, meta, n_meta * sizeof(*keys));
+                memcpy(keys + n_meta, knob, n * sizeof(*keys));
+                s = (struct profile_keyset) { keys, n_meta + n, false };
+        }
+        return &s;
 }

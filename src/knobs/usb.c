@@ -1,15 +1,13 @@
 /* knobs/usb.c: USB autosuspend: allowlist first, risky classes never by default */
 #include "config.h"
 
-#include <ctype.h>
-
 #include "knobs/knob.h"
 
 /* interface classes that break when autosuspended (KNOBS.md) */
 static const struct { const char *cls, *what; } risky[] = {
         { "03", "HID device (keyboards and mice lag and lose keys: powertop #101, #165)" },
         { "01", "audio device (pops, dropouts)" },
-        { "e0", "wireless controller (Bluetooth drops: TLP #545)" },
+        { "e0", "wireless controller (RNDIS, WUSB)" },
         { "07", "printer" },
         { "06", "still-image device (scanner, camera, phone over PTP)" },
         { "02", "communications device (modem, WWAN)" },
@@ -84,19 +82,6 @@ static bool safe_by_class(const struct inventory *inv, const struct device *d, c
         return true;
 }
 
-/* the key systemd 252's hwdb builtin uses for a USB device */
-static char *usb_key(const struct device *d)
-{
-        _cleanup_free_ char *v = xstrdup(strempty(kv_get(&d->ids, "vendor")));
-        _cleanup_free_ char *p = xstrdup(strempty(kv_get(&d->ids, "product")));
-
-        for (char *x = v; *x; x++)
-                *x = (char) toupper((unsigned char) *x);
-        for (char *x = p; *x; x++)
-                *x = (char) toupper((unsigned char) *x);
-        return xasprintf("usb:v%sp%s:%s", v, p, strempty(kv_get(&d->ids, "product_name")));
-}
-
 static void plan_allowed(struct planctx *c, const struct device *d, const char *key, char *why_take)
 {
         struct hwdb_fact f;
@@ -130,12 +115,19 @@ void knob_usb(struct planctx *c)
         }
         for (size_t i = 0; i < l->n; i++) {
                 const struct device *d = &l->v[i];
-                _cleanup_free_ char *key = usb_key(d);
+                _cleanup_free_ char *key = usb_hwdb_key(d);
                 struct hwdb_fact f;
                 const char *why_risky = NULL;
 
                 if (usb_has_class(d, "09"))
                         continue;       /* hubs: the kernel autosuspends them itself */
+                if (usb_is_bluetooth(d)) {
+                        /* one device, one family: knobs/bluetooth.c decides */
+                        plan_skip(c, d, "usb.autosuspend",
+                                  xstrdup("skipped: a Bluetooth adapter: its autosuspend is [bluetooth] autosuspend's "
+                                          "(bluetooth.autosuspend)"));
+                        continue;
+                }
                 if (!kv_find(&d->knobs, "power/control")) {
                         plan_skip(c, d, "usb.autosuspend",
                                   xstrdup("skipped: no power/control (kernel before 2.6.35, power/level API)"));
@@ -219,8 +211,6 @@ static const struct knob_attr attrs[] = {
 };
 
 static const char *const modules[] = { "usbcore", "usb_storage", NULL };
-/* Bluetooth's own autosuspend switch, shown by detect */
-static const char *const modules_shown[] = { "btusb", NULL };
 
 static const struct knob_runtime_pm runtime_pm[] = {
         { "usb", "usb.autosuspend" },
@@ -239,7 +229,6 @@ const struct knob_family knob_family_usb = {
         KNOB_LIST(properties, properties),
         KNOB_LIST(attrs, attrs),
         .modules = modules,
-        .modules_shown = modules_shown,
         KNOB_LIST(runtime_pm, runtime_pm),
         KNOB_LIST(blockers, blockers),
         .plan = knob_usb,

@@ -195,7 +195,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 r = profile_select_rootfs(inv->rfs, o->profile, kv_get(&inv->platform, "chassis_type"), &name,
                                           &why, &pe);
         if (r >= 0)
-                r = profile_load_rootfs(inv->rfs, o->profiles_dir, name, &profile, &pe);
+                r = profile_load_rootfs(inv->rfs, knob_profile_schema(), o->profiles_dir, name, &profile, &pe);
         if (r < 0) {
                 error_move(ret_error, &pe);
                 return r;

@@ -5,6 +5,7 @@
 #include "db/profile-search.h"
 #include "db/profile-select.h"
 #include "db/profile.h"
+#include "knobs/knob.h"
 #include "base/util.h"
 
 /*
@@ -85,7 +86,7 @@ static void check_error(const char *what, int r, const struct xerror *e)
 static const struct profile_key *schema_key(const char *section, const char *key, size_t *ret_index)
 {
         size_t n;
-        const struct profile_key *k = profile_schema(&n);
+        const struct profile_key *k = knob_profile_keys(&n);
 
         for (size_t i = 0; i < n; i++)
                 if (streq(k[i].section, section) && streq(k[i].key, key)) {
@@ -193,7 +194,7 @@ static void load(const char *root, const char *extra, const char *name)
 {
         struct xerror e = {};
         struct profile *p = NULL;
-        int r = profile_load(root, extra, name, &p, &e);
+        int r = profile_load(root, knob_profile_schema(), extra, name, &p, &e);
 
         if (r == 0) {
                 fuzz_assert(p, "profile_load(%s) returned 0 and nothing", name);

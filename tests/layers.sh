@@ -1,0 +1,122 @@
+#!/bin/sh
+# tests/layers.sh: the tree is as HACKING says. src/ has one folder per layer
+# (HACKING "Layers" lists them bottom to top); every include names its folder
+# and points to its own layer or one below; every source file sits in a
+# layer folder and in that folder's source list of Makefile.am; every file
+# HACKING names exists.
+. "$top_srcdir/tests/lib.sh"
+need python3
+plan 7
+
+# prints one line per problem; $1: what to check
+layers() {
+        python3 - "$top_srcdir" "$1" <<'PY'
+import os, re, sys
+top, what = sys.argv[1], sys.argv[2]
+hacking = open(os.path.join(top, 'HACKING')).read()
+sec = hacking[hacking.index('\nLayers\n'):hacking.index('\nData flow of install')]
+# the layer folders, bottom to top: the "  src/NAME/" lines of Layers
+order = re.findall(r'^  src/([a-z]+)/ ', sec, re.M)
+rank = {d: i for i, d in enumerate(order)}
+src = os.path.join(top, 'src')
+code_dirs = sorted(d for d in os.listdir(src)
+                   if os.path.isdir(os.path.join(src, d)) and
+                   any(f.endswith(('.c', '.h')) for f in os.listdir(os.path.join(src, d))))
+other_dirs = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)) and d not in code_dirs)
+files = [(d, f) for d in code_dirs for f in sorted(os.listdir(os.path.join(src, d))) if f.endswith(('.c', '.h'))]
+bad = []
+if what == 'folders':
+    if not order:
+        bad.append('HACKING Layers names no src/NAME/ folder')
+    for d in code_dirs:
+        if d not in rank:
+            bad.append('src/%s/ holds code but is not a layer of HACKING' % d)
+    for d in order:
+        if d not in code_dirs:
+            bad.append('HACKING names the layer src/%s/, which holds no code' % d)
+    for d in other_dirs:
+        if 'src/%s/' % d not in sec:
+            bad.append('src/%s/ is not described in HACKING Layers' % d)
+    loose = [f for f in os.listdir(src) if os.path.isfile(os.path.join(src, f))]
+    for f in loose:
+        bad.append('src/%s is in no folder' % f)
+elif what in ('named', 'upward'):
+    for d, f in files:
+        for n, line in enumerate(open(os.path.join(src, d, f)), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m or m.group(1) == 'config.h':
+                continue
+            inc = m.group(1)
+            where = 'src/%s/%s:%d: #include "%s"' % (d, f, n, inc)
+            parts = inc.split('/')
+            if what == 'named':
+                if len(parts) != 2 or not os.path.isfile(os.path.join(src, inc)):
+                    bad.append(where + ': not FOLDER/FILE of src/')
+            elif len(parts) == 2 and parts[0] in rank and d in rank and rank[parts[0]] > rank[d]:
+                bad.append(where + ': runs up from %s to %s' % (d, parts[0]))
+elif what == 'lists':
+    mk = open(os.path.join(top, 'Makefile.am')).read()
+    mk = mk.replace('\\\n', ' ')
+    lists = {}
+    for m in re.finditer(r'^([a-z]+)_sources\s*=\s*(.*)$', mk, re.M):
+        lists[m.group(1)] = m.group(2).split()
+    for d, f in files:
+        p = 'src/%s/%s' % (d, f)
+        if p not in lists.get(d, []):
+            bad.append('%s is not in %s_sources of Makefile.am' % (p, d))
+    for d, l in lists.items():
+        for p in l:
+            if not p.startswith('src/%s/' % d):
+                bad.append('%s_sources lists %s, of another folder' % (d, p))
+            elif not os.path.isfile(os.path.join(top, p)):
+                bad.append('%s_sources lists %s, which does not exist' % (d, p))
+    for d in code_dirs:
+        if d not in lists:
+            bad.append('Makefile.am has no %s_sources' % d)
+elif what == 'paths':
+    # every path HACKING names (a word with a slash under a top folder)
+    for m in sorted(set(re.findall(r'(?<![\w/.-])((?:src|tests|hwdb|profiles|rules|po|build-aux)/[A-Za-z0-9_./*-]*[A-Za-z0-9_*/])', hacking))):
+        p = re.sub(r'(?<![A-Za-z])X(?![A-Za-z])', '*', m.rstrip('/'))   # X: any family
+        if '*' in p or p.startswith('tests/data/machines/'):
+            import glob
+            if not glob.glob(os.path.join(top, p)):
+                bad.append('HACKING names %s: no such file' % m)
+        elif not os.path.exists(os.path.join(top, p)):
+            bad.append('HACKING names %s: no such file' % m)
+elif what == 'bare':
+    # every bare file name HACKING gives (x.c, x.h) is a file of src/ or tests/
+    names = set()
+    for root, dirs, fs in os.walk(src):
+        names.update(fs)
+    for root, dirs, fs in os.walk(os.path.join(top, 'tests')):
+        names.update(fs)
+    for m in sorted(set(re.findall(r'(?<![/\w.-])([a-z][a-z0-9-]*\.[ch])\b', hacking))):
+        if m not in names:
+            bad.append('HACKING names %s: no such file in src/ or tests/' % m)
+for b in bad:
+    print(b)
+PY
+}
+
+point() {
+        layers "$2" >"$tmp/$2.out" 2>&1
+        if [ -s "$tmp/$2.out" ]; then not_ok "$1"; diag "$(cat "$tmp/$2.out")"; else ok "$1"; fi
+}
+
+point "every folder of src/ with code is a layer of HACKING, the others are described, no file is loose" folders
+point "every include names FOLDER/FILE of src/" named
+point "no include runs up: a file includes its own layer or one below" upward
+point "Makefile.am lists each folder's files in its own FOLDER_sources, and only those" lists
+point "every path HACKING names exists" paths
+point "every file name HACKING gives (x.c, x.h) exists in src/ or tests/" bare
+
+# the check itself fails on an include that runs up (a copy of the tree with one)
+mkdir -p "$tmp/copy" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy/"
+printf '#include "cli/run.h"\n' >>"$tmp/copy/src/base/util.c"
+(
+        top_srcdir=$tmp/copy
+        layers upward
+) >"$tmp/planted.out" 2>&1
+check "a planted include from src/base to src/cli is found" grep -q 'src/base/util.c:.*runs up from base to cli' "$tmp/planted.out"
+
+done_testing
