@@ -540,7 +540,7 @@ static char *not_dir_words(const struct rootfs *r, const char *path)
                         return xasprintf(_("on its way, %s is a regular file, not a directory"), shown);
                 else if (!S_ISDIR(st.st_mode)) {
                         _cleanup_free_ char *what = file_type_words(r, copy, -ENOTDIR);
-                        return xasprintf(_("on its way, %s is %s"), shown, what);
+                        return xasprintf(_("on its way, %s: %s"), shown, what);
                 }
                 *p = '/';
         }
