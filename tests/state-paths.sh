@@ -9,7 +9,7 @@
 # the initramfs again, one warning naming it; rollback leaves it, naming it);
 # firstboot.stamp as a FIFO, a directory or a link out of the root (read by
 # refresh --image --condition, written by refresh --image); a manifest of
-# garbage told the format line idlecfg writes. Under a recorded machine, the
+# garbage told the format line idlecfg writes; the power-source table a FIFO. Under a recorded machine, the
 # commands of refresh and the initramfs lister logged, never run.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod timeout "${CC:-cc}"
@@ -18,7 +18,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 12
+plan 13
 
 root=$tmp/root
 state=$root/var/lib/idlecfg
@@ -135,6 +135,15 @@ ic install >"$tmp/m1" 2>&1; rc=$?
 check "a manifest that is a link inside the root: refused as one, not as a loop (exit $rc)" sh -c "
         test $rc -eq 3 && grep -qF 'cannot read $state/manifest: a symbolic link to manifest.real' '$tmp/m1' &&
         ! grep -q '$wrong' '$tmp/m1'"
+reset_root
+
+# ---- the power-source switch's table (power-source reads it at every boot and event) ----
+mkdir -p "$root/etc/idlecfg" "$root/run"
+mkfifo "$root/etc/idlecfg/power-source.conf"
+timeout -s KILL 30 "$IDLECFG" --root "$root" power-source boot >"$tmp/ps" 2>&1; rc=$?
+check "the power-source table a FIFO: exit 3, said as one (exit $rc)" sh -c "
+        test $rc -eq 3 && grep -qF 'cannot read $root/etc/idlecfg/power-source.conf: not a regular file (a FIFO)' '$tmp/ps' &&
+        ! grep -q '$wrong' '$tmp/ps'"
 reset_root
 
 # ---- a manifest of garbage ----
