@@ -118,9 +118,9 @@ check "NetworkManager conf.d: the FIFO is named as one, a link to nothing as one
 check "99-default.link linked out of the root: said for what it is, not called masked" sh -c "
         grep -q 'warning: $root/etc/systemd/network/99-default.link: a symbolic link leading out of the root (to $tmp/outside/99-default.link)' '$tmp/err' &&
         grep -q 'cannot be read (a symbolic link leading out of the root' '$tmp/out' && ! grep -q '99-default.link is masked' '$tmp/out'"
-check "/boot/config-$KVER a FIFO: named, and the plan does not call it absent" sh -c "
-        grep -q 'warning: $root/boot/config-$KVER: not a regular file' '$tmp/err' &&
-        grep -q 'config-$KVER cannot be read' '$tmp/out' && ! grep -q 'is not in the root to check' '$tmp/out'"
+check "/boot/config-$KVER a FIFO: named, and the plan does not call it absent; the same words in both" sh -c "
+        grep -q 'warning: $root/boot/config-$KVER: not a regular file (a FIFO);' '$tmp/err' &&
+        grep -qF 'config-$KVER cannot be read (not a regular file (a FIFO))' '$tmp/out' && ! grep -q 'is not in the root to check' '$tmp/out'"
 check "/var/lib/dpkg/status a FIFO: named" grep -q "warning: $root/var/lib/dpkg/status: not a regular file" "$tmp/err"
 rm "$root/boot/config-$KVER"
 truncate -s 3G "$root/boot/config-$KVER"
