@@ -102,12 +102,17 @@ for k in $kinds; do
                 ic plan --json >"$tmp/out" 2>"$tmp/err"; rc=$?
                 secs=$(($(date +%s) - start))
                 case $k/$c in
-                conf/outside | conf/dangling)
-                        check "$k $c: plan treats the link as an absent file, the host's file is not read (exit $rc, ${secs}s)" \
+                conf/dangling)
+                        check "$k $c: plan treats the link as an absent file (exit $rc, ${secs}s)" \
                                 sh -c "test $rc -eq 0 && ! grep -q '\"profile\": \"performance\"' '$tmp/out' &&
                                         ! grep -q warning '$tmp/err'" ;;
+                conf/outside | profile/outside)
+                        # the administrator's choice is not dropped in silence, nor read from the host
+                        check "$k $c: plan exits 2 saying $p is a link out of the root (exit $rc, ${secs}s)" \
+                                sh -c "test $rc -eq 2 && ! grep -q '\"profile\": \"performance\"' '$tmp/out' &&
+                                        grep -q '$root$p: a symbolic link leading out of the root (to $tmp/outside/$k); idlecfg reads nothing outside the root' '$tmp/err' &&
+                                        ! grep -q 'not found' '$tmp/err'" ;;
                 hwdb/* | profile/* | conf/*)
-                        # profile/outside: not found in the root, so not found at all (the error names the directories)
                         check "$k $c: plan exits 2 naming $p, without hanging (exit $rc, ${secs}s)" \
                                 sh -c "test $rc -eq 2 && grep -q '$(dirname $p)' '$tmp/err'" ;;
                 */outside)
@@ -136,7 +141,7 @@ for k in $kinds; do
                                 sh -c "test $rc -eq 4 && grep -q 'warning: $root$p: ' '$tmp/err' &&
                                         test -f '$root/etc/default/grub.d/idlecfg.cfg' && ! find '$root' -name '.#*' | grep -q . &&
                                         { test -L '$root$p' || test ! -f '$root$p' || test \$(stat -c %s '$root$p') = 3221225472; }" ;;
-                conf/outside | conf/dangling)
+                conf/dangling)
                         check "$k $c: install works as without the file (exit $rc)" \
                                 sh -c "test $rc -eq 0 && ! grep -q warning '$tmp/err' && ! find '$root' -name '.#*' | grep -q ." ;;
                 fstab/outside | grub/outside)

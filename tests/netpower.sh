@@ -7,7 +7,7 @@
 # under umockdev, and bad values refused with file:line.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
-plan 34
+plan 36
 
 REC=$TESTS_DATA/net/wifi-ether.umockdev
 EXP=$TESTS_DATA/net/expected
@@ -239,6 +239,25 @@ printf 'pci:v00008086d0000272B*\n IDLECFG_WIFI_POWER_SAVE=off\n' >"$hostile/etc/
 rc=0; idlecfg plan --root "$hostile" --kernel "$KVER" >/dev/null 2>"$tmp/err" || rc=$?
 check "an hwdb IDLECFG_WIFI_POWER_SAVE other than deny: exit 2 naming file:line" \
         sh -c 'test "$1" -eq 2 && grep -q "70-local.hwdb:2.*IDLECFG_WIFI_POWER_SAVE=off" "$2"' sh "$rc" "$tmp/err"
+# ---- an interface name the kernel allows and NetworkManager's file cannot match ----
+# (a udev rule's NAME= or ip link set name gives it: no '/', ':' or blanks, at
+# most 15 bytes): that one setting is a skip with its reason, in plan and
+# install alike; everything else installs
+for name in 'w"l\p{x}' 'e=n,o'; do
+        python3 -c 'import sys; sys.stdout.write(open(sys.argv[1]).read().replace("wlp3s0", sys.argv[2]))' \
+                "$REC" "$name" >"$tmp/odd.umockdev"
+        odd=$tmp/odd; copy "$full" "$odd"
+        run_machine "$tmp/odd.umockdev" "$IDLECFG" plan --root "$odd" --kernel "$KVER" --profile powersave --json \
+                2>"$tmp/err" | decisions >"$tmp/d"
+        run_machine "$tmp/odd.umockdev" "$IDLECFG" install --root "$odd" --kernel "$KVER" --profile powersave \
+                >"$tmp/odd.out" 2>&1; rc=$?
+        check "interface $name: wifi.power_save a skip naming it in plan; install (exit $rc) writes the rest, no NetworkManager file" \
+                sh -c 'grep -qF "wifi.power_save $3 - none - - skipped: idlecfg'"'"'s NetworkManager file cannot match the interface name '"'"'$3'"'"' (its section names and match-device take 1 to 15 letters, digits, _ . and - only): the power save NetworkManager chooses stays; wanted off by" "$1" &&
+                       { test $2 -eq 0 || test $2 -eq 4; } && ! grep -q "not allowed" "$4" &&
+                       test ! -e "$5/etc/NetworkManager/conf.d/idlecfg.conf" &&
+                       test -f "$5/etc/systemd/network/99-default.link.d/50-idlecfg.conf" &&
+                       test -f "$5/etc/udev/rules.d/70-idlecfg.rules"' sh "$tmp/d" $rc "$name" "$tmp/odd.out" "$odd"
+done
 rc=0; idlecfg plan --root "$plain" --kernel "$KVER" --format wol >/dev/null 2>"$tmp/err" || rc=$?
 check "plan --format: an unknown one lists networkmanager and link among the valid" \
         sh -c 'test "$1" -eq 2 && grep -q "valid: .*, networkmanager, link" "$2"' sh "$rc" "$tmp/err"

@@ -312,7 +312,7 @@ static void test_files(void)
         }
         {
                 _cleanup_free_ char *f = xasprintf("%s/big.profile", tmp);
-                _cleanup_free_ char *w = xasprintf("%s: file too large (more than 65536 bytes)", f);
+                _cleanup_free_ char *w = xasprintf("%s: larger than 64 KiB, idlecfg's limit for this file", f);
                 FILE *fp = fopen(f, "we");
                 for (int i = 0; fp && i < 7000; i++)
                         fputs("# padding\n", fp);

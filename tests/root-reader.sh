@@ -19,7 +19,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$REC" sh "$0" "$@"
 fi
 indexes="modules.dep.bin modules.alias.bin modules.symbols.bin modules.builtin.alias.bin modules.builtin.bin modules.softdep"
-plan 29
+plan 33
 
 base=$tmp/base
 mkroot_installed /dev/null "$base" || { echo "Bail out! cannot build the root"; exit 1; }
@@ -118,9 +118,9 @@ check "NetworkManager conf.d: the FIFO is named as one, a link to nothing as one
 check "99-default.link linked out of the root: said for what it is, not called masked" sh -c "
         grep -q 'warning: $root/etc/systemd/network/99-default.link: a symbolic link leading out of the root (to $tmp/outside/99-default.link)' '$tmp/err' &&
         grep -q 'cannot be read (a symbolic link leading out of the root' '$tmp/out' && ! grep -q '99-default.link is masked' '$tmp/out'"
-check "/boot/config-$KVER a FIFO: named, and the plan does not call it absent" sh -c "
-        grep -q 'warning: $root/boot/config-$KVER: not a regular file' '$tmp/err' &&
-        grep -q 'config-$KVER cannot be read' '$tmp/out' && ! grep -q 'is not in the root to check' '$tmp/out'"
+check "/boot/config-$KVER a FIFO: named, and the plan does not call it absent; the same words in both" sh -c "
+        grep -q 'warning: $root/boot/config-$KVER: not a regular file (a FIFO);' '$tmp/err' &&
+        grep -qF 'config-$KVER cannot be read (not a regular file (a FIFO))' '$tmp/out' && ! grep -q 'is not in the root to check' '$tmp/out'"
 check "/var/lib/dpkg/status a FIFO: named" grep -q "warning: $root/var/lib/dpkg/status: not a regular file" "$tmp/err"
 rm "$root/boot/config-$KVER"
 truncate -s 3G "$root/boot/config-$KVER"
@@ -159,6 +159,51 @@ rm -f "$root/etc/fstab" && ln -s fstab.d/gone "$root/etc/fstab"
 ic plan --profile powersave >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "/etc/fstab a link to nothing inside the root: warned, 'a symbolic link to fstab.d/gone, which does not exist' (exit $rc)" sh -c "
         test $rc -eq 0 && grep -q 'warning: $root/etc/fstab: a symbolic link to fstab.d/gone, which does not exist;' '$tmp/err'"
+
+# ---- a link where idlecfg wants its choice, or writes: said for where it leads ----
+# idlecfg.conf and a profile linked out of the root: not taken as absent
+# (the chassis profile, "not found"), nor read from this machine; the same
+# line from every verb that chooses the profile
+reset_root
+mkdir -p "$root/etc/idlecfg/profiles"
+printf '[main]\nprofile = performance\n' >"$tmp/outside/idlecfg.conf"
+ln -s "$tmp/outside/idlecfg.conf" "$root/etc/idlecfg/idlecfg.conf"
+w="$root/etc/idlecfg/idlecfg.conf: a symbolic link leading out of the root (to $tmp/outside/idlecfg.conf); idlecfg reads nothing outside the root"
+ic plan >"$tmp/c1" 2>&1; rc1=$?
+ic install >"$tmp/c2" 2>&1; rc2=$?
+ic explain wifi.power_save >"$tmp/c3" 2>&1; rc3=$?
+check "idlecfg.conf linked out of the root: plan, install and explain exit 2 with one line naming it ($rc1 $rc2 $rc3)" sh -c "
+        test $rc1 -eq 2 && test $rc2 -eq 2 && test $rc3 -eq 2 &&
+        grep -qF '$w' '$tmp/c1' && grep -qF '$w' '$tmp/c2' && grep -qF '$w' '$tmp/c3' &&
+        test ! -e '$root/var/lib/idlecfg' && ! grep -q performance '$tmp/c1'"
+rm "$root/etc/idlecfg/idlecfg.conf"
+cp "$root/usr/share/idlecfg/profiles/powersave.profile" "$tmp/outside/mine.profile"
+ln -s "$tmp/outside/mine.profile" "$root/etc/idlecfg/profiles/mine.profile"
+ln -s gone.profile "$root/etc/idlecfg/profiles/dangling.profile"
+ic plan --profile mine >"$tmp/p1" 2>&1; rc1=$?
+ic plan --profile nosuch >"$tmp/p2" 2>&1; rc2=$?
+check "a profile linked out of the root is named as such, not 'not found'; a link to nothing is listed nowhere ($rc1 $rc2)" sh -c "
+        test $rc1 -eq 2 && test $rc2 -eq 2 &&
+        grep -qF '$root/etc/idlecfg/profiles/mine.profile: a symbolic link leading out of the root (to $tmp/outside/mine.profile)' '$tmp/p1' &&
+        ! grep -q 'not found' '$tmp/p1' &&
+        grep -q \"profile 'nosuch' not found; .*available: balanced, desktop, mine, performance, powersave, server\\\$\" '$tmp/p2'"
+# /etc/kernel/cmdline a link beside its file: the plan reads through it;
+# install writes nothing through a link, and says it for what it is
+reset_root
+mkdir -p "$root/etc/kernel"
+printf 'root=UUID=0b5b5f4e ro quiet\n' >"$root/etc/kernel/cmdline.real"
+ln -s cmdline.real "$root/etc/kernel/cmdline"
+ic install --profile powersave >"$tmp/k1" 2>&1; rc=$?
+check "etc/kernel/cmdline -> cmdline.real: install says 'a symbolic link to cmdline.real', not a loop, and leaves both (exit $rc)" sh -c "
+        { test $rc -eq 0 || test $rc -eq 4; } &&
+        grep -qF 'warning: $root/etc/kernel/cmdline: a symbolic link to cmdline.real; idlecfg treats it as absent and puts the kernel parameters in /etc/idlecfg/cmdline' '$tmp/k1' &&
+        ! grep -q 'loop' '$tmp/k1' && test -L '$root/etc/kernel/cmdline' &&
+        test \"\$(cat '$root/etc/kernel/cmdline.real')\" = 'root=UUID=0b5b5f4e ro quiet' && test -s '$root/etc/idlecfg/cmdline'"
+ln -sf cmdline "$root/etc/kernel/cmdline"
+ic install --profile powersave >"$tmp/k2" 2>&1; rc=$?
+check "etc/kernel/cmdline -> cmdline, a loop: said as one (exit $rc)" sh -c "
+        { test $rc -eq 0 || test $rc -eq 4; } &&
+        grep -qF 'warning: $root/etc/kernel/cmdline: a symbolic link loop (to cmdline); idlecfg treats it as absent' '$tmp/k2'"
 
 # ---- the writer ----
 reset_root

@@ -13,7 +13,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 34
+plan 35
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -225,8 +225,15 @@ check "rollback refuses a journal naming a sysctl no knob family sets: exit 2 wi
 rm -rf "$root/var/lib/idlecfg" "$proc/sys/kernel/core_pattern"
 
 # ---- the plan for the running system reads its /proc/sys ----
+# The host fact these need: the plan's kernel is the running one. Without
+# --kernel the running system's plan is for the kernel it boots next (the
+# newest in /lib/modules: another one after an upgrade, before the reboot, or
+# a headers-only directory), so the running kernel is named with --kernel
+# (where it has no module directory, idlecfg warns: stderr goes aside).
 profiles=$(cd "$top_srcdir/profiles" && pwd)
-live() { IDLECFG_TEST_PROC=$proc "$IDLECFG" --profiles-dir "$profiles" --profile powersave plan --json; }
+running=$(uname -r)
+live() { IDLECFG_TEST_PROC=$proc "$IDLECFG" --profiles-dir "$profiles" --kernel "$running" --profile powersave plan --json \
+        2>>"$tmp/live.err"; }
 live >"$tmp/l1" 2>&1
 check "the running system: current values read from /proc/sys" sh -c "
         test \"\$(setting '$tmp/l1' kernel.nmi_watchdog current) \$(setting '$tmp/l1' kernel.dirty_writeback_centisecs current)\" = '1 500'"
@@ -239,6 +246,13 @@ rm "$proc/sys/kernel/nmi_watchdog"
 live >"$tmp/l3" 2>&1
 check "the running system without the sysctl at all: skipped, saying why" \
         sh -c "setting '$tmp/l3' kernel.nmi_watchdog reason | grep -q 'the running kernel has no kernel.nmi_watchdog'"
+# and the other way round: a plan of the running system for a kernel that is
+# not running reads nothing of this one's /proc/sys
+IDLECFG_TEST_PROC=$proc "$IDLECFG" --profiles-dir "$profiles" --kernel 0.0.0-idlecfg-test-other --profile powersave \
+        plan --json >"$tmp/l4" 2>>"$tmp/live.err"
+check "the running system planned for another kernel: no current value from /proc/sys" sh -c "
+        test \"\$(setting '$tmp/l4' kernel.dirty_writeback_centisecs value)\" = 1500 &&
+        test -z \"\$(setting '$tmp/l4' kernel.dirty_writeback_centisecs current)\""
 
 # ---- a value outside the key's set stops everything, naming file:line ----
 mkdir -p "$root/etc/idlecfg/profiles"

@@ -148,7 +148,8 @@ int do_install(struct run *c, bool json, bool take_effect)
                 int k = firstboot_stamp_remove(&c->rfs);
                 if (k < 0) {
                         _cleanup_free_ char *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
-                        fprintf(stderr, _("idlecfg: warning: cannot remove %s: %s\n"), shown, strerror(-k));
+                        _cleanup_free_ char *why = rootfs_why(&c->rfs, FIRSTBOOT_STAMP_PATH, k, 0);
+                        fprintf(stderr, _("idlecfg: warning: cannot remove %s: %s\n"), shown, why);
                 }
         }
         next_steps_init(&steps, &c->rfs);
@@ -361,8 +362,9 @@ int verb_refresh(struct run *c, int argc, char **argv)
                 int k = firstboot_stamp_write(&c->rfs);
                 if (k < 0) {
                         _cleanup_free_ char *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
+                        _cleanup_free_ char *why = rootfs_why(&c->rfs, FIRSTBOOT_STAMP_PATH, k, 0);
                         fprintf(stderr, _("idlecfg: warning: cannot write %s: %s; idlecfg-firstboot.service "
-                                          "runs again at the next boot\n"), shown, strerror(-k));
+                                          "runs again at the next boot\n"), shown, why);
                 }
         }
         return r;

@@ -59,7 +59,8 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 goto done;
         }
         if (r < 0) {
-                fprintf(stderr, _("idlecfg: cannot read %s: %s\n"), shown, strerror(-r));
+                _cleanup_free_ char *why = rootfs_why(rfs, PS_TABLE_PATH, r, PS_TABLE_MAX);
+                fprintf(stderr, _("idlecfg: cannot read %s: %s\n"), shown, why);
                 code = 3;
                 goto done;
         }

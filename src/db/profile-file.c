@@ -590,21 +590,27 @@ int profile_read_file(const struct rootfs *rfs, const char *path, const char *di
         _cleanup_close_ int fd = rootfs_open_file(rfs, path, 0, FILE_MAX_SIZE, NULL);
         int r;
 
-        /* a link to nothing (in the root, or out of it): the profile is not there */
-        if (fd == -ENOENT || fd == -ENOTDIR || fd == -EXDEV || fd == -ENOLINK)
+        /* a link to nothing in the root: the profile is not there */
+        if (fd == -ENOENT || fd == -ENOTDIR || fd == -ENOLINK)
                 return -ENOENT;
         switch (fd) {
         case -EISDIR:
-        case -EBADFD: {
-                /* the reader's words: a directory, a FIFO, a socket, a device node */
+        case -EBADFD:
+        case -EFBIG: {
+                /* the reader's words: a directory, a FIFO, a socket, a device
+                 * node, over the limit (a sparse file of gigabytes is refused
+                 * before anything is read) */
                 _cleanup_free_ char *why = rootfs_why(rfs, path, fd, FILE_MAX_SIZE);
                 profile_set_error(err, display, 0, "%s", why);
-                return fd == -EISDIR ? -EISDIR : -EINVAL;
+                return fd == -EBADFD ? -EINVAL : fd;
         }
-        case -EFBIG:
-                /* a sparse file of gigabytes is refused before anything is read */
-                profile_set_error(err, display, 0, _("file too large (more than %d bytes)"), FILE_MAX_SIZE);
-                return -EFBIG;
+        case -EXDEV: {
+                /* a link out of the root names a file of the machine idlecfg
+                 * runs on, not of the target: refused, never taken as absent */
+                _cleanup_free_ char *why = rootfs_why(rfs, path, fd, FILE_MAX_SIZE);
+                profile_set_error(err, display, 0, _("%s; idlecfg reads nothing outside the root"), why);
+                return -EINVAL;
+        }
         default:
                 if (fd < 0) {
                         profile_set_error(err, display, 0, _("cannot open: %s"), strerror(-fd));
@@ -612,9 +618,11 @@ int profile_read_file(const struct rootfs *rfs, const char *path, const char *di
                 }
         }
         r = read_fd_full(fd, FILE_MAX_SIZE, ret, ret_len);
-        if (r == -EFBIG)
-                profile_set_error(err, display, 0, _("file too large (more than %d bytes)"), FILE_MAX_SIZE);
-        else if (r < 0)
+        if (r == -EFBIG) {
+                /* grown since it was opened */
+                _cleanup_free_ char *why = rootfs_read_strerror(r, FILE_MAX_SIZE);
+                profile_set_error(err, display, 0, "%s", why);
+        } else if (r < 0)
                 profile_set_error(err, display, 0, _("cannot read: %s"), strerror(-r));
         return r;
 }

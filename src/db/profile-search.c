@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdint.h>
 
 #include "db/profile-file.h"
 #include "db/profile-search.h"
@@ -81,6 +82,16 @@ static int open_dir(const struct rootfs *rfs, const char *path, bool in_root)
         return fd < 0 ? -errno : fd;
 }
 
+/* the link FILE in the search directory DIR leads to a file: the reader
+ * answers anything but "not there" (a link out of the root is an error there) */
+static bool profile_link_leads_somewhere(const struct rootfs *rfs, const struct profile_dir *dir, const char *file)
+{
+        _cleanup_free_ char *path = xasprintf("%s/%s", dir->path, file);
+        int r = rootfs_check_file(dir_root(rfs, dir->in_root), path, 0, SIZE_MAX, NULL);
+
+        return r != -ENOENT && r != -ENOLINK && r != -ENOTDIR;
+}
+
 /* First NAME.profile at or after dirs[from]; -ENOENT when there is none.
  * A file that exists but cannot be opened is an error, not a miss: skipping
  * it would silently drop an admin's override. */
@@ -145,6 +156,9 @@ int profile_list_rootfs(const struct rootfs *rfs, const char *extra_dir, char **
                                 continue;
                         name = xstrndup(de->d_name, l - strlen(PROFILE_SUFFIX));
                         if (!profile_name_valid(name))
+                                continue;
+                        /* a link to nothing is no profile (profile_find() passes it by) */
+                        if (de->d_type == DT_LNK && !profile_link_leads_somewhere(rfs, &dirs[i], de->d_name))
                                 continue;
                         names = xrealloc(names, (n + 1) * sizeof(*names));
                         names[n++] = TAKE_PTR(name);

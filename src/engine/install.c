@@ -324,20 +324,23 @@ static int look(const struct rootfs *rfs, struct target *x, struct xerror *ret_e
                 x->exists = false;
                 return 0;
         }
-        if (r == -ENOTDIR)
-                return xerror_set(ret_error, r, _("%s: a parent of it is not a directory"), shown);
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot look at %s: %s"), shown, strerror(-r));
-        if (S_ISLNK(x->st.st_mode))
-                return xerror_set(ret_error, -ELOOP, _("%s is a symbolic link: idlecfg writes regular files "
-                                                       "only and never follows a link; remove it first"), shown);
-        /* an unsafe target is refused like a link: exit 3, never 2 (that is for bad input) */
-        if (!S_ISREG(x->st.st_mode))
-                return xerror_set(ret_error, S_ISDIR(x->st.st_mode) ? -EISDIR : -EBADFD,
-                                  _("%s is not a regular file; remove it first"), shown);
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, x->path, r, MAX_FILE);
+                return xerror_set(ret_error, r, _("cannot look at %s: %s"), shown, why);
+        }
+        if (!S_ISREG(x->st.st_mode)) {
+                /* an unsafe target is refused like a link: exit 3, never 2 (that is for bad input) */
+                _cleanup_free_ char *why = NULL;
+                r = S_ISLNK(x->st.st_mode) ? -ELOOP : S_ISDIR(x->st.st_mode) ? -EISDIR : -EBADFD;
+                why = rootfs_why(rfs, x->path, r, MAX_FILE);
+                return xerror_set(ret_error, r, _("%s: %s; idlecfg writes regular files only, never through a "
+                                                  "link: remove it first"), shown, why);
+        }
         r = rootfs_read(rfs, x->path, MAX_FILE, &x->cur, &x->cur_len, &x->st);
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, x->path, r, MAX_FILE);
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, why);
+        }
         x->exists = true;
         sha_of(x->cur, x->cur_len, x->cur_sha);
         return 0;
@@ -472,8 +475,9 @@ static int make_parent(struct ctx *c, const char *path)
         *strrchr(dir, '/') = '\0';
         r = rootfs_mkdir_p(c->rfs, dir, record_dir, c);
         if (r < 0 && !c->error->message) {
+                _cleanup_free_ char *why = rootfs_why(c->rfs, dir, r, 0);
                 shown = rootfs_display(c->rfs, dir);
-                return xerror_set(c->error, r, _("cannot create the directory %s: %s"), shown, rootfs_strerror(r));
+                return xerror_set(c->error, r, _("cannot create the directory %s: %s"), shown, why);
         }
         return r;
 }
@@ -493,8 +497,10 @@ static int restore_file(const struct rootfs *rfs, const struct manifest_file *mf
                 r = rootfs_write_atomic(rfs, mf->path, data, len, mf->prev_mode, mf->prev_uid, mf->prev_gid);
         } else
                 r = rootfs_unlink(rfs, mf->path);
-        if (r < 0)
-                return xerror_set(e, r, _("cannot restore %s: %s"), shown, rootfs_strerror(r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
+                return xerror_set(e, r, _("cannot restore %s: %s"), shown, why);
+        }
         r = rootfs_remove_temps(rfs, mf->path);
         if (r < 0)
                 return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));
@@ -551,8 +557,10 @@ static int do_write(struct ctx *c, struct target *x)
         if (r < 0)
                 return r;
         r = rootfs_write_atomic(c->rfs, x->path, x->content, strlen(x->content), mode, uid, gid);
-        if (r < 0)
-                return xerror_set(c->error, r, _("cannot write %s: %s"), shown, rootfs_strerror(r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(c->rfs, x->path, r, MAX_FILE);
+                return xerror_set(c->error, r, _("cannot write %s: %s"), shown, why);
+        }
         ev = event_add(c->res, !x->exists ? IE_WROTE : adopted ? IE_CHANGED : was_ours ? IE_UPDATED : IE_OVERWROTE,
                        shown);
         ev->kind = x->kind;
@@ -669,7 +677,8 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
                 r = rootfs_mkdir_p(rfs, BACKUP_DIR, collect_dir, m);
                 if (r < 0) {
                         _cleanup_free_ char *shown = rootfs_display(rfs, BACKUP_DIR);
-                        return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
+                        _cleanup_free_ char *why = rootfs_why(rfs, BACKUP_DIR, r, 0);
+                        return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, why);
                 }
         }
         free(m->version);
@@ -775,8 +784,10 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                 bool exists;
 
                 r = rootfs_lstat(rfs, mf->path, &st);
-                if (r < 0 && r != -ENOENT)
-                        return xerror_set(ret_error, r, _("cannot look at %s: %s"), shown, strerror(-r));
+                if (r < 0 && r != -ENOENT) {
+                        _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
+                        return xerror_set(ret_error, r, _("cannot look at %s: %s"), shown, why);
+                }
                 exists = r == 0;
                 if (exists && !S_ISREG(st.st_mode)) {
                         rollback_add(res, RB_NOT_REGULAR, shown);
@@ -785,8 +796,10 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                 }
                 if (exists) {
                         r = rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL);
-                        if (r < 0)
-                                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+                        if (r < 0) {
+                                _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
+                                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, why);
+                        }
                         sha_of(cur, len, sha);
                 }
                 if (exists ? (mf->prev_exists && streq(sha, mf->prev_sha) && !streq(sha, mf->sha)) : !mf->prev_exists) {
@@ -824,8 +837,10 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                                           strerror(-r));
         }
         r = rootfs_unlink(rfs, MANIFEST_PATH);
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot remove %s: %s"), mshown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, MANIFEST_PATH, r, MAX_FILE);
+                return xerror_set(ret_error, r, _("cannot remove %s: %s"), mshown, why);
+        }
         r = state_cleanup(rfs);
         if (r < 0)
                 return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));

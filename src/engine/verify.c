@@ -189,6 +189,9 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
         int r;
 
         r = manifest_load(rfs, &m, &ignored);
+        if (r < 0 && r != -ENOENT && ignored.message)
+                /* a manifest that cannot be read is said, not taken for none in silence */
+                rootfs_warn(rfs, _("%s; verify compares as if nothing were installed"), ignored.message);
         xerror_done(&ignored);
         res->installed = r >= 0;
         res->n = p->n;

@@ -132,7 +132,7 @@ static char *cmdline_value(const char *cmdline, const char *word)
 static void plan_nmi_watchdog(struct planctx *c)
 {
         const char *v = profile_value(c, "kernel", "nmi_watchdog");
-        _cleanup_free_ char *why = NULL, *cur = NULL, *boot = NULL, *file = NULL;
+        _cleanup_free_ char *why = NULL, *cur = NULL, *boot = NULL, *file = NULL, *kwhy = NULL;
         bool writable = false;
         const char *has, *option = "CONFIG_HARDLOCKUP_DETECTOR";
         int r, kr = 0;
@@ -184,11 +184,13 @@ static void plan_nmi_watchdog(struct planctx *c)
                                     "off", why, file));
                 return;
         }
+        /* the reader's words, as in the warning about the file */
+        if (!has && file && kr < 0 && kr != -ENOENT && kr != -ENOTDIR)
+                kwhy = rootfs_why(c->inv->rfs, file, kr, KCONFIG_MAX);
         plan_global(c, "kernel.nmi_watchdog", NULL, "kernel.nmi_watchdog", "0", NULL, MECH_SYSCTL,
                     has ? xasprintf("%s; %s has %s", why, file, option)
-                    : file && kr != -ENOENT && kr != -ENOTDIR
-                           ? xasprintf("%s; %s cannot be read (%s): on a kernel without a hard-lockup detector the "
-                                       "line does nothing", why, file, rootfs_strerror(kr))
+                    : kwhy ? xasprintf("%s; %s cannot be read (%s): on a kernel without a hard-lockup detector the "
+                                       "line does nothing", why, file, kwhy)
                     : file ? xasprintf("%s; %s is not in the root to check: on a kernel without a hard-lockup "
                                        "detector the line does nothing", why, file)
                            : xasprintf("%s; the target kernel is unknown: on a kernel without a hard-lockup "

@@ -395,6 +395,14 @@ struct setting *plan_global(struct planctx *c, const char *knob, const char *mod
         return s;
 }
 
+bool knob_nm_ifname_ok(const char *name)
+{
+        static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
+        size_t len = name ? strlen(name) : 0;
+
+        return len > 0 && len <= 15 && !streq(name, ".") && !streq(name, "..") && name[strspn(name, ok)] == '\0';
+}
+
 struct setting *plan_service(struct planctx *c, const struct device *d, const char *knob, enum mechanism mech,
                              const char *param, const char *value, char *reason_take)
 {

@@ -102,6 +102,13 @@ struct setting *plan_param(struct planctx *c, const struct device *d, const char
 struct setting *plan_global(struct planctx *c, const char *knob, const char *module, const char *param,
                             const char *value, const char *current, enum mechanism mech, char *reason_take);
 
+/* Can a NetworkManager section name and match-device value hold the interface
+ * name NAME literally? The kernel allows more (dev_valid_name: at most 15
+ * bytes, no '/', ':' or white space); what has a glob, ',', ';', '=', a quote
+ * or a backslash cannot be matched there: its setting is a skip (its family
+ * says why), and emit refuses it (emit_check_value()). */
+bool knob_nm_ifname_ok(const char *name);
+
 /* A setting of device D that a service applies (MECH_NM, MECH_LINK): PARAM is
  * its name there ("wifi.powersave", "WakeOnLan") */
 struct setting *plan_service(struct planctx *c, const struct device *d, const char *knob, enum mechanism mech,

@@ -145,7 +145,17 @@ void knob_wifi(struct planctx *c)
                         reason = fact_reason(&f);
                 } else
                         reason = profile_reason(c, "wifi", "power_save");
-                if (have_nm) {
+                if (have_nm && !knob_nm_ifname_ok(d->name)) {
+                        /* a name the kernel allows (a udev rule's, ip link's) that a
+                         * section of idlecfg's conf.d file cannot match: this card only */
+                        plan_skip(c, d, "wifi.power_save",
+                                  xasprintf("skipped: idlecfg's NetworkManager file cannot match the interface "
+                                            "name '%s' (its section names and match-device take 1 to 15 letters, "
+                                            "digits, _ . and - only): the power save NetworkManager chooses "
+                                            "stays; wanted %s by %s",
+                                            d->name ? d->name : "", want, reason));
+                        free(reason);
+                } else if (have_nm) {
                         plan_service(c, d, "wifi.power_save", MECH_NM, "wifi.powersave", want,
                                      xasprintf("%s; NetworkManager (%s) sets it on every activation", reason, nm));
                         free(reason);

@@ -373,16 +373,6 @@ static int check_sysctl(const struct setting *s, const struct knob_rule *r, cons
         return 0;
 }
 
-/* An interface name as the kernel allows it (dev_valid_name: at most 15 bytes,
- * no '/', ':' or white space), narrowed to what a NetworkManager section name and
- * match-device value take literally: no glob, no ',' or ';', no '=' */
-static bool ifname_ok(const char *n)
-{
-        size_t len = n ? strlen(n) : 0;
-
-        return len > 0 && len <= 15 && !streq(n, ".") && !streq(n, "..") && only(n, LOWER UPPER DIGITS "_.-");
-}
-
 /* NetworkManager and .link settings: the property must be one the knob may set,
  * and a NetworkManager section needs the interface it matches */
 static int check_service(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
@@ -390,7 +380,7 @@ static int check_service(const struct setting *s, const struct knob_rule *r, con
         if (!s->param || !in_list(r->params, s->param))
                 return fail(e, -EINVAL, _("%s: setting %s is not one this knob may set (%s)"), w,
                             s->param ? s->param : "(null)", r->params ? r->params : _("none"));
-        if (s->mech == MECH_NM && !ifname_ok(s->device_name)) {
+        if (s->mech == MECH_NM && !knob_nm_ifname_ok(s->device_name)) {
                 _cleanup_free_ char *q = quote(s->device_name);
                 return fail(e, -EINVAL, _("%s: interface name %s is not allowed (1 to 15 letters, digits, _ . "
                                           "and -)"), w, q);

@@ -200,7 +200,8 @@ int ps_last_write(const struct rootfs *rfs, enum power_source s, struct xerror *
                 r = rootfs_write_volatile(rfs, PS_STATE_PATH, text, strlen(text), 0644);
         if (r < 0) {
                 _cleanup_free_ char *shown = rootfs_display(rfs, PS_STATE_PATH);
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
+                _cleanup_free_ char *why = rootfs_why(rfs, PS_STATE_PATH, r, 64);
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, why);
         }
         return 0;
 }

@@ -70,12 +70,17 @@ int rootfs_readlink(const struct rootfs *r, const char *path, char **ret);
 const char *rootfs_strerror(int e);
 /* The same, allocated, naming the limit MAX for -EFBIG: "larger than 1 MiB, ..." */
 char *rootfs_read_strerror(int e, size_t max);
-/* The words for the reader's answer E about PATH (R NULL: a path of this
- * machine), allocated, naming what is there: "is a directory, not a file",
- * "not a regular file (a FIFO)" (a socket, a character or block device
- * node), "a symbolic link to T, which does not exist" (-ENOLINK), "a symbolic
- * link leading out of the root (to T)" (-EXDEV), the limit MAX for -EFBIG.
- * Every message about a file the reader refused uses these. */
+/* The words for the reader's or the writer's answer E about PATH (R NULL: a
+ * path of this machine), allocated, naming what is there, one wording per
+ * kind: "is a directory, not a file", "not a regular file (a FIFO)" (a
+ * socket, a character or block device node; -EBADFD, -EISDIR, and -EINVAL of
+ * rootfs_read()), for a link where none is followed (-ELOOP) "a symbolic link
+ * to T" (inside the root), "a symbolic link to T, which does not exist", "a
+ * symbolic link leading out of the root (to T)" or "a symbolic link loop (to
+ * T)"; the same for a link on the way (-ENOLINK, -EXDEV: "on its way, X is
+ * ..."), "on its way, X is a regular file, not a directory" (-ENOTDIR), the
+ * limit MAX for -EFBIG. Every message about a file the reader or the writer
+ * refused uses these, followed by what idlecfg assumes or does instead. */
 char *rootfs_why(const struct rootfs *r, const char *path, int e, size_t max);
 /* Record a warning about a file of the root (duplicates are dropped) */
 void rootfs_warn(const struct rootfs *r, const char *fmt, ...) _printf_(2, 3);
@@ -109,7 +114,7 @@ int rootfs_write_atomic(const struct rootfs *r, const char *path, const void *da
  * absent, never part of it, and lost at a reboot anyway */
 int rootfs_write_volatile(const struct rootfs *r, const char *path, const void *data, size_t len, mode_t mode);
 
-/* unlink PATH (a regular file; else -EISDIR, -EBADFD), fsync its directory; 0 if it did not exist */
+/* unlink PATH (a regular file; else -ELOOP for a link, -EISDIR, -EBADFD), fsync its directory; 0 if it did not exist */
 int rootfs_unlink(const struct rootfs *r, const char *path);
 /* rmdir PATH if it is an empty directory: 0 removed or absent, -ENOTEMPTY, -ENOTDIR */
 int rootfs_rmdir(const struct rootfs *r, const char *path);

@@ -109,7 +109,7 @@ bool firstboot_needed(const struct rootfs *rfs, bool verbose, FILE *out, FILE *w
                 return true;
         }
         if (r < 0) {
-                _cleanup_free_ char *why = rootfs_read_strerror(r, STAMP_MAX);
+                _cleanup_free_ char *why = rootfs_why(rfs, FIRSTBOOT_STAMP_PATH, r, STAMP_MAX);
                 fprintf(warn, _("idlecfg: warning: cannot read %s: %s; idlecfg-firstboot.service runs\n"), shown,
                         why);
                 return true;

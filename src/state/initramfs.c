@@ -192,6 +192,21 @@ void initramfs_cache_readonly(void)
         cache_write_allowed = false;
 }
 
+/* The cache's path holds what idlecfg neither reads nor replaces (a FIFO, a
+ * directory, a link: R is the reader's or the writer's answer): one warning
+ * a run naming it, for the listing it costs every time */
+static void cache_occupied(const struct rootfs *rfs, int r)
+{
+        _cleanup_free_ char *shown = NULL, *why = NULL;
+
+        if (r != -ELOOP && r != -EISDIR && r != -EINVAL && r != -EBADFD)
+                return;
+        shown = rootfs_display(rfs, INITRAMFS_CACHE_PATH);
+        why = rootfs_why(rfs, INITRAMFS_CACHE_PATH, r, CACHE_MAX);
+        rootfs_warn(rfs, _("%s: %s; idlecfg cannot keep its verdict on the initramfs there, and lists the "
+                           "initramfs again at every verify and refresh: remove it"), shown, why);
+}
+
 /* the key: the lines the cache file starts with; NULL when a part cannot be
  * written on a line of its own */
 static char *cache_key(const char *kernel, const char *img, const struct stat *st, char **modules)
@@ -221,10 +236,14 @@ static enum initramfs_verdict cache_read(const struct rootfs *rfs, const char *k
         size_t len = 0, klen = strlen(key);
         enum initramfs_verdict v;
         const char *rest, *nl;
+        int r;
 
         *ret_names = NULL;
-        if (rootfs_read(rfs, INITRAMFS_CACHE_PATH, CACHE_MAX, &text, &len, NULL) < 0)
+        r = rootfs_read(rfs, INITRAMFS_CACHE_PATH, CACHE_MAX, &text, &len, NULL);
+        if (r < 0) {
+                cache_occupied(rfs, r);
                 return INITRAMFS_UNKNOWN;
+        }
         if (len <= klen || memcmp(text, key, klen) != 0 || memchr(text, 0, len))
                 return INITRAMFS_UNKNOWN;
         rest = text + klen;
@@ -256,7 +275,7 @@ static void cache_write(const struct rootfs *rfs, const char *key, enum initramf
             rootfs_lstat(rfs, STATE_DIR, &st) < 0 || !S_ISDIR(st.st_mode))
                 return;
         text = xasprintf("%sverdict %s\nnames %s\n", key, v == INITRAMFS_HOLDS ? "holds" : "lacks", names);
-        (void) rootfs_write_volatile(rfs, INITRAMFS_CACHE_PATH, text, strlen(text), 0644);
+        cache_occupied(rfs, rootfs_write_volatile(rfs, INITRAMFS_CACHE_PATH, text, strlen(text), 0644));
 }
 
 /* one listing per initramfs and module set in a run */

@@ -1,6 +1,6 @@
 /* manifest.c: the manifest of install, a small line-based text file
  *
- *   idlecfg-manifest 1
+ *   idlecfg-manifest 2                     (1: an earlier idlecfg's, without "end")
  *   version 0.2
  *   profile balanced
  *   fingerprint 16de5ac23f7e2453
@@ -241,7 +241,7 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
 #define LBAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); FREE_V(); goto out; } while (0)
                 if (!header) {
                         if (n != 2 || !streq(v[0], "idlecfg-manifest"))
-                                LBAD(_("%s:%u: not an idlecfg manifest (no \"idlecfg-manifest 1\" line)"), name, lineno);
+                                LBAD(_("%s:%u: not an idlecfg manifest (no \"idlecfg-manifest 2\" line)"), name, lineno);
                         if (!streq(v[1], "1") && !streq(v[1], "2"))
                                 LBAD(_("%s:%u: manifest format %s is not known to this version of idlecfg"),
                                      name, lineno, v[1]);

@@ -28,8 +28,10 @@ int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror
         r = rootfs_read(rfs, MANIFEST_PATH, MAX_FILE, &text, &len, NULL);
         if (r == -ENOENT)
                 return r;
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, MANIFEST_PATH, r, MAX_FILE);
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, why);
+        }
         r = manifest_parse(shown, text, len, ret, ret_error);
         if (r == 0 && (*ret)->format < 2)
                 rootfs_warn(rfs, _("%s was written by an earlier idlecfg without an end record: it cannot prove "
@@ -79,15 +81,19 @@ int state_recover(const struct rootfs *rfs, struct manifest *m, bool dry_run, st
                 changed = true;
                 mf->pending = false;
                 r = rootfs_lstat(rfs, mf->path, &st);
-                if (r < 0 && r != -ENOENT && r != -ENOTDIR)
-                        return xerror_set(e, r, _("cannot look at %s: %s"), shown, strerror(-r));
+                if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+                        _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
+                        return xerror_set(e, r, _("cannot look at %s: %s"), shown, why);
+                }
                 exists = r == 0;
                 if (exists && !S_ISREG(st.st_mode))
                         continue;       /* not idlecfg's: the rules for a changed file apply */
                 if (exists) {
                         r = rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL);
-                        if (r < 0)
-                                return xerror_set(e, r, _("cannot read %s: %s"), shown, strerror(-r));
+                        if (r < 0) {
+                                _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
+                                return xerror_set(e, r, _("cannot read %s: %s"), shown, why);
+                        }
                         sha_of(cur, len, sha);
                 }
                 if (exists && streq(sha, mf->sha))
@@ -108,8 +114,10 @@ int manifest_save(const struct rootfs *rfs, const struct manifest *m, struct xer
         _cleanup_free_ char *text = manifest_format(m), *shown = rootfs_display(rfs, MANIFEST_PATH);
         int r = rootfs_write_atomic(rfs, MANIFEST_PATH, text, strlen(text), 0644, (uid_t) -1, (gid_t) -1);
 
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, MANIFEST_PATH, r, MAX_FILE);
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, why);
+        }
         return 0;
 }
 
@@ -132,8 +140,10 @@ int save_backup(const struct rootfs *rfs, const char *data, size_t len, const ch
                         return 0;
         }
         r = rootfs_write_atomic(rfs, bp, data, len, 0600, (uid_t) -1, (gid_t) -1);
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot save a backup to %s: %s"), shown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, bp, r, MAX_FILE);
+                return xerror_set(ret_error, r, _("cannot save a backup to %s: %s"), shown, why);
+        }
         return 0;
 }
 
@@ -145,8 +155,10 @@ int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *r
         size_t len;
         int r = rootfs_read(rfs, bp, MAX_FILE, &data, &len, NULL);
 
-        if (r < 0)
-                return xerror_set(e, r, _("the backup %s cannot be read: %s"), shown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, bp, r, MAX_FILE);
+                return xerror_set(e, r, _("the backup %s cannot be read: %s"), shown, why);
+        }
         sha_of(data, len, got);
         if (!streq(got, sha))
                 return xerror_set(e, -EBADMSG, _("the backup %s is damaged (its checksum does not match)"), shown);
@@ -193,6 +205,14 @@ int state_cleanup(const struct rootfs *rfs)
          * first-boot unit's stamp (an install run again makes them again) */
         for (size_t i = 0; i < ELEMENTSOF(install_only); i++) {
                 r = rootfs_unlink(rfs, install_only[i]);
+                if (r == -ELOOP || r == -EISDIR || r == -EBADFD) {
+                        /* not idlecfg's (it writes regular files only): named, left */
+                        _cleanup_free_ char *shown = rootfs_display(rfs, install_only[i]);
+                        _cleanup_free_ char *why = rootfs_why(rfs, install_only[i], r, 0);
+                        rootfs_warn(rfs, _("%s: %s; idlecfg did not write it and leaves it in place: remove it by "
+                                           "hand"), shown, why);
+                        continue;
+                }
                 if (r < 0)
                         return r;
                 r = rootfs_remove_temps(rfs, install_only[i]);
@@ -251,8 +271,10 @@ int journal_load(const struct rootfs *rfs, struct journal **ret, struct xerror *
 
         if (r == -ENOENT)
                 return r;
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, JOURNAL_PATH, r, MAX_JOURNAL);
+                return xerror_set(ret_error, r, _("cannot read %s: %s"), shown, why);
+        }
         r = journal_parse(shown, text, len, ret, ret_error);
         if (r == 0 && (*ret)->format < 2)
                 rootfs_warn(rfs, _("%s was written by an earlier idlecfg without an end record: it cannot prove "
@@ -266,11 +288,15 @@ int journal_commit(const struct rootfs *rfs, const char *text, struct xerror *re
         _cleanup_free_ char *shown = rootfs_display(rfs, JOURNAL_PATH);
         int r = rootfs_mkdir_p(rfs, STATE_DIR, NULL, NULL);
 
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, JOURNAL_PATH, r, MAX_JOURNAL);
+                return xerror_set(ret_error, r, _("cannot create %s: %s"), shown, why);
+        }
         r = rootfs_write_atomic(rfs, JOURNAL_PATH, text, strlen(text), 0600, (uid_t) -1, (gid_t) -1);
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, JOURNAL_PATH, r, MAX_JOURNAL);
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, why);
+        }
         return 0;
 }
 
@@ -286,8 +312,10 @@ int journal_remove(const struct rootfs *rfs, struct xerror *ret_error)
         _cleanup_free_ char *shown = rootfs_display(rfs, JOURNAL_PATH);
         int r = rootfs_unlink(rfs, JOURNAL_PATH);
 
-        if (r < 0)
-                return xerror_set(ret_error, r, _("cannot remove %s: %s"), shown, strerror(-r));
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, JOURNAL_PATH, r, MAX_JOURNAL);
+                return xerror_set(ret_error, r, _("cannot remove %s: %s"), shown, why);
+        }
         (void) rootfs_remove_temps(rfs, JOURNAL_PATH);
         return 0;
 }
