@@ -36,6 +36,7 @@ enum {
         VERB_LOCK = 1 << 0,             /* the lock of the root (the writing verbs) */
         VERB_INVENTORY = 1 << 1,        /* the inventory of the machine */
         VERB_PLAN = 1 << 2,             /* the inventory and the plan */
+        VERB_INSTALLED = 1 << 3,        /* the plan of the installed profile unless --profile */
 };
 
 struct verb {
@@ -308,9 +309,17 @@ static int verb_verify(struct run *c, int argc, char **argv)
         }
         if (streq_ptr(a->format, "prometheus")) {
                 if (a->output) {
-                        int k = verify_write_prometheus(&res, c->plan, a->output);
-                        if (k < 0) {
-                                fprintf(stderr, _("idlecfg: cannot write %s: %s\n"), a->output, strerror(-k));
+                        _cleanup_free_ char *text = NULL, *why = NULL;
+                        size_t len = 0;
+                        FILE *f = open_memstream(&text, &len);
+                        if (!f)
+                                return report(-ENOMEM, &e, NULL);
+                        verify_print_prometheus(&res, c->plan, f);
+                        if (fclose(f) != 0)
+                                return report(-ENOMEM, &e, NULL);
+                        if (monitor_write_file(a->output, text, &why) < 0) {
+                                fprintf(stderr, _("idlecfg: cannot write %s: %s\n"),
+                                        a->output, why);
                                 return EXIT_FAILURE_;
                         }
                 } else
@@ -367,7 +376,7 @@ static const struct verb verbs[] = {
         { "rollback", 0, 1, VERB_LOCK, check_rollback, verb_rollback,
           N_("Undo apply and/or install exactly: rollback [apply|install|all]"),
           O_FORCE | O_WAIT | O_MEASURE | O_JSON | O_PLANNING, N_("[apply|install|all]") },
-        { "verify", 0, 0, VERB_PLAN, check_verify, verb_verify,
+        { "verify", 0, 0, VERB_PLAN | VERB_INSTALLED, check_verify, verb_verify,
           N_("Compare the running system with the plan; list idle blockers"),
           O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT, NULL },
         /* detects and plans itself, only when something changed */
@@ -637,6 +646,8 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
          * refresh --condition reads a stamp written whole */
         if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a->dry_run && !a->check && !a->condition)
                 r = run_lock(&run);
+        if (r == EXIT_OK && (v->needs & VERB_INSTALLED))
+                r = run_installed_profile(&run);
         if (r == EXIT_OK && (v->needs & VERB_PLAN))
                 r = run_plan(&run);
         else if (r == EXIT_OK && (v->needs & VERB_INVENTORY))

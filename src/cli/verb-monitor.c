@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "engine/apply.h"
+#include "root/rootfs.h"
 #include "cli/verb-monitor.h"
 
 /* a label value: backslash, double quote and newline escaped */
@@ -68,37 +69,57 @@ void verify_print_prometheus(const struct verify_result *r, const struct plan *p
         }
 }
 
-int verify_write_prometheus(const struct verify_result *r, const struct plan *p, const char *path)
+/* the words for the refusal of FILE, which lstat() found to be ST */
+static char *refusal_words(const struct rootfs *host, const char *path, const struct stat *st)
 {
-        _cleanup_free_ char *tmp = xasprintf("%s.XXXXXX", path);
-        FILE *f;
-        int fd, r_;
+        if (S_ISLNK(st->st_mode))
+                return xstrdup(_("a symbolic link (not followed)"));
+        return rootfs_why(host, path, S_ISDIR(st->st_mode) ? -EISDIR : -EBADFD, 0);
+}
 
-        fd = mkostemp(tmp, O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        /* the collector reads it as whoever it runs as */
-        (void) fchmod(fd, 0644);
-        f = fdopen(fd, "w");
-        if (!f) {
-                r_ = -errno;
-                close(fd);
-                unlink(tmp);
-                return r_;
+int monitor_write_file(const char *path, const char *text, char **ret_why)
+{
+        _cleanup_(rootfs_close) struct rootfs host = { .fd = -1 };
+        _cleanup_free_ char *abs = NULL;
+        mode_t mode = 0644;
+        uid_t uid = (uid_t) -1;
+        gid_t gid = (gid_t) -1;
+        struct stat st;
+        int r;
+
+        if (path[0] != '/') {
+                _cleanup_free_ char *cwd = getcwd(NULL, 0);
+                if (!cwd) {
+                        r = -errno;
+                        *ret_why = xstrdup(strerror(-r));
+                        return r;
+                }
+                abs = xasprintf("%s/%s", cwd, path);
+        } else
+                abs = xstrdup(path);
+        r = rootfs_open("/", &host);
+        if (r < 0) {
+                *ret_why = xstrdup(strerror(-r));
+                return r;
         }
-        verify_print_prometheus(r, p, f);
-        if (fflush(f) != 0 || ferror(f) || fsync(fd) < 0) {
-                r_ = -errno;
-                fclose(f);
-                unlink(tmp);
-                return r_ ? r_ : -EIO;
+        r = rootfs_lstat(&host, abs, &st);
+        if (r == 0) {
+                if (!S_ISREG(st.st_mode)) {
+                        *ret_why = refusal_words(&host, abs, &st);
+                        return S_ISLNK(st.st_mode) ? -ELOOP : S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
+                }
+                /* replaced, it stays whose it was, with its mode */
+                mode = st.st_mode & 07777;
+                uid = st.st_uid;
+                gid = st.st_gid;
+        } else if (r != -ENOENT) {
+                *ret_why = rootfs_why(&host, abs, r, 0);
+                return r;
         }
-        if (fclose(f) != 0 || rename(tmp, path) < 0) {
-                r_ = -errno;
-                unlink(tmp);
-                return r_;
-        }
-        return 0;
+        r = rootfs_write_atomic(&host, abs, text, strlen(text), mode, uid, gid);
+        if (r < 0)
+                *ret_why = rootfs_why(&host, abs, r, 0);
+        return r;
 }
 
 int verify_print_nagios(const struct verify_result *r, const struct plan *p, FILE *out)
