@@ -20,26 +20,10 @@ fi
 plan 11
 
 root=$tmp/root
-mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
-mkdir -p "$root/etc/kernel" "$root/boot"
-printf 'root=UUID=0b5b5f4e-5d0e-4e4b-9d62-3f9d2b2a5c11 ro quiet\n' >"$root/etc/kernel/cmdline"
-# the handler's "chroot ROOT kernel-install add VERSION IMAGE": the boot entry kernel-install makes
-mkdir -p "$tmp/fakebin"
-cat >"$tmp/fakebin/chroot" <<'SH'
-#!/bin/sh
-root=$1
-[ "$2 $3" = "kernel-install add" ] || { echo "unexpected: $*" >&2; exit 1; }
-mkdir -p "$root/boot/loader/entries"
-printf 'title Debian\nlinux /vmlinuz-%s\noptions %s\n' "$4" "$(cat "$root/etc/kernel/cmdline")" >"$root/boot/loader/entries/debian-$4.conf"
-SH
-chmod +x "$tmp/fakebin/chroot"
+. "$top_srcdir/tests/fleet-lib.sh"
+fleet_root "$root" || { echo "Bail out! no root"; exit 1; }
 
-mkdir -p "$tmp/ansible-home"
-ANSIBLE_HOME=$tmp/ansible-home ANSIBLE_LOCAL_TEMP=$tmp/ansible-home/tmp ANSIBLE_REMOTE_TEMP=$tmp/ansible-home/remote \
-ANSIBLE_COLLECTIONS_PATH=$top_srcdir/src/ansible ANSIBLE_NOCOLOR=1 \
-ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0 \
-ANSIBLE_PYTHON_INTERPRETER=auto_silent LC_ALL=C.UTF-8 \
-        ansible-playbook -i localhost, "$TESTS_DATA/ansible/fleet.yml" \
+fleet_ansible ansible-playbook -i localhost, "$TESTS_DATA/ansible/fleet.yml" \
         -e "idlecfg=$IDLECFG root=$root kver=$KVER fakebin=$tmp/fakebin results=$tmp/results.json" >"$tmp/play.out" 2>"$tmp/play.err"; rc=$?
 check "ansible-playbook ran the play (exit 0, the expected failures ignored)" sh -c "test $rc -eq 0 && python3 -m json.tool '$tmp/results.json' >/dev/null" 
         last_failed && diag "exit $rc" "$(tail -20 "$tmp/play.err")" "$(tail -40 "$tmp/play.out")"
@@ -84,8 +68,7 @@ absent() {
 }
 check "absent: changed in check mode, then rolled back, then no change; the tree as before (the boot entry aside)" absent 
         last_failed && diag "$(diff "$tmp/tree.before" "$tmp/tree.absent" | head -20)"
-ANSIBLE_HOME=$tmp/ansible-home ANSIBLE_COLLECTIONS_PATH=$top_srcdir/src/ansible LC_ALL=C.UTF-8 \
-        ansible-doc --json -t module idlecfg.idlecfg.idlecfg >"$tmp/doc.json" 2>"$tmp/doc.err"; rc=$?
+fleet_ansible ansible-doc --json -t module idlecfg.idlecfg.idlecfg >"$tmp/doc.json" 2>"$tmp/doc.err"; rc=$?
 check "ansible-doc reads the module's documentation: every option of its argument_spec, the values it returns" sh -c "
         test $rc -eq 0 && python3 - '$tmp/doc.json' '$top_srcdir/src/ansible/ansible_collections/idlecfg/idlecfg/plugins/modules/idlecfg.py' <<'PY'
 import json, re, sys

@@ -17,17 +17,10 @@ fi
 plan 20
 
 root=$tmp/root
-mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
-mkdir -p "$root/etc/kernel" "$root/boot"
-printf 'root=UUID=0b5b5f4e-5d0e-4e4b-9d62-3f9d2b2a5c11 ro quiet\n' >"$root/etc/kernel/cmdline"
+. "$top_srcdir/tests/fleet-lib.sh"
+fleet_root "$root" || { echo "Bail out! no root"; exit 1; }
 ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
 salt() { python3 "$top_srcdir/tests/salt-state.py" "$1"; }
-# what kernel-install makes: a boot entry with the words of /etc/kernel/cmdline
-boot_entry() {
-        mkdir -p "$root/boot/loader/entries"
-        printf 'title Debian\nlinux /vmlinuz-%s\noptions %s\n' "$KVER" "$(cat "$root/etc/kernel/cmdline")" \
-                >"$root/boot/loader/entries/debian-$KVER.conf"
-}
 nagios() { ic verify --nagios "$@" 2>"$tmp/nagios.err"; }
 
 # ---- a boot step pending: work to do for --check, Salt and the module ----
@@ -63,7 +56,7 @@ check "verify --nagios: WARNING, the pending step in the status and as perfdata 
         grep -q ' pending=1;;;0; ' '$tmp/n1'"; last_failed && diag "exit $rc" "$(cat "$tmp/n1")"
 
 # ---- the step done: nothing to do ----
-boot_entry
+"$tmp/fakebin/chroot" "$root" kernel-install add "$KVER" "/boot/vmlinuz-$KVER"
 ic install --check --profile powersave >"$tmp/c3" 2>&1; rc=$?
 check "the boot entry made: install --check exits 0, nothing would change" sh -c "
         test $rc -eq 0 && grep -q '^Nothing would change in ' '$tmp/c3'"; last_failed && diag "exit $rc" "$(cat "$tmp/c3")"

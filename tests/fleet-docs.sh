@@ -18,18 +18,8 @@ fi
 plan 6
 
 base=$tmp/base
-mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$base" || { echo "Bail out! no root"; exit 1; }
-mkdir -p "$base/etc/kernel" "$base/boot"
-printf 'root=UUID=0b5b5f4e-5d0e-4e4b-9d62-3f9d2b2a5c11 ro quiet\n' >"$base/etc/kernel/cmdline"
-mkdir -p "$tmp/fakebin"
-cat >"$tmp/fakebin/chroot" <<'SH'
-#!/bin/sh
-root=$1
-[ "$2 $3" = "kernel-install add" ] || { echo "unexpected: $*" >&2; exit 1; }
-mkdir -p "$root/boot/loader/entries"
-printf 'title Debian\nlinux /vmlinuz-%s\noptions %s\n' "$4" "$(cat "$root/etc/kernel/cmdline")" >"$root/boot/loader/entries/debian-$4.conf"
-SH
-chmod +x "$tmp/fakebin/chroot"
+. "$top_srcdir/tests/fleet-lib.sh"
+fleet_root "$base" || { echo "Bail out! no root"; exit 1; }
 fresh() { rm -rf "$root" && cp -a "$base" "$root"; }
 root=$tmp/root
 entry=$root/boot/loader/entries/debian-$KVER.conf
@@ -81,12 +71,7 @@ if command -v ansible-playbook >/dev/null 2>&1 && locale -a 2>/dev/null | grep -
                         print "  environment:"
                         print "    PATH: \"" path "\""
                 }' "$tmp/ex.ansible" >"$tmp/play.yml"
-        play() {
-                ANSIBLE_HOME=$tmp/ansible-home ANSIBLE_LOCAL_TEMP=$tmp/ansible-home/tmp ANSIBLE_REMOTE_TEMP=$tmp/ansible-home/remote \
-                ANSIBLE_COLLECTIONS_PATH=$top_srcdir/src/ansible ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 \
-                ANSIBLE_LOCALHOST_WARNING=0 ANSIBLE_INVENTORY_UNPARSED_WARNING=0 ANSIBLE_PYTHON_INTERPRETER=auto_silent \
-                LC_ALL=C.UTF-8 ansible-playbook -i localhost, -c local -e ansible_become=false "$tmp/play.yml"
-        }
+        play() { fleet_ansible ansible-playbook -i localhost, -c local -e ansible_become=false "$tmp/play.yml"; }
         play >"$tmp/a1" 2>&1; rc1=$?
         play >"$tmp/a2" 2>&1; rc2=$?
         check "the Ansible play: installs, its handler runs kernel-install; run again, nothing changes" sh -c "

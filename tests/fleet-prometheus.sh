@@ -17,9 +17,8 @@ fi
 plan 11
 
 root=$tmp/root
-mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }
-mkdir -p "$root/etc/kernel" "$root/boot"
-printf 'root=UUID=0b5b5f4e-5d0e-4e4b-9d62-3f9d2b2a5c11 ro quiet\n' >"$root/etc/kernel/cmdline"
+. "$top_srcdir/tests/fleet-lib.sh"
+fleet_root "$root" || { echo "Bail out! no root"; exit 1; }
 ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
 dir=$tmp/node-exporter
 mkdir -p "$dir"
