@@ -12,15 +12,10 @@
 need umockdev-run depmod python3 ansible-playbook
 # ansible-core runs only in a UTF-8 locale
 locale -a 2>/dev/null | grep -qi '^C\.utf-\{0,1\}8$' || skip_all "no C.UTF-8 locale (ansible needs UTF-8)"
-PATH=$PATH:/sbin:/usr/sbin
-if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
-        rm -rf "$tmp"
-        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
-fi
+. "$top_srcdir/tests/fleet-lib.sh"
 plan 11
 
 root=$tmp/root
-. "$top_srcdir/tests/fleet-lib.sh"
 fleet_root "$root" || { echo "Bail out! no root"; exit 1; }
 
 fleet_ansible ansible-playbook -i localhost, "$TESTS_DATA/ansible/fleet.yml" \

@@ -10,15 +10,10 @@
 # shows the same examples.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3
-PATH=$PATH:/sbin:/usr/sbin
-if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
-        rm -rf "$tmp"
-        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
-fi
+. "$top_srcdir/tests/fleet-lib.sh"
 plan 6
 
 base=$tmp/base
-. "$top_srcdir/tests/fleet-lib.sh"
 fleet_root "$base" || { echo "Bail out! no root"; exit 1; }
 fresh() { rm -rf "$root" && cp -a "$base" "$root"; }
 root=$tmp/root

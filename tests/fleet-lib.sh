@@ -1,5 +1,12 @@
-# tests/fleet-lib.sh: what the fleet tests share (sourced after tests/lib.sh,
-# under tests/run-machine's intel-laptop)
+# tests/fleet-lib.sh: what the fleet tests share, sourced after tests/lib.sh
+# and the script's need: the script runs again under tests/run-machine with
+# the recorded intel-laptop
+
+PATH=$PATH:/sbin:/usr/sbin
+if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
+        rm -rf "$tmp"
+        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
+fi
 
 # fleet_root DIR: an installed root of the recorded machine whose boot
 # configuration lacks a step after install: /etc/kernel/cmdline (kernel-install)

@@ -9,11 +9,7 @@
 # error of verify, UNKNOWN of --nagios, no "not installed".
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3
-PATH=$PATH:/sbin:/usr/sbin
-if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
-        rm -rf "$tmp"
-        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
-fi
+. "$top_srcdir/tests/fleet-lib.sh"
 plan 16
 
 root=$tmp/root

@@ -9,15 +9,10 @@
 # stopped at the end); the shipped service and timer (systemd-analyze verify).
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3
-PATH=$PATH:/sbin:/usr/sbin
-if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
-        rm -rf "$tmp"
-        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
-fi
+. "$top_srcdir/tests/fleet-lib.sh"
 plan 11
 
 root=$tmp/root
-. "$top_srcdir/tests/fleet-lib.sh"
 fleet_root "$root" || { echo "Bail out! no root"; exit 1; }
 ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
 dir=$tmp/node-exporter
