@@ -9,6 +9,7 @@
 #include <time.h>
 #include <sys/stat.h>
 
+#include "base/fault.h"
 #include "engine/apply.h"
 #include "root/rootfs.h"
 #include "cli/verb-monitor.h"
@@ -385,6 +386,8 @@ static size_t timeout_len;
 static void on_alarm(int sig)
 {
         (void) sig;
+        /* (the cache verify may be writing: its temporary file goes first) */
+        signals_temp_remove();
         (void) !write(STDOUT_FILENO, timeout_line, timeout_len);
         _exit(NAGIOS_UNKNOWN);
 }
