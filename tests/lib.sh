@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 plan() { echo "1..$1"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
 ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
-not_ok() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
+not_ok() { _n=$((_n + 1)); _failed=$((_failed + 1)); _last_bad=$_n; echo "not ok $_n - $*"; }
 # skip DESCRIPTION [REASON]: the reason goes after "# SKIP", where the
 # harness shows it on the SKIP line
 skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP${2:+ $2}"; }
@@ -27,6 +27,9 @@ check() {
         shift
         if "$@" >"$tmp/check.out" 2>&1; then ok "$_d"; else not_ok "$_d"; diag "$(cat "$tmp/check.out")"; fi
 }
+# last_failed: the test point just before failed (check returns 0 either
+# way): check DESC CMD...; last_failed && diag MORE...
+last_failed() { [ "${_last_bad:-0}" -eq "$_n" ]; }
 done_testing() { [ "$_failed" -eq 0 ]; exit $?; }
 
 need() {

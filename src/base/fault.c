@@ -107,8 +107,7 @@ static void die_by_signal(int sig)
         struct sigaction sa = { .sa_handler = SIG_DFL };
         sigset_t set;
 
-        if (temp_file.set)
-                (void) unlinkat(temp_file.dirfd, temp_file.name, 0);
+        signals_temp_remove();
         (void) sigaction(sig, &sa, NULL);
         sigemptyset(&set);
         sigaddset(&set, sig);
@@ -164,4 +163,10 @@ void signals_temp_register(int dirfd, const char *name)
 void signals_temp_forget(void)
 {
         temp_file.set = 0;
+}
+
+void signals_temp_remove(void)
+{
+        if (temp_file.set)
+                (void) unlinkat(temp_file.dirfd, temp_file.name, 0);
 }

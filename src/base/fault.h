@@ -13,6 +13,9 @@ void signals_undefer(void);
  * rootfs.h): the handler removes it before the process ends */
 void signals_temp_register(int dirfd, const char *name);
 void signals_temp_forget(void);
+/* remove that file now (async-signal-safe: another handler that ends the
+ * process, verify --nagios's timeout) */
+void signals_temp_remove(void);
 
 /* ---- fault injection for the tests ----
  * IDLECFG_FAULT="kill:N" kills the process with SIGKILL at the N-th fault point,

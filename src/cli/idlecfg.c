@@ -36,6 +36,7 @@ enum {
         VERB_LOCK = 1 << 0,             /* the lock of the root (the writing verbs) */
         VERB_INVENTORY = 1 << 1,        /* the inventory of the machine */
         VERB_PLAN = 1 << 2,             /* the inventory and the plan */
+        VERB_INSTALLED = 1 << 3,        /* the plan of the installed profile unless --profile */
 };
 
 struct verb {
@@ -263,9 +264,6 @@ static int verb_measure(struct run *c, int argc, char **argv)
         return measure_verb(&q, c->plan, c->inv);
 }
 
-/* verify --nagios printed its status line: its exit code is the plugin's */
-static bool nagios_judged;
-
 static int check_verify(const struct args *a, int argc, char **argv)
 {
         if (a->format && !streq(a->format, "prometheus") && !streq(a->format, "text") && !streq(a->format, "json")) {
@@ -281,7 +279,7 @@ static int check_verify(const struct args *a, int argc, char **argv)
                 fprintf(stderr, _("idlecfg: --nagios prints the plugin's status line: not with --format or --json\n"));
                 return EXIT_USAGE;
         }
-        return EXIT_OK;
+        return nagios_check_args(a);
 }
 
 static int verb_verify(struct run *c, int argc, char **argv)
@@ -301,26 +299,33 @@ static int verb_verify(struct run *c, int argc, char **argv)
         /* said in text, on stderr beside JSON; the plugin and the gauges stay as their readers parse them */
         if (source && !a->nagios && !streq_ptr(a->format, "prometheus"))
                 fputs(source, a->json || streq_ptr(a->format, "json") ? stderr : stdout);
+        /* what the boot configuration still lacks of what was installed */
+        next_steps_init(&steps, &c->rfs);
+        next_steps_boot_pending(&steps, &c->rfs);
         if (a->nagios) {
-                nagios_judged = true;
-                r = verify_print_nagios(&res, c->plan, stdout);
+                r = verify_print_nagios(&res, c->plan, &steps, a, stdout);
                 return flush_stdout() == EXIT_OK ? r : NAGIOS_UNKNOWN;
         }
         if (streq_ptr(a->format, "prometheus")) {
                 if (a->output) {
-                        int k = verify_write_prometheus(&res, c->plan, a->output);
-                        if (k < 0) {
-                                fprintf(stderr, _("idlecfg: cannot write %s: %s\n"), a->output, strerror(-k));
+                        _cleanup_free_ char *text = NULL, *why = NULL;
+                        size_t len = 0;
+                        FILE *f = open_memstream(&text, &len);
+                        if (!f)
+                                return report(-ENOMEM, &e, NULL);
+                        verify_print_prometheus(&res, c->plan, &steps, f);
+                        if (fclose(f) != 0)
+                                return report(-ENOMEM, &e, NULL);
+                        if (monitor_write_file(a->output, text, &why) < 0) {
+                                fprintf(stderr, _("idlecfg: cannot write %s: %s\n"),
+                                        a->output, why);
                                 return EXIT_FAILURE_;
                         }
                 } else
-                        verify_print_prometheus(&res, c->plan, stdout);
+                        verify_print_prometheus(&res, c->plan, &steps, stdout);
                 /* a monitoring system reads the gauges: drift is no failure of the run */
                 return flush_stdout();
         }
-        /* what the boot configuration still lacks of what was installed */
-        next_steps_init(&steps, &c->rfs);
-        next_steps_boot_pending(&steps, &c->rfs);
         verify_print(&res, c->plan, &steps, a->json || streq_ptr(a->format, "json"), stdout);
         if (r > 0)
                 return EXIT_CHANGES;
@@ -367,9 +372,9 @@ static const struct verb verbs[] = {
         { "rollback", 0, 1, VERB_LOCK, check_rollback, verb_rollback,
           N_("Undo apply and/or install exactly: rollback [apply|install|all]"),
           O_FORCE | O_WAIT | O_MEASURE | O_JSON | O_PLANNING, N_("[apply|install|all]") },
-        { "verify", 0, 0, VERB_PLAN, check_verify, verb_verify,
+        { "verify", 0, 0, VERB_PLAN | VERB_INSTALLED, check_verify, verb_verify,
           N_("Compare the running system with the plan; list idle blockers"),
-          O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT, NULL },
+          O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT | O_WARNING | O_CRITICAL | O_TIMEOUT, NULL },
         /* detects and plans itself, only when something changed */
         { "refresh", 0, 0, VERB_LOCK, check_refresh, verb_refresh,
           N_("Re-install if hardware, kernel, hwdb or profile changed"),
@@ -529,10 +534,12 @@ static int check_kernel(const struct verb *v, const struct run *c)
  * gettext converts them to. Numbers stay in the C locale (a decimal point in
  * every output), and a UTF-8 locale without the locale archive costs a dozen
  * file loads less per run (refresh's start-up, tests/bench/ratio-bench.sh) */
-static void setup_locale(void)
+static void setup_locale(bool messages)
 {
         setlocale(LC_CTYPE, "");
-        setlocale(LC_MESSAGES, "");
+        /* a monitoring plugin's line is read by programs: never translated */
+        if (messages)
+                setlocale(LC_MESSAGES, "");
 #if ENABLE_NLS
         {
                 /* IDLECFG_LOCALEDIR overrides the compiled-in catalogue
@@ -637,6 +644,8 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
          * refresh --condition reads a stamp written whole */
         if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a->dry_run && !a->check && !a->condition)
                 r = run_lock(&run);
+        if (r == EXIT_OK && (v->needs & VERB_INSTALLED))
+                r = run_installed_profile(&run);
         if (r == EXIT_OK && (v->needs & VERB_PLAN))
                 r = run_plan(&run);
         else if (r == EXIT_OK && (v->needs & VERB_INVENTORY))
@@ -644,27 +653,21 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
         if (r == EXIT_OK)
                 r = v->run(&run, nargs, args);
         run_done(&run);
-        /* a Nagios plugin says UNKNOWN for whatever kept it from judging */
-        if (a->nagios && !nagios_judged) {
-                printf("IDLECFG UNKNOWN - verify failed (exit %d)\n", r);
-                return NAGIOS_UNKNOWN;
-        }
         return r;
 }
 
-int main(int argc, char **argv)
+static int idlecfg_main(int argc, char **argv)
 {
-        struct args a = { .wait_ms = 10000, .seconds = 20 };
+        struct args a = { .wait_ms = 10000, .seconds = 20, .timeout = 10 };
         _cleanup_free_ char *profiles_dir = NULL;
         const struct verb *v;
         int r, nargs;
 
-        setup_locale();
-        signals_setup();
-
         r = args_parse(argc, argv, &a);
         if (r >= 0)
                 return r;
+        if (a.nagios)
+                nagios_timeout(a.timeout);
         r = help(&a, argc, argv);
         if (r >= 0)
                 return r;
@@ -682,7 +685,21 @@ int main(int argc, char **argv)
                 r = check_options(v, &a);
         if (r == EXIT_OK)
                 r = check_paths(&a, &profiles_dir);
-        if (r != EXIT_OK)
-                return r;
-        return run_verb(v, &a, nargs, argv + optind + 1);
+        if (r == EXIT_OK)
+                r = run_verb(v, &a, nargs, argv + optind + 1);
+        /* the gauges of a failed run: an error, not the old file looking fresh */
+        if (r != EXIT_OK && streq(v->name, "verify") && streq_ptr(a.format, "prometheus") &&
+            monitor_prometheus_failed(a.output) < 0)
+                r = EXIT_FAILURE_;
+        return r;
+}
+
+int main(int argc, char **argv)
+{
+        /* a monitoring plugin: one status line whatever happens, usage errors too */
+        bool nagios = nagios_asked(argc, argv);
+
+        setup_locale(!nagios);
+        signals_setup();
+        return nagios ? nagios_plugin(idlecfg_main, argc, argv) : idlecfg_main(argc, argv);
 }

@@ -47,12 +47,20 @@ static const struct option_row {
           N_("      --image           install: no hardware setting, the first-boot unit enabled;\n"
              "                        refresh: run as that unit (see IMAGES in idlecfg(8))\n") },
         { O_CHECK, "check", 0, no_argument,
-          N_("      --check           install: exit 5 if a run would change something, 0 if not\n") },
+          N_("      --check           install: exit 5 if a run would change a file, 4 if only\n"
+             "                        a boot step is pending, 0 if not\n") },
         { O_DIFF, "diff", 0, no_argument, N_("      --diff            install --check: show the diff too\n") },
         { O_NAGIOS, "nagios", 0, no_argument,
           N_("      --nagios          verify: a Nagios plugin's status line and exit code\n") },
         { O_OUTPUT, "output", 0, required_argument,
           N_("      --output FILE     verify --format prometheus: write FILE atomically\n") },
+        { O_WARNING, "warning", 'w', required_argument,
+          N_("  -w, --warning DRIFT[,BLOCKERS]  verify --nagios: WARNING outside these ranges\n"
+             "                        (plugin range syntax; default: drift and missing 0)\n") },
+        { O_CRITICAL, "critical", 'c', required_argument,
+          N_("  -c, --critical DRIFT[,BLOCKERS]  verify --nagios: CRITICAL outside these ranges\n") },
+        { O_TIMEOUT, "timeout", 't', required_argument,
+          N_("  -t, --timeout SECONDS  verify --nagios: UNKNOWN after this long (default 10)\n") },
         { O_CONDITION, "condition", 0, no_argument,
           N_("      --condition       refresh --image: only tell whether the first-boot unit has\n"
              "                        work (exit 0) or its stamp says not (exit 1)\n") },
@@ -169,6 +177,14 @@ static int parse_option(const struct option_row *o, const char *arg, struct args
                 }
                 a->output = arg;
                 break;
+        case O_WARNING:
+                a->warning = arg;
+                break;
+        case O_CRITICAL:
+                a->critical = arg;
+                break;
+        case O_TIMEOUT:
+                return parse_seconds("timeout", arg, 1, &a->timeout);
         case O_HELP:
                 a->help = true;
                 break;

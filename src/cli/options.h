@@ -43,6 +43,10 @@ enum {
         O_NAGIOS = 1u << 19,
         O_OUTPUT = 1u << 20,
         O_CONDITION = 1u << 21,         /* refresh --image --condition: the unit's ExecCondition= */
+        /* verify --nagios: the plugin's thresholds and timeout (#34) */
+        O_WARNING = 1u << 22,
+        O_CRITICAL = 1u << 23,
+        O_TIMEOUT = 1u << 24,
         /* every verb takes these */
         O_COMMON = O_ROOT | O_VERBOSE | O_HELP | O_VERSION,
         /* the plan's inputs */
@@ -73,6 +77,9 @@ struct args {
         bool nagios;            /* verify --nagios */
         const char *output;     /* verify --format=prometheus --output FILE */
         bool condition;         /* refresh --image --condition: exit 0 if the first-boot unit has work, 1 if not */
+        const char *warning;    /* verify --nagios -w DRIFT[,BLOCKERS]: ranges, checked by the verb */
+        const char *critical;   /* -c, the same */
+        unsigned timeout;       /* verify --nagios -t SECONDS */
 };
 
 /* The command line into A (getopt's own messages off: idlecfg's, with the

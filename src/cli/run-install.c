@@ -161,11 +161,11 @@ int do_install(struct run *c, bool json, bool take_effect)
         if (salt && r >= 0) {
                 if (a->check && a->diff)
                         install_print(&res, stdout);
-                install_print_salt(&res, a->check, r > 0, stdout);
+                install_print_salt(&res, &steps, a->check, r > 0, stdout);
         } else if (!json && a->check) {
                 if (a->diff)
                         install_print(&res, stdout);
-                install_print_check(&res, c->rfs.path, stdout);
+                install_print_check(&res, &steps, c->rfs.path, stdout);
         } else if (!json) {
                 install_print(&res, stdout);
                 if (r >= 0 && take_effect && r > 0) {
@@ -197,8 +197,9 @@ int do_install(struct run *c, bool json, bool take_effect)
         }
         if (r < 0)
                 return install_failed(c, &res, dry, report(r, &e, _("install failed")));
+        /* a boot step still pending is work to do: install exits 4 too */
         if (a->check && !salt)
-                return r > 0 ? EXIT_WOULD_CHANGE : EXIT_OK;
+                return r > 0 ? EXIT_WOULD_CHANGE : next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
         /* Salt fails a state on any exit but 0 */
         if (salt)
                 return EXIT_OK;

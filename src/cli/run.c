@@ -2,9 +2,11 @@
  * freed in one place; and how a verb reports an error */
 #include "config.h"
 
+#include "engine/install.h"
 #include "pipeline/detect.h"
 #include "pipeline/planner.h"
 #include "cli/run.h"
+#include "state/manifest.h"
 
 /* "idlecfg: WHAT: file:line: message" on stderr; FALLBACK without a message */
 void print_error(const char *what, const struct xerror *e, const char *fallback)
@@ -84,6 +86,24 @@ int run_detect(struct run *c)
                 fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
                 return EXIT_FAILURE_;
         }
+        return EXIT_OK;
+}
+
+int run_installed_profile(struct run *c)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        struct xerror e = {};
+        int r = manifest_load(&c->rfs, &m, &e);
+
+        if (r == -ENOENT)
+                return EXIT_OK;
+        if (r < 0)
+                return report(r, &e, NULL);
+        /* an image's manifest names no machine's profile: the first boot chooses */
+        if (c->profile || c->chosen || !m->profile || streq_ptr(m->fingerprint, IMAGE_FINGERPRINT))
+                return EXIT_OK;
+        c->chosen = xstrdup(m->profile);
+        c->chosen_reason = xstrdup(_("installed, from the manifest"));
         return EXIT_OK;
 }
 

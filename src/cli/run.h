@@ -38,6 +38,11 @@ void run_done(struct run *c);
 int run_lock(struct run *c);
 /* the inventory, once */
 int run_detect(struct run *c);
+/* verify: the profile install wrote (the root's manifest) unless --profile
+ * was given, as the one run_plan() plans; a manifest that exists but is
+ * refused (cut, damaged, not a regular file) is said: EXIT_USAGE or
+ * EXIT_FAILURE_, as install and rollback refuse it */
+int run_installed_profile(struct run *c);
 /* the inventory and the plan, once */
 int run_plan(struct run *c);
 /* stdout written out, or EXIT_FAILURE_ (said) */

@@ -125,6 +125,7 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
         json_begin_object(&j);
         json_kv_int(&j, "schema", 1);
         json_kv_string(&j, "profile", p->profile);
+        json_kv_string(&j, "profile_reason", p->profile_reason);
         json_kv_bool(&j, "installed", r->installed);
         json_key(&j, "settings");
         json_begin_array(&j);
@@ -185,8 +186,8 @@ void verify_print(const struct verify_result *r, const struct plan *p, const str
                 verify_print_json(r, p, steps, out);
                 return;
         }
-        fprintf(out, _("Settings of profile %s: %zu match, %zu drift, %zu missing, %zu take effect "
-                       "later (boot or module load)\n"), p->profile, r->count[VERIFY_MATCH], r->count[VERIFY_DRIFT],
+        fprintf(out, _("Settings of profile %s (%s): %zu match, %zu drift, %zu missing, %zu take effect "
+                       "later (boot or module load)\n"), p->profile, p->profile_reason, r->count[VERIFY_MATCH], r->count[VERIFY_DRIFT],
                 r->count[VERIFY_MISSING], r->count[VERIFY_LATER]);
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];

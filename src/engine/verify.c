@@ -185,14 +185,12 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
         struct blockers b = {};
-        struct xerror ignored = {};
         int r;
 
-        r = manifest_load(rfs, &m, &ignored);
-        if (r < 0 && r != -ENOENT && ignored.message)
-                /* a manifest that cannot be read is said, not taken for none in silence */
-                rootfs_warn(rfs, _("%s; verify compares as if nothing were installed"), ignored.message);
-        xerror_done(&ignored);
+        /* one that exists but is refused is no "not installed": said, as install and rollback say it */
+        r = manifest_load(rfs, &m, ret_error);
+        if (r < 0 && r != -ENOENT)
+                return r;
         res->installed = r >= 0;
         res->n = p->n;
         res->state = xcalloc(p->n ? p->n : 1, sizeof(*res->state));

@@ -45,6 +45,7 @@ struct verify_result {
 void verify_result_free(struct verify_result *r);
 
 /* Compare the running system with the plan; list the idle blockers.
- * 0 everything matches, 1 drift, <0 failure. */
+ * 0 everything matches, 1 drift, <0 failure (a manifest that exists but is
+ * refused too: not "not installed"). */
 int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
                struct verify_result *ret, struct xerror *ret_error);
