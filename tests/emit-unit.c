@@ -180,6 +180,8 @@ static const struct case_ cases[] = {
         { "usb.autosuspend", { "auto", "on" }, { "off", "0" } },
         { "usb.autosuspend_delay_ms", { "0", "1", "2000", "600000" }, { "-1", "600001", "2000ms", "2.5", "0x10" } },
         { "usb.persist", { "0", "1" }, { "2", "Y" } },
+        { "bluetooth.autosuspend", { "auto", "on" }, { "off", "Y" } },
+        { "bluetooth.btusb_autosuspend", { "Y", "N" }, { "y", "1", "auto" } },
         { "usbcore.autosuspend", { "-1", "0", "2", "3600" }, { "-2", "3601", "-" } },
         { "audio.power_save", { "0", "1", "10", "3600" }, { "-1", "3601", "1s" } },
         { "audio.power_save_controller", { "Y", "N" }, { "y", "1", "yes", "YN" } },

@@ -309,10 +309,26 @@ static void test_sample_and_diff(void)
         {
                 size_t *chain = NULL, nc = 0;
                 unsigned long long audio;
-                unsigned long long ms = measure_settle_ms(b, p, &chain, &nc, &audio);
-                ok(ms == 2000 && nc == 1 && streq(b->devs[chain[0]].name, "usb1") && audio == 0,
+                const char *what;
+                unsigned long long ms = measure_settle_ms(b, p, &chain, &nc, &audio, &what);
+                struct setting *s;
+
+                ok(ms == 2000 && nc == 1 && streq(b->devs[chain[0]].name, "usb1") && audio == 0 && !what,
                    "settle: the hub's 2000 ms (the mouse is on, it holds no chain; a suspended device's 15 s "
                    "delay is nothing to wait for) (got %llu ms, %zu)", ms, nc);
+                free(chain);
+                /* a delay a family declares (audio's power_save, knobs/audio.c .settle) */
+                s = plan_add(p);
+                s->knob = xstrdup("audio.power_save");
+                s->module = xstrdup("snd_hda_intel");
+                s->param = xstrdup("power_save");
+                s->value = xstrdup("10");
+                s->reason = xstrdup("profile test [audio] power_save");
+                s->mech = MECH_MODPROBE;
+                ms = measure_settle_ms(b, p, &chain, &nc, &audio, &what);
+                ok(ms == 10000 && audio == 10000 && what && strstr(what, "audio codec"),
+                   "settle: audio.power_save = 10 waits 10 s, in the audio family's words (got %llu ms, %s)", ms,
+                   what ? what : "none");
                 free(chain);
         }
         measure_result_free(r);

@@ -703,7 +703,8 @@ int measure_around(const struct measure_request *q, const char *what, const stru
         _cleanup_(around_done) struct around x = {};
         struct measure_sample *mid;
         size_t n_ch = 0, n_chain = 0, log_len = 0;
-        unsigned long long settle, audio;
+        unsigned long long settle, knob_ms;
+        const char *knob_what;
         FILE *out = stdout;
         int code, r;
 
@@ -745,7 +746,7 @@ int measure_around(const struct measure_request *q, const char *what, const stru
                 return EXIT_FAIL;
         }
         mid = x.mid;
-        settle = measure_settle_ms(mid, p, &x.chain, &n_chain, &audio) + SETTLE_MARGIN_MS;
+        settle = measure_settle_ms(mid, p, &x.chain, &n_chain, &knob_ms, &knob_what) + SETTLE_MARGIN_MS;
         if (settle > SETTLE_MAX_MS)
                 settle = SETTLE_MAX_MS;
         if (!q->json) {
@@ -758,8 +759,13 @@ int measure_around(const struct measure_request *q, const char *what, const stru
                         printf(_(" (a parent suspends only after its children, then waits its own delay)"));
                 } else
                         printf(_("no device has an autosuspend delay"));
-                if (audio > 0)
-                        printf(_("; the audio codec powers down after %llu s"), audio / 1000);
+                if (knob_ms > 0 && knob_what) {
+                        /* the family's words (knobs' .settle), N_() marked, "%llu" the seconds */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+                        printf(_(knob_what), knob_ms / 1000);
+#pragma GCC diagnostic pop
+                }
                 printf(_("; plus %u s margin\n"), SETTLE_MARGIN_MS / 1000);
                 printf(_("Measuring for %u s after %s...\n"), q->seconds, what);
         }

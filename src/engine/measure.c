@@ -375,10 +375,11 @@ void measure_result_free(struct measure_result *r)
 /* ---- how long settings take to show ---- */
 
 unsigned long long measure_settle_ms(const struct measure_sample *s, const struct plan *p, size_t **ret_chain,
-                                     size_t *ret_n_chain, unsigned long long *ret_audio_ms)
+                                     size_t *ret_n_chain, unsigned long long *ret_knob_ms,
+                                     const char **ret_knob_message)
 {
         /* total[i]: its own delay plus the longest total of its children; next[i]: that child + 1 */
-        unsigned long long *total = xcalloc(s->n_devs + 1, sizeof(*total)), best = 0, audio = 0;
+        unsigned long long *total = xcalloc(s->n_devs + 1, sizeof(*total)), best = 0, knob;
         size_t *next = xcalloc(s->n_devs + 1, sizeof(*next)), top = SIZE_MAX;
 
         /* sorted by devpath, a device's descendants come after it: walking
@@ -421,13 +422,11 @@ unsigned long long measure_settle_ms(const struct measure_sample *s, const struc
                 (*ret_chain)[i] = (*ret_chain)[*ret_n_chain - 1 - i];
                 (*ret_chain)[*ret_n_chain - 1 - i] = t;
         }
-        for (size_t i = 0; p && i < p->n; i++)
-                if (p->v[i].value && streq(p->v[i].knob, "audio.power_save"))
-                        audio = strtoull(p->v[i].value, NULL, 10) * 1000u;
+        knob = knob_settle_ms(p, ret_knob_message);
         free(total);
         free(next);
-        *ret_audio_ms = audio;
-        return best > audio ? best : audio;
+        *ret_knob_ms = knob;
+        return best > knob ? best : knob;
 }
 
 static const struct measure_dev *result_dev(const struct measure_result *r, const char *devpath)

@@ -93,10 +93,13 @@ unsigned long long measure_energy_delta(unsigned long long start, unsigned long 
 /* How long settings need to take effect on the devices of S: the longest chain
  * of autosuspend delays of devices that are awake and allowed to suspend (a
  * parent suspends after its child, then waits its own delay), at least the
- * plan's audio power_save timeout. The chain's devices go
- * to ret_chain (indexes into S->devs, leaf first). Milliseconds, without margin. */
+ * longest delay a setting of the plan adds (knob_settle_ms(): an audio codec's
+ * power_save), which goes to ret_knob_ms with the family's words for it
+ * (N_() marked, "%llu": seconds). The chain's devices go to ret_chain
+ * (indexes into S->devs, leaf first). Milliseconds, without margin. */
 unsigned long long measure_settle_ms(const struct measure_sample *s, const struct plan *p, size_t **ret_chain,
-                                     size_t *ret_n_chain, unsigned long long *ret_audio_ms);
+                                     size_t *ret_n_chain, unsigned long long *ret_knob_ms,
+                                     const char **ret_knob_message);
 
 /* ---- before and after a change (apply --measure, rollback --measure) ---- */
 

@@ -78,6 +78,11 @@ static const struct knob_attr attrs[] = {
 
 static const char *const modules[] = { "snd_hda_intel", "snd_ac97_codec", NULL };
 
+/* the codec powers down power_save seconds after the last sound */
+static const struct knob_settle settle[] = {
+        { "audio.power_save", N_("; the audio codec powers down after %llu s") },
+};
+
 const struct knob_family knob_family_audio = {
         .name = "audio",
         .section = "audio",
@@ -86,5 +91,6 @@ const struct knob_family knob_family_audio = {
         KNOB_LIST(properties, properties),
         KNOB_LIST(attrs, attrs),
         .modules = modules,
+        KNOB_LIST(settle, settle),
         .plan = knob_audio,
 };

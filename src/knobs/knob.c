@@ -449,3 +449,66 @@ char *usb_hwdb_key(const struct device *d)
                 *x = (char) toupper((unsigned char) *x);
         return xasprintf("usb:v%sp%s:%s", v, p, strempty(kv_get(&d->ids, "product_name")));
 }
+
+/* ---- mechanisms more than one layer or family uses ---- */
+
+char *sysctl_canonical_path(const char *key)
+{
+        char *path = xasprintf("/proc/sys/%s", key);
+
+        for (char *p = path + strlen("/proc/sys/"); *p; p++)
+                if (*p == '.')
+                        *p = '/';
+        return path;
+}
+
+char *sysctl_proc_path(const char *key)
+{
+        const char *proc = secure_getenv("IDLECFG_TEST_PROC");
+        char *path;
+
+        /* umockdev redirects /sys only: a test that forgot the variable must not
+         * read or write the host's /proc/sys through the plan of a recording */
+        if (!(proc && *proc) && getenv("UMOCKDEV_DIR"))
+                return NULL;
+        path = xasprintf("%s/sys/%s", proc && *proc ? proc : "/proc", key);
+        for (char *p = path + strlen(path) - strlen(key); *p; p++)
+                if (*p == '.')
+                        *p = '/';
+        return path;
+}
+
+/* "yes", "no" (the option is not set, or "is not set"), or NULL when the
+ * target kernel's config is not in the root */
+const char *knob_kconfig_option(struct planctx *c, const char *option, char **ret_file, int *ret_error)
+{
+        _cleanup_free_ char *text = NULL, *set = NULL;
+        const char *v;
+        int r;
+
+        if (!c->inv->kernel || !c->inv->rfs)
+                return NULL;
+        *ret_file = knob_input_path(KCONFIG_PATH, c->inv->kernel);
+        r = rootfs_read_file(c->inv->rfs, *ret_file, 0, KCONFIG_MAX, &text, NULL, NULL);
+        if (ret_error)
+                *ret_error = r < 0 ? r : 0;
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
+                /* a FIFO or a 3 GB file is there, but unusable: said, not "not in the root" */
+                _cleanup_free_ char *shown = rootfs_display(c->inv->rfs, *ret_file);
+                _cleanup_free_ char *why = rootfs_why(c->inv->rfs, *ret_file, r, KCONFIG_MAX);
+                rootfs_warn(c->inv->rfs, _("%s: %s; idlecfg does not check the target kernel's options in it"),
+                            shown, why);
+        }
+        if (r < 0)
+                return NULL;
+        set = xasprintf("\n%s=", option);
+        /* a leading newline so that the first line matches like the others;
+         * "# CONFIG_X is not set", or no line at all: not set */
+        {
+                _cleanup_free_ char *t = xasprintf("\n%s", text);
+                v = strstr(t, set);
+                if (v && (v[strlen(set)] == 'y' || v[strlen(set)] == 'm'))
+                        return "yes";
+        }
+        return "no";
+}

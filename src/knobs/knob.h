@@ -164,6 +164,13 @@ struct knob_runtime_pm {
         const char *knob;
 };
 
+/* measure: a knob whose value is a delay in seconds before what it sets powers
+ * down (a codec's power_save): measure waits for it after a change */
+struct knob_settle {
+        const char *knob;
+        const char *message;            /* N_() marked; "%llu" stands for the seconds */
+};
+
 /* verify: a value that keeps a device out of its idle state. Either ATTR, BAD
  * and MESSAGE, or CHECK where one look at one attribute does not tell (two
  * attributes, a sample over time, the setting of another device). */
@@ -234,6 +241,9 @@ struct knob_family {
         /* explain: classes whose setting is planned on the parent device
          * (an I2C adapter's runtime PM is its controller's) */
         const char *const *on_parent;   /* NULL-terminated, or NULL */
+        /* measure: delays its knobs add before a device powers down */
+        const struct knob_settle *settle;
+        size_t n_settle;
         /* refresh: the root's files the plan function reads (see above) */
         const struct knob_input *inputs;
         size_t n_inputs;
@@ -291,6 +301,10 @@ const struct profile_key *knob_profile_keys(size_t *ret_n);
 /* what a profile file may hold: the [profile] keys, then knob_profile_keys();
  * built once, for profile_load() */
 const struct profile_keyset *knob_profile_schema(void);
+/* the longest delay in milliseconds that a setting of P adds before what it
+ * sets powers down (the families' .settle), 0 if none; *RET_MESSAGE: the
+ * family's words for it (N_() marked, "%llu": seconds), NULL with 0 */
+unsigned long long knob_settle_ms(const struct plan *p, const char **ret_message);
 /* the knob that keeps a device of CLASS out of runtime PM when power/control = on */
 const char *knob_runtime_pm_of(const char *class);
 /* measure: the knob that sets the power/control of a device of CLASS (the
@@ -314,6 +328,9 @@ extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_s
 extern const struct knob_family knob_family_kernel;
 extern const struct knob_family knob_family_wifi, knob_family_network, knob_family_bluetooth;
 
+/* the target kernel's config (knob_input_path()'s "%k"), and how much of it is read */
+#define KCONFIG_PATH "/boot/config-%k"
+#define KCONFIG_MAX (4u << 20)
 /* "yes" when OPTION is y or m in the target kernel's /boot/config-RELEASE,
  * "no" when it is not set, NULL when that file is not in the root; *RET_FILE
  * (free it) names the file */

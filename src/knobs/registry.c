@@ -282,3 +282,28 @@ const struct profile_keyset *knob_profile_schema(void)
         }
         return &s;
 }
+
+unsigned long long knob_settle_ms(const struct plan *p, const char **ret_message)
+{
+        unsigned long long best = 0;
+
+        *ret_message = NULL;
+        for (size_t i = 0; p && i < p->n; i++) {
+                if (!p->v[i].value)
+                        continue;
+                for (size_t f = 0; f < ELEMENTSOF(families); f++)
+                        for (size_t k = 0; k < families[f]->n_settle; k++) {
+                                const struct knob_settle *st = &families[f]->settle[k];
+                                unsigned long long ms;
+
+                                if (!streq(p->v[i].knob, st->knob))
+                                        continue;
+                                ms = strtoull(p->v[i].value, NULL, 10) * 1000u;
+                                if (ms > best) {
+                                        best = ms;
+                                        *ret_message = st->message;
+                                }
+                        }
+        }
+        return best;
+}
