@@ -6,7 +6,7 @@
 # a desktop, and rollback to the values before idlecfg ever switched
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 27
+plan 30
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -123,6 +123,75 @@ else
         skip "udevadm test: no udevadm or no mount namespace here"
         skip "udevadm test: no udevadm or no mount namespace here"
 fi
+
+# booting on battery (#33): the boot unit's switch, then what udev processes
+# after it (coldplug adds still queued, drivers binding, a module loading):
+# each device and module of the table gets the current source's value from
+# the installed rules (each file is emptied first: udev writes an attribute
+# without truncating it, which a sysfs file does not need and a testbed's
+# plain file does; a rule that wrote nothing leaves it empty). The root's /run
+# is the live /run here (a private mount namespace), as on a booted machine.
+cp -a "$root" "$tmp/broot"
+broot=$tmp/broot
+cat >"$tmp/late.sh" <<EOS
+set -u
+I="$IDLECFG --root $broot"
+mkdir -p $tmp/bproc/sys/vm && echo 700 >$tmp/bproc/sys/vm/dirty_writeback_centisecs
+export IDLECFG_TEST_PROC=$tmp/bproc IDLECFG_TEST_SETTLE_MS=1
+sup=/sys/class/power_supply
+# every line of the table: each device added again, each module loaded again: the value of source \$1
+late() {
+        n=0 good=0
+        while read -r knob mech dev attr mod par ac bat; do
+                case \$knob in '#'*|'') continue ;; esac
+                n=\$((n + 1))
+                if [ \$1 = battery ]; then want=\$bat; else want=\$ac; fi
+                case \$mech in
+                udev)   f=/sys\$dev/\$attr
+                        : >\$f
+                        udevadm test --action=add /sys\$dev >>$tmp/late-udev.out 2>&1 ;;
+                modprobe|tmpfiles)
+                        m=\$(echo \$mod | tr - _)
+                        f=/sys/module/\$m/parameters/\$par
+                        : >\$f; : >"\$UMOCKDEV_DIR/sys/module/\$m/uevent"
+                        udevadm test --action=add /sys/module/\$m >>$tmp/late-udev.out 2>&1 ;;
+                sysctl) f=$tmp/bproc/sys/\$(echo \$par | tr . /) ;;
+                *)      f=/dev/null ;;
+                esac
+                got=\$(cat \$f)
+                [ "\$got" = "\$want" ] && good=\$((good + 1)) || echo "\$1 wrong: \$knob \$dev\$mod \$attr\$par \$got, not \$want"
+        done <$broot/etc/idlecfg/power-source.conf
+        echo "\$1 \$n \$good"
+}
+echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status
+\$I power-source boot >$tmp/late-boot.out 2>&1; echo "boot \$? \$(test -e /run/idlecfg/on-battery && echo mark)"
+late battery
+echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
+\$I power-source event >$tmp/late-ev.out 2>&1; echo "event \$? \$(test -e /run/idlecfg/on-battery && echo mark)"
+late ac
+EOS
+if command -v udevadm >/dev/null && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+        mkdir -p "$broot/run/udev"
+        unshare -m sh -c "mount -t tmpfs idlecfg-test /etc/udev/rules.d &&
+                cp '$broot/etc/udev/rules.d/'*.rules /etc/udev/rules.d/ && mount --bind '$broot/run' /run &&
+                '$top_srcdir/tests/run-machine' '$m' sh '$tmp/late.sh'" >"$tmp/late.out" 2>&1
+        set -- $(sed -n 's/^battery \([0-9]* [0-9]*\)$/\1/p' "$tmp/late.out") $(sed -n 's/^ac \([0-9]* [0-9]*\)$/\1/p' "$tmp/late.out")
+        check "booted on battery: the boot unit marks the battery, then every device added or bound and every module loaded after it takes its battery value from the installed rules (${2:-?} of ${1:-?}) [$(sed -n 's/^boot //p' "$tmp/late.out")]" \
+                sh -c "grep -qx 'boot 0 mark' '$tmp/late.out' && test '${1:-0}' -ge 3 && test '${2:-x}' = '${1:-y}' ||
+                       { cat '$tmp/late.out'; exit 1; }"
+        check "plugged in after it: the mark is gone and every one of them takes its AC value again (${4:-?} of ${3:-?})" \
+                sh -c "grep -qx 'event 0 ' '$tmp/late.out' && test '${3:-0}' -ge 3 && test '${4:-x}' = '${3:-y}' ||
+                       { cat '$tmp/late.out'; exit 1; }"
+else
+        skip "booted on battery: no udevadm or no mount namespace here"
+        skip "booted on battery: as above"
+fi
+check "the rules pick the value by the mark: two lines for each device of the table in 70-idlecfg.rules, two for each module in the switch's rule (snd_hda_intel's power_save)" \
+        sh -c "n=\$(grep -c ' udev ' '$broot/etc/idlecfg/power-source.conf') &&
+               test \$(grep -c 'TEST!=\"/run/idlecfg/on-battery\", ATTR{' '$broot/etc/udev/rules.d/70-idlecfg.rules') = \$n &&
+               test \$(grep -c 'TEST==\"/run/idlecfg/on-battery\", ATTR{' '$broot/etc/udev/rules.d/70-idlecfg.rules') = \$n &&
+               grep -qx 'ACTION==\"add\", SUBSYSTEM==\"module\", KERNEL==\"snd_hda_intel\", TEST==\"parameters/power_save\", TEST==\"/run/idlecfg/on-battery\", ATTR{parameters/power_save}=\"10\"' \
+                       '$broot/etc/udev/rules.d/70-idlecfg-power-source.rules'"
 
 # the switches, in one testbed: unplugged (event), again (unchanged), plugged,
 # boot without an event, resume after a change during sleep, rollback

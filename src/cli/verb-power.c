@@ -89,6 +89,19 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
         }
         free(table->profile);
         table->profile = xasprintf("power-source-%s", power_source_name(look.source));
+        /* the mark first: a device bound or a module loaded from now on takes
+         * this source's value from the udev rules, one bound before it gets it
+         * from the writes below */
+        if (!dry_run) {
+                r = ps_mark_write(rfs, look.source, &e);
+                if (r < 0) {
+                        _cleanup_free_ char *m = xerror_format(&e);
+                        fprintf(stderr, "idlecfg: %s\n", m);
+                        xerror_done(&e);
+                        code = 3;
+                        goto done;
+                }
+        }
         printf(dry_run ? _("Would write the %s values:\n") : _("Writing the %s values:\n"), power_source_name(look.source));
         r = apply_run(rfs, table, &o, &res, &e);
         apply_print(&res, dry_run, stdout);

@@ -5,6 +5,7 @@
 
 #include "pipeline/emit.h"
 #include "model/plan.h"
+#include "root/powersource.h"
 #include "base/util.h"
 
 /* ---- the whitelist ----
@@ -500,6 +501,16 @@ static void item_render(struct item *it, enum emit_format fmt)
                         sb_appendf(&sb, ", %s==\"%s\"", s->match.v[i].key, s->match.v[i].value);
                 sb_appendf(&sb, ", TEST==\"%s\"", s->attr);
                 it->key = xstrdup(sb_str(&sb));
+                if (s->value_battery) {
+                        /* a value per power source: the one of the source the switch
+                         * last decided (root/powersource.h), for a device added or
+                         * bound after it, at boot or at a hotplug */
+                        _cleanup_free_ char *match = sb_steal(&sb);
+                        it->line = xasprintf("%s, TEST!=\"" PS_BATTERY_MARK_PATH "\", ATTR{%s}=\"%s\"\n"
+                                             "%s, TEST==\"" PS_BATTERY_MARK_PATH "\", ATTR{%s}=\"%s\"",
+                                             match, s->attr, s->value, match, s->attr, s->value_battery);
+                        break;
+                }
                 sb_appendf(&sb, ", ATTR{%s}=\"%s\"", s->attr, s->value);
                 it->line = sb_steal(&sb);
                 break;

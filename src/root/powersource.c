@@ -204,3 +204,20 @@ int ps_last_write(const struct rootfs *rfs, enum power_source s, struct xerror *
         }
         return 0;
 }
+
+int ps_mark_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error)
+{
+        int r = s == PS_BATTERY ? rootfs_mkdir_p(rfs, "/run/idlecfg", NULL, NULL) : 0;
+
+        if (r >= 0)
+                r = s == PS_BATTERY ? rootfs_write_volatile(rfs, PS_BATTERY_MARK_PATH, "", 0, 0644)
+                                    : rootfs_unlink(rfs, PS_BATTERY_MARK_PATH);
+        if (r == -ENOTDIR && s == PS_AC)
+                r = 0;          /* no /run/idlecfg: no mark either */
+        if (r < 0) {
+                _cleanup_free_ char *shown = rootfs_display(rfs, PS_BATTERY_MARK_PATH);
+                return xerror_set(ret_error, r, s == PS_BATTERY ? _("cannot write %s: %s") : _("cannot remove %s: %s"),
+                                  shown, strerror(-r));
+        }
+        return 0;
+}

@@ -49,3 +49,12 @@ int ps_decide(const char *sys, const struct ps_timing *t, void (*wait)(unsigned 
 #define PS_STATE_PATH "/run/idlecfg/power-source"
 int ps_last_read(const struct rootfs *rfs, enum power_source *ret);
 int ps_last_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error);
+
+/* The run-time mark of the battery: present while the machine runs on
+ * battery. The udev rules install writes (70-idlecfg.rules for devices, the
+ * switch's rule for modules) test it (TEST=="...") to pick the value of a
+ * device added or bound, or a module loaded, after the last switch; its
+ * absence (every boot starts without it) means AC. Written before the values
+ * of a switch, so that no event after it takes the other source's value. */
+#define PS_BATTERY_MARK_PATH "/run/idlecfg/on-battery"
+int ps_mark_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error);
