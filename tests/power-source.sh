@@ -6,7 +6,7 @@
 # a desktop, and rollback to the values before idlecfg ever switched
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 30
+plan 36
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -37,8 +37,31 @@ sed -e '0,/^A: online=1/s//A: online=0/' -e 's/^A: online=0$/A: online=0/' "$P/u
         awk '/ucsi-source-psy-USBC000:002$/ { p = 1 } p && /^A: online=/ { $0 = "A: online=1"; p = 0 } { print }' |
         sed 's/^A: status=Charging/A: status=Discharging/' >"$tmp/usbc-5v.umockdev"
 out=$(show "$tmp/usbc-5v.umockdev")
-check "USB-C without PD online and the battery discharging: battery" \
-        sh -c "echo '$out' | grep -qx 'Power source: battery (no supply online, battery BAT1 discharging)'"
+check "USB-C without PD online and the battery discharging: battery (TLP's rule, stricter than systemd's)" \
+        sh -c "echo '$out' | grep -qxF 'Power source: battery (no supply online, battery BAT1 discharging; USB supply ucsi-source-psy-USBC000:002 online without Power Delivery ([C] PD PD_PPS) ignored)'"
+# systemd's on_ac_power() (src/shared/battery-util.c), case by case (#33)
+out=$(show "$P/typec-source-laptop.umockdev")
+check "a USB PD supply whose Type-C port is a power source (charging a phone): ignored, battery" \
+        sh -c "echo '$out' | grep -qxF 'Power source: battery (no supply online, battery BAT0 discharging; USB supply tcpm-source-psy-USBC000:00 ignored: its Type-C ports are all power sources)'"
+out=$(show "$(variant "$P/typec-source-laptop.umockdev" 'power_role=source [sink]')")
+check "the same port as a sink: AC" \
+        sh -c "echo '$out' | grep -qxF 'Power source: ac (USB Power Delivery supply tcpm-source-psy-USBC000:00 online (C [PD] PD_PPS))'"
+sed '0,/^A: online=1/s//A: online=2/' "$P/usbc-pd-laptop.umockdev" >"$tmp/pps.umockdev"
+out=$(show "$tmp/pps.umockdev")
+check "a PD PPS charger, online 2 (Online Programmable): AC" \
+        sh -c "grep -q '^A: online=2' '$tmp/pps.umockdev' && echo '$out' | grep -qxF 'Power source: ac (USB Power Delivery supply ucsi-source-psy-USBC000:001 online (C [PD] PD_PPS))'"
+out=$(show "$P/wireless-tablet.umockdev")
+out2=$(show "$(variant "$P/wireless-tablet.umockdev" online=0 status=Discharging)")
+check "a Wireless (Qi) supply online counts as AC, off the pad the battery decides" \
+        sh -c "echo '$out' | grep -qx 'Power source: ac (wireless supply bq51013-wireless online)' &&
+               echo '$out2' | grep -qx 'Power source: battery (no supply online, battery bq27500-0 discharging)'"
+out=$(show "$(variant "$P/mains-laptop.umockdev" present=0)")
+check "a battery not present (an empty bay) is no battery: AC" \
+        sh -c "echo '$out' | grep -qF 'Power source: ac (no system battery (device battery hid-f4:73:35:11:22:33-battery ignored)'"
+sed '/^A: status=Discharging/d' "$P/mains-laptop.umockdev" >"$tmp/nostatus.umockdev"
+out=$(show "$tmp/nostatus.umockdev")
+check "a battery without a status, nothing online: discharging, as systemd assumes" \
+        sh -c "echo '$out' | grep -qx 'Power source: battery (no supply online, battery BAT0 discharging)'"
 out=$(show "$P/hid-desktop.umockdev")
 check "desktop with only a keyboard's HID battery: AC" \
         sh -c "echo '$out' | grep -qF 'Power source: ac (no system battery (device battery hid-0003:046D:4075.0006-battery ignored)'"

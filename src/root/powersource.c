@@ -56,10 +56,76 @@ static bool usb_pd(const char *usb_type)
         return !strchr(usb_type, ' ') && startswith(usb_type, "PD");
 }
 
+/* online: 0 offline, 1 online, 2 "Online Programmable" (USB PD PPS) or
+ * any later kind of online: at least 1 counts, as systemd's on_ac_power() */
+static bool online_ok(const char *on)
+{
+        char *end;
+        unsigned long v;
+
+        if (!on || !*on)
+                return false;
+        errno = 0;
+        v = strtoul(on, &end, 10);
+        return errno == 0 && *end == '\0' && on[0] != '-' && v >= 1;
+}
+
+/* the power roles of the Type-C devices in TYPEC (a directory of links)
+ * below the device PARENT */
+static void typec_roles(const char *typec, const char *parent, bool *source, bool *sink)
+{
+        DIR *d = opendir(typec);
+        size_t n = strlen(parent);
+        struct dirent *de;
+
+        while (d && (de = readdir(d))) {
+                _cleanup_free_ char *link = xasprintf("%s/%s", typec, de->d_name), *port = NULL, *role = NULL;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                port = realpath(link, NULL);
+                if (!port || strncmp(port, parent, n) != 0 || port[n] != '/')
+                        continue;
+                role = attr(typec, de->d_name, "power_role");
+                if (role && strstr(role, "[source]"))
+                        *source = true;
+                else if (role && strstr(role, "[sink]"))
+                        *sink = true;
+        }
+        if (d)
+                closedir(d);
+}
+
+/* systemd's device_is_power_sink(): the Type-C ports under the supply's
+ * parent device; a USB supply whose ports are all in the source role is the
+ * machine feeding a phone, not a charger. False only when a port is a
+ * source and none a sink. The ports are class devices (SYS/class/typec);
+ * the bus of the same name is searched too, as sd-device's enumerator does */
+static bool usb_sink(const char *sys, const char *dir, const char *name)
+{
+        _cleanup_free_ char *self = xasprintf("%s/%s", dir, name), *class = xasprintf("%s/class/typec", sys);
+        _cleanup_free_ char *bus = xasprintf("%s/bus/typec/devices", sys);
+        _cleanup_free_ char *parent = realpath(self, NULL);
+        bool source = false, sink = false;
+        char *slash;
+
+        /* a class device sits in PARENT/power_supply/NAME */
+        for (int up = 0; up < 2; up++) {
+                slash = parent ? strrchr(parent, '/') : NULL;
+                if (!slash || slash == parent)
+                        return true;
+                *slash = '\0';
+        }
+        typec_roles(class, parent, &source, &sink);
+        typec_roles(bus, parent, &source, &sink);
+        return sink || !source;
+}
+
 int ps_look(const char *sys, struct ps_look *ret)
 {
         _cleanup_free_ char *dir = xasprintf("%s/class/power_supply", sys);
         _cleanup_free_ char *online = NULL, *discharging = NULL, *waiting = NULL, *device_bat = NULL;
+        _cleanup_free_ char *ignored = NULL;
         char **names = NULL;
         size_t n = 0;
         DIR *d = opendir(dir);  /* opendir, not scandir: umockdev redirects it in the tests */
@@ -79,6 +145,7 @@ int ps_look(const char *sys, struct ps_look *ret)
         for (size_t i = 0; i < n; i++) {
                 const char *name = names[i];
                 _cleanup_free_ char *type = NULL, *scope = NULL, *on = NULL, *status = NULL, *ut = NULL;
+                _cleanup_free_ char *present = NULL;
 
                 if (name[0] == '.' || online)
                         continue;
@@ -87,24 +154,52 @@ int ps_look(const char *sys, struct ps_look *ret)
                 if (!type)
                         continue;
                 if (streq_ptr(scope, "Device")) {
-                        /* a mouse's, a keyboard's or a controller's battery (hid-*, ...) */
+                        /* a mouse's, a keyboard's or a controller's battery (hid-*,
+                         * HID++, UCSI without charging): it feeds that device only */
                         if (!device_bat)
                                 device_bat = xstrdup(name);
                         continue;
                 }
-                on = attr(dir, name, "online");
-                if (streq(type, "Mains") && streq_ptr(on, "1"))
-                        online = xasprintf("mains supply %s online", name);
-                else if (streq(type, "USB") && streq_ptr(on, "1") && usb_pd(ut = attr(dir, name, "usb_type")))
-                        online = xasprintf("USB Power Delivery supply %s online (%s)", name, ut);
-                else if (streq(type, "Battery")) {
+                if (streq(type, "Battery")) {
+                        present = attr(dir, name, "present");
+                        if (streq_ptr(present, "0"))
+                                continue;       /* an empty bay */
                         status = attr(dir, name, "status");
-                        if (streq_ptr(status, "Discharging")) {
+                        /* no status: discharging, as systemd assumes */
+                        if (!status || streq(status, "Discharging")) {
                                 if (!discharging)
                                         discharging = xstrdup(name);
                         } else if (!waiting)
-                                waiting = xasprintf("%s %s", name, status ? status : "(no status)");
+                                waiting = xasprintf("%s %s", name, status);
+                        continue;
                 }
+                on = attr(dir, name, "online");
+                if (!online_ok(on))
+                        continue;
+                if (streq(type, "USB")) {
+                        /* systemd: not while its Type-C ports all supply power; TLP,
+                         * stricter: only USB Power Delivery counts (a 5 V port does not
+                         * run a laptop) */
+                        ut = attr(dir, name, "usb_type");
+                        if (!usb_sink(sys, dir, name)) {
+                                if (!ignored)
+                                        ignored = xasprintf("USB supply %s ignored: its Type-C ports are all power "
+                                                            "sources", name);
+                        } else if (!usb_pd(ut)) {
+                                if (!ignored)
+                                        ignored = xasprintf("USB supply %s online without Power Delivery (%s) "
+                                                            "ignored", name, ut ? ut : "no usb_type");
+                        } else
+                                online = xasprintf("USB Power Delivery supply %s online (%s)", name, ut);
+                } else if (streq(type, "Wireless"))
+                        /* an inductive (Qi) receiver online: the machine draws from
+                         * the pad, as from a cable; systemd counts it too */
+                        online = xasprintf("wireless supply %s online", name);
+                else if (streq(type, "Mains"))
+                        online = xasprintf("mains supply %s online", name);
+                else
+                        /* UPS and the kinds sysfs-class-power adds later: online, not a battery */
+                        online = xasprintf("%s supply %s online", type, name);
         }
         for (size_t i = 0; i < n; i++)
                 free(names[i]);
@@ -115,7 +210,8 @@ int ps_look(const char *sys, struct ps_look *ret)
                 ret->why = TAKE_PTR(online);
         } else if (discharging) {
                 ret->source = PS_BATTERY;
-                ret->why = xasprintf("no supply online, battery %s discharging", discharging);
+                ret->why = xasprintf("no supply online, battery %s discharging%s%s", discharging, ignored ? "; " : "",
+                                     strempty(ignored));
         } else if (waiting) {
                 ret->source = PS_AC;
                 ret->lagging = true;
