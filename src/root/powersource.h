@@ -21,12 +21,15 @@ struct ps_look {
 void ps_look_done(struct ps_look *l);
 
 /* Look at SYS/class/power_supply (SYS is "/sys"; a directory in the unit
- * tests), TLP's rules: a Mains supply online means AC; a USB supply counts
- * only when online and USB Power Delivery (usb_type's selected word starts
- * with PD); device batteries (scope Device: HID, controllers) are ignored;
- * a system battery "Discharging" with nothing online means battery; no
- * supply at all (a desktop, a VM) means AC. 0, or -errno when the directory
- * cannot be read (a missing one is no supply). */
+ * tests) as systemd's on_ac_power() does (src/shared/battery-util.c): a
+ * supply that is not a battery and has online >= 1 means AC (Mains,
+ * Wireless, UPS); a USB supply not when its Type-C ports are all power
+ * sources, and, TLP's rule where it is stricter, only when USB Power
+ * Delivery (usb_type's selected word starts with PD); batteries of scope
+ * Device or with present 0 are ignored; a system battery "Discharging" (or
+ * without a status) with nothing online means battery; no supply at all (a
+ * desktop, a VM) means AC. 0, or -errno when the directory cannot be read
+ * (a missing one is no supply). */
 int ps_look(const char *sys, struct ps_look *ret);
 
 struct ps_timing {
