@@ -6,7 +6,7 @@
 # a desktop, and rollback to the values before idlecfg ever switched
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 36
+plan 38
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -380,3 +380,21 @@ run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" install --root "$droo
 run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" --root "$droot" power-source event >"$tmp/dev.out" 2>&1
 check "desktop: no switch installed, power-source has nothing to do" \
         sh -c "! test -e '$droot/etc/udev/rules.d/70-idlecfg-power-source.rules' && grep -q 'nothing to switch' '$tmp/dev.out'"
+# no switch where nothing switches (#33): no system battery, or no value per source planned
+sw="etc/idlecfg/power-source.conf etc/udev/rules.d/70-idlecfg-power-source.rules etc/systemd/system/idlecfg-power-source.service etc/systemd/system/multi-user.target.d/idlecfg-power-source.conf usr/lib/systemd/system-sleep/idlecfg-power-source"
+none() { for _f in $sw; do ! test -e "$1/$_f" || { echo "$1/$_f"; return 1; }; done; }
+run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" install --profile balanced --root "$droot" --kernel "$KVER" >"$tmp/dbal.out" 2>&1
+run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" plan --profile balanced --root "$droot" --kernel "$KVER" >"$tmp/dbal.plan" 2>&1
+left=$(none "$droot")
+check "a desktop (no system battery) with balanced's per-source writeback interval: the AC value alone, no switch file [${left:-none}], and the plan says why" \
+        sh -c "test -z '$left' && grep -q 'set 500  (now' '$tmp/dbal.plan' && ! grep -q 'set ac 500, battery 1500' '$tmp/dbal.plan' &&
+               tr -s ' \n' '  ' <'$tmp/dbal.plan' | grep -q 'one power source here (no system battery in /sys/class/power_supply): the AC value, no power-source switch' &&
+               ! grep -q on-battery '$droot/etc/udev/rules.d/70-idlecfg.rules' ||
+               { cat '$tmp/dbal.out' '$tmp/dbal.plan'; exit 1; }"
+lroot=$tmp/lroot
+cp -a "$tmp/broot" "$lroot"
+before=$(none "$lroot")
+run_machine "$m" "$IDLECFG" install --profile performance --root "$lroot" --kernel "$KVER" >"$tmp/lperf.out" 2>&1
+left=$(none "$lroot")
+check "a laptop whose profile plans no value per source (performance): the switch files of the install before ($before, ...) are removed, none written [${left:-none}]" \
+        sh -c "test -n '$before' && test -z '$left' || { cat '$tmp/lperf.out'; exit 1; }"

@@ -223,6 +223,34 @@ int ps_look(const char *sys, struct ps_look *ret)
         return 0;
 }
 
+char *ps_system_battery(const char *sys)
+{
+        _cleanup_free_ char *dir = xasprintf("%s/class/power_supply", sys);
+        char **names = NULL, *found = NULL;
+        size_t n = 0;
+        DIR *d = opendir(dir);
+        struct dirent *de;
+
+        while (d && (de = readdir(d))) {
+                names = xrealloc(names, (n + 1) * sizeof(*names));
+                names[n++] = xstrdup(de->d_name);
+        }
+        if (d)
+                closedir(d);
+        if (n > 0)
+                qsort(names, n, sizeof(*names), strv_cmp);
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *type = NULL, *scope = NULL, *present = NULL;
+                if (!found && names[i][0] != '.' && streq_ptr(type = attr(dir, names[i], "type"), "Battery") &&
+                    !streq_ptr(scope = attr(dir, names[i], "scope"), "Device") &&
+                    !streq_ptr(present = attr(dir, names[i], "present"), "0"))
+                        found = xstrdup(names[i]);
+                free(names[i]);
+        }
+        free(names);
+        return found;
+}
+
 static void sleep_ms(unsigned ms, _unused_ void *userdata)
 {
         struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L };

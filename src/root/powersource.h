@@ -32,6 +32,11 @@ void ps_look_done(struct ps_look *l);
  * (a missing one is no supply). */
 int ps_look(const char *sys, struct ps_look *ret);
 
+/* The first system battery (a Battery supply not of scope Device, present)
+ * in SYS/class/power_supply, NULL when there is none: without one the
+ * machine has one source, and nothing switches. */
+char *ps_system_battery(const char *sys);
+
 struct ps_timing {
         unsigned settle_ms;     /* between two looks (debounce): 200 */
         unsigned lag_ms;        /* how long a lagging battery status is looked at again: 1500 */
