@@ -6,7 +6,7 @@
 # a desktop, and rollback to the values before idlecfg ever switched
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 38
+plan 40
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -215,6 +215,41 @@ check "the rules pick the value by the mark: two lines for each device of the ta
                test \$(grep -c 'TEST==\"/run/idlecfg/on-battery\", ATTR{' '$broot/etc/udev/rules.d/70-idlecfg.rules') = \$n &&
                grep -qx 'ACTION==\"add\", SUBSYSTEM==\"module\", KERNEL==\"snd_hda_intel\", TEST==\"parameters/power_save\", TEST==\"/run/idlecfg/on-battery\", ATTR{parameters/power_save}=\"10\"' \
                        '$broot/etc/udev/rules.d/70-idlecfg-power-source.rules'"
+
+# a table line must name a place of its own knob, parameters included (#33):
+# audio.power_save's line pointed at usbcore's autosuspend is refused with
+# its file and line, and nothing is written
+troot=$tmp/troot
+cp -a "$broot" "$troot"
+rm -rf "$troot/run/idlecfg"
+echo 'audio.power_save modprobe - - usbcore autosuspend 0 10' >>"$troot/etc/idlecfg/power-source.conf"
+tline=$(grep -c '' "$troot/etc/idlecfg/power-source.conf")
+cat "$troot/var/lib/idlecfg/apply.journal" >"$tmp/tjournal" 2>/dev/null
+run_machine "$m" sh -c "echo 0 >/sys/class/power_supply/ACAD/online; echo Discharging >/sys/class/power_supply/BAT0/status
+        IDLECFG_TEST_SETTLE_MS=1 '$IDLECFG' --root '$troot' power-source event; echo \"rc=\$? \$(cat /sys/module/usbcore/parameters/autosuspend) \$(cat /sys/module/snd_hda_intel/parameters/power_save)\"" \
+        >"$tmp/tline.out" 2>&1
+check "a table line of audio.power_save naming usbcore's autosuspend: refused at its line (:$tline), exit 2, nothing written [$(tail -n 1 "$tmp/tline.out")]" \
+        sh -c "grep -q 'power-source.conf:$tline: .*parameter usbcore.autosuspend is not one this knob may set' '$tmp/tline.out' &&
+               grep -qx 'rc=2 2 1' '$tmp/tline.out' && { cat '$troot/var/lib/idlecfg/apply.journal' 2>/dev/null | cmp -s - '$tmp/tjournal'; } ||
+               { cat '$tmp/tline.out'; exit 1; }"
+
+# a switch that finds the lock held longer than --wait's default (10 s: the
+# initramfs step of an install, apply --measure) waits for it: not lost (#33)
+wroot=$tmp/wroot
+cp -a "$broot" "$wroot"
+rm -rf "$wroot/run/idlecfg"
+if command -v flock >/dev/null; then
+        run_machine "$m" sh -c "echo 0 >/sys/class/power_supply/ACAD/online; echo Discharging >/sys/class/power_supply/BAT0/status
+                flock '$wroot/run/idlecfg.lock' sleep 11 & sleep 0.5
+                start=\$(date +%s); IDLECFG_TEST_PROC='$tmp/bproc' IDLECFG_TEST_SETTLE_MS=1 '$IDLECFG' --root '$wroot' power-source event >'$tmp/wait.ev' 2>&1
+                rc=\$?; end=\$(date +%s); wait
+                echo \"rc=\$rc waited=\$((end - start)) \$(cat /sys/module/snd_hda_intel/parameters/power_save)\"" >"$tmp/wait.out" 2>&1
+        set -- $(tail -n 1 "$tmp/wait.out")
+        check "an event that finds the lock held for 11 s waits for it and switches [$*]" \
+                sh -c "test '${1:-}' = rc=0 && test '${2#waited=}' -ge 10 && test '${3:-}' = 10 || { cat '$tmp/wait.out' '$tmp/wait.ev'; exit 1; }"
+else
+        skip "the lock held: no flock(1) here (util-linux)"
+fi
 
 # the switches, in one testbed: unplugged (event), again (unchanged), plugged,
 # boot without an event, resume after a change during sleep, rollback

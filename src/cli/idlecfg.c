@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "engine/apply.h"
@@ -684,5 +685,10 @@ int main(int argc, char **argv)
                 r = check_paths(&a, &profiles_dir);
         if (r != EXIT_OK)
                 return r;
+        /* a switch that gave up on the lock would be lost until the next
+         * change: it waits as long as the holder takes (an install's
+         * initramfs step, apply --measure), unless --wait says otherwise */
+        if (streq(v->name, "power-source") && !a.wait_given && !(nargs > 0 && streq(argv[optind + 1], "show")))
+                a.wait_ms = UINT_MAX;
         return run_verb(v, &a, nargs, argv + optind + 1);
 }

@@ -56,6 +56,10 @@ static int check_setting(const struct setting *s, char **ret_path, struct xerror
         if (!r || !knob_value_ok(r, s->value) || !knob_value_ok(r, s->value_battery))
                 return xerror_set(e, -EINVAL, _("%s on %s: a value per power source fails its knob's rule"),
                                   s->knob, setting_where(s));
+        /* the attribute, module parameter or sysctl key must be its knob's:
+         * a line of audio.power_save naming usbcore's autosuspend is refused */
+        if (emit_check_place(s, e) < 0)
+                return -EINVAL;
         if (!path || !journal_path_ok(path))
                 return xerror_set(e, -EINVAL, _("%s on %s: no file idlecfg may write at run time"), s->knob,
                                   setting_where(s));
@@ -160,6 +164,8 @@ int ps_render(const struct plan *p, const char *sbin, struct ps_file **ret, size
                                   "\n"
                                   "[Service]\n"
                                   "Type=oneshot\n"
+                                  "# it waits for the lock as long as another idlecfg holds it\n"
+                                  "TimeoutStartSec=infinity\n"
                                   "ExecStart=%s/idlecfg power-source boot\n",
                            p->profile, sbin), false);
         file_add(&v, &n, PS_WANTS_PATH,

@@ -301,15 +301,24 @@ static char *param_key(const struct setting *s)
         return k;
 }
 
-static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
+/* the attribute of a udev setting: one its knob may set */
+static int check_attr(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
-        bool anchored = false;
-
         if (!s->attr || !attr_name_ok(s->attr, false) || !in_list(r->attrs, s->attr)) {
                 _cleanup_free_ char *q = quote(s->attr);
                 return fail(e, -EINVAL, _("%s: attribute %s is not one this knob may set (%s)"), w, q,
                             r->attrs ? r->attrs : _("none"));
         }
+        return 0;
+}
+
+static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
+{
+        bool anchored = false;
+        int ret = check_attr(s, r, w, e);
+
+        if (ret < 0)
+                return ret;
         if (s->match.n == 0)
                 return fail(e, -EINVAL, _("%s: no udev match keys: the rule would apply to every device"), w);
         if (s->match.n > MATCH_KEYS_MAX)
@@ -434,6 +443,28 @@ int emit_check_value(const struct setting *s, struct xerror *ret_error)
                 return check_service(s, r, w, ret_error);
         default:
                 return fail(ret_error, -EINVAL, _("%s: unknown mechanism %d"), w, (int) s->mech);
+        }
+}
+
+int emit_check_place(const struct setting *s, struct xerror *ret_error)
+{
+        _cleanup_free_ char *w = where(s);
+        const struct knob_rule *r = knob_rule(s->knob);
+
+        if (!r)
+                return fail(ret_error, -EINVAL, _("%s: unknown knob: nothing may be written for it"), w);
+        switch (s->mech) {
+        case MECH_UDEV:
+                return check_attr(s, r, w, ret_error);
+        case MECH_MODPROBE:
+        case MECH_TMPFILES:
+        case MECH_CMDLINE:
+                return check_param(s, r, w, ret_error);
+        case MECH_SYSCTL:
+                return check_sysctl(s, r, w, ret_error);
+        default:
+                return fail(ret_error, -EINVAL, _("%s: %s has no file to write at run time"), w,
+                            mechanism_to_string(s->mech));
         }
 }
 
