@@ -6,7 +6,7 @@
 # a desktop, and rollback to the values before idlecfg ever switched
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 41
+plan 45
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -251,6 +251,60 @@ if command -v flock >/dev/null; then
 else
         skip "the lock held: no flock(1) here (util-linux)"
 fi
+
+# forced and pinned sources, and show (#33): "power-source battery" holds
+# until the next event; [power] source in idlecfg.conf pins one; show lists
+# each setting with its two values and the one in effect (text and JSON)
+froot=$tmp/froot
+cp -a "$broot" "$froot"
+rm -rf "$froot/run/idlecfg"
+cat >"$tmp/force.sh" <<EOS
+set -u
+I="$IDLECFG --root $froot"
+export IDLECFG_TEST_PROC=$tmp/bproc IDLECFG_TEST_SETTLE_MS=1
+sup=/sys/class/power_supply
+hda() { cat /sys/module/snd_hda_intel/parameters/power_save; }
+st() { cat $froot/run/idlecfg/power-source 2>/dev/null | tr ' ' _; }
+echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
+\$I power-source battery >$tmp/f1.out 2>&1; echo "force \$? \$(hda) \$(st) \$(test -e $froot/run/idlecfg/on-battery && echo mark)"
+\$I power-source show >$tmp/fshow.out 2>&1; echo "show \$?"
+\$I --json power-source show >$tmp/fshow.json 2>&1; echo "json \$?"
+\$I power-source event >$tmp/f2.out 2>&1; echo "event \$? \$(hda) \$(st)"
+\$I power-source battery >/dev/null 2>&1
+echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status
+\$I power-source event >$tmp/f3.out 2>&1; echo "same \$? \$(hda) \$(st)"
+echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
+\$I power-source event >/dev/null 2>&1
+mkdir -p $froot/etc/idlecfg && printf '[power]\nsource = battery\n' >$froot/etc/idlecfg/idlecfg.conf
+\$I power-source boot >$tmp/f4.out 2>&1; echo "pin \$? \$(hda) \$(st)"
+printf '[power]\nsource = bat\n' >$froot/etc/idlecfg/idlecfg.conf
+\$I power-source event >$tmp/f5.out 2>&1; echo "badpin \$? \$(hda)"
+rm -f $froot/etc/idlecfg/idlecfg.conf
+EOS
+run_machine "$m" sh "$tmp/force.sh" >"$tmp/force.out" 2>&1
+f() { sed -n "s/^$1 //p" "$tmp/force.out"; }
+check "power-source battery while plugged in: the battery values, marked forced [$(f force)]; the next event (AC) ends it [$(f event)]" \
+        sh -c "test '$(f force)' = '0 10 battery_forced mark' && test '$(f event)' = '0 0 ac' && grep -q 'forced by \"power-source battery\" until the next event' '$tmp/f1.out' ||
+               { cat '$tmp/force.out' '$tmp/f1.out' '$tmp/f2.out'; exit 1; }"
+check "an event that decides the forced source itself: nothing written, no longer forced [$(f same)]" \
+        sh -c "test '$(f same)' = '0 10 battery' && grep -q 'Unchanged since the last switch' '$tmp/f3.out' || { cat '$tmp/f3.out'; exit 1; }"
+n=$(grep -vc '^#' "$froot/etc/idlecfg/power-source.conf")
+check "show lists the $n settings with both values and what is in effect, in text and JSON" \
+        sh -c "test '$(f show)' = 0 && test '$(f json)' = 0 &&
+               grep -qx 'In effect: the battery values, forced until the next event' '$tmp/fshow.out' &&
+               grep -qx '  audio.power_save snd_hda_intel power_save: ac 0, battery 10, now 10 (battery)' '$tmp/fshow.out' &&
+               test \$(grep -c ', now auto (battery)\$' '$tmp/fshow.out') = \$(grep -c ' udev ' '$froot/etc/idlecfg/power-source.conf') &&
+               python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"in_effect\"] == \"battery\" and d[\"forced\"] and d[\"decision\"][\"source\"] == \"ac\", d
+assert len(d[\"settings\"]) == $n and all(x[\"now_is\"] == \"battery\" for x in d[\"settings\"]), d[\"settings\"]
+assert {\"knob\", \"ac\", \"battery\", \"now\"} <= set(d[\"settings\"][0])
+' '$tmp/fshow.json' || { cat '$tmp/fshow.out' '$tmp/fshow.json'; exit 1; }"
+check "[power] source = battery in idlecfg.conf pins the battery values while plugged in [$(f pin)]; a bad value is refused at its line [$(f badpin)]" \
+        sh -c "test '$(f pin)' = '0 10 battery' && grep -q 'pinned by .*/etc/idlecfg/idlecfg.conf:2: \\[power\\] source = battery' '$tmp/f4.out' &&
+               test '$(f badpin)' = '2 10' && grep -q 'idlecfg.conf:2' '$tmp/f5.out' ||
+               { cat '$tmp/force.out' '$tmp/f4.out' '$tmp/f5.out'; exit 1; }"
 
 # the switches, in one testbed: unplugged (event), again (unchanged), plugged,
 # boot without an event, resume after a change during sleep, rollback

@@ -79,6 +79,36 @@ static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_re
         return 0;
 }
 
+int conf_power_source(const struct rootfs *rfs, char **ret_source, char **ret_where, struct xerror *ret_error)
+{
+        const char *root = rfs->path;
+        _cleanup_free_ char *path = conf_path(root, false), *display = conf_path(root, true);
+        _cleanup_free_ char *buf = NULL;
+        struct profile_parsed parsed = {};
+        const struct profile_entry *e;
+        size_t len = 0;
+        int r;
+
+        *ret_source = *ret_where = NULL;
+        if (rfs->fd < 0)
+                return 0;
+        r = profile_read_file(rfs, path, display, &buf, &len, ret_error);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        r = profile_parse_buffer(buf, len, display, profile_conf_schema(), &parsed, ret_error);
+        if (r < 0)
+                return r;
+        e = profile_parsed_find(&parsed, "power", "source");
+        if (e && !streq(e->value, "auto")) {
+                *ret_source = xstrdup(e->value);
+                *ret_where = xasprintf("%s:%u", display, e->line);
+        }
+        profile_parsed_done(&parsed);
+        return 0;
+}
+
 int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
                           char **ret_name, char **ret_reason, struct xerror *ret_error)
 {

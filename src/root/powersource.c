@@ -297,26 +297,32 @@ int ps_decide(const char *sys, const struct ps_timing *t, void (*wait)(unsigned 
         return 0;
 }
 
-int ps_last_read(const struct rootfs *rfs, enum power_source *ret)
+int ps_last_read(const struct rootfs *rfs, enum power_source *ret, bool *ret_forced)
 {
         _cleanup_free_ char *text = NULL;
         int r = rootfs_read(rfs, PS_STATE_PATH, 64, &text, NULL, NULL);
+        bool forced;
 
         if (r < 0)
                 return r == -ENOTDIR ? -ENOENT : r;
         strstrip(text);
+        forced = endswith_str(text, " forced");
+        if (forced)
+                text[strlen(text) - strlen(" forced")] = '\0';
         if (streq(text, "ac"))
                 *ret = PS_AC;
         else if (streq(text, "battery"))
                 *ret = PS_BATTERY;
         else
                 return -ENOENT;         /* not ours to trust: decide again */
+        if (ret_forced)
+                *ret_forced = forced;
         return 0;
 }
 
-int ps_last_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error)
+int ps_last_write(const struct rootfs *rfs, enum power_source s, bool forced, struct xerror *ret_error)
 {
-        _cleanup_free_ char *text = xasprintf("%s\n", power_source_name(s));
+        _cleanup_free_ char *text = xasprintf("%s%s\n", power_source_name(s), forced ? " forced" : "");
         int r = rootfs_mkdir_p(rfs, "/run/idlecfg", NULL, NULL);
 
         if (r >= 0)

@@ -52,11 +52,13 @@ extern const struct ps_timing ps_timing_default;
 int ps_decide(const char *sys, const struct ps_timing *t, void (*wait)(unsigned ms, void *userdata), void *userdata,
               struct ps_look *ret, unsigned *ret_looks);
 
-/* the last source decided, kept in the root's /run/idlecfg/power-source:
- * 0 and *ret, -ENOENT when none was decided since boot */
+/* the last source switched to, kept in the root's /run/idlecfg/power-source
+ * ("battery", or "battery forced" when "power-source battery" forced it until
+ * the next event): 0 and *ret (*ret_forced may be NULL), -ENOENT when none
+ * was decided since boot */
 #define PS_STATE_PATH "/run/idlecfg/power-source"
-int ps_last_read(const struct rootfs *rfs, enum power_source *ret);
-int ps_last_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error);
+int ps_last_read(const struct rootfs *rfs, enum power_source *ret, bool *ret_forced);
+int ps_last_write(const struct rootfs *rfs, enum power_source s, bool forced, struct xerror *ret_error);
 
 /* The run-time mark of the battery: present while the machine runs on
  * battery. The udev rules install writes (70-idlecfg.rules for devices, the
