@@ -182,8 +182,9 @@ static void one_source(struct plan *p, const struct inventory *inv)
 
                 if (!s->value_battery)
                         continue;
-                r = xasprintf(_("%s; one power source here (no system battery in /sys/class/power_supply): the AC "
-                                "value, no power-source switch"), s->reason);
+                /* written into the files' comments: never translated */
+                r = xasprintf("%s; one power source here (no system battery in /sys/class/power_supply): the AC "
+                              "value, no power-source switch", s->reason);
                 free(s->reason);
                 s->reason = r;
                 free(s->value_battery);
