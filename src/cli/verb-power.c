@@ -7,8 +7,6 @@
  * idlecfg ever switched). */
 #include "config.h"
 
-#include <fcntl.h>
-
 #include "engine/apply.h"
 #include "base/json.h"
 #include "db/profile-select.h"
@@ -38,18 +36,11 @@ static void say_error(struct xerror *e, const char *prefix)
 static char *live_value(const struct setting *s)
 {
         const char *why = NULL;
-        _cleanup_free_ char *path = setting_live_path(s, &why);
-        _cleanup_close_ int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
-        char buf[256];
-        ssize_t n;
+        _cleanup_free_ char *path = setting_live_path(s, &why), *raw = NULL;
 
-        if (fd < 0)
+        if (!path || read_raw(path, &raw) < 0)
                 return NULL;
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return NULL;
-        buf[n] = '\0';
-        return value_normalize(buf);
+        return value_normalize(raw);
 }
 
 /* power-source show: the decision, the source in effect, and each setting
@@ -116,12 +107,7 @@ static int show(const struct rootfs *rfs, const struct ps_look *look, unsigned l
 
                 if (json) {
                         json_begin_object(&j);
-                        json_kv_string(&j, "knob", s->knob);
-                        json_kv_string(&j, "device", s->device_name);
-                        json_kv_string(&j, "devpath", s->device);
-                        json_kv_string(&j, "attr", s->attr);
-                        json_kv_string(&j, "module", s->module);
-                        json_kv_string(&j, "param", s->param);
+                        setting_json_place(&j, s);
                         json_kv_string(&j, "mechanism", mechanism_to_string(s->mech));
                         json_kv_string(&j, "ac", s->value);
                         json_kv_string(&j, "battery", s->value_battery);

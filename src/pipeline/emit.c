@@ -408,6 +408,29 @@ static int check_service(const struct setting *s, const struct knob_rule *r, con
         return 0;
 }
 
+/* where S writes: a place its knob may set; a udev rule's match too with MATCH */
+static int check_place(const struct setting *s, const struct knob_rule *r, const char *w, bool match,
+                       struct xerror *e)
+{
+        switch (s->mech) {
+        case MECH_NONE:
+                return 0;
+        case MECH_UDEV:
+                return match ? check_udev(s, r, w, e) : check_attr(s, r, w, e);
+        case MECH_MODPROBE:
+        case MECH_TMPFILES:
+        case MECH_CMDLINE:
+                return check_param(s, r, w, e);
+        case MECH_SYSCTL:
+                return check_sysctl(s, r, w, e);
+        case MECH_NM:
+        case MECH_LINK:
+                return check_service(s, r, w, e);
+        default:
+                return fail(e, -EINVAL, _("%s: unknown mechanism %d"), w, (int) s->mech);
+        }
+}
+
 int emit_check_value(const struct setting *s, struct xerror *ret_error)
 {
         _cleanup_free_ char *w = NULL;
@@ -427,23 +450,7 @@ int emit_check_value(const struct setting *s, struct xerror *ret_error)
                 _cleanup_free_ char *q = quote(s->value_battery), *want = expected(r);
                 return fail(ret_error, -EINVAL, _("%s: battery value %s is not allowed; expected %s"), w, q, want);
         }
-        switch (s->mech) {
-        case MECH_NONE:
-                return 0;
-        case MECH_UDEV:
-                return check_udev(s, r, w, ret_error);
-        case MECH_MODPROBE:
-        case MECH_TMPFILES:
-        case MECH_CMDLINE:
-                return check_param(s, r, w, ret_error);
-        case MECH_SYSCTL:
-                return check_sysctl(s, r, w, ret_error);
-        case MECH_NM:
-        case MECH_LINK:
-                return check_service(s, r, w, ret_error);
-        default:
-                return fail(ret_error, -EINVAL, _("%s: unknown mechanism %d"), w, (int) s->mech);
-        }
+        return check_place(s, r, w, true, ret_error);
 }
 
 int emit_check_place(const struct setting *s, struct xerror *ret_error)
@@ -453,19 +460,10 @@ int emit_check_place(const struct setting *s, struct xerror *ret_error)
 
         if (!r)
                 return fail(ret_error, -EINVAL, _("%s: unknown knob: nothing may be written for it"), w);
-        switch (s->mech) {
-        case MECH_UDEV:
-                return check_attr(s, r, w, ret_error);
-        case MECH_MODPROBE:
-        case MECH_TMPFILES:
-        case MECH_CMDLINE:
-                return check_param(s, r, w, ret_error);
-        case MECH_SYSCTL:
-                return check_sysctl(s, r, w, ret_error);
-        default:
+        if (s->mech == MECH_NONE || s->mech == MECH_NM || s->mech == MECH_LINK)
                 return fail(ret_error, -EINVAL, _("%s: %s has no file to write at run time"), w,
                             mechanism_to_string(s->mech));
-        }
+        return check_place(s, r, w, false, ret_error);
 }
 
 /* ---- rendering ----

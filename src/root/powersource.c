@@ -121,6 +121,33 @@ static bool usb_sink(const char *sys, const char *dir, const char *name)
         return sink || !source;
 }
 
+/* the names in DIR (SYS/class/power_supply), sorted: the decision does
+ * not depend on readdir()'s order. -errno when DIR exists but cannot be read */
+static int supplies(const char *dir, char ***ret, size_t *ret_n)
+{
+        DIR *d = opendir(dir);  /* opendir, not scandir: umockdev redirects it in the tests */
+        struct dirent *de;
+        char **names = NULL;
+        size_t n = 0;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (!d)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                names = xrealloc(names, (n + 1) * sizeof(*names));
+                names[n++] = xstrdup(de->d_name);
+        }
+        closedir(d);
+        if (n > 0)
+                qsort(names, n, sizeof(*names), strv_cmp);
+        *ret = names;
+        *ret_n = n;
+        return 0;
+}
+
 int ps_look(const char *sys, struct ps_look *ret)
 {
         _cleanup_free_ char *dir = xasprintf("%s/class/power_supply", sys);
@@ -128,26 +155,18 @@ int ps_look(const char *sys, struct ps_look *ret)
         _cleanup_free_ char *ignored = NULL;
         char **names = NULL;
         size_t n = 0;
-        DIR *d = opendir(dir);  /* opendir, not scandir: umockdev redirects it in the tests */
-        struct dirent *de;
+        int r;
 
         *ret = (struct ps_look) {};
-        if (!d && errno != ENOENT && errno != ENOTDIR)
-                return -errno;
-        while (d && (de = readdir(d))) {
-                names = xrealloc(names, (n + 1) * sizeof(*names));
-                names[n++] = xstrdup(de->d_name);
-        }
-        if (d)
-                closedir(d);
-        if (n > 0)
-                qsort(names, n, sizeof(*names), strv_cmp);
+        r = supplies(dir, &names, &n);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < n; i++) {
                 const char *name = names[i];
                 _cleanup_free_ char *type = NULL, *scope = NULL, *on = NULL, *status = NULL, *ut = NULL;
                 _cleanup_free_ char *present = NULL;
 
-                if (name[0] == '.' || online)
+                if (online)
                         continue;
                 type = attr(dir, name, "type");
                 scope = attr(dir, name, "scope");
@@ -228,20 +247,11 @@ char *ps_system_battery(const char *sys)
         _cleanup_free_ char *dir = xasprintf("%s/class/power_supply", sys);
         char **names = NULL, *found = NULL;
         size_t n = 0;
-        DIR *d = opendir(dir);
-        struct dirent *de;
 
-        while (d && (de = readdir(d))) {
-                names = xrealloc(names, (n + 1) * sizeof(*names));
-                names[n++] = xstrdup(de->d_name);
-        }
-        if (d)
-                closedir(d);
-        if (n > 0)
-                qsort(names, n, sizeof(*names), strv_cmp);
+        (void) supplies(dir, &names, &n);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *type = NULL, *scope = NULL, *present = NULL;
-                if (!found && names[i][0] != '.' && streq_ptr(type = attr(dir, names[i], "type"), "Battery") &&
+                if (!found && streq_ptr(type = attr(dir, names[i], "type"), "Battery") &&
                     !streq_ptr(scope = attr(dir, names[i], "scope"), "Device") &&
                     !streq_ptr(present = attr(dir, names[i], "present"), "0"))
                         found = xstrdup(names[i]);
