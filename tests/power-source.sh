@@ -3,7 +3,11 @@
 # supplies (mains, USB-C PD, device batteries, none), the files install writes,
 # the real udev rule under udevadm test (umockdev and a private mount namespace
 # only), the switch through apply's journal on a recorded laptop, boot, resume,
-# a desktop, and rollback to the values before idlecfg ever switched
+# a desktop, and rollback to the values before idlecfg ever switched; and
+# (#33) systemd's decision case by case, the values of devices and modules
+# that appear after a switch, a table line of another knob, a held lock,
+# forced and pinned sources, show, a rollback killed at each step, and no
+# switch where nothing switches
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
 plan 45
