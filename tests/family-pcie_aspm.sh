@@ -66,7 +66,12 @@ src_policy() {
         # time); the files install writes hold the AC value
         planned src $K | cut -d'|' -f1,8-11 >"$tmp/s"
         for _m in amd-laptop desktop-sata intel-laptop; do
-                printf '%s|default|default|powersupersave|%s\n' $_m cmdline $_m tmpfiles
+                # no battery in desktop-sata: one source, the AC value alone (#33)
+                if one_source $_m; then
+                        printf '%s|default|||%s\n' $_m cmdline $_m tmpfiles
+                else
+                        printf '%s|default|default|powersupersave|%s\n' $_m cmdline $_m tmpfiles
+                fi
         done | diff -u - "$tmp/s" &&
                 grep -qx 'w /sys/module/pcie_aspm/parameters/policy - - - - default' "$(out intel-laptop src tmpfiles)"
 }

@@ -47,6 +47,9 @@ for block in text.split("\n\n"):
 open(sys.argv[2] + "/machine.umockdev", "w").write("\n\n".join(out))
 open(sys.argv[2] + "/sysattrs", "w").write("\n".join(attrs) + "\n")
 PY
+# and a system battery (#33: desktop-sata has none, so one source and no
+# per-source value): the SATA machine whose ALPM can switch
+{ echo; grep -v '^#' "$TESTS_DATA/power/mains-laptop.umockdev"; } >>"$tmp/machines/sata-ports/machine.umockdev"
 FAMILY_MACHINES="$FAMILY_MACHINES sata-ports"
 plan_all
 REC="amd-laptop buildhost desktop-sata intel-laptop"

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "engine/apply.h"
@@ -335,7 +336,12 @@ static int verb_verify(struct run *c, int argc, char **argv)
 static int check_power_source(const struct args *a, int argc, char **argv)
 {
         if (argc > 0 && !power_source_mode_ok(argv[0])) {
-                fprintf(stderr, _("idlecfg: power-source takes event, boot, resume or show, not '%s'\n"), argv[0]);
+                fprintf(stderr, _("idlecfg: power-source takes event, boot, resume, show, ac or battery, not '%s'\n"),
+                        argv[0]);
+                return EXIT_USAGE;
+        }
+        if (a->json && !(argc > 0 && streq(argv[0], "show"))) {
+                fprintf(stderr, _("idlecfg: power-source prints JSON only with show\n"));
                 return EXIT_USAGE;
         }
         return EXIT_OK;
@@ -352,7 +358,7 @@ static int check_apply(const struct args *a, int argc, char **argv)
 
 static int verb_power_source(struct run *c, int argc, char **argv)
 {
-        return power_source_verb(&c->rfs, argc > 0 ? argv[0] : "event", c->a->dry_run, c->a->verbose);
+        return power_source_verb(&c->rfs, argc > 0 ? argv[0] : "event", c->a->dry_run, c->a->verbose, c->a->json);
 }
 
 static const struct verb verbs[] = {
@@ -383,8 +389,8 @@ static const struct verb verbs[] = {
           N_("Measure idle for --seconds: who suspends, who stays awake and why"),
           O_PLANNING | O_JSON | O_SECONDS, NULL },
         { "power-source", 0, 1, VERB_LOCK, check_power_source, verb_power_source,
-          N_("Write the values of the current power source: power-source [event|boot|resume|show]"),
-          O_DRY_RUN | O_WAIT, N_("[event|boot|resume|show]") },
+          N_("Write the values of the current power source: power-source [event|boot|resume|show|ac|battery]"),
+          O_DRY_RUN | O_WAIT | O_JSON, N_("[event|boot|resume|show|ac|battery]") },
 };
 
 static void print_exit_status(FILE *f)
@@ -685,6 +691,12 @@ static int idlecfg_main(int argc, char **argv)
                 r = check_options(v, &a);
         if (r == EXIT_OK)
                 r = check_paths(&a, &profiles_dir);
+        if (r == EXIT_OK && streq(v->name, "power-source") && !a.wait_given &&
+            !(nargs > 0 && streq(argv[optind + 1], "show")))
+                /* a switch that gave up on the lock would be lost until the next
+                 * change: it waits as long as the holder takes (an install's
+                 * initramfs step, apply --measure), unless --wait says otherwise */
+                a.wait_ms = UINT_MAX;
         if (r == EXIT_OK)
                 r = run_verb(v, &a, nargs, argv + optind + 1);
         /* the gauges of a failed run: an error, not the old file looking fresh */

@@ -146,6 +146,7 @@ static int parse_option(const struct option_row *o, const char *arg, struct args
                 if (parse_seconds("wait", arg, 0, &sec) != EXIT_OK)
                         return EXIT_USAGE;
                 a->wait_ms = sec * 1000;
+                a->wait_given = true;
                 break;
         }
         case O_SECONDS:

@@ -67,6 +67,7 @@ struct args {
         bool force;
         bool keep_going;
         unsigned wait_ms;
+        bool wait_given;        /* --wait was given: power-source then waits only that long */
         unsigned seconds;       /* measure --seconds */
         unsigned measure;       /* apply/rollback --measure: seconds, 0 without */
         int verbose;

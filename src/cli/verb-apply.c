@@ -5,6 +5,16 @@
 #include "base/json.h"
 #include "cli/verb-apply.h"
 
+void setting_json_place(struct json *j, const struct setting *s)
+{
+        json_kv_string(j, "knob", s->knob);
+        json_kv_string(j, "device", s->device_name);
+        json_kv_string(j, "devpath", s->device);
+        json_kv_string(j, "attr", s->attr);
+        json_kv_string(j, "module", s->module);
+        json_kv_string(j, "param", s->param);
+}
+
 void apply_print(const struct apply_result *r, bool dry_run, FILE *out)
 {
         for (size_t i = 0; i < r->n; i++) {
@@ -134,12 +144,7 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
                 if (!s->value)
                         continue;
                 json_begin_object(&j);
-                json_kv_string(&j, "knob", s->knob);
-                json_kv_string(&j, "device", s->device_name);
-                json_kv_string(&j, "devpath", s->device);
-                json_kv_string(&j, "attr", s->attr);
-                json_kv_string(&j, "module", s->module);
-                json_kv_string(&j, "param", s->param);
+                setting_json_place(&j, s);
                 json_kv_string(&j, "wanted", s->value);
                 json_kv_string(&j, "actual", r->actual[i]);
                 json_kv_string(&j, "state", verify_state_names[r->state[i]]);

@@ -9,6 +9,10 @@
 #include "engine/verify.h"
 
 /* each entry of apply's result in order, then its counts when the run got to its end */
+/* a setting's knob and place as the JSON of verify and power-source show
+ * name them: knob, device, devpath, attr, module, param */
+struct json;
+void setting_json_place(struct json *j, const struct setting *s);
 void apply_print(const struct apply_result *r, bool dry_run, FILE *out);
 /* each entry of a rollback's result in order, then the last line when everything is undone;
  * VALUES: the rollback of apply (live values), else of install (files) */

@@ -8,6 +8,8 @@
 #include "config.h"
 
 #include "engine/apply.h"
+#include "base/json.h"
+#include "db/profile-select.h"
 #include "root/powersource.h"
 #include "engine/pstable.h"
 #include "cli/verb-apply.h"
@@ -15,24 +17,131 @@
 
 bool power_source_mode_ok(const char *mode)
 {
-        return streq(mode, "event") || streq(mode, "boot") || streq(mode, "resume") || streq(mode, "show");
+        return streq(mode, "event") || streq(mode, "boot") || streq(mode, "resume") || streq(mode, "show") ||
+               streq(mode, "ac") || streq(mode, "battery");
 }
 
 /* the sysfs root: /sys (umockdev redirects it in the tests) */
 #define SYS "/sys"
 
-int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose)
+static void say_error(struct xerror *e, const char *prefix)
+{
+        _cleanup_free_ char *m = xerror_format(e);
+
+        fprintf(stderr, "idlecfg: %s%s\n", prefix, m);
+        xerror_done(e);
+}
+
+/* the live value of table line S, NULL when it cannot be read */
+static char *live_value(const struct setting *s)
+{
+        const char *why = NULL;
+        _cleanup_free_ char *path = setting_live_path(s, &why), *raw = NULL;
+
+        if (!path || read_raw(path, &raw) < 0)
+                return NULL;
+        return value_normalize(raw);
+}
+
+/* power-source show: the decision, the source in effect, and each setting
+ * of the table with its two values and the one the machine has now */
+static int show(const struct rootfs *rfs, const struct ps_look *look, unsigned looks, const char *pinned, bool json)
 {
         _cleanup_free_ char *buf = NULL, *shown = rootfs_display(rfs, PS_TABLE_PATH);
+        struct plan *table = NULL;
+        struct xerror e = {};
+        enum power_source last;
+        bool forced = false, have_last = ps_last_read(rfs, &last, &forced) == 0;
+        const char *effect = have_last ? power_source_name(last) : "ac";
+        size_t len = 0;
+        struct json j;
+        int r = rootfs_read(rfs, PS_TABLE_PATH, PS_TABLE_MAX, &buf, &len, NULL);
+
+        if (r >= 0) {
+                r = ps_table_parse(shown, buf, len, &table, &e);
+                if (r < 0) {
+                        say_error(&e, "");
+                        return 2;
+                }
+        } else if (r != -ENOENT && r != -ENOTDIR) {
+                fprintf(stderr, _("idlecfg: cannot read %s: %s\n"), shown, strerror(-r));
+                return 3;
+        }
+        if (json) {
+                json_init(&j, stdout);
+                json_begin_object(&j);
+                json_key(&j, "decision");
+                json_begin_object(&j);
+                json_kv_string(&j, "source", power_source_name(look->source));
+                json_kv_string(&j, "why", look->why);
+                json_end_object(&j);
+                json_kv_string(&j, "pinned", pinned);
+                /* what the last switch wrote; none since boot: the installed files' AC values */
+                json_kv_string(&j, "in_effect", effect);
+                json_kv_bool(&j, "switched_since_boot", have_last);
+                json_kv_bool(&j, "forced", forced);
+                json_kv_string(&j, "table", table ? shown : NULL);
+                json_key(&j, "settings");
+                json_begin_array(&j);
+        } else {
+                printf(_("Power source: %s (%s)\n"), power_source_name(look->source), look->why);
+                if (looks > 0)
+                        printf(_("  decided after %u looks at the supplies\n"), looks);
+                if (have_last)
+                        printf(forced ? _("In effect: the %s values, forced until the next event\n")
+                                      : _("In effect: the %s values, since the last switch\n"), effect);
+                else
+                        printf(_("In effect: the ac values of the installed files (no switch since boot)\n"));
+                if (!table)
+                        printf(_("No setting takes another value on battery (%s is absent): nothing to switch.\n"),
+                               shown);
+                else
+                        printf(_("Settings per source (%s):\n"), shown);
+        }
+        for (size_t i = 0; table && i < table->n; i++) {
+                const struct setting *s = &table->v[i];
+                _cleanup_free_ char *now = live_value(s);
+                _cleanup_free_ char *ac = value_normalize(s->value), *bat = value_normalize(s->value_battery);
+                const char *is = !now ? NULL : streq(now, bat) ? "battery" : streq(now, ac) ? "ac" : NULL;
+                const char *where = s->attr ? s->attr : s->param;
+
+                if (json) {
+                        json_begin_object(&j);
+                        setting_json_place(&j, s);
+                        json_kv_string(&j, "mechanism", mechanism_to_string(s->mech));
+                        json_kv_string(&j, "ac", s->value);
+                        json_kv_string(&j, "battery", s->value_battery);
+                        json_kv_string(&j, "now", now);
+                        json_kv_string(&j, "now_is", is);
+                        json_end_object(&j);
+                } else
+                        printf(_("  %s %s %s: ac %s, battery %s, now %s (%s)\n"), s->knob, setting_where_name(s),
+                               where ? where : "-", s->value, s->value_battery, now ? now : "?",
+                               is ? is : _("neither"));
+        }
+        if (json) {
+                json_end_array(&j);
+                json_end_object(&j);
+                json_finish(&j);
+        }
+        plan_free(table);
+        return 0;
+}
+
+int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json)
+{
+        _cleanup_free_ char *buf = NULL, *shown = rootfs_display(rfs, PS_TABLE_PATH);
+        _cleanup_free_ char *pin = NULL, *pin_where = NULL;
         struct ps_look look = {};
         struct ps_timing timing = ps_timing_default;
         const char *settle = secure_getenv("IDLECFG_TEST_SETTLE_MS");
+        bool force = streq(mode, "ac") || streq(mode, "battery");
         struct plan *table = NULL;
         struct apply_options o = { .dry_run = dry_run };
         struct apply_result res = {};
         struct xerror e = {};
         enum power_source last;
-        bool battery, have_last;
+        bool battery, have_last, last_forced = false;
         unsigned looks = 0;
         size_t len = 0;
         int r, code = 0;
@@ -40,18 +149,35 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
         if (settle && *settle)
                 /* the tests' debounce: a thousand switches in a few seconds */
                 timing.settle_ms = (unsigned) strtoul(settle, NULL, 10);
-        r = ps_decide(SYS, &timing, NULL, NULL, &look, &looks);
+        r = conf_power_source(rfs, &pin, &pin_where, &e);
         if (r < 0) {
-                fprintf(stderr, _("idlecfg: cannot read the power supplies: %s\n"), strerror(-r));
-                return 3;
+                say_error(&e, "");
+                return 2;
+        }
+        if (force) {
+                /* until the next event, as TLP's "tlp ac" and "tlp bat" */
+                look.source = streq(mode, "battery") ? PS_BATTERY : PS_AC;
+                look.why = xasprintf(_("forced by \"power-source %s\" until the next event"), mode);
+        } else if (pin) {
+                look.source = streq(pin, "battery") ? PS_BATTERY : PS_AC;
+                look.why = xasprintf(_("pinned by %s: [power] source = %s"), pin_where, pin);
+        } else {
+                r = ps_decide(SYS, &timing, NULL, NULL, &look, &looks);
+                if (r < 0) {
+                        fprintf(stderr, _("idlecfg: cannot read the power supplies: %s\n"), strerror(-r));
+                        return 3;
+                }
+        }
+        if (streq(mode, "show")) {
+                code = show(rfs, &look, verbose ? looks : 0, pin_where, json);
+                ps_look_done(&look);
+                return code;
         }
         battery = look.source == PS_BATTERY;
-        have_last = ps_last_read(rfs, &last) == 0;
+        have_last = ps_last_read(rfs, &last, &last_forced) == 0;
         printf(_("Power source: %s (%s)\n"), power_source_name(look.source), look.why);
-        if (verbose)
+        if (verbose && looks > 0)
                 printf(_("  decided after %u looks at the supplies\n"), looks);
-        if (streq(mode, "show"))
-                goto done;
 
         r = rootfs_read(rfs, PS_TABLE_PATH, PS_TABLE_MAX, &buf, &len, NULL);
         if (r == -ENOENT || r == -ENOTDIR) {
@@ -65,15 +191,18 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 goto done;
         }
         if (streq(mode, "event") && have_last && last == look.source) {
-                /* the supplies bounced, or another event of the same change */
+                /* the supplies bounced, or another event of the same change; a
+                 * source forced before is now the decided one */
                 printf(_("Unchanged since the last switch: nothing to do.\n"));
+                if (last_forced && !dry_run && ps_last_write(rfs, look.source, false, &e) < 0) {
+                        say_error(&e, "");
+                        code = 3;
+                }
                 goto done;
         }
         r = ps_table_parse(shown, buf, len, &table, &e);
         if (r < 0) {
-                _cleanup_free_ char *m = xerror_format(&e);
-                fprintf(stderr, "idlecfg: %s\n", m);
-                xerror_done(&e);
+                say_error(&e, "");
                 code = 2;
                 goto done;
         }
@@ -90,22 +219,29 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
         }
         free(table->profile);
         table->profile = xasprintf("power-source-%s", power_source_name(look.source));
+        /* the mark first: a device bound or a module loaded from now on takes
+         * this source's value from the udev rules, one bound before it gets it
+         * from the writes below */
+        if (!dry_run) {
+                r = ps_mark_write(rfs, look.source, &e);
+                if (r < 0) {
+                        say_error(&e, "");
+                        code = 3;
+                        goto done;
+                }
+        }
         printf(dry_run ? _("Would write the %s values:\n") : _("Writing the %s values:\n"), power_source_name(look.source));
         r = apply_run(rfs, table, &o, &res, &e);
         apply_print(&res, dry_run, stdout);
         if (r < 0) {
-                _cleanup_free_ char *m = xerror_format(&e);
-                fprintf(stderr, _("idlecfg: power-source failed: %s\n"), m);
-                xerror_done(&e);
+                say_error(&e, _("power-source failed: "));
                 code = 3;
                 goto done;
         }
         if (!dry_run) {
-                r = ps_last_write(rfs, look.source, &e);
+                r = ps_last_write(rfs, look.source, force, &e);
                 if (r < 0) {
-                        _cleanup_free_ char *m = xerror_format(&e);
-                        fprintf(stderr, "idlecfg: %s\n", m);
-                        xerror_done(&e);
+                        say_error(&e, "");
                         code = 3;
                 }
         } else if (r > 0)

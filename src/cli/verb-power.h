@@ -6,9 +6,12 @@
 #include "model/plan.h"
 #include "root/rootfs.h"
 
-/* power-source [event|boot|resume|show]: decide AC or battery and write the
- * values of that source (through apply_run(), journal first). An exit code. */
-int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose);
+/* power-source [event|boot|resume|show|ac|battery]: decide AC or battery
+ * (ac and battery force it until the next event; [power] source of
+ * idlecfg.conf pins one) and write the values of that source (through
+ * apply_run(), journal first); show lists the table's settings with both
+ * values and the one in effect (JSON with JSON). An exit code. */
+int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json);
 bool power_source_mode_ok(const char *mode);
 
 /* verify and apply: one look at the supplies; the plan's settings get the

@@ -28,8 +28,11 @@ static const struct profile_key meta_keys[] = {
 _Static_assert(ELEMENTSOF(meta_keys) == PROFILE_N_META, "profile-file.h counts the [profile] keys");
 #define N_META PROFILE_N_META
 
+static const char *const ch_power_source[] = { "auto", "ac", "battery", NULL };
 static const struct profile_key conf_keys[] = {
         { "main", "profile", PROFILE_NAME, NULL, 0, 0 },
+        /* the power-source switch: auto decides from the supplies, ac or battery pins that source */
+        { "power", "source", PROFILE_CHOICE, ch_power_source, 0, 0 },
 };
 
 static const struct profile_keyset conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true };

@@ -49,8 +49,10 @@ static char *conf_path(const char *root, bool display)
         return display ? root_path(root, "/etc/idlecfg/idlecfg.conf") : xstrdup("/etc/idlecfg/idlecfg.conf");
 }
 
-/* [main] profile= of idlecfg.conf; *ret_name stays NULL without one */
-static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_reason, struct xerror *err)
+/* KEY in [SECTION] of idlecfg.conf: 0 and *ret_value with *ret_where
+ * (FILE:LINE), both NULL when the file or the key is absent */
+static int conf_value(const struct rootfs *rfs, const char *section, const char *key, char **ret_value,
+                      char **ret_where, struct xerror *err)
 {
         const char *root = rfs->path;
         _cleanup_free_ char *path = conf_path(root, false), *display = conf_path(root, true);
@@ -60,6 +62,7 @@ static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_re
         size_t len = 0;
         int r;
 
+        *ret_value = *ret_where = NULL;
         if (rfs->fd < 0)
                 return 0;
         r = profile_read_file(rfs, path, display, &buf, &len, err);
@@ -70,13 +73,25 @@ static int conf_profile(const struct rootfs *rfs, char **ret_name, char **ret_re
         r = profile_parse_buffer(buf, len, display, profile_conf_schema(), &parsed, err);
         if (r < 0)
                 return r;
-        e = profile_parsed_find(&parsed, "main", "profile");
+        e = profile_parsed_find(&parsed, section, key);
         if (e) {
-                *ret_name = xstrdup(e->value);
-                *ret_reason = xasprintf("%s:%u", display, e->line);
+                *ret_value = xstrdup(e->value);
+                *ret_where = xasprintf("%s:%u", display, e->line);
         }
         profile_parsed_done(&parsed);
         return 0;
+}
+
+int conf_power_source(const struct rootfs *rfs, char **ret_source, char **ret_where, struct xerror *ret_error)
+{
+        int r = conf_value(rfs, "power", "source", ret_source, ret_where, ret_error);
+
+        if (r >= 0 && streq_ptr(*ret_source, "auto")) {
+                free(*ret_source);
+                free(*ret_where);
+                *ret_source = *ret_where = NULL;
+        }
+        return r;
 }
 
 int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
@@ -98,7 +113,7 @@ int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const 
                 return 0;
         }
 
-        r = conf_profile(rfs, &name, &reason, ret_error);
+        r = conf_value(rfs, "main", "profile", &name, &reason, ret_error);
         if (r < 0)
                 return r;
         if (name) {

@@ -12,6 +12,11 @@ struct rootfs;
  * ROOT/etc/idlecfg/idlecfg.conf, else the DMI chassis type (a decimal
  * string or NULL). ret_reason names the rule: "--profile",
  * "/etc/idlecfg/idlecfg.conf:3", "chassis type 10 (Notebook)". */
+/* [power] source of idlecfg.conf: "ac" or "battery" when it pins a source
+ * (*RET_WHERE: FILE:LINE), NULL for auto or no file; -errno with a message
+ * naming file and line for a bad one */
+int conf_power_source(const struct rootfs *rfs, char **ret_source, char **ret_where, struct xerror *ret_error);
+
 int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
                           char **ret_name, char **ret_reason, struct xerror *ret_error);
 /* the same for a root given by its path (tests, tools) */

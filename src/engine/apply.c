@@ -382,6 +382,18 @@ out:
         return r;
 }
 
+/* is NCUR (normalized) the old value of the first entry of entry I's path,
+ * the value from before idlecfg? */
+static bool first_old_is(const struct journal *j, size_t i, const char *ncur)
+{
+        for (size_t k = 0; k < i; k++)
+                if (streq(j->v[k].path, j->v[i].path)) {
+                        _cleanup_free_ char *first = value_normalize(j->v[k].old);
+                        return streq(first, ncur);
+                }
+        return false;
+}
+
 int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
 {
         _cleanup_(journal_freep) struct journal *j = NULL;
@@ -439,6 +451,11 @@ int apply_rollback(const struct rootfs *rfs, bool force, struct rollback_result 
                                 continue;       /* as before: the write never happened, or was undone */
                         /* the value before in another form: idlecfg wrote it (a switch back to
                          * it); a recorded tree keeps the bytes written, the kernel prints its own */
+                } else if (first_old_is(j, i, ncur)) {
+                        /* already the value from before idlecfg, the path's first old
+                         * value (a rollback killed after restoring it): restored, and
+                         * nobody changed it */
+                        continue;
                 } else if (!streq(ncur, nnew) && !force) {
                         x = rollback_add(res, RB_VALUE_CHANGED, e->path);
                         x->cur = TAKE_PTR(ncur);

@@ -756,6 +756,58 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
 
 /* ---- rollback ---- */
 
+/* /var and /var/lib when install made them (a root that had none): they go
+ * after the manifest that names them, so a note in the root's /run says
+ * which while the last steps of a rollback remove them; a rollback killed
+ * there is finished by the next one, which finds the note and no manifest */
+#define PARENTS_NOTE_PATH "/run/idlecfg/rollback-parents"
+
+static int parents_note(const struct rootfs *rfs, const struct manifest *m)
+{
+        struct strbuf sb = {};
+        int r;
+
+        /* deepest first */
+        for (size_t i = m->n_dirs; i-- > 0;)
+                if (streq(m->dirs[i], "/var/lib") || streq(m->dirs[i], "/var"))
+                        sb_appendf(&sb, "%s\n", m->dirs[i]);
+        if (sb.len == 0)
+                return 0;
+        r = rootfs_mkdir_p(rfs, "/run/idlecfg", NULL, NULL);
+        if (r >= 0)
+                r = rootfs_write_atomic(rfs, PARENTS_NOTE_PATH, sb.s, sb.len, 0644, (uid_t) -1, (gid_t) -1);
+        sb_free(&sb);
+        return r;
+}
+
+/* the parents the note names, once the state directory is gone; then the note */
+static int parents_finish(const struct rootfs *rfs)
+{
+        _cleanup_free_ char *text = NULL;
+        struct stat st;
+        char *save = NULL;
+        int r = rootfs_read(rfs, PARENTS_NOTE_PATH, 4096, &text, NULL, NULL);
+
+        if (r == -ENOENT || r == -ENOTDIR)
+                return 0;
+        if (r < 0)
+                return r;
+        if (rootfs_lstat(rfs, STATE_DIR, &st) == 0)
+                return 0;       /* the journal of apply keeps it: the note waits */
+        for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+                /* these two only, whatever else the file says */
+                if (streq(l, "/var/lib") || streq(l, "/var")) {
+                        r = rootfs_rmdir(rfs, l);
+                        if (r < 0 && r != -ENOTEMPTY)
+                                return r;
+                }
+        r = rootfs_unlink(rfs, PARENTS_NOTE_PATH);
+        if (r < 0)
+                return r;
+        r = rootfs_rmdir(rfs, "/run/idlecfg");
+        return r == -ENOTEMPTY ? 0 : r;
+}
+
 int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
@@ -766,6 +818,8 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
         r = manifest_load(rfs, &m, ret_error);
         if (r == -ENOENT) {
                 r = state_cleanup(rfs);
+                if (r >= 0)
+                        r = parents_finish(rfs);
                 if (r < 0)
                         return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
                 return 1;
@@ -836,17 +890,19 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                         return xerror_set(ret_error, r, _("cannot remove the directory %s: %s"), m->dirs[i],
                                           strerror(-r));
         }
+        r = parents_note(rfs, m);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), PARENTS_NOTE_PATH, strerror(-r));
         r = rootfs_unlink(rfs, MANIFEST_PATH);
         if (r < 0) {
                 _cleanup_free_ char *why = rootfs_why(rfs, MANIFEST_PATH, r, MAX_FILE);
                 return xerror_set(ret_error, r, _("cannot remove %s: %s"), mshown, why);
         }
         r = state_cleanup(rfs);
+        if (r >= 0)
+                r = parents_finish(rfs);
         if (r < 0)
                 return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
-        for (size_t i = m->n_dirs; i-- > 0;)
-                if (streq(m->dirs[i], "/var") || streq(m->dirs[i], "/var/lib"))
-                        (void) rootfs_rmdir(rfs, m->dirs[i]);
         res->done = true;
         return 0;
 }

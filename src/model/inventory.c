@@ -103,6 +103,7 @@ void inventory_free(struct inventory *inv)
         free(inv->kernel_version_source);
         free(inv->moddir);
         free(inv->moddir_note);
+        free(inv->system_battery);
         modctx_free(inv->mc);
         kv_free(&inv->platform);
         kv_free(&inv->modparams);

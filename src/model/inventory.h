@@ -90,6 +90,9 @@ struct inventory {
         struct storage storage;
         struct device_list classes[16];
         char fingerprint[17];
+        /* the first system battery of /sys/class/power_supply (ps_system_battery()),
+         * NULL: none, the machine has one power source */
+        char *system_battery;
         char **notes;
         size_t n_notes;
 };

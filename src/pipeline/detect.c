@@ -18,6 +18,7 @@
 #include "pipeline/storage.h"
 #include "root/target.h"
 #include "root/virt.h"
+#include "root/powersource.h"
 #include "db/profile-select.h"
 #include "db/profile.h"
 #include "root/sysfs.h"
@@ -833,6 +834,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         platform_add_virt(&inv->platform);
         detect_modparams(inv);
         detect_power_tools(inv);
+        inv->system_battery = ps_system_battery("/sys");
 
         scan_devices(inv, udev);
         usb_summarize(&inv->classes[CL_USB]);

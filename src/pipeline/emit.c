@@ -5,6 +5,7 @@
 
 #include "pipeline/emit.h"
 #include "model/plan.h"
+#include "root/powersource.h"
 #include "base/util.h"
 
 /* ---- the whitelist ----
@@ -300,15 +301,24 @@ static char *param_key(const struct setting *s)
         return k;
 }
 
-static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
+/* the attribute of a udev setting: one its knob may set */
+static int check_attr(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
 {
-        bool anchored = false;
-
         if (!s->attr || !attr_name_ok(s->attr, false) || !in_list(r->attrs, s->attr)) {
                 _cleanup_free_ char *q = quote(s->attr);
                 return fail(e, -EINVAL, _("%s: attribute %s is not one this knob may set (%s)"), w, q,
                             r->attrs ? r->attrs : _("none"));
         }
+        return 0;
+}
+
+static int check_udev(const struct setting *s, const struct knob_rule *r, const char *w, struct xerror *e)
+{
+        bool anchored = false;
+        int ret = check_attr(s, r, w, e);
+
+        if (ret < 0)
+                return ret;
         if (s->match.n == 0)
                 return fail(e, -EINVAL, _("%s: no udev match keys: the rule would apply to every device"), w);
         if (s->match.n > MATCH_KEYS_MAX)
@@ -388,6 +398,29 @@ static int check_service(const struct setting *s, const struct knob_rule *r, con
         return 0;
 }
 
+/* where S writes: a place its knob may set; a udev rule's match too with MATCH */
+static int check_place(const struct setting *s, const struct knob_rule *r, const char *w, bool match,
+                       struct xerror *e)
+{
+        switch (s->mech) {
+        case MECH_NONE:
+                return 0;
+        case MECH_UDEV:
+                return match ? check_udev(s, r, w, e) : check_attr(s, r, w, e);
+        case MECH_MODPROBE:
+        case MECH_TMPFILES:
+        case MECH_CMDLINE:
+                return check_param(s, r, w, e);
+        case MECH_SYSCTL:
+                return check_sysctl(s, r, w, e);
+        case MECH_NM:
+        case MECH_LINK:
+                return check_service(s, r, w, e);
+        default:
+                return fail(e, -EINVAL, _("%s: unknown mechanism %d"), w, (int) s->mech);
+        }
+}
+
 int emit_check_value(const struct setting *s, struct xerror *ret_error)
 {
         _cleanup_free_ char *w = NULL;
@@ -407,23 +440,20 @@ int emit_check_value(const struct setting *s, struct xerror *ret_error)
                 _cleanup_free_ char *q = quote(s->value_battery), *want = expected(r);
                 return fail(ret_error, -EINVAL, _("%s: battery value %s is not allowed; expected %s"), w, q, want);
         }
-        switch (s->mech) {
-        case MECH_NONE:
-                return 0;
-        case MECH_UDEV:
-                return check_udev(s, r, w, ret_error);
-        case MECH_MODPROBE:
-        case MECH_TMPFILES:
-        case MECH_CMDLINE:
-                return check_param(s, r, w, ret_error);
-        case MECH_SYSCTL:
-                return check_sysctl(s, r, w, ret_error);
-        case MECH_NM:
-        case MECH_LINK:
-                return check_service(s, r, w, ret_error);
-        default:
-                return fail(ret_error, -EINVAL, _("%s: unknown mechanism %d"), w, (int) s->mech);
-        }
+        return check_place(s, r, w, true, ret_error);
+}
+
+int emit_check_place(const struct setting *s, struct xerror *ret_error)
+{
+        _cleanup_free_ char *w = where(s);
+        const struct knob_rule *r = knob_rule(s->knob);
+
+        if (!r)
+                return fail(ret_error, -EINVAL, _("%s: unknown knob: nothing may be written for it"), w);
+        if (s->mech == MECH_NONE || s->mech == MECH_NM || s->mech == MECH_LINK)
+                return fail(ret_error, -EINVAL, _("%s: %s has no file to write at run time"), w,
+                            mechanism_to_string(s->mech));
+        return check_place(s, r, w, false, ret_error);
 }
 
 /* ---- rendering ----
@@ -490,6 +520,16 @@ static void item_render(struct item *it, enum emit_format fmt)
                         sb_appendf(&sb, ", %s==\"%s\"", s->match.v[i].key, s->match.v[i].value);
                 sb_appendf(&sb, ", TEST==\"%s\"", s->attr);
                 it->key = xstrdup(sb_str(&sb));
+                if (s->value_battery) {
+                        /* a value per power source: the one of the source the switch
+                         * last decided (root/powersource.h), for a device added or
+                         * bound after it, at boot or at a hotplug */
+                        _cleanup_free_ char *match = sb_steal(&sb);
+                        it->line = xasprintf("%s, TEST!=\"" PS_BATTERY_MARK_PATH "\", ATTR{%s}=\"%s\"\n"
+                                             "%s, TEST==\"" PS_BATTERY_MARK_PATH "\", ATTR{%s}=\"%s\"",
+                                             match, s->attr, s->value, match, s->attr, s->value_battery);
+                        break;
+                }
                 sb_appendf(&sb, ", ATTR{%s}=\"%s\"", s->attr, s->value);
                 it->line = sb_steal(&sb);
                 break;

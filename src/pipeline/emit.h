@@ -30,6 +30,11 @@ bool knob_value_ok(const struct knob_rule *r, const char *value);
  * is written anywhere: 0, or -EINVAL with a message. */
 int emit_check_value(const struct setting *s, struct xerror *ret_error);
 
+/* Is where S writes (its attribute, module parameter or sysctl key) a place
+ * its knob may set? The check of emit_check_value() without the udev match,
+ * for settings read back from a table (pstable.c): 0, or -EINVAL. */
+int emit_check_place(const struct setting *s, struct xerror *ret_error);
+
 /* Render the settings of one mechanism into f: deterministic, with a header
  * naming version, profile and fingerprint. Every value is checked first; on
  * any error nothing is written to f and -EINVAL is returned. */

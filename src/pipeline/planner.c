@@ -170,6 +170,28 @@ static void plan_battery(struct planctx *c, const struct profile *profile, const
         profile_free(bat);
 }
 
+/* No system battery: one power source, nothing to switch. The AC values
+ * stand alone, install writes no switch, and each setting's reason says so. */
+static void one_source(struct plan *p, const struct inventory *inv)
+{
+        if (inv->system_battery)
+                return;
+        for (size_t i = 0; i < p->n; i++) {
+                struct setting *s = &p->v[i];
+                char *r;
+
+                if (!s->value_battery)
+                        continue;
+                /* written into the files' comments: never translated */
+                r = xasprintf("%s; one power source here (no system battery in /sys/class/power_supply): the AC "
+                              "value, no power-source switch", s->reason);
+                free(s->reason);
+                s->reason = r;
+                free(s->value_battery);
+                s->value_battery = NULL;
+        }
+}
+
 int plan_build(const struct inventory *inv, const struct plan_options *o, struct plan **ret,
                struct xerror *ret_error)
 {
@@ -259,6 +281,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                         fam[i]->plan(&c);
         if (profile_has_per_source(profile))
                 plan_battery(&c, profile, fam, n_fam);
+        one_source(p, inv);
         warn_tools(&c);
 
         /* a module question found libkmod.so.2 (or the indexes) missing: the

@@ -21,13 +21,21 @@ struct ps_look {
 void ps_look_done(struct ps_look *l);
 
 /* Look at SYS/class/power_supply (SYS is "/sys"; a directory in the unit
- * tests), TLP's rules: a Mains supply online means AC; a USB supply counts
- * only when online and USB Power Delivery (usb_type's selected word starts
- * with PD); device batteries (scope Device: HID, controllers) are ignored;
- * a system battery "Discharging" with nothing online means battery; no
- * supply at all (a desktop, a VM) means AC. 0, or -errno when the directory
- * cannot be read (a missing one is no supply). */
+ * tests) as systemd's on_ac_power() does (src/shared/battery-util.c): a
+ * supply that is not a battery and has online >= 1 means AC (Mains,
+ * Wireless, UPS); a USB supply not when its Type-C ports are all power
+ * sources, and, TLP's rule where it is stricter, only when USB Power
+ * Delivery (usb_type's selected word starts with PD); batteries of scope
+ * Device or with present 0 are ignored; a system battery "Discharging" (or
+ * without a status) with nothing online means battery; no supply at all (a
+ * desktop, a VM) means AC. 0, or -errno when the directory cannot be read
+ * (a missing one is no supply). */
 int ps_look(const char *sys, struct ps_look *ret);
+
+/* The first system battery (a Battery supply not of scope Device, present)
+ * in SYS/class/power_supply, NULL when there is none: without one the
+ * machine has one source, and nothing switches. */
+char *ps_system_battery(const char *sys);
 
 struct ps_timing {
         unsigned settle_ms;     /* between two looks (debounce): 200 */
@@ -44,8 +52,19 @@ extern const struct ps_timing ps_timing_default;
 int ps_decide(const char *sys, const struct ps_timing *t, void (*wait)(unsigned ms, void *userdata), void *userdata,
               struct ps_look *ret, unsigned *ret_looks);
 
-/* the last source decided, kept in the root's /run/idlecfg/power-source:
- * 0 and *ret, -ENOENT when none was decided since boot */
+/* the last source switched to, kept in the root's /run/idlecfg/power-source
+ * ("battery", or "battery forced" when "power-source battery" forced it until
+ * the next event): 0 and *ret (*ret_forced may be NULL), -ENOENT when none
+ * was decided since boot */
 #define PS_STATE_PATH "/run/idlecfg/power-source"
-int ps_last_read(const struct rootfs *rfs, enum power_source *ret);
-int ps_last_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error);
+int ps_last_read(const struct rootfs *rfs, enum power_source *ret, bool *ret_forced);
+int ps_last_write(const struct rootfs *rfs, enum power_source s, bool forced, struct xerror *ret_error);
+
+/* The run-time mark of the battery: present while the machine runs on
+ * battery. The udev rules install writes (70-idlecfg.rules for devices, the
+ * switch's rule for modules) test it (TEST=="...") to pick the value of a
+ * device added or bound, or a module loaded, after the last switch; its
+ * absence (every boot starts without it) means AC. Written before the values
+ * of a switch, so that no event after it takes the other source's value. */
+#define PS_BATTERY_MARK_PATH "/run/idlecfg/on-battery"
+int ps_mark_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error);
