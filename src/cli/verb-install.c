@@ -204,6 +204,7 @@ void install_print_json(const struct install_result *r, const struct rootfs *rfs
         json_kv_string(&j, "version", PACKAGE_VERSION);
         json_kv_string(&j, "root", rfs->path);
         plan_json_identity(&j, p);
+        plan_json_boot(&j, p);
         json_kv_bool(&j, "dry_run", dry_run);
         json_kv_bool(&j, "changed", changes > 0);
         json_key(&j, "files");

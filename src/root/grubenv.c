@@ -403,23 +403,30 @@ static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char
         grubenv_parse(env, shown, text);
 }
 
-char *grub_boot_cmdline(const struct rootfs *rfs)
+void grub_boot_env(const struct rootfs *rfs, struct grubenv *env)
 {
-        struct grubenv env = {};
         char **names = NULL;
         size_t n = 0;
-        char *ret;
 
-        parse_file(rfs, &env, GRUB_DEFAULT_PATH, false);
+        *env = (struct grubenv) {};
+        parse_file(rfs, env, GRUB_DEFAULT_PATH, false);
         /* grub-mkconfig: for x in /etc/default/grub.d/NAME.cfg (a glob); do . "$x"; done */
         if (rootfs_list_dir(rfs, GRUB_DEFAULT_DIR, ".cfg", &names, &n) == 0)
                 for (size_t i = 0; i < n; i++) {
                         _cleanup_free_ char *path = xasprintf("%s/%s", GRUB_DEFAULT_DIR, names[i]);
-                        parse_file(rfs, &env, path, true);
+                        parse_file(rfs, env, path, true);
                 }
         rootfs_list_free(names, n);
-        for (size_t i = 0; i < env.n_warnings; i++)
-                rootfs_warn(rfs, "%s", env.warnings[i]);
+        for (size_t i = 0; i < env->n_warnings; i++)
+                rootfs_warn(rfs, "%s", env->warnings[i]);
+}
+
+char *grub_boot_cmdline(const struct rootfs *rfs)
+{
+        struct grubenv env;
+        char *ret;
+
+        grub_boot_env(rfs, &env);
         ret = grubenv_cmdline(&env);
         grubenv_done(&env);
         return ret;

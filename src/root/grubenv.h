@@ -37,3 +37,5 @@ void grubenv_done(struct grubenv *env);
  * names, of root RFS; NULL if none sets a parameter. A file that cannot be
  * read or parsed is a warning of RFS (rootfs_warn()). */
 char *grub_boot_cmdline(const struct rootfs *rfs);
+/* The variables of those files, in ENV (grubenv_done() it); the warnings go to RFS */
+void grub_boot_env(const struct rootfs *rfs, struct grubenv *env);
