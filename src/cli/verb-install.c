@@ -21,6 +21,7 @@ static const char *kind_name(enum target_kind k)
         case T_LINK: return _("systemd .link drop-in");
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
+        case T_CMDLINE_BOOTC:
         case T_CMDLINE_OWN: return _("kernel command line");
         case T_POWER: return _("power-source switch");
         case T_POWER_HOOK: return _("power-source system-sleep hook");
@@ -139,6 +140,7 @@ static const char *kind_key(enum target_kind k)
         case T_LINK: return "link";
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
+        case T_CMDLINE_BOOTC:
         case T_CMDLINE_OWN: return "cmdline";
         case T_POWER: return "power-source";
         case T_POWER_HOOK: return "power-source-hook";
@@ -146,6 +148,29 @@ static const char *kind_key(enum target_kind k)
         case T_OTHER: break;
         }
         return "other";
+}
+
+/* how the words of the command-line file X reach the kernel: the file
+ * itself (kernel-cmdline, grub, bootc-kargs), or a tool the next steps name
+ * from the words of /etc/idlecfg/cmdline (grubby, bootc, rpm-ostree), or the
+ * installer (file) */
+static const char *cmdline_mechanism(const struct install_file *x, const struct plan *p)
+{
+        if (!x)
+                return NULL;
+        switch (x->kind) {
+        case T_CMDLINE_KERNEL: return "kernel-cmdline";
+        case T_CMDLINE_GRUB: return "grub";
+        case T_CMDLINE_BOOTC: return "bootc-kargs";
+        default: break;
+        }
+        if (p->boot.scheme == BOOT_GRUB_BLS)
+                return "grubby";
+        if (p->boot.scheme == BOOT_BOOTC && p->boot.booted)
+                return "bootc";
+        if (p->boot.scheme == BOOT_OSTREE)
+                return "rpm-ostree";
+        return "file";
 }
 
 /* "warnings": the other power tools that set the same knobs (code
@@ -231,8 +256,7 @@ void install_print_json(const struct install_result *r, const struct rootfs *rfs
                                 x = &r->files[i];
                 json_begin_object(&j);
                 json_kv_string(&j, "path", x ? x->path : NULL);
-                json_kv_string(&j, "mechanism", !x ? NULL : x->kind == T_CMDLINE_KERNEL ? "kernel-cmdline" :
-                                                x->kind == T_CMDLINE_GRUB ? "grub" : "file");
+                json_kv_string(&j, "mechanism", cmdline_mechanism(x, p));
                 json_key(&j, "words");
                 json_begin_array(&j);
                 for (char *save = NULL, *word = strtok_r(w, " ", &save); word; word = strtok_r(NULL, " ", &save))

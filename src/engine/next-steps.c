@@ -31,6 +31,7 @@ void next_steps_init(struct next_steps *s, const struct rootfs *rfs)
                 .chroot = !root_is_host(rfs->path),
                 .root = xstrdup(rfs->path),
         };
+        boot_detect(rfs, &s->boot);
 }
 
 static void argv_free(char **argv)
@@ -48,17 +49,17 @@ void next_steps_free(struct next_steps *s)
         }
         free(s->v);
         free(s->root);
+        boot_info_done(&s->boot);
         *s = (struct next_steps) {};
 }
 
-/* a step, once per id; ARGV... NULL-terminated (none: by hand), run
- * through chroot when the root is not "/" */
-static struct next_step *add_step(struct next_steps *s, const char *id, const char *why, bool boot, ...)
+/* a step, once per id; ARGV NULL-terminated (NULL: by hand), run through
+ * chroot when the root is not "/" */
+static struct next_step *add_step_argv(struct next_steps *s, const char *id, const char *why, bool boot,
+                                       const char *const *argv)
 {
         struct next_step *x;
-        const char *arg;
-        size_t n = 0;
-        va_list ap;
+        size_t n = 0, k = 0;
 
         for (size_t i = 0; i < s->n; i++)
                 if (streq(s->v[i].id, id)) {
@@ -68,21 +69,33 @@ static struct next_step *add_step(struct next_steps *s, const char *id, const ch
         s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
         x = &s->v[s->n++];
         *x = (struct next_step) { .id = id, .why = why, .boot = boot };
-        va_start(ap, boot);
-        while ((arg = va_arg(ap, const char *))) {
-                if (!x->argv) {
-                        x->argv = xcalloc(3, sizeof(char *));
-                        if (s->chroot) {
-                                x->argv[n++] = xstrdup("chroot");
-                                x->argv[n++] = xstrdup(s->root);
-                        }
-                }
-                x->argv = xrealloc(x->argv, (n + 2) * sizeof(char *));
-                x->argv[n++] = xstrdup(arg);
-                x->argv[n] = NULL;
+        while (argv && argv[n])
+                n++;
+        if (!n)
+                return x;
+        x->argv = xcalloc(n + 3, sizeof(char *));
+        if (s->chroot) {
+                x->argv[k++] = xstrdup("chroot");
+                x->argv[k++] = xstrdup(s->root);
         }
-        va_end(ap);
+        for (size_t i = 0; i < n; i++)
+                x->argv[k++] = xstrdup(argv[i]);
         return x;
+}
+
+/* the same, ARGV... as arguments, NULL-terminated */
+static struct next_step *add_step(struct next_steps *s, const char *id, const char *why, bool boot, ...)
+{
+        const char *argv[16];
+        size_t n = 0;
+        va_list ap;
+
+        va_start(ap, boot);
+        while (n < ELEMENTSOF(argv) - 1 && (argv[n] = va_arg(ap, const char *)))
+                n++;
+        argv[n] = NULL;
+        va_end(ap);
+        return add_step_argv(s, id, why, boot, argv);
 }
 
 static bool exists(const struct rootfs *rfs, const char *path)
@@ -129,26 +142,40 @@ static void step_update_grub(struct next_steps *s, const struct rootfs *rfs)
 static void step_kernel_install(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
 {
         static const char *const why = N_("a boot entry takes /etc/kernel/cmdline when kernel-install makes it");
+        static const char *const why_uki = N_("the unified kernel image holds the command line and the "
+                                              "initramfs: kernel-install makes it again (ukify)");
         const char *k = kernel ? kernel : "KERNEL";
         _cleanup_free_ char *usr = xasprintf("/usr/lib/modules/%s/vmlinuz", k);
         _cleanup_free_ char *boot = xasprintf("/boot/vmlinuz-%s", k);
 
-        add_step(s, "kernel-install", why, true, "kernel-install", "add", k, exists(rfs, usr) ? usr : boot, NULL);
+        add_step(s, "kernel-install", s->boot.scheme == BOOT_KERNEL_INSTALL_UKI ? why_uki : why, true,
+                 "kernel-install", "add", k, exists(rfs, usr) ? usr : boot, NULL);
 }
 
+/* the initramfs generator the root has (root/bootscheme.c); a UKI holds
+ * the initramfs: kernel-install makes it again after it */
 static void step_initramfs(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
 {
         static const char *const why = N_("the initramfs holds a copy of modprobe.d: the modules it loads "
                                           "read their options there");
 
-        if (exists(rfs, "/usr/sbin/update-initramfs") || exists(rfs, "/sbin/update-initramfs") ||
-            !(exists(rfs, "/usr/bin/dracut") || exists(rfs, "/usr/sbin/dracut") || exists(rfs, "/usr/bin/mkinitcpio")))
+        switch (s->boot.initrd) {
+        case INITRD_DRACUT:
+                add_step(s, "update-initramfs", why, true, "dracut", "--force", "--kver", kernel ? kernel : "KERNEL",
+                         NULL);
+                break;
+        case INITRD_MKINITCPIO:
+                add_step(s, "update-initramfs", why, true, "mkinitcpio", "-P", NULL);
+                break;
+        case INITRD_INITRAMFS_TOOLS:
+        case INITRD_NONE:       /* none found: Debian's, as before */
+        case _INITRD_MAX:
                 add_step(s, "update-initramfs", why, true, "update-initramfs", "-u", "-k", kernel ? kernel : "all",
                          NULL);
-        else if (exists(rfs, "/usr/bin/dracut") || exists(rfs, "/usr/sbin/dracut"))
-                add_step(s, "update-initramfs", why, true, "dracut", "--force", "--kver", kernel ? kernel : "", NULL);
-        else
-                add_step(s, "update-initramfs", why, true, "mkinitcpio", "-P", NULL);
+                break;
+        }
+        if (s->boot.scheme == BOOT_KERNEL_INSTALL_UKI)
+                step_kernel_install(s, rfs, kernel);
 }
 
 static void step_words(struct next_steps *s, const char *words)
@@ -159,6 +186,90 @@ static void step_words(struct next_steps *s, const char *words)
                                        true, NULL);
         if (!x->words)
                 x->words = xstrdup(words);
+}
+
+/* argv of PREFIX... then OPT=WORD for each word of WORDS (rpm-ostree kargs --append=W) */
+static const char **argv_per_word(const char *const *prefix, const char *opt, char *words_buf)
+{
+        size_t n = 0, k = 0;
+        const char **argv;
+
+        while (prefix[n])
+                n++;
+        argv = xcalloc(n + strlen(words_buf) / 2 + 2, sizeof(char *));
+        for (; k < n; k++)
+                argv[k] = prefix[k];
+        for (char *save = NULL, *w = strtok_r(words_buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
+                argv[k++] = xasprintf("%s=%s", opt, w);
+        argv[k] = NULL;
+        return argv;
+}
+
+static void argv_per_word_free(const char **argv, size_t n_prefix)
+{
+        for (size_t i = n_prefix; argv && argv[i]; i++)
+                free((char *) argv[i]);
+        free(argv);
+}
+
+/* The words of /etc/idlecfg/cmdline into the boot configuration, by the
+ * scheme: grubby on GRUB with BLS entries, bootc loader-entries on a
+ * running bootc host, rpm-ostree kargs on a booted OSTree host; elsewhere
+ * the installer adds them (step_words). UNDO: the steps that take them out
+ * again (rollback). */
+static void step_own_words(struct next_steps *s, const char *words, bool undo)
+{
+        _cleanup_free_ char *one = xstrdup(words), *buf = xstrdup(words);
+
+        strstrip(one);
+        switch (s->boot.scheme) {
+        case BOOT_GRUB_BLS: {
+                _cleanup_free_ char *arg = xasprintf(undo ? "--remove-args=%s" : "--args=%s", one);
+                const char *argv[] = { "grubby", "--update-kernel=ALL", arg, NULL };
+                add_step_argv(s, undo ? "grubby-remove-args" : "grubby",
+                              undo ? N_("GRUB boots the BLS entries with their own options: grubby takes "
+                                        "idlecfg's words out of every entry")
+                                   : N_("GRUB boots the BLS entries with their own options: grubby adds the "
+                                        "words to every entry"), true, argv);
+                return;
+        }
+        case BOOT_BOOTC:
+                if (s->boot.booted) {
+                        const char *argv[] = { "bootc", "loader-entries", "set-options-for-source", "--source",
+                                               PACKAGE_NAME, "--options", undo ? "" : one, NULL };
+                        add_step_argv(s, undo ? "bootc-kargs-remove" : "bootc-kargs",
+                                      undo ? N_("a running bootc host: bootc drops the options idlecfg's source "
+                                                "set, the others' are kept")
+                                           : N_("a running bootc host: bootc keeps these options for the "
+                                                "source idlecfg, apart from the others'"), true, argv);
+                        return;
+                }
+                break;
+        case BOOT_OSTREE:
+                if (s->boot.booted) {
+                        static const char *const prefix[] = { "rpm-ostree", "kargs", NULL };
+                        const char **argv = argv_per_word(prefix, undo ? "--delete" : "--append", buf);
+                        add_step_argv(s, undo ? "rpm-ostree-kargs-delete" : "rpm-ostree-kargs",
+                                      undo ? N_("a booted OSTree host: rpm-ostree takes the words out of the "
+                                                "next deployment's kernel arguments")
+                                           : N_("a booted OSTree host: rpm-ostree adds the words to the next "
+                                                "deployment's kernel arguments"), true, argv);
+                        argv_per_word_free(argv, 2);
+                        return;
+                } else {
+                        struct next_step *x = add_step(s, undo ? "rpm-ostree-kargs-delete" : "rpm-ostree-kargs",
+                                                       N_("an OSTree deployment that is not running: rpm-ostree "
+                                                          "kargs changes a booted host only (never a container "
+                                                          "build); run it there with these words"), true, NULL);
+                        if (!x->words)
+                                x->words = xstrdup(one);
+                        return;
+                }
+        default:
+                break;
+        }
+        if (!undo)
+                step_words(s, one);
 }
 
 void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
@@ -236,7 +347,9 @@ void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const 
                         break;
                 case T_CMDLINE_OWN:
                         if (x->wanted && r->cmdline_words)
-                                step_words(s, r->cmdline_words);
+                                step_own_words(s, r->cmdline_words, false);
+                        break;
+                case T_CMDLINE_BOOTC:   /* bootc takes it when it deploys the image */
                         break;
                 case T_OTHER:
                         break;
@@ -390,7 +503,7 @@ static void pending_own_cmdline(struct next_steps *s, const struct rootfs *rfs, 
                 if (text && has_words(text, words))
                         return;
         }
-        step_words(s, words);
+        step_own_words(s, words, false);
 }
 
 static void pending_initramfs(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
@@ -415,14 +528,15 @@ void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs)
                 xerror_done(&e);
                 return;
         }
+        /* the initramfs first: kernel-install puts it into a UKI */
+        if (manifest_find(m, MODPROBE_PATH))
+                pending_initramfs(s, rfs, m->kernel);
         if (manifest_find(m, GRUB_SNIPPET_PATH))
                 pending_grub(s, rfs);
         if (manifest_find(m, KERNEL_CMDLINE_PATH))
                 pending_kernel_cmdline(s, rfs, m->kernel);
         if (manifest_find(m, OWN_CMDLINE_PATH))
                 pending_own_cmdline(s, rfs, m->kernel);
-        if (manifest_find(m, MODPROBE_PATH))
-                pending_initramfs(s, rfs, m->kernel);
 }
 
 bool next_steps_boot_incomplete(const struct next_steps *s)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "engine/install.h"
+#include "root/bootscheme.h"
 #include "base/json.h"
 
 struct next_step {
@@ -22,6 +23,7 @@ struct next_steps {
         bool running;           /* the target is the running system */
         bool chroot;            /* the commands run in the root through chroot */
         char *root;
+        struct boot_info boot;  /* how the root boots: which tool each step is */
 };
 
 /* An empty list for the root: whether commands run through chroot, and

@@ -1,0 +1,164 @@
+#!/bin/sh
+# tests/boot-steps.sh: where install puts the kernel parameters on each boot
+# scheme, and the steps (argv in JSON) it names for them: /etc/kernel/cmdline
+# made from /usr/lib/kernel/cmdline and never from nothing (root=), a UKI
+# made again after its initramfs, a bootc image's kargs.d file (checked with
+# a TOML parser against bootc's keys), grubby on GRUB with BLS entries, the
+# generator's own initramfs step, rpm-ostree on an OSTree root that is not
+# running; rollback takes each file back. The tools themselves run in
+# tests/boot-tools.sh where Debian has them.
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run depmod "${CC:-cc}" python3
+if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
+        rm -rf "$tmp"
+        IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
+fi
+plan 25
+
+WORDS=pcie_aspm.policy=default
+# mk NAME: a root of the recorded machine with its kernel and an initramfs
+mk() {
+        _r=$tmp/$1
+        mkroot_installed "$TESTS_DATA/machines/desktop-sata" "$_r" || { echo "Bail out! no root"; exit 1; }
+        mkdir -p "$_r/var/lib" "$_r/run" "$_r/boot"
+        echo initramfs >"$_r/boot/initrd.img-$KVER"
+}
+ic() { _r=$tmp/$1; shift; "$IDLECFG" --root "$_r" --kernel "$KVER" --profile balanced "$@"; }
+# steps NAME: "id argv..." a line each (the root as @ROOT@), from install --json's output in $tmp/NAME.json
+steps() {
+        python3 - "$tmp/$1.json" "$tmp/$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["next_steps"]:
+    argv = " ".join(a.replace(sys.argv[2], "@ROOT@") for a in s["argv"]) if s["argv"] is not None else "BY-HAND " + " ".join(s.get("words", []))
+    print(s["id"], argv)
+PY
+}
+mechanism() { python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["cmdline"]; print(c["mechanism"], c["path"])' "$tmp/$1.json"; }
+# same NAME EXPECTED-FILE: the steps as expected
+same_steps() {
+        steps "$1" >"$tmp/$1.steps"
+        if diff -u "$2" "$tmp/$1.steps" >"$tmp/$1.diff"; then ok "$1: steps $(tr '\n' ';' <"$2")"
+        else not_ok "$1: steps"; diag "$(cat "$tmp/$1.diff")"; fi
+}
+
+# ---- kernel-install, layout uki, no /etc/kernel/cmdline: made from /usr/lib/kernel/cmdline ----
+mk uki
+mkdir -p "$tmp/uki/etc/kernel" "$tmp/uki/usr/lib/kernel" "$tmp/uki/usr/sbin"
+printf 'layout=uki\n' >"$tmp/uki/etc/kernel/install.conf"
+printf 'root=UUID=0b5b5f4e ro quiet\n' >"$tmp/uki/usr/lib/kernel/cmdline"
+: >"$tmp/uki/usr/sbin/update-initramfs"
+ic uki install --json >"$tmp/uki.json" 2>"$tmp/uki.err"; rc=$?
+check "uki: install exits 4 (the image lacks the words)" test $rc -eq 4
+check "uki: /etc/kernel/cmdline is the vendor's line and the words" \
+        grep -qx "root=UUID=0b5b5f4e ro quiet $WORDS" "$tmp/uki/etc/kernel/cmdline"
+check "uki: mechanism kernel-cmdline" test "$(mechanism uki)" = "kernel-cmdline /etc/kernel/cmdline"
+printf '%s\n' "update-initramfs chroot @ROOT@ update-initramfs -u -k $KVER" \
+        "kernel-install chroot @ROOT@ kernel-install add $KVER /boot/vmlinuz-$KVER" >"$tmp/uki.want"
+same_steps uki "$tmp/uki.want"
+ic uki rollback >/dev/null 2>&1
+check "uki: rollback removes the /etc/kernel/cmdline it made" test ! -e "$tmp/uki/etc/kernel/cmdline"
+
+# ---- the same without /usr/lib/kernel/cmdline: no file that drops root= ----
+mk bare
+mkdir -p "$tmp/bare/etc/kernel"
+printf 'layout=bls\n' >"$tmp/bare/etc/kernel/install.conf"
+ic bare install --json >"$tmp/bare.json" 2>"$tmp/bare.err"
+check "bare: no /etc/kernel/cmdline made" test ! -e "$tmp/bare/etc/kernel/cmdline"
+check "bare: the words in /etc/idlecfg/cmdline" grep -qx "$WORDS" "$tmp/bare/etc/idlecfg/cmdline"
+check "bare: said why, naming both files" grep -qF \
+        "$tmp/bare/etc/kernel/cmdline: there is none, nor /usr/lib/kernel/cmdline: kernel-install would take" "$tmp/bare.err"
+
+# ---- a malformed /usr/lib/kernel/cmdline: refused with file:line, nothing written ----
+mk badline
+mkdir -p "$tmp/badline/etc/kernel" "$tmp/badline/usr/lib/kernel"
+printf 'layout=bls\n' >"$tmp/badline/etc/kernel/install.conf"
+printf 'root=/dev/sda1 ro\nquiet\n' >"$tmp/badline/usr/lib/kernel/cmdline"
+ic badline install >"$tmp/badline.out" 2>&1; rc=$?
+check "badline: install refuses (exit 2, bad input) naming the file and line" sh -c "test $rc -eq 2 &&
+        grep -qF '$tmp/badline/usr/lib/kernel/cmdline:2: expected one line of kernel parameters' '$tmp/badline.out'"
+check "badline: nothing written" test ! -e "$tmp/badline/etc/kernel/cmdline" -a ! -e "$tmp/badline/etc/modprobe.d/idlecfg.conf"
+
+# ---- a bootc image: kargs.d, checked against bootc's keys ----
+mk bootc
+mkdir -p "$tmp/bootc/usr/lib/bootc" "$tmp/bootc/usr/bin"
+: >"$tmp/bootc/usr/bin/dracut"
+ic bootc install --json >"$tmp/bootc.json" 2>"$tmp/bootc.err"
+check "bootc: mechanism bootc-kargs" test "$(mechanism bootc)" = "bootc-kargs /usr/lib/bootc/kargs.d/50-idlecfg.toml"
+if python3 -c 'import tomllib' 2>/dev/null; then
+        check "bootc: kargs.d file is TOML with bootc's keys only, kargs the words" python3 - \
+                "$tmp/bootc/usr/lib/bootc/kargs.d/50-idlecfg.toml" "$WORDS" <<'PY'
+import sys, tomllib
+d = tomllib.load(open(sys.argv[1], "rb"))
+assert set(d) <= {"kargs", "match-architectures"}, d
+assert d["kargs"] == sys.argv[2].split(), d
+PY
+else
+        skip "bootc: kargs.d file is TOML with bootc's keys only" "python3 has no tomllib (3.11)"
+fi
+printf '%s\n' "update-initramfs chroot @ROOT@ dracut --force --kver $KVER" >"$tmp/bootc.want"
+same_steps bootc "$tmp/bootc.want"
+ic bootc rollback >/dev/null 2>&1
+check "bootc: rollback removes the kargs.d file and the directory it made" test ! -e "$tmp/bootc/usr/lib/bootc/kargs.d"
+
+# ---- GRUB with BLS entries: grubby, the entries' options ----
+mk bls
+mkdir -p "$tmp/bls/etc/default" "$tmp/bls/boot/loader/entries" "$tmp/bls/usr/sbin" "$tmp/bls/usr/bin"
+printf 'GRUB_TIMEOUT=5\nGRUB_ENABLE_BLSCFG=true\n' >"$tmp/bls/etc/default/grub"
+: >"$tmp/bls/usr/sbin/grub2-mkconfig"
+: >"$tmp/bls/usr/bin/mkinitcpio"
+entry=$tmp/bls/boot/loader/entries/abc-$KVER.conf
+printf 'title Fedora\nversion %s\nlinux /vmlinuz-%s\noptions root=UUID=1 ro\n' "$KVER" "$KVER" >"$entry"
+touch -d 2020-01-01 "$tmp/bls/boot/initrd.img-$KVER"
+ic bls install --json >"$tmp/bls.json" 2>"$tmp/bls.err"; rc=$?
+check "bls: install exits 4" test $rc -eq 4
+check "bls: mechanism grubby, the words recorded in /etc/idlecfg/cmdline" sh -c "
+        test \"\$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))[\"cmdline\"]; print(c[\"mechanism\"], c[\"path\"])' '$tmp/bls.json')\" = 'grubby /etc/idlecfg/cmdline' &&
+        grep -qx '$WORDS' '$tmp/bls/etc/idlecfg/cmdline'"
+printf '%s\n' "update-initramfs chroot @ROOT@ mkinitcpio -P" \
+        "grubby chroot @ROOT@ grubby --update-kernel=ALL --args=$WORDS" >"$tmp/bls.want"
+same_steps bls "$tmp/bls.want"
+# what grubby and mkinitcpio do: the entry's options, a new image
+sed -i "s|^options .*|& $WORDS|" "$entry"
+touch "$tmp/bls/boot/initrd.img-$KVER"
+ic bls install >"$tmp/bls2.out" 2>&1; rc=$?
+check "bls: once the entries have the words, install exits 0" test $rc -eq 0
+check "bls: the grub.d snippet is not written (GRUB with BLS does not read it)" \
+        test ! -e "$tmp/bls/etc/default/grub.d/idlecfg.cfg"
+
+# ---- an OSTree deployment that is not running: rpm-ostree kargs is for a booted host ----
+mk ostree
+mkdir -p "$tmp/ostree/ostree"
+rm -f "$tmp/ostree/boot/initrd.img-$KVER"
+ic ostree install --json >"$tmp/ostree.json" 2>"$tmp/ostree.err"
+check "ostree: mechanism rpm-ostree" test "$(mechanism ostree)" = "rpm-ostree /etc/idlecfg/cmdline"
+printf '%s\n' "rpm-ostree-kargs BY-HAND $WORDS" >"$tmp/ostree.want"
+same_steps ostree "$tmp/ostree.want"
+
+# ---- Debian's GRUB: the grub.d snippet and update-grub, even with an /etc/kernel/cmdline ----
+mk debian
+mkdir -p "$tmp/debian/etc/default" "$tmp/debian/usr/sbin" "$tmp/debian/etc/kernel"
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' >"$tmp/debian/etc/default/grub"
+: >"$tmp/debian/usr/sbin/update-grub"
+: >"$tmp/debian/usr/sbin/update-initramfs"
+printf 'root=/dev/sda1 ro\n' >"$tmp/debian/etc/kernel/cmdline"
+ic debian install --json >"$tmp/debian.json" 2>"$tmp/debian.err"
+check "debian: mechanism grub, /etc/kernel/cmdline (which GRUB does not read) untouched" sh -c "
+        test \"\$(python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))[\"cmdline\"]; print(c[\"mechanism\"], c[\"path\"])' '$tmp/debian.json')\" = 'grub /etc/default/grub.d/idlecfg.cfg' &&
+        grep -qx 'root=/dev/sda1 ro' '$tmp/debian/etc/kernel/cmdline'"
+printf '%s\n' "update-initramfs chroot @ROOT@ update-initramfs -u -k $KVER" \
+        "update-grub chroot @ROOT@ update-grub" >"$tmp/debian.want"
+same_steps debian "$tmp/debian.want"
+
+# ---- systemd-boot with its /etc/kernel/cmdline: appended, kernel-install ----
+mk sdboot
+mkdir -p "$tmp/sdboot/boot/efi/EFI/systemd" "$tmp/sdboot/etc/kernel" "$tmp/sdboot/etc/default"
+: >"$tmp/sdboot/boot/efi/EFI/systemd/systemd-bootx64.efi"
+: >"$tmp/sdboot/etc/default/grub"
+printf 'root=/dev/vda2 rw\n' >"$tmp/sdboot/etc/kernel/cmdline"
+ic sdboot install --json >"$tmp/sdboot.json" 2>"$tmp/sdboot.err"
+check "sdboot: appended to /etc/kernel/cmdline" grep -qx "root=/dev/vda2 rw $WORDS" "$tmp/sdboot/etc/kernel/cmdline"
+printf '%s\n' "update-initramfs chroot @ROOT@ update-initramfs -u -k $KVER" \
+        "kernel-install chroot @ROOT@ kernel-install add $KVER /boot/vmlinuz-$KVER" >"$tmp/sdboot.want"
+same_steps sdboot "$tmp/sdboot.want"
+done_testing
