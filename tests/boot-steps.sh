@@ -5,15 +5,17 @@
 # made again after its initramfs, a bootc image's kargs.d file (checked with
 # a TOML parser against bootc's keys), grubby on GRUB with BLS entries, the
 # generator's own initramfs step, rpm-ostree on an OSTree root that is not
-# running; rollback takes each file back. The tools themselves run in
-# tests/boot-tools.sh where Debian has them.
+# running. Rollback takes each file back and names the steps that take the
+# words and options out of the boot artifacts that still hold them (grub.cfg,
+# BLS entries, a UKI's bytes, an initramfs made since): exit 4. No real boot
+# tool runs here: argv only.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
 if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 25
+plan 30
 
 WORDS=pcie_aspm.policy=default
 # mk NAME: a root of the recorded machine with its kernel and an initramfs
@@ -56,8 +58,14 @@ check "uki: mechanism kernel-cmdline" test "$(mechanism uki)" = "kernel-cmdline 
 printf '%s\n' "update-initramfs chroot @ROOT@ update-initramfs -u -k $KVER" \
         "kernel-install chroot @ROOT@ kernel-install add $KVER /boot/vmlinuz-$KVER" >"$tmp/uki.want"
 same_steps uki "$tmp/uki.want"
-ic uki rollback >/dev/null 2>&1
+# what kernel-install makes: a UKI whose .cmdline holds the line (as text among its bytes)
+mkdir -p "$tmp/uki/boot/efi/EFI/Linux"
+uki=$tmp/uki/boot/efi/EFI/Linux/abc-$KVER.efi
+{ printf 'MZ\0\0PE\0\0.cmdline\0'; printf '%s\0' "$(cat "$tmp/uki/etc/kernel/cmdline")"; } >"$uki"
+ic uki rollback >"$tmp/uki.rb" 2>&1; rc=$?
 check "uki: rollback removes the /etc/kernel/cmdline it made" test ! -e "$tmp/uki/etc/kernel/cmdline"
+check "uki: rollback exits 4: the UKI still holds the words, kernel-install makes it again" sh -c "
+        test $rc -eq 4 && grep -qF 'chroot $tmp/uki kernel-install add $KVER /boot/vmlinuz-$KVER' '$tmp/uki.rb'"
 
 # ---- the same without /usr/lib/kernel/cmdline: no file that drops root= ----
 mk bare
@@ -125,6 +133,10 @@ ic bls install >"$tmp/bls2.out" 2>&1; rc=$?
 check "bls: once the entries have the words, install exits 0" test $rc -eq 0
 check "bls: the grub.d snippet is not written (GRUB with BLS does not read it)" \
         test ! -e "$tmp/bls/etc/default/grub.d/idlecfg.cfg"
+ic bls rollback >"$tmp/bls.rb" 2>&1; rc=$?
+check "bls: rollback exits 4 and names grubby --remove-args for the entries that hold the words" sh -c "
+        test $rc -eq 4 && grep -qF 'chroot $tmp/bls grubby --update-kernel=ALL --remove-args=$WORDS' '$tmp/bls.rb' &&
+        grep -qF 'chroot $tmp/bls mkinitcpio -P' '$tmp/bls.rb'" 
 
 # ---- an OSTree deployment that is not running: rpm-ostree kargs is for a booted host ----
 mk ostree
@@ -149,6 +161,26 @@ check "debian: mechanism grub, /etc/kernel/cmdline (which GRUB does not read) un
 printf '%s\n' "update-initramfs chroot @ROOT@ update-initramfs -u -k $KVER" \
         "update-grub chroot @ROOT@ update-grub" >"$tmp/debian.want"
 same_steps debian "$tmp/debian.want"
+# update-grub and update-initramfs ran: grub.cfg has the words, the initramfs is newer than the options
+mkdir -p "$tmp/debian/boot/grub"
+printf 'menuentry x {\n\tlinux /vmlinuz-%s root=/dev/sda1 ro quiet %s\n}\n' "$KVER" "$WORDS" >"$tmp/debian/boot/grub/grub.cfg"
+touch "$tmp/debian/boot/initrd.img-$KVER"
+ic debian rollback >"$tmp/debian.rb" 2>&1; rc=$?
+check "debian: rollback exits 4, naming update-initramfs then update-grub" sh -c "
+        test $rc -eq 4 && grep -n 'update-initramfs -u -k $KVER\|chroot $tmp/debian update-grub' '$tmp/debian.rb' | cut -d: -f1 | tr '\n' ' ' | grep -qx '[0-9]* [0-9]* '"
+check "debian: the grub.d snippet is gone, /etc/kernel/cmdline as it was" sh -c "
+        test ! -e '$tmp/debian/etc/default/grub.d/idlecfg.cfg' && grep -qx 'root=/dev/sda1 ro' '$tmp/debian/etc/kernel/cmdline'"
+# once grub.cfg is made again without the words and the initramfs predates the options: nothing left, exit 0
+mk debian2
+mkdir -p "$tmp/debian2/etc/default" "$tmp/debian2/usr/sbin" "$tmp/debian2/boot/grub"
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' >"$tmp/debian2/etc/default/grub"
+: >"$tmp/debian2/usr/sbin/update-grub"
+touch -d 2020-01-01 "$tmp/debian2/boot/initrd.img-$KVER"
+ic debian2 install >/dev/null 2>&1
+printf 'menuentry x {\n\tlinux /vmlinuz-%s root=/dev/sda1 ro quiet\n}\n' "$KVER" >"$tmp/debian2/boot/grub/grub.cfg"
+ic debian2 rollback >"$tmp/debian2.rb" 2>&1; rc=$?
+check "debian: a rollback whose boot artifacts hold nothing of idlecfg exits 0 and names no step" sh -c "
+        test $rc -eq 0 && ! grep -q 'update-grub\|update-initramfs' '$tmp/debian2.rb'"
 
 # ---- systemd-boot with its /etc/kernel/cmdline: appended, kernel-install ----
 mk sdboot

@@ -185,6 +185,23 @@ struct rollback_ctx {
         const char *what;
 };
 
+/* after the install's rollback: what the boot artifacts still hold of
+ * what it put there (grub.cfg, the boot entries, a UKI, the initramfs), and
+ * the steps that take it out; true when there is any (exit 4) */
+static bool rollback_boot_left(const struct run *c, const struct rollback_result *res, FILE *out)
+{
+        _cleanup_(next_steps_free) struct next_steps steps = {};
+
+        next_steps_init(&steps, &c->rfs);
+        next_steps_undo(&steps, &c->rfs, res->boot_words, res->kernel, res->modprobe ? &res->modprobe_time : NULL);
+        next_steps_print_text(&steps, steps.running
+                              ? _("The boot artifacts may still hold what idlecfg installed; run (idlecfg runs "
+                                  "none of them):\n")
+                              : _("The boot artifacts may still hold what idlecfg installed; next steps for the "
+                                  "installer (idlecfg runs nothing in the target):\n"), out);
+        return next_steps_boot_incomplete(&steps);
+}
+
 static int do_rollback(void *userdata, FILE *out)
 {
         const struct rollback_ctx *rc = userdata;
@@ -209,6 +226,8 @@ static int do_rollback(void *userdata, FILE *out)
                 _cleanup_(rollback_result_free) struct rollback_result res = {};
                 r = parts[i].undo(&c->rfs, c->a->force, &res, &e);
                 rollback_print(&res, parts[i].values, out);
+                if (r == 0 && !parts[i].values && rollback_boot_left(c, &res, out))
+                        code = EXIT_BOOT_INCOMPLETE;
                 if (r == -EBUSY) {
                         /* some values or files were left alone: said, not a failure */
                         print_error(NULL, &e, strerror(-r));

@@ -4,6 +4,7 @@
 
 #include "base/json.h"
 #include "cli/verb-apply.h"
+#include "cli/verb-install.h"
 
 void apply_print(const struct apply_result *r, bool dry_run, FILE *out)
 {

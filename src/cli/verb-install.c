@@ -87,6 +87,82 @@ void install_print(const struct install_result *r, FILE *out)
         }
 }
 
+/* ---- the next steps (engine/next-steps.c finds them) ---- */
+
+/* ARG as one word for a POSIX shell */
+void print_shell_word(const char *arg, FILE *out)
+{
+        if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-@%") ==
+                    strlen(arg)) {
+                fputs(arg, out);
+                return;
+        }
+        fputc('\'', out);
+        for (const char *p = arg; *p; p++)
+                if (*p == '\'')
+                        fputs("'\\''", out);
+                else
+                        fputc(*p, out);
+        fputc('\'', out);
+}
+
+void next_steps_print_text(const struct next_steps *s, const char *header, FILE *out)
+{
+        if (!s->n)
+                return;
+        fputs(header, out);
+        for (size_t i = 0; i < s->n; i++) {
+                const struct next_step *x = &s->v[i];
+                fputs(x->boot ? "  * " : "    ", out);
+                if (x->argv)
+                        for (char **a = x->argv; *a; a++) {
+                                if (a != x->argv)
+                                        fputc(' ', out);
+                                print_shell_word(*a, out);
+                        }
+                else
+                        fprintf(out, _("add these words to the kernel command line of the boot loader: %s"),
+                                x->words);
+                fprintf(out, "\n      (%s)\n", _(x->why));
+        }
+        if (next_steps_boot_incomplete(s))
+                fputs(_("  *: the boot configuration lacks it until it has run (exit status 4)\n"), out);
+}
+
+void next_steps_print_json(const struct next_steps *s, struct json *j)
+{
+        json_key(j, "next_steps");
+        json_begin_array(j);
+        for (size_t i = 0; i < s->n; i++) {
+                const struct next_step *x = &s->v[i];
+                json_begin_object(j);
+                json_kv_string(j, "id", x->id);
+                json_key(j, "argv");
+                if (x->argv) {
+                        json_begin_array(j);
+                        for (char **a = x->argv; *a; a++)
+                                json_string(j, *a);
+                        json_end_array(j);
+                } else
+                        json_null(j);
+                json_kv_bool(j, "boot", x->boot);
+                /* untranslated: the same for every reader */
+                json_kv_string(j, "why", x->why);
+                if (x->words) {
+                        _cleanup_free_ char *w = xstrdup(x->words);
+                        json_key(j, "words");
+                        json_begin_array(j);
+                        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word;
+                             word = strtok_r(NULL, " \t\n", &save))
+                                json_string(j, word);
+                        json_end_array(j);
+                }
+                json_end_object(j);
+        }
+        json_end_array(j);
+        json_kv_bool(j, "boot_incomplete", next_steps_boot_incomplete(s));
+}
+
 static void print_steps_and_warnings(const struct next_steps *s, const struct plan *p, FILE *out)
 {
         next_steps_print_text(s, s->running ? _("Next steps (idlecfg runs none of them):\n")

@@ -833,6 +833,70 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
 
 /* ---- rollback ---- */
 
+/* the kernel parameters in TEXT, a command-line file of PATH: the GRUB
+ * snippet's after ${GRUB_CMDLINE_LINUX_DEFAULT}, the kargs.d file's quoted
+ * strings, the words of the others */
+static char *cmdline_file_words(const char *path, const char *text)
+{
+        struct strbuf sb = {};
+
+        if (streq(path, GRUB_SNIPPET_PATH)) {
+                const char *p = strstr(text, "${GRUB_CMDLINE_LINUX_DEFAULT} "), *end;
+                if (!p)
+                        return xstrdup("");
+                p += strlen("${GRUB_CMDLINE_LINUX_DEFAULT} ");
+                end = strchr(p, '"');
+                return end ? xstrndup(p, (size_t) (end - p)) : xstrdup("");
+        }
+        if (streq(path, BOOTC_KARGS_PATH)) {
+                const char *p = strstr(text, "kargs = [");
+                for (p = p ? strchr(p, '"') : NULL; p; p = strchr(p, '"')) {
+                        const char *end = strchr(p + 1, '"');
+                        if (!end)
+                                break;
+                        sb_appendf(&sb, "%s%.*s", sb.len ? " " : "", (int) (end - p - 1), p + 1);
+                        p = end + 1;
+                }
+                return sb.len ? sb_steal(&sb) : xstrdup("");
+        }
+        return xstrdup(text);
+}
+
+/* what the boot configuration got from this install (RES), before rollback
+ * takes the files back: the words idlecfg's command-line file has beyond
+ * what was there before it, and when modprobe.d/idlecfg.conf was written */
+static void note_boot(const struct rootfs *rfs, const struct manifest *m, struct rollback_result *res)
+{
+        const struct manifest_file *mf;
+        struct stat st;
+
+        res->kernel = m->kernel ? xstrdup(m->kernel) : NULL;
+        if (manifest_find(m, MODPROBE_PATH) && rootfs_lstat(rfs, MODPROBE_PATH, &st) == 0) {
+                res->modprobe = true;
+                res->modprobe_time = st.st_mtim;
+        }
+        if (m->cmdline_target && (mf = manifest_find(m, m->cmdline_target))) {
+                _cleanup_free_ char *cur = NULL, *prev = NULL, *cw = NULL, *pw = NULL;
+                size_t len = 0;
+                struct xerror e = {};
+
+                if (rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL) < 0)
+                        return;
+                if (mf->prev_exists && read_backup(rfs, mf->prev_sha, &prev, &len, &e) < 0) {
+                        xerror_done(&e);
+                        return;
+                }
+                cw = cmdline_file_words(mf->path, cur);
+                pw = cmdline_file_words(mf->path, prev ? prev : "");
+                free(res->boot_words);
+                res->boot_words = words_missing(pw, cw);
+                if (!*res->boot_words) {
+                        free(res->boot_words);
+                        res->boot_words = NULL;
+                }
+        }
+}
+
 int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
@@ -852,6 +916,7 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
         r = state_recover(rfs, m, false, ret_error);
         if (r < 0)
                 return r;
+        note_boot(rfs, m, res);
         for (size_t i = m->n_files; i-- > 0;) {
                 struct manifest_file *mf = &m->files[i];
                 _cleanup_free_ char *shown = rootfs_display(rfs, mf->path), *cur = NULL;

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "state/initramfs.h"
@@ -547,78 +548,122 @@ bool next_steps_boot_incomplete(const struct next_steps *s)
         return false;
 }
 
-/* ---- output ---- */
+/* ---- after rollback: what the boot artifacts still hold ---- */
 
-/* ARG as one word for a POSIX shell */
-void print_shell_word(const char *arg, FILE *out)
+static bool has_any_word(const char *text, const char *words)
 {
-        if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-@%") ==
-                    strlen(arg)) {
-                fputs(arg, out);
-                return;
-        }
-        fputc('\'', out);
-        for (const char *p = arg; *p; p++)
-                if (*p == '\'')
-                        fputs("'\\''", out);
-                else
-                        fputc(*p, out);
-        fputc('\'', out);
+        _cleanup_free_ char *w = xstrdup(words);
+
+        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save))
+                if (has_word(text, word))
+                        return true;
+        return false;
 }
 
-void next_steps_print_text(const struct next_steps *s, const char *header, FILE *out)
+/* does the file PATH of the root hold a word of WORDS anywhere? A unified
+ * kernel image carries its command line as plain text (.cmdline), so a
+ * word in its bytes is a word it boots with (read a MiB at a time) */
+static bool file_has_any_word(const struct rootfs *rfs, const char *path, const char *words)
 {
-        if (!s->n)
-                return;
-        fputs(header, out);
-        for (size_t i = 0; i < s->n; i++) {
-                const struct next_step *x = &s->v[i];
-                fputs(x->boot ? "  * " : "    ", out);
-                if (x->argv)
-                        for (char **a = x->argv; *a; a++) {
-                                if (a != x->argv)
-                                        fputc(' ', out);
-                                print_shell_word(*a, out);
+        enum { CHUNK = 1u << 20, KEEP = 4096 };
+        _cleanup_close_ int fd = rootfs_open_file(rfs, path, 0, SIZE_MAX, NULL);
+        _cleanup_free_ char *buf = NULL, *w = NULL;
+        size_t have = 0;
+
+        if (fd < 0)
+                return false;
+        buf = xmalloc(CHUNK + KEEP + 1);
+        for (;;) {
+                ssize_t n = read(fd, buf + have, CHUNK);
+                if (n <= 0)
+                        return false;
+                have += (size_t) n;
+                buf[have] = '\0';
+                free(w);
+                w = xstrdup(words);
+                for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word;
+                     word = strtok_r(NULL, " \t\n", &save)) {
+                        size_t k = strlen(word);
+                        for (const char *p = buf; (p = memmem(p, have - (size_t) (p - buf), word, k)); p++) {
+                                char before = p == buf ? ' ' : p[-1], after = p + k < buf + have ? p[k] : ' ';
+                                if ((before == ' ' || before == '\0' || before == '"') &&
+                                    (after == ' ' || after == '\0' || after == '\n' || after == '"'))
+                                        return true;
                         }
-                else
-                        fprintf(out, _("add these words to the kernel command line of the boot loader: %s"),
-                                x->words);
-                fprintf(out, "\n      (%s)\n", _(x->why));
+                }
+                /* the tail again with the next chunk: a word across the boundary */
+                if (have > KEEP) {
+                        memmove(buf, buf + have - KEEP, KEEP);
+                        have = KEEP;
+                }
         }
-        if (next_steps_boot_incomplete(s))
-                fputs(_("  *: the boot configuration lacks it until it has run (exit status 4)\n"), out);
 }
 
-void next_steps_print_json(const struct next_steps *s, struct json *j)
+void next_steps_undo(struct next_steps *s, const struct rootfs *rfs, const char *words, const char *kernel,
+                     const struct timespec *modprobe_time)
 {
-        json_key(j, "next_steps");
-        json_begin_array(j);
-        for (size_t i = 0; i < s->n; i++) {
-                const struct next_step *x = &s->v[i];
-                json_begin_object(j);
-                json_kv_string(j, "id", x->id);
-                json_key(j, "argv");
-                if (x->argv) {
-                        json_begin_array(j);
-                        for (char **a = x->argv; *a; a++)
-                                json_string(j, *a);
-                        json_end_array(j);
-                } else
-                        json_null(j);
-                json_kv_bool(j, "boot", x->boot);
-                /* untranslated: the same for every reader */
-                json_kv_string(j, "why", x->why);
-                if (x->words) {
-                        _cleanup_free_ char *w = xstrdup(x->words);
-                        json_key(j, "words");
-                        json_begin_array(j);
-                        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word;
-                             word = strtok_r(NULL, " \t\n", &save))
-                                json_string(j, word);
-                        json_end_array(j);
-                }
-                json_end_object(j);
+        static const char *const cfgs[] = { "/boot/grub/grub.cfg", "/boot/grub2/grub.cfg" };
+        static const char *const esps[] = { "/boot", "/efi", "/boot/efi" };
+        bool entries = false, uki = false, grub = false;
+
+        /* the initramfs first: kernel-install puts it into a UKI */
+        if (modprobe_time) {
+                _cleanup_free_ char *img = initramfs_of(rfs, kernel);
+                struct timespec made;
+                /* made since idlecfg's options were written: it may hold them */
+                if (img && mtime_of(rfs, img, &made) && !older(&made, modprobe_time))
+                        step_initramfs(s, rfs, kernel);
         }
-        json_end_array(j);
-        json_kv_bool(j, "boot_incomplete", next_steps_boot_incomplete(s));
+        if (!words || !*words)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(cfgs) && !grub; i++) {
+                _cleanup_free_ char *cfg = read_text(rfs, cfgs[i], GRUB_CFG_MAX, NULL);
+                grub = cfg && has_any_word(cfg, words);
+        }
+        for (size_t e = 0; e < ELEMENTSOF(esps); e++) {
+                _cleanup_free_ char *dir = xasprintf("%s/loader/entries", esps[e]);
+                _cleanup_free_ char *ukidir = xasprintf("%s/EFI/Linux", esps[e]);
+                char **names = NULL;
+                size_t n = 0;
+
+                if (rootfs_list_dir(rfs, dir, ".conf", &names, &n) == 0) {
+                        for (size_t i = 0; i < n && !entries; i++) {
+                                _cleanup_free_ char *p = xasprintf("%s/%s", dir, names[i]);
+                                _cleanup_free_ char *text = read_text(rfs, p, BOOT_FILE_MAX, NULL);
+                                for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL;
+                                     l && !entries; l = strtok_r(NULL, "\n", &save))
+                                        entries = startswith(l + strspn(l, " \t"), "options") &&
+                                                  has_any_word(l, words);
+                        }
+                        rootfs_list_free(names, n);
+                }
+                if (rootfs_list_dir(rfs, ukidir, ".efi", &names, &n) == 0) {
+                        for (size_t i = 0; i < n && !uki; i++) {
+                                _cleanup_free_ char *p = xasprintf("%s/%s", ukidir, names[i]);
+                                uki = file_has_any_word(rfs, p, words);
+                        }
+                        rootfs_list_free(names, n);
+                }
+        }
+        switch (s->boot.scheme) {
+        case BOOT_GRUB_BLS:
+                if (entries)
+                        step_own_words(s, words, true);
+                break;
+        case BOOT_BOOTC:
+                /* the options of idlecfg's source: emptied whatever the entries show */
+                if (s->boot.booted)
+                        step_own_words(s, words, true);
+                break;
+        case BOOT_OSTREE:
+                if (entries)
+                        step_own_words(s, words, true);
+                break;
+        default:
+                if (entries || uki)
+                        step_kernel_install(s, rfs, kernel);
+                break;
+        }
+        if (grub)
+                step_update_grub(s, rfs);
 }

@@ -82,6 +82,12 @@ struct rollback_result {
         size_t n;
         size_t restored;        /* apply: the values restored */
         bool done;              /* everything is as it was before: the journal or manifest is gone */
+        /* install: what the boot configuration got from idlecfg, for the
+         * steps that take it out of the boot artifacts again */
+        char *boot_words;       /* the kernel parameters idlecfg added, space-separated; NULL: none */
+        char *kernel;           /* the kernel of the manifest */
+        bool modprobe;          /* modprobe.d/idlecfg.conf was installed ... */
+        struct timespec modprobe_time;  /* ... and last written then */
 };
 struct rollback_entry *rollback_add(struct rollback_result *r, enum rollback_state state, const char *path);
 void rollback_result_free(struct rollback_result *r);
