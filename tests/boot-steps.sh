@@ -15,7 +15,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 30
+plan 33
 
 WORDS=pcie_aspm.policy=default
 # mk NAME: a root of the recorded machine with its kernel and an initramfs
@@ -193,4 +193,27 @@ check "sdboot: appended to /etc/kernel/cmdline" grep -qx "root=/dev/vda2 rw $WOR
 printf '%s\n' "update-initramfs chroot @ROOT@ update-initramfs -u -k $KVER" \
         "kernel-install chroot @ROOT@ kernel-install add $KVER /boot/vmlinuz-$KVER" >"$tmp/sdboot.want"
 same_steps sdboot "$tmp/sdboot.want"
+# the administrator adds a word of their own: rollback takes idlecfg's out, word by word, and keeps theirs
+sed -i 's/$/ mitigations=off/' "$tmp/sdboot/etc/kernel/cmdline"
+ic sdboot rollback >"$tmp/sdboot.rb" 2>&1; rc=$?
+check "sdboot: rollback of an edited /etc/kernel/cmdline takes idlecfg's word out and keeps the administrator's" sh -c "
+        test $rc -eq 0 && grep -qx 'root=/dev/vda2 rw mitigations=off' '$tmp/sdboot/etc/kernel/cmdline' &&
+        grep -qF \"took idlecfg's words ($WORDS) out of $tmp/sdboot/etc/kernel/cmdline\" '$tmp/sdboot.rb' &&
+        test ! -e '$tmp/sdboot/var/lib/idlecfg/manifest'"
+# a line rewritten around idlecfg's word: the word is still told apart (the line install wrote has
+# the manifest's checksum), and only it goes
+printf 'root=/dev/vda2 rw\n' >"$tmp/sdboot/etc/kernel/cmdline"
+ic sdboot install >/dev/null 2>&1
+printf 'root=/dev/vda3 %s quiet\n' "$WORDS" >"$tmp/sdboot/etc/kernel/cmdline"
+ic sdboot rollback >"$tmp/sdboot.rb2" 2>&1; rc=$?
+check "sdboot: a line rewritten around idlecfg's word loses that word only" sh -c "
+        test $rc -eq 0 && grep -qx 'root=/dev/vda3 quiet' '$tmp/sdboot/etc/kernel/cmdline'"
+# a line without idlecfg's word: nothing to tell apart; left alone (exit 1), the state kept
+printf 'root=/dev/vda2 rw\n' >"$tmp/sdboot/etc/kernel/cmdline"
+ic sdboot install >/dev/null 2>&1
+printf 'root=/dev/vda3 quiet\n' >"$tmp/sdboot/etc/kernel/cmdline"
+ic sdboot rollback >"$tmp/sdboot.rb3" 2>&1; rc=$?
+check "sdboot: a line rewritten without idlecfg's word is left alone (exit 1) with the manifest kept" sh -c "
+        test $rc -eq 1 && grep -qx 'root=/dev/vda3 quiet' '$tmp/sdboot/etc/kernel/cmdline' &&
+        test -f '$tmp/sdboot/var/lib/idlecfg/manifest'"
 done_testing

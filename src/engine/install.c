@@ -833,6 +833,56 @@ int install_run(const struct rootfs *rfs, const struct plan *p, const struct inv
 
 /* ---- rollback ---- */
 
+/* A command line (/etc/kernel/cmdline) the administrator changed since
+ * install: which of its words were idlecfg's? install wrote BASE (the line
+ * before it, or the vendor's it made the file from), a blank, and its words,
+ * in order: the words of CUR beyond BASE's whose line has the manifest's
+ * checksum. 0 with *RET (CUR without them, one line) and *RET_WORDS, -ESRCH
+ * when no choice gives the checksum (the line before is not known, too many
+ * words: the file is left alone). */
+static int words_undo(const char *base, const char *cur, const char *sha, char **ret, char **ret_words)
+{
+        _cleanup_free_ char *extra = words_missing(base, cur), *b = xstrdup(base);
+        char *v[16];
+        size_t n = 0;
+
+        strstrip(b);
+        for (char *save = NULL, *w = strtok_r(extra, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+                if (n == ELEMENTSOF(v))
+                        return -ESRCH;
+                v[n++] = w;
+        }
+        for (unsigned long mask = 1; n && mask < (1ul << n); mask++) {
+                struct strbuf add = {}, out = {};
+                _cleanup_free_ char *line = NULL, *ours = NULL;
+                char s[65];
+
+                for (size_t i = 0; i < n; i++)
+                        if (mask & (1ul << i))
+                                sb_appendf(&add, "%s%s", add.len ? " " : "", v[i]);
+                ours = xasprintf("%s%s%s\n", b, *b ? " " : "", sb_str(&add));
+                sha_of(ours, strlen(ours), s);
+                if (!streq(s, sha)) {
+                        sb_free(&add);
+                        continue;
+                }
+                /* CUR, word by word, without those */
+                line = xstrdup(cur);
+                for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+                        bool theirs = true;
+                        for (size_t i = 0; i < n && theirs; i++)
+                                theirs = !((mask & (1ul << i)) && streq(w, v[i]));
+                        if (theirs)
+                                sb_appendf(&out, "%s%s", out.len ? " " : "", w);
+                }
+                sb_putc(&out, '\n');
+                *ret = sb_steal(&out);
+                *ret_words = sb_steal(&add);
+                return 0;
+        }
+        return -ESRCH;
+}
+
 /* the kernel parameters in TEXT, a command-line file of PATH: the GRUB
  * snippet's after ${GRUB_CMDLINE_LINUX_DEFAULT}, the kargs.d file's quoted
  * strings, the words of the others */
@@ -897,6 +947,41 @@ static void note_boot(const struct rootfs *rfs, const struct manifest *m, struct
         }
 }
 
+/* the administrator's /etc/kernel/cmdline (CUR, ST) with idlecfg's words
+ * taken out and theirs kept: 1 done, 0 not (its words cannot be told
+ * apart: left alone as any changed file), <0 a write failed */
+static int words_undo_file(const struct rootfs *rfs, const struct manifest_file *mf, const char *cur,
+                           const struct stat *st, struct rollback_result *res, const char *shown,
+                           struct xerror *ret_error)
+{
+        _cleanup_free_ char *base = NULL, *text = NULL, *words = NULL;
+        size_t len = 0;
+        struct xerror e = {};
+        int r;
+
+        if (memchr(cur, '\n', strlen(cur)) != strrchr(cur, '\n'))
+                return 0;       /* no longer one line */
+        if (mf->prev_exists)
+                r = read_backup(rfs, mf->prev_sha, &base, &len, &e);
+        else {
+                /* made from the vendor's line */
+                r = rootfs_read_file(rfs, USR_KERNEL_CMDLINE_PATH, 0, KERNEL_CMDLINE_MAX, &base, &len, NULL);
+                if (r == -ENOENT)
+                        base = xstrdup(""), r = 0;
+        }
+        xerror_done(&e);
+        if (r < 0 || words_undo(base, cur, mf->sha, &text, &words) < 0)
+                return 0;
+        r = rootfs_write_atomic(rfs, mf->path, text, strlen(text), st->st_mode & 07777, st->st_uid, st->st_gid);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, rootfs_strerror(r));
+        /* the words the boot artifacts may still hold: these, not the administrator's */
+        free(res->boot_words);
+        res->boot_words = xstrdup(words);
+        rollback_add(res, RB_WORDS_REMOVED, shown)->set = TAKE_PTR(words);
+        return 1;
+}
+
 int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
@@ -951,6 +1036,10 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                         if (r < 0)
                                 return r;
                         rollback_add(res, mf->prev_exists ? RB_FILE_RESTORED : RB_FILE_REMOVED, shown);
+                } else if (exists && streq(mf->path, KERNEL_CMDLINE_PATH) &&
+                           (r = words_undo_file(rfs, mf, cur, &st, res, shown, ret_error)) != 0) {
+                        if (r < 0)
+                                return r;
                 } else {
                         rollback_add(res, exists ? RB_FILE_CHANGED : RB_FILE_DELETED, shown);
                         left++;

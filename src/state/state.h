@@ -68,6 +68,7 @@ enum rollback_state {
         RB_FILE_REMOVED,        /* install: there was none: removed */
         RB_FILE_CHANGED,        /* install: left, changed since idlecfg wrote it */
         RB_FILE_DELETED,        /* install: left, deleted since idlecfg wrote it */
+        RB_WORDS_REMOVED,       /* install: a command line changed since: idlecfg's words (set) taken out */
 };
 
 struct rollback_entry {
