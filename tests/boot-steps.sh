@@ -15,7 +15,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 33
+plan 34
 
 WORDS=pcie_aspm.policy=default
 # mk NAME: a root of the recorded machine with its kernel and an initramfs
@@ -165,6 +165,15 @@ same_steps debian "$tmp/debian.want"
 mkdir -p "$tmp/debian/boot/grub"
 printf 'menuentry x {\n\tlinux /vmlinuz-%s root=/dev/sda1 ro quiet %s\n}\n' "$KVER" "$WORDS" >"$tmp/debian/boot/grub/grub.cfg"
 touch "$tmp/debian/boot/initrd.img-$KVER"
+# a later grub.d file that assigns the variable without idlecfg's words: a warning naming it, and no
+# update-grub step (none could give the kernel the words): not exit 4 on every run
+mkdir -p "$tmp/debian/etc/default/grub.d"
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"\n' >"$tmp/debian/etc/default/grub.d/zz-admin.cfg"
+ic debian install --json >"$tmp/debian.zz.json" 2>"$tmp/debian.zz.err"; rc=$?
+check "debian: a later zz-admin.cfg without the words is a warning naming it, no update-grub step, exit 0" sh -c "
+        test $rc -eq 0 && grep -qF '$tmp/debian/etc/default/grub.d/zz-admin.cfg sets the kernel command line of GRUB without idlecfg'\''s words ($WORDS), after /etc/default/grub.d/idlecfg.cfg' '$tmp/debian.zz.err' &&
+        ! grep -q '\"update-grub\"' '$tmp/debian.zz.json'"
+rm "$tmp/debian/etc/default/grub.d/zz-admin.cfg"
 ic debian rollback >"$tmp/debian.rb" 2>&1; rc=$?
 check "debian: rollback exits 4, naming update-initramfs then update-grub" sh -c "
         test $rc -eq 4 && grep -n 'update-initramfs -u -k $KVER\|chroot $tmp/debian update-grub' '$tmp/debian.rb' | cut -d: -f1 | tr '\n' ' ' | grep -qx '[0-9]* [0-9]* '"

@@ -12,6 +12,7 @@
 #include "state/initramfs.h"
 #include "engine/next-steps.h"
 #include "state/state.h"
+#include "root/grubenv.h"
 #include "root/target.h"
 
 #define GRUB_CFG_MAX (16u << 20)
@@ -416,8 +417,14 @@ static void pending_grub(struct next_steps *s, const struct rootfs *rfs)
         struct timespec snippet_time, cfg_time;
         _cleanup_free_ char *snippet = read_text(rfs, GRUB_SNIPPET_PATH, BOOT_FILE_MAX, &snippet_time);
         _cleanup_free_ char *words = snippet ? grub_snippet_words(snippet) : NULL;
+        _cleanup_free_ char *dropped = NULL;
 
         if (!words)
+                return;
+        /* a later grub.d file drops them: no update-grub can give them to
+         * the kernel (warned; verify counts the settings as missing) */
+        dropped = grub_snippet_dropped_by(rfs);
+        if (dropped)
                 return;
         for (size_t i = 0; i < ELEMENTSOF(cfgs); i++) {
                 _cleanup_free_ char *cfg = read_text(rfs, cfgs[i], GRUB_CFG_MAX, &cfg_time);

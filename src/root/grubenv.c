@@ -4,6 +4,7 @@
 #include <ctype.h>
 
 #include "root/grubenv.h"
+#include "root/targets.h"
 
 #define GRUB_DEFAULT_PATH "/etc/default/grub"
 #define GRUB_DEFAULT_DIR "/etc/default/grub.d"
@@ -428,6 +429,64 @@ char *grub_boot_cmdline(const struct rootfs *rfs)
 
         grub_boot_env(rfs, &env);
         ret = grubenv_cmdline(&env);
+        grubenv_done(&env);
+        return ret;
+}
+
+/* every word of WORDS in LINE, between blanks */
+static bool line_has_words(const char *line, const char *words)
+{
+        _cleanup_free_ char *w = xstrdup(words);
+
+        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save)) {
+                size_t n = strlen(word);
+                bool found = false;
+                for (const char *p = line; !found && (p = strstr(p, word)); p++)
+                        found = (p == line || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ');
+                if (!found)
+                        return false;
+        }
+        return true;
+}
+
+char *grub_snippet_dropped_by(const struct rootfs *rfs)
+{
+        _cleanup_free_ char *snippet = NULL, *words = NULL;
+        const char *p, *end;
+        struct grubenv env = {};
+        char **names = NULL;
+        size_t n = 0;
+        bool ours = false;
+        char *ret = NULL;
+
+        if (rootfs_read_file(rfs, GRUB_SNIPPET_PATH, 0, GRUB_FILE_MAX, &snippet, NULL, NULL) < 0)
+                return NULL;
+        p = strstr(snippet, "${GRUB_CMDLINE_LINUX_DEFAULT} ");
+        if (!p)
+                return NULL;
+        p += strlen("${GRUB_CMDLINE_LINUX_DEFAULT} ");
+        end = strchr(p, '"');
+        if (!end)
+                return NULL;
+        words = xstrndup(p, (size_t) (end - p));
+        parse_file(rfs, &env, GRUB_DEFAULT_PATH, false);
+        if (rootfs_list_dir(rfs, GRUB_DEFAULT_DIR, ".cfg", &names, &n) == 0)
+                for (size_t i = 0; i < n && !ret; i++) {
+                        _cleanup_free_ char *path = xasprintf("%s/%s", GRUB_DEFAULT_DIR, names[i]);
+                        _cleanup_free_ char *line = NULL;
+                        parse_file(rfs, &env, path, true);
+                        ours = ours || streq(path, GRUB_SNIPPET_PATH);
+                        line = grubenv_cmdline(&env);
+                        if (ours && !streq(path, GRUB_SNIPPET_PATH) && !line_has_words(strempty(line), words)) {
+                                _cleanup_free_ char *shown = rootfs_display(rfs, path);
+                                rootfs_warn(rfs, _("%s sets the kernel command line of GRUB without idlecfg's "
+                                                   "words (%s), after %s: the kernel does not get them, "
+                                                   "whatever update-grub makes; make it keep them, or "
+                                                   "remove it"), shown, words, GRUB_SNIPPET_PATH);
+                                ret = TAKE_PTR(path);
+                        }
+                }
+        rootfs_list_free(names, n);
         grubenv_done(&env);
         return ret;
 }

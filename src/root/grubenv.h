@@ -37,5 +37,10 @@ void grubenv_done(struct grubenv *env);
  * names, of root RFS; NULL if none sets a parameter. A file that cannot be
  * read or parsed is a warning of RFS (rootfs_warn()). */
 char *grub_boot_cmdline(const struct rootfs *rfs);
+/* The grub.d file after idlecfg's snippet (GRUB_SNIPPET_PATH) that assigns
+ * GRUB_CMDLINE_LINUX(_DEFAULT) without idlecfg's words, as grub-mkconfig
+ * sources them in order: its path (a warning of RFS names it), or NULL
+ * when the words reach the kernel command line (or there is no snippet) */
+char *grub_snippet_dropped_by(const struct rootfs *rfs);
 /* The variables of those files, in ENV (grubenv_done() it); the warnings go to RFS */
 void grub_boot_env(const struct rootfs *rfs, struct grubenv *env);
