@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 23
+plan 24
 
 # mk NAME FILE...: a root holding those files (a trailing / makes a directory)
 mk() {
@@ -80,6 +80,8 @@ mk sdboot /boot/efi/EFI/systemd/systemd-bootx64.efi /etc/default/grub /usr/bin/m
 is sdboot "systemd-boot mkinitcpio false" "systemd-boot is installed (/boot/efi/EFI/systemd/systemd-bootx64.efi)"
 mk sdboot-conf /boot/loader/loader.conf
 is sdboot-conf "systemd-boot none false" "(/boot/loader/loader.conf)"
+mk kcmdline-grub /etc/kernel/cmdline /etc/default/grub /boot/loader/entries/a.conf
+is kcmdline-grub "kernel-install-bls none false" "/etc/kernel/cmdline and the boot entries in /boot/loader/entries are there"
 mk kcmdline /etc/kernel/cmdline
 is kcmdline "kernel-install-bls none false" "/etc/kernel/cmdline is there and no GRUB"
 mk bootc /usr/lib/bootc/kargs.d/ /ostree/ /etc/default/grub /run/ostree-booted /usr/bin/dracut

@@ -206,8 +206,8 @@ static char *bootc_kargs_toml(const char *profile, const char *words)
  * added, 0: no such file (a warning says why; the words go elsewhere). A
  * file there that is no such line (a FIFO, a device node, a link, a loop,
  * too large) is said and treated as absent. */
-static int kernel_cmdline_target(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
-                                 const char *words, size_t n, struct targets *t, struct xerror *ret_error)
+static int kernel_cmdline_target(const struct rootfs *rfs, const struct manifest *m, const char *words, size_t n,
+                                 const char *fallback, struct targets *t, struct xerror *ret_error)
 {
         const struct manifest_file *mf = m ? manifest_find(m, KERNEL_CMDLINE_PATH) : NULL;
         _cleanup_free_ char *base = NULL, *add = NULL;
@@ -227,7 +227,7 @@ static int kernel_cmdline_target(const struct rootfs *rfs, const struct plan *p,
                 _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
                 _cleanup_free_ char *why = rootfs_why(rfs, KERNEL_CMDLINE_PATH, r, KERNEL_CMDLINE_MAX);
                 rootfs_warn(rfs, _("%s: %s; idlecfg treats it as absent and puts the kernel parameters in %s"),
-                            shown, why, OWN_CMDLINE_PATH);
+                            shown, why, fallback);
                 return 0;
         }
         if (r == 0 && mf && mf->prev_exists) {
@@ -251,14 +251,13 @@ static int kernel_cmdline_target(const struct rootfs *rfs, const struct plan *p,
                         _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
                         rootfs_warn(rfs, _("%s: there is none, nor %s: kernel-install would take the command "
                                            "line of the system it runs on (/proc/cmdline), and a file of idlecfg's "
-                                           "words alone would drop root=; idlecfg puts them in %s, for the "
-                                           "installer to add"), shown, USR_KERNEL_CMDLINE_PATH, OWN_CMDLINE_PATH);
+                                           "words alone would drop root=; idlecfg puts them in %s"),
+                                    shown, USR_KERNEL_CMDLINE_PATH, fallback);
                         return 0;
                 }
                 if (r < 0)
                         return r;
         }
-        (void) p;
         /* a word already on the line is not added again (the line of an
          * install whose state was deleted, an administrator's own) */
         add = words_missing(base, words);
@@ -286,9 +285,13 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
 
         r = 0;
         if (scheme == BOOT_KERNEL_INSTALL_BLS || scheme == BOOT_KERNEL_INSTALL_UKI || scheme == BOOT_SYSTEMD_BOOT) {
-                r = kernel_cmdline_target(rfs, p, m, words, n, t, ret_error);
+                r = kernel_cmdline_target(rfs, m, words, n, boot_grub_mark(rfs) ? GRUB_SNIPPET_PATH : OWN_CMDLINE_PATH,
+                                          t, ret_error);
                 if (r < 0)
                         return r;
+                /* no /etc/kernel/cmdline to use: GRUB's snippet where GRUB is there too */
+                if (r == 0 && boot_grub_mark(rfs))
+                        scheme = BOOT_GRUB;
         }
         if (r > 0)
                 ;
@@ -909,7 +912,10 @@ static char *cmdline_file_words(const char *path, const char *text)
                 }
                 return sb.len ? sb_steal(&sb) : xstrdup("");
         }
-        return xstrdup(text);
+        /* the words of the line(s), newlines as blanks (words_missing() splits at blanks) */
+        for (const char *p = text; *p; p++)
+                sb_putc(&sb, *p == '\n' || *p == '\r' ? ' ' : *p);
+        return sb.len ? sb_steal(&sb) : xstrdup("");
 }
 
 /* what the boot configuration got from this install (RES), before rollback

@@ -192,6 +192,23 @@ static const char *systemd_boot_mark(const struct rootfs *rfs)
         return first_of(rfs, marks, ELEMENTSOF(marks));
 }
 
+/* a directory of boot entries (Boot Loader Specification) that holds one */
+static const char *bls_entries_mark(const struct rootfs *rfs)
+{
+        static const char *const dirs[] = { "/boot/loader/entries", "/efi/loader/entries", "/boot/efi/loader/entries" };
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char **names = NULL;
+                size_t n = 0;
+                if (rootfs_list_dir(rfs, dirs[i], ".conf", &names, &n) == 0) {
+                        rootfs_list_free(names, n);
+                        if (n > 0)
+                                return dirs[i];
+                }
+        }
+        return NULL;
+}
+
 const char *boot_grub_mark(const struct rootfs *rfs)
 {
         static const char *const marks[] = {
@@ -240,6 +257,14 @@ static void detect_scheme(const struct rootfs *rfs, const struct install_conf *c
         if ((mark = systemd_boot_mark(rfs))) {
                 b->scheme = BOOT_SYSTEMD_BOOT;
                 b->reason = xasprintf("systemd-boot is installed (%s): kernel-install makes its entries", mark);
+                return;
+        }
+        if (boot_root_has(rfs, "/etc/kernel/cmdline") && (mark = bls_entries_mark(rfs))) {
+                /* boot entries made from /etc/kernel/cmdline, GRUB or not: some
+                 * boot loader reads them, and kernel-install makes them */
+                b->scheme = BOOT_KERNEL_INSTALL_BLS;
+                b->reason = xasprintf("/etc/kernel/cmdline and the boot entries in %s are there: "
+                                      "kernel-install makes them with it", mark);
                 return;
         }
         if ((mark = boot_grub_mark(rfs))) {

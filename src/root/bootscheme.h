@@ -53,6 +53,8 @@ const char *initrd_generator_to_string(enum initrd_generator g);
  *                  else /usr/lib/kernel/install.conf (kernel-install's order)
  *   systemd-boot   its loader in /boot, /efi or /boot/efi (EFI/systemd/),
  *                  or loader/loader.conf there
+ *   kernel-install-bls   /etc/kernel/cmdline and a boot entry (loader/entries/NAME.conf
+ *                  in /boot, /efi or /boot/efi)
  *   grub           /etc/default/grub(.d), update-grub, grub(2)-mkconfig, grub.cfg
  *   kernel-install-bls   /etc/kernel/cmdline exists (no GRUB)
  *   none
