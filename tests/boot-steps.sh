@@ -174,9 +174,13 @@ check "debian: a later zz-admin.cfg without the words is a warning naming it, no
         test $rc -eq 0 && grep -qF '$tmp/debian/etc/default/grub.d/zz-admin.cfg sets the kernel command line of GRUB without idlecfg'\''s words ($WORDS), after /etc/default/grub.d/idlecfg.cfg' '$tmp/debian.zz.err' &&
         ! grep -q '\"update-grub\"' '$tmp/debian.zz.json'"
 rm "$tmp/debian/etc/default/grub.d/zz-admin.cfg"
-ic debian rollback >"$tmp/debian.rb" 2>&1; rc=$?
-check "debian: rollback exits 4, naming update-initramfs then update-grub" sh -c "
-        test $rc -eq 4 && grep -n 'update-initramfs -u -k $KVER\|chroot $tmp/debian update-grub' '$tmp/debian.rb' | cut -d: -f1 | tr '\n' ' ' | grep -qx '[0-9]* [0-9]* '"
+ic debian rollback --json >"$tmp/debian.rb.json" 2>"$tmp/debian.rb.err"; rc=$?
+printf '%s\n' "update-initramfs chroot @ROOT@ update-initramfs -u -k $KVER" \
+        "update-grub chroot @ROOT@ update-grub" >"$tmp/debian.rb.want"
+steps debian.rb >"$tmp/debian.rb.got" 2>&1 || true
+check "debian: rollback --json exits 4 (exit 4 in the JSON too), naming update-initramfs then update-grub" sh -c "
+        test $rc -eq 4 && python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))[\"exit\"] == 4' '$tmp/debian.rb.json' &&
+        sed 's|$tmp/debian|@ROOT@|' '$tmp/debian.rb.got' | diff -u '$tmp/debian.rb.want' -"
 check "debian: the grub.d snippet is gone, /etc/kernel/cmdline as it was" sh -c "
         test ! -e '$tmp/debian/etc/default/grub.d/idlecfg.cfg' && grep -qx 'root=/dev/sda1 ro' '$tmp/debian/etc/kernel/cmdline'"
 # once grub.cfg is made again without the words and the initramfs predates the options: nothing left, exit 0
