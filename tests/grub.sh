@@ -175,41 +175,7 @@ EOF
 n_cases=$(echo $cases | wc -w)
 plan $((2 * n_cases + 5))
 
-# grub-mkconfig, in a private mount namespace, for root DIR: the arguments of
-# the first `linux` line (the normal entry) after "linux PATH root=... ro"
-can_mkconfig=
-if [ "$(id -u)" -eq 0 ] && command -v grub-mkconfig >/dev/null 2>&1 && command -v grub-probe >/dev/null 2>&1 &&
-        command -v unshare >/dev/null 2>&1 &&
-        [ -x /etc/grub.d/10_linux ] && unshare -m true 2>/dev/null; then
-        can_mkconfig=1
-        mkdir -p "$tmp/grub.d" "$tmp/boot"
-        cp /etc/grub.d/10_linux "$tmp/grub.d/"
-        : >"$tmp/boot/vmlinuz-6.1.0-99-amd64"
-        : >"$tmp/boot/initrd.img-6.1.0-99-amd64"
-        cat >"$tmp/grub-probe" <<'EOF'
-#!/bin/sh
-for a; do case $a in --target=*) t=${a#--target=} ;; esac; done
-case $t in
-device) echo /dev/sda1 ;; fs) echo ext2 ;; fs_uuid) echo 0123-4567 ;; partuuid) echo 0badf00d-01 ;;
-partmap) echo msdos ;; drive) echo '(hd0,msdos1)' ;; compatibility_hint) echo hd0,msdos1 ;;
-hints_string) echo --hint=hd0,msdos1 ;;
-esac
-EOF
-        chmod +x "$tmp/grub-probe"
-fi
-mkconfig() {
-        _dir=$1
-        unshare -m sh -ec '
-                mount --make-rprivate / 2>/dev/null || true
-                mount -t tmpfs idlecfg-test /etc/default
-                cp -R "$1/etc/default/." /etc/default/
-                mount --bind "$2/boot" /boot
-                mount --bind "$2/grub.d" /etc/grub.d
-                mount --bind "$2/grub-probe" "$(command -v grub-probe)"
-                grub-mkconfig -o "$2/grub.cfg"' sh "$_dir" "$tmp" >"$tmp/mkconfig.log" 2>&1 || return 1
-        awk '$1 == "linux" { for (i = 5; i <= NF; i++) printf "%s%s", $i, (i < NF ? " " : ""); print ""; exit }' \
-                "$tmp/grub.cfg"
-}
+. "$top_srcdir/tests/mkconfig.sh"
 
 for c in $cases; do
         expect=$(cat "$tmp/c/$c.expect")
