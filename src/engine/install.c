@@ -149,7 +149,7 @@ static int cmdline_file_line(const struct rootfs *rfs, const char *path, char **
         if (r < 0) {
                 _cleanup_free_ char *shown = rootfs_display(rfs, path);
                 _cleanup_free_ char *why = rootfs_why(rfs, path, r, KERNEL_CMDLINE_MAX);
-                return xerror_set(ret_error, r, _("%s: %s"), shown, why);
+                return xerror_set(ret_error, r, "%s: %s", shown, why);
         }
         if (memchr(text, '\0', len)) {
                 _cleanup_free_ char *shown = rootfs_display(rfs, path);
