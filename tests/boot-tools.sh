@@ -14,7 +14,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 8
+plan 12
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -59,24 +59,27 @@ fi
 
 # ---- update-initramfs in a Debian 12 root with its kernel ----
 cache=${IDLECFG_TEST_ROOTS:-/var/cache/idlecfg-test-roots}
-include=linux-image-amd64,initramfs-tools,zstd,kmod
-key="debootstrap --variant=minbase --include=$include bookworm (boot 1)"
 mirror=${IDLECFG_TEST_MIRROR:-http://deb.debian.org/debian}
-bookworm_root() {
+# cached_root DIR SUITE NAME INCLUDE: the root debootstrap makes of SUITE
+# with INCLUDE, once, kept as $cache/NAME.tar.zst with the call as its key
+# (NAME.key); unpacked into DIR
+cached_root() {
+        suite=$2 name=$3 include=$4
+        key="debootstrap --variant=minbase --include=$include $suite (boot 1)"
         [ "$(id -u)" -eq 0 ] || { why="not root (chroot, unshare)"; return 1; }
         have zstd && have unshare || { why="no zstd or unshare"; return 1; }
         mkdir -p "$cache" 2>/dev/null || { why="cannot make $cache"; return 1; }
         (
                 flock 9
-                [ -f "$cache/bookworm-boot.tar.zst" ] && [ "$(cat "$cache/bookworm-boot.key" 2>/dev/null)" = "$key" ] &&
+                [ -f "$cache/$name.tar.zst" ] && [ "$(cat "$cache/$name.key" 2>/dev/null)" = "$key" ] &&
                         exit 0
                 have debootstrap || exit 2
                 s=$(mktemp -d "$cache/build.XXXXXX")
-                debootstrap --variant=minbase --include="$include" bookworm "$s/root" "$mirror" >"$s/log" 2>&1 &&
+                debootstrap --variant=minbase --include="$include" "$suite" "$s/root" "$mirror" >"$s/log" 2>&1 &&
                         rm -f "$s"/root/var/cache/apt/archives/*.deb &&
                         tar -C "$s/root" --numeric-owner -cf - . | zstd -q -T2 -3 -o "$s/root.tar.zst" &&
-                        mv "$s/root.tar.zst" "$cache/bookworm-boot.tar.zst" &&
-                        echo "$key" >"$cache/bookworm-boot.key"
+                        mv "$s/root.tar.zst" "$cache/$name.tar.zst" &&
+                        echo "$key" >"$cache/$name.key"
                 r=$?
                 rm -rf "$s"
                 exit $((r == 0 ? 0 : 3))
@@ -86,13 +89,15 @@ bookworm_root() {
         2) why="no cached root in $cache and no debootstrap"; return 1 ;;
         *) why="no cached root in $cache, and debootstrap from $mirror failed (no network?)"; return 1 ;;
         esac
-        mkdir -p "$1" && zstd -q -d -c "$cache/bookworm-boot.tar.zst" | tar -C "$1" -xf - ||
+        mkdir -p "$1" && zstd -q -d -c "$cache/$name.tar.zst" | tar -C "$1" -xf - ||
                 { why="the cached root does not unpack"; return 1; }
 }
-# run ARGV (the step's: chroot ROOT update-initramfs ...) with /proc in the root, in a private mount namespace
+bookworm_root() { cached_root "$1" bookworm bookworm-boot linux-image-amd64,initramfs-tools,zstd,kmod; }
+# run_step ROOT ARGV: the step's argv (chroot ROOT update-initramfs ...) with
+# /proc in ROOT, in a private mount namespace
 run_step() {
         unshare -m sh -ec 'mount --make-rprivate / 2>/dev/null || true; mount -t proc proc "$0/proc"; exec "$@"' \
-                "$B" "$@" >"$tmp/step.log" 2>&1
+                "$@" >"$tmp/step.log" 2>&1
 }
 # holds: the modprobe.d file of idlecfg in the kernel's initramfs, as lsinitramfs lists it
 holds() { chroot "$B" lsinitramfs "/boot/initrd.img-$K" | grep -qx 'etc/modprobe.d/idlecfg.conf'; }
@@ -108,11 +113,11 @@ if bookworm_root "$B"; then
         check "bookworm: install names update-initramfs -u -k $K through chroot (exit $rc)" sh -c "
                 test $rc -eq 4 && test -f '$B/etc/modprobe.d/idlecfg.conf' &&
                 test \"\$(tr '\n' ' ' <'$tmp/argv')\" = 'chroot $B update-initramfs -u -k $K '"
-        run_step $(cat "$tmp/argv")
+        run_step "$B" $(cat "$tmp/argv")
         check "bookworm: after the step, lsinitramfs lists etc/modprobe.d/idlecfg.conf" holds
         ic "$B" rollback --json >"$tmp/b.rb.json" 2>&1; rc=$?
         steps_of "$tmp/b.rb.json" update-initramfs >"$tmp/argv"
-        run_step $(cat "$tmp/argv")
+        run_step "$B" $(cat "$tmp/argv")
         holds && left=1 || left=0
         check "bookworm: rollback exits 4 naming update-initramfs; after it the initramfs holds no idlecfg.conf" sh -c "
                 test $rc -eq 4 && test -s '$tmp/argv' && test ! -e '$B/etc/modprobe.d/idlecfg.conf' && test $left -eq 0"
@@ -120,5 +125,60 @@ if bookworm_root "$B"; then
         check "bookworm: nothing left: exit 0" test $rc -eq 0
 else
         for i in 1 2 3 4; do skip "update-initramfs in a Debian 12 root" "$why"; done
+fi
+
+# ---- kernel-install, layout uki, ukify and systemd-boot's stub in a Debian 13 root ----
+trixie_root() {
+        cached_root "$1" trixie trixie-boot linux-image-amd64,initramfs-tools,zstd,kmod,systemd,systemd-ukify,systemd-boot-efi,binutils
+}
+T=$tmp/trixie
+why=
+# the UKI kernel-install made in the root, and its .cmdline section (objcopy of the root)
+uki_of() { find "$T/boot" -path '*/EFI/Linux/*.efi' | head -n 1; }
+uki_cmdline() {
+        _u=$(uki_of) && [ -n "$_u" ] && chroot "$T" objcopy --dump-section ".cmdline=/tmp/cmdline" "${_u#"$T"}" /tmp/uki.copy &&
+                tr -d '\0' <"$T/tmp/cmdline"
+}
+# run_steps JSON: every boot step of the JSON with an argv, in order, in the root
+run_steps() {
+        python3 - "$1" <<'PY' >"$tmp/steps.list"
+import json, sys
+for s in json.load(open(sys.argv[1]))["next_steps"]:
+    if s["boot"] and s["argv"]:
+        print("\t".join(s["argv"]))
+PY
+        while IFS='	' read -r a b c d e f g; do
+                run_step "$T" $a $b $c $d $e $f $g || { cat "$tmp/step.log"; return 1; }
+        done <"$tmp/steps.list"
+}
+if trixie_root "$T"; then
+        K=$(ls "$T/lib/modules" | head -n 1)
+        mkdir -p "$T/usr/share/idlecfg/profiles" "$T/usr/lib/udev/hwdb.d" "$T/usr/lib/kernel" "$T/boot/efi/EFI/Linux" \
+                "$T/boot/efi/loader/entries"
+        cp "$top_srcdir"/profiles/*.profile "$T/usr/share/idlecfg/profiles/"
+        cp "$top_srcdir"/hwdb/*.hwdb "$T/usr/lib/udev/hwdb.d/" 2>/dev/null || true
+        printf 'layout=uki\nuki_generator=ukify\n' >"$T/etc/kernel/install.conf"
+        printf 'debian\n' >"$T/etc/kernel/entry-token"
+        printf 'root=/dev/vda2 rw\n' >"$T/usr/lib/kernel/cmdline"
+        rm -f "$T/etc/kernel/cmdline"
+        ic "$T" --kernel "$K" install --json >"$tmp/t.json" 2>"$tmp/t.err"; rc=$?
+        check "trixie: install makes /etc/kernel/cmdline from /usr/lib/kernel/cmdline and names update-initramfs, then kernel-install (exit $rc)" sh -c "
+                test $rc -eq 4 && grep -qx 'root=/dev/vda2 rw $WORDS' '$T/etc/kernel/cmdline' &&
+                python3 -c 'import json, sys; assert [s[\"id\"] for s in json.load(open(sys.argv[1]))[\"next_steps\"] if s[\"boot\"]] == [\"update-initramfs\", \"kernel-install\"]' '$tmp/t.json'"
+        run_steps "$tmp/t.json" >"$tmp/t.run" 2>&1
+        uki_cmdline >"$tmp/t.cmdline" 2>"$tmp/t.objcopy"
+        check "trixie: after the steps, the UKI's .cmdline (objcopy) is the vendor's line and the word" \
+                grep -qx "root=/dev/vda2 rw $WORDS *" "$tmp/t.cmdline" ||
+                diag "$(cat "$tmp/t.run" "$tmp/t.objcopy" "$tmp/t.cmdline")"
+        ic "$T" rollback --json >"$tmp/t.rb.json" 2>&1; rc=$?
+        run_steps "$tmp/t.rb.json" >"$tmp/t.rb.run" 2>&1
+        uki_cmdline >"$tmp/t.rb.cmdline" 2>&1
+        check "trixie: rollback exits 4 naming kernel-install; after its steps the UKI's .cmdline has no word of idlecfg" sh -c "
+                test $rc -eq 4 && grep -q '\"kernel-install\"' '$tmp/t.rb.json' && grep -q 'root=/dev/vda2 rw' '$tmp/t.rb.cmdline' &&
+                ! grep -q pcie_aspm '$tmp/t.rb.cmdline'"
+        ic "$T" rollback --json >"$tmp/t.rb2.json" 2>&1; rc=$?
+        check "trixie: nothing left: exit 0" test $rc -eq 0
+else
+        for i in 1 2 3 4; do skip "kernel-install, ukify and a UKI in a Debian 13 root" "$why"; done
 fi
 done_testing
