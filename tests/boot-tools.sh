@@ -19,7 +19,7 @@ plan 12
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
 have() { command -v "$1" >/dev/null 2>&1; }
-ic() { _r=$1; shift; run_machine "$dir" "$IDLECFG" --root "$_r" --profile balanced "$@"; }
+ic() { _r=$1; shift; run_machine "$dir" "$IDLECFG" --root "$_r" --profile "${profile:-balanced}" "$@"; }
 # steps_of JSON ID: the argv of the step ID, one word a line (none: nothing)
 steps_of() {
         python3 - "$1" "$2" <<'PY'
@@ -128,8 +128,11 @@ else
 fi
 
 # ---- kernel-install, layout uki, ukify and systemd-boot's stub in a Debian 13 root ----
+# (python3-cffi-backend by name: debootstrap resolves no virtual package, and
+# systemd-ukify's python3-zstandard needs python3-cffi-backend-api-min/max)
 trixie_root() {
-        cached_root "$1" trixie trixie-boot linux-image-amd64,initramfs-tools,zstd,kmod,systemd,systemd-ukify,systemd-boot-efi,binutils
+        cached_root "$1" trixie trixie-boot \
+                linux-image-amd64,initramfs-tools,zstd,kmod,systemd,systemd-ukify,systemd-boot-efi,binutils,python3-cffi-backend
 }
 T=$tmp/trixie
 why=
@@ -153,6 +156,8 @@ PY
 }
 if trixie_root "$T"; then
         K=$(ls "$T/lib/modules" | head -n 1)
+        # Debian 13's kernel has "default" as its ASPM policy: powersave's word is one it needs
+        profile=powersave WORDS=pcie_aspm.policy=powersupersave
         mkdir -p "$T/usr/share/idlecfg/profiles" "$T/usr/lib/udev/hwdb.d" "$T/usr/lib/kernel" "$T/boot/efi/EFI/Linux" \
                 "$T/boot/efi/loader/entries"
         cp "$top_srcdir"/profiles/*.profile "$T/usr/share/idlecfg/profiles/"
