@@ -116,7 +116,12 @@ for v in refresh explain; do
                 test $rc -eq 2 && grep -q '^idlecfg: $v does not take --json' '$tmp/j.err' && test ! -s '$tmp/j.out'"
 done
 "$IDLECFG" --root "$root" rollback --json >"$tmp/j.out" 2>"$tmp/j.err"; rc=$?
-check "rollback --json without --measure is refused: exit 2" sh -c "test $rc -eq 2 && grep -q 'only with --measure' '$tmp/j.err'"
+check "rollback --json without --measure: what was done and the next steps as JSON" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == 1 and d["exit"] == int(sys.argv[2]) and isinstance(d["next_steps"], list), d
+assert d["boot_incomplete"] is (int(sys.argv[2]) == 4) and d["messages"], d
+assert any("as it was before" in m or "Nothing to roll back" in m for m in d["messages"]), d' "$tmp/j.out" "$rc"
 "$IDLECFG" --root "$root" --kernel 9.9.9-none --profile balanced plan >"$tmp/k1" 2>"$tmp/k1.err"; rc=$?
 "$IDLECFG" --root "$root" --kernel 9.9.9-none --profile balanced install >"$tmp/k2" 2>"$tmp/k2.err"; rc2=$?
 check "a --kernel the root does not have: plan warns (exit 0), install refuses (exit 2)" sh -c "

@@ -8,7 +8,10 @@
 # /etc/grub.d holding only 10_linux and a fake grub-probe; it writes to a file
 # of the test (-o), never to /boot/grub. Without root, unshare or grub-mkconfig
 # those points skip; the parser's own points always run. Last, the planner: a
-# grub.d file setting pcie_aspm=off, a later line clearing it, a FIFO.
+# grub.d file setting pcie_aspm=off, a later line clearing it, a FIFO. The
+# shell forms other than assignments ({ } groups, return, functions,
+# here-documents) against grub-mkconfig too; readonly and exit, which
+# grub-mkconfig itself refuses, warned.
 . "$top_srcdir/tests/lib.sh"
 PATH=$PATH:/sbin:/usr/sbin
 GRUBENV=${top_builddir:-.}/tests/grubenv-unit
@@ -23,6 +26,10 @@ mkcase() {
 }
 grubd() { mkdir -p "$tmp/c/$1/etc/default/grub.d"; cat >"$tmp/c/$1/etc/default/grub.d/$2"; }
 grubf() { cat >"$tmp/c/$1/etc/default/grub"; }
+# warns NAME TEXT: idlecfg must warn with TEXT (else: no warning at all)
+warns() { printf '%s\n' "$2" >"$tmp/c/$1.warn"; }
+# rejects NAME: grub-mkconfig itself fails on these files (makes no grub.cfg)
+rejects() { : >"$tmp/c/$1.rejects"; }
 
 mkcase plain "quiet"
 grubf plain <<'EOF'
@@ -108,49 +115,77 @@ GRUB_CMDLINE_LINUX=pcie_aspm=off
 unset GRUB_CMDLINE_LINUX
 EOF
 
+# the shell forms grub-mkconfig's /bin/sh reads otherwise than a list of assignments
+mkcase group "pcie_aspm=off quiet a"
+grubf group <<'EOF'
+{ GRUB_CMDLINE_LINUX="pcie_aspm=off"; }
+GRUB_CMDLINE_LINUX_DEFAULT=quiet
+{
+GRUB_CMDLINE_LINUX_DEFAULT="$GRUB_CMDLINE_LINUX_DEFAULT a"
+}
+EOF
+mkcase return "a c"
+grubd return 50-a.cfg <<'EOF'
+GRUB_CMDLINE_LINUX=a
+return
+GRUB_CMDLINE_LINUX=b
+EOF
+grubd return 60-c.cfg <<'EOF'
+GRUB_CMDLINE_LINUX_DEFAULT=c
+EOF
+mkcase function "good quiet"
+grubf function <<'EOF'
+GRUB_CMDLINE_LINUX_DEFAULT=quiet
+f() {
+        GRUB_CMDLINE_LINUX=bad
+}
+g() { GRUB_CMDLINE_LINUX_DEFAULT=bad; }
+GRUB_CMDLINE_LINUX=good
+EOF
+mkcase heredoc "good"
+warns heredoc 'is not run'
+grubf heredoc <<'EOF'
+cat >/dev/null <<END
+GRUB_CMDLINE_LINUX=bad
+END
+cat >/dev/null <<-'END'
+	GRUB_CMDLINE_LINUX_DEFAULT=bad
+	END
+GRUB_CMDLINE_LINUX=good
+EOF
+# what grub-mkconfig itself refuses: idlecfg warns (and grub-mkconfig makes no grub.cfg)
+mkcase readonly "a"
+warns readonly 'etc/default/grub:2: GRUB_CMDLINE_LINUX is readonly ('
+rejects readonly
+grubf readonly <<'EOF'
+readonly GRUB_CMDLINE_LINUX=a
+GRUB_CMDLINE_LINUX=b
+EOF
+mkcase exit "a"
+warns exit '"exit": grub-mkconfig stops here and makes no grub.cfg'
+rejects exit
+grubf exit <<'EOF'
+GRUB_CMDLINE_LINUX=a
+exit 0
+EOF
+grubd exit 50-b.cfg <<'EOF'
+GRUB_CMDLINE_LINUX=b
+EOF
+
 n_cases=$(echo $cases | wc -w)
 plan $((2 * n_cases + 5))
 
-# grub-mkconfig, in a private mount namespace, for root DIR: the arguments of
-# the first `linux` line (the normal entry) after "linux PATH root=... ro"
-can_mkconfig=
-if [ "$(id -u)" -eq 0 ] && command -v grub-mkconfig >/dev/null 2>&1 && command -v grub-probe >/dev/null 2>&1 &&
-        command -v unshare >/dev/null 2>&1 &&
-        [ -x /etc/grub.d/10_linux ] && unshare -m true 2>/dev/null; then
-        can_mkconfig=1
-        mkdir -p "$tmp/grub.d" "$tmp/boot"
-        cp /etc/grub.d/10_linux "$tmp/grub.d/"
-        : >"$tmp/boot/vmlinuz-6.1.0-99-amd64"
-        : >"$tmp/boot/initrd.img-6.1.0-99-amd64"
-        cat >"$tmp/grub-probe" <<'EOF'
-#!/bin/sh
-for a; do case $a in --target=*) t=${a#--target=} ;; esac; done
-case $t in
-device) echo /dev/sda1 ;; fs) echo ext2 ;; fs_uuid) echo 0123-4567 ;; partuuid) echo 0badf00d-01 ;;
-partmap) echo msdos ;; drive) echo '(hd0,msdos1)' ;; compatibility_hint) echo hd0,msdos1 ;;
-hints_string) echo --hint=hd0,msdos1 ;;
-esac
-EOF
-        chmod +x "$tmp/grub-probe"
-fi
-mkconfig() {
-        _dir=$1
-        unshare -m sh -ec '
-                mount --make-rprivate / 2>/dev/null || true
-                mount -t tmpfs idlecfg-test /etc/default
-                cp -R "$1/etc/default/." /etc/default/
-                mount --bind "$2/boot" /boot
-                mount --bind "$2/grub.d" /etc/grub.d
-                mount --bind "$2/grub-probe" "$(command -v grub-probe)"
-                grub-mkconfig -o "$2/grub.cfg"' sh "$_dir" "$tmp" >"$tmp/mkconfig.log" 2>&1 || return 1
-        awk '$1 == "linux" { for (i = 5; i <= NF; i++) printf "%s%s", $i, (i < NF ? " " : ""); print ""; exit }' \
-                "$tmp/grub.cfg"
-}
+. "$top_srcdir/tests/mkconfig.sh"
 
 for c in $cases; do
         expect=$(cat "$tmp/c/$c.expect")
         got=$("$GRUBENV" --root "$tmp/c/$c" 2>"$tmp/$c.err")
-        if [ "$got" = "$expect" ] && [ ! -s "$tmp/$c.err" ]; then
+        if [ -f "$tmp/c/$c.warn" ]; then
+                grep -qF -- "$(cat "$tmp/c/$c.warn")" "$tmp/$c.err" && warned=1 || warned=
+        else
+                [ ! -s "$tmp/$c.err" ] && warned=1 || warned=
+        fi
+        if [ "$got" = "$expect" ] && [ -n "$warned" ]; then
                 ok "$c: idlecfg reads \"$expect\""
         else
                 not_ok "$c: idlecfg reads \"$got\", expected \"$expect\""
@@ -160,7 +195,15 @@ for c in $cases; do
                 skip "$c: grub-mkconfig agrees" "needs root, unshare and grub-mkconfig (Debian's grub2-common)"
                 continue
         fi
-        if ! theirs=$(mkconfig "$tmp/c/$c"); then
+        rm -f "$tmp/grub.cfg"
+        if [ -f "$tmp/c/$c.rejects" ]; then
+                if mkconfig "$tmp/c/$c" >/dev/null; then
+                        not_ok "$c: grub-mkconfig makes no grub.cfg from these files either"
+                        diag "$(cat "$tmp/grub.cfg")"
+                else
+                        ok "$c: grub-mkconfig makes no grub.cfg from these files either"
+                fi
+        elif ! theirs=$(mkconfig "$tmp/c/$c"); then
                 not_ok "$c: grub-mkconfig runs"
                 diag "$(cat "$tmp/mkconfig.log")"
         elif [ "$theirs" = "$expect" ]; then

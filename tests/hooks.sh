@@ -151,9 +151,11 @@ if command -v dpkg >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
                 grep -q 'administrator was here' '$R/etc/sysctl.d/90-idlecfg.conf' && grep -q 'rollback kept the files or values listed above' '$tmp/d10' &&
                 test -f '$R/var/lib/idlecfg/manifest' || { echo 'rc $rc, status $st'; cat '$tmp/d9' '$tmp/d10'; exit 1; }"
         dpkg_r --purge idlecfg >"$tmp/d11" 2>&1; rc=$?
-        check "dpkg --purge after that: postrm removes /var/lib/idlecfg (and says the manifest still listed files) and the lock" sh -c "
-                test $rc -eq 0 && grep -q 'still lists installed files' '$tmp/d11' && grep -q 'removed its state $R/var/lib/idlecfg' '$tmp/d11' &&
-                test ! -e '$R/var/lib/idlecfg' && test ! -e '$R/run/idlecfg.lock' || { echo 'rc $rc'; cat '$tmp/d11'; exit 1; }"
+        check "dpkg --purge after that: postrm keeps /var/lib/idlecfg (the manifest still lists the file rollback kept) and says so; the lock is gone" sh -c "
+                test $rc -eq 0 && grep -q 'still lists installed files (rollback kept them): keeping $R/var/lib/idlecfg' '$tmp/d11' &&
+                ! grep -q 'removed its state' '$tmp/d11' &&
+                test -f '$R/var/lib/idlecfg/manifest' &&
+                test ! -e '$R/run/idlecfg.lock' || { echo 'rc $rc'; cat '$tmp/d11'; exit 1; }"
 else
         for i in 1 2 3 4 5 6 7 8 9; do
                 skip "dpkg --root: the package's scripts and trigger (dpkg or dpkg-deb not installed)"

@@ -185,7 +185,24 @@ static int verb_apply(struct run *c, int argc, char **argv)
 struct rollback_ctx {
         const struct run *c;
         const char *what;
+        struct next_steps *steps;       /* what the boot artifacts still hold: the steps */
 };
+
+/* after the install's rollback: what the boot artifacts still hold of
+ * what it put there (grub.cfg, the boot entries, a UKI, the initramfs), and
+ * the steps that take it out, in STEPS and said on OUT; true when there is
+ * any (exit 4) */
+static bool rollback_boot_left(const struct run *c, const struct rollback_result *res, struct next_steps *steps,
+                               FILE *out)
+{
+        next_steps_undo(steps, &c->rfs, res->boot_words, res->kernel, res->modprobe ? &res->modprobe_time : NULL);
+        next_steps_print_text(steps, steps->running
+                              ? _("The boot artifacts may still hold what idlecfg installed; run (idlecfg runs "
+                                  "none of them):\n")
+                              : _("The boot artifacts may still hold what idlecfg installed; next steps for the "
+                                  "installer (idlecfg runs nothing in the target):\n"), out);
+        return next_steps_boot_incomplete(steps);
+}
 
 static int do_rollback(void *userdata, FILE *out)
 {
@@ -211,6 +228,8 @@ static int do_rollback(void *userdata, FILE *out)
                 _cleanup_(rollback_result_free) struct rollback_result res = {};
                 r = parts[i].undo(&c->rfs, c->a->force, &res, &e);
                 rollback_print(&res, parts[i].values, out);
+                if (r == 0 && !parts[i].values && rollback_boot_left(c, &res, rc->steps, out))
+                        code = EXIT_BOOT_INCOMPLETE;
                 if (r == -EBUSY) {
                         /* some values or files were left alone: said, not a failure */
                         print_error(NULL, &e, strerror(-r));
@@ -236,18 +255,51 @@ static int check_rollback(const struct args *a, int argc, char **argv)
                 fprintf(stderr, _("idlecfg: rollback takes apply, install or all, not '%s'\n"), what);
                 return EXIT_USAGE;
         }
-        /* JSON is the measurement's (the plan's inputs are taken without
-         * --measure too, for a script's wrapper that gives them to every verb) */
-        if (!a->measure && a->json) {
-                fprintf(stderr, _("idlecfg: rollback prints JSON only with --measure (the measurement)\n"));
-                return EXIT_USAGE;
-        }
+        /* JSON: with --measure the measurement's, else what was done and the
+         * next steps (the plan's inputs are taken all the same, for a
+         * script's wrapper that gives them to every verb) */
         return EXIT_OK;
+}
+
+/* rollback --json: {"schema", "root", "exit", "messages": [the text's lines],
+ * "next_steps", "boot_incomplete"} */
+static int rollback_json(struct rollback_ctx *rc)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        struct json j;
+        int code;
+
+        if (!f)
+                return EXIT_FAILURE_;
+        code = do_rollback(rc, f);
+        if (fclose(f) != 0)
+                return EXIT_FAILURE_;
+        json_init(&j, stdout);
+        json_begin_object(&j);
+        json_kv_int(&j, "schema", 1);
+        json_kv_string(&j, "root", rc->c->rfs.path);
+        json_kv_int(&j, "exit", code);
+        json_key(&j, "messages");
+        json_begin_array(&j);
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                json_string(&j, line + strspn(line, " "));
+        json_end_array(&j);
+        next_steps_print_json(rc->steps, &j);
+        json_end_object(&j);
+        json_finish(&j);
+        return code;
 }
 
 static int verb_rollback(struct run *c, int argc, char **argv)
 {
-        struct rollback_ctx rc = { .c = c, .what = argc > 0 ? argv[0] : "all" };
+        _cleanup_(next_steps_free) struct next_steps steps = {};
+        struct rollback_ctx rc = { .c = c, .what = argc > 0 ? argv[0] : "all", .steps = &steps };
+
+        next_steps_init(&steps, &c->rfs);
+        if (c->a->json && !c->a->measure)
+                return rollback_json(&rc);
 
         if (c->a->measure) {
                 /* the plan only names knobs and reasons in the measurement: without one, measured all the same */

@@ -15,6 +15,7 @@
 #include "root/target.h"
 #include "cli/verb-check.h"
 #include "cli/verb-install.h"
+#include "cli/verb-plan.h"
 
 /* --refuse-conflicts: another power tool sets the same knobs */
 static int refuse_conflicts(const struct run *c)
@@ -42,7 +43,8 @@ static void image_plan(const struct plan *p, const struct args *a, struct plan *
 {
         *ret = (struct plan) { .profile = p->profile, .fingerprint = (char *) IMAGE_FINGERPRINT, .kernel = p->kernel,
                                .profile_reason = a->profile ? (char *) "--profile"
-                                                            : (char *) "image: chosen at the first boot" };
+                                                            : (char *) "image: chosen at the first boot",
+                               .boot = p->boot };
 }
 
 /* before install writes: a machine with devices, no other power tool
@@ -142,6 +144,8 @@ int do_install(struct run *c, bool json, bool take_effect)
                                : _("Installing profile %s (%s) into %s for fingerprint %s, kernel %s:\n"),
                        p->profile, p->profile_reason, c->rfs.path, p->fingerprint,
                        p->kernel ? p->kernel : _("(unknown)"));
+        if (!dry && !json && !salt)
+                plan_print_boot_text(p, stdout);
         r = install_run(&c->rfs, p, c->inv, &o, &res, &e);
         /* an image gets no stamp: each machine's first boot runs the unit */
         if (r >= 0 && o.image && !dry) {

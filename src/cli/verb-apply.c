@@ -4,6 +4,7 @@
 
 #include "base/json.h"
 #include "cli/verb-apply.h"
+#include "cli/verb-install.h"
 
 void setting_json_place(struct json *j, const struct setting *s)
 {
@@ -113,6 +114,10 @@ void rollback_print(const struct rollback_result *r, bool values, FILE *out)
                 case RB_FILE_CHANGED:
                         fprintf(out, _("  left %s alone: it was changed since idlecfg wrote it "
                                        "(--force restores the original anyway)\n"), e->path);
+                        break;
+                case RB_WORDS_REMOVED:
+                        fprintf(out, _("  took idlecfg's words (%s) out of %s, which was changed since: the "
+                                       "other words are kept\n"), e->set, e->path);
                         break;
                 case RB_FILE_DELETED:
                         fprintf(out, _("  left %s alone: it was deleted since idlecfg wrote it "

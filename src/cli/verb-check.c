@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "cli/verb-check.h"
+#include "cli/verb-install.h"
 
 static bool file_changes(const struct install_file *x)
 {

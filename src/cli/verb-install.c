@@ -21,6 +21,7 @@ static const char *kind_name(enum target_kind k)
         case T_LINK: return _("systemd .link drop-in");
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
+        case T_CMDLINE_BOOTC:
         case T_CMDLINE_OWN: return _("kernel command line");
         case T_POWER: return _("power-source switch");
         case T_POWER_HOOK: return _("power-source system-sleep hook");
@@ -86,6 +87,82 @@ void install_print(const struct install_result *r, FILE *out)
         }
 }
 
+/* ---- the next steps (engine/next-steps.c finds them) ---- */
+
+/* ARG as one word for a POSIX shell */
+void print_shell_word(const char *arg, FILE *out)
+{
+        if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-@%") ==
+                    strlen(arg)) {
+                fputs(arg, out);
+                return;
+        }
+        fputc('\'', out);
+        for (const char *p = arg; *p; p++)
+                if (*p == '\'')
+                        fputs("'\\''", out);
+                else
+                        fputc(*p, out);
+        fputc('\'', out);
+}
+
+void next_steps_print_text(const struct next_steps *s, const char *header, FILE *out)
+{
+        if (!s->n)
+                return;
+        fputs(header, out);
+        for (size_t i = 0; i < s->n; i++) {
+                const struct next_step *x = &s->v[i];
+                fputs(x->boot ? "  * " : "    ", out);
+                if (x->argv)
+                        for (char **a = x->argv; *a; a++) {
+                                if (a != x->argv)
+                                        fputc(' ', out);
+                                print_shell_word(*a, out);
+                        }
+                else
+                        fprintf(out, _("add these words to the kernel command line of the boot loader: %s"),
+                                x->words);
+                fprintf(out, "\n      (%s)\n", _(x->why));
+        }
+        if (next_steps_boot_incomplete(s))
+                fputs(_("  *: the boot configuration lacks it until it has run (exit status 4)\n"), out);
+}
+
+void next_steps_print_json(const struct next_steps *s, struct json *j)
+{
+        json_key(j, "next_steps");
+        json_begin_array(j);
+        for (size_t i = 0; i < s->n; i++) {
+                const struct next_step *x = &s->v[i];
+                json_begin_object(j);
+                json_kv_string(j, "id", x->id);
+                json_key(j, "argv");
+                if (x->argv) {
+                        json_begin_array(j);
+                        for (char **a = x->argv; *a; a++)
+                                json_string(j, *a);
+                        json_end_array(j);
+                } else
+                        json_null(j);
+                json_kv_bool(j, "boot", x->boot);
+                /* untranslated: the same for every reader */
+                json_kv_string(j, "why", x->why);
+                if (x->words) {
+                        _cleanup_free_ char *w = xstrdup(x->words);
+                        json_key(j, "words");
+                        json_begin_array(j);
+                        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word;
+                             word = strtok_r(NULL, " \t\n", &save))
+                                json_string(j, word);
+                        json_end_array(j);
+                }
+                json_end_object(j);
+        }
+        json_end_array(j);
+        json_kv_bool(j, "boot_incomplete", next_steps_boot_incomplete(s));
+}
+
 static void print_steps_and_warnings(const struct next_steps *s, const struct plan *p, FILE *out)
 {
         next_steps_print_text(s, s->running ? _("Next steps (idlecfg runs none of them):\n")
@@ -139,6 +216,7 @@ static const char *kind_key(enum target_kind k)
         case T_LINK: return "link";
         case T_CMDLINE_KERNEL:
         case T_CMDLINE_GRUB:
+        case T_CMDLINE_BOOTC:
         case T_CMDLINE_OWN: return "cmdline";
         case T_POWER: return "power-source";
         case T_POWER_HOOK: return "power-source-hook";
@@ -146,6 +224,29 @@ static const char *kind_key(enum target_kind k)
         case T_OTHER: break;
         }
         return "other";
+}
+
+/* how the words of the command-line file X reach the kernel: the file
+ * itself (kernel-cmdline, grub, bootc-kargs), or a tool the next steps name
+ * from the words of /etc/idlecfg/cmdline (grubby, bootc, rpm-ostree), or the
+ * installer (file) */
+static const char *cmdline_mechanism(const struct install_file *x, const struct plan *p)
+{
+        if (!x)
+                return NULL;
+        switch (x->kind) {
+        case T_CMDLINE_KERNEL: return "kernel-cmdline";
+        case T_CMDLINE_GRUB: return "grub";
+        case T_CMDLINE_BOOTC: return "bootc-kargs";
+        default: break;
+        }
+        if (p->boot.scheme == BOOT_GRUB_BLS)
+                return "grubby";
+        if (p->boot.scheme == BOOT_BOOTC && p->boot.booted)
+                return "bootc";
+        if (p->boot.scheme == BOOT_OSTREE)
+                return "rpm-ostree";
+        return "file";
 }
 
 /* "warnings": the other power tools that set the same knobs (code
@@ -204,6 +305,7 @@ void install_print_json(const struct install_result *r, const struct rootfs *rfs
         json_kv_string(&j, "version", PACKAGE_VERSION);
         json_kv_string(&j, "root", rfs->path);
         plan_json_identity(&j, p);
+        plan_json_boot(&j, p);
         json_kv_bool(&j, "dry_run", dry_run);
         json_kv_bool(&j, "changed", changes > 0);
         json_key(&j, "files");
@@ -230,8 +332,7 @@ void install_print_json(const struct install_result *r, const struct rootfs *rfs
                                 x = &r->files[i];
                 json_begin_object(&j);
                 json_kv_string(&j, "path", x ? x->path : NULL);
-                json_kv_string(&j, "mechanism", !x ? NULL : x->kind == T_CMDLINE_KERNEL ? "kernel-cmdline" :
-                                                x->kind == T_CMDLINE_GRUB ? "grub" : "file");
+                json_kv_string(&j, "mechanism", cmdline_mechanism(x, p));
                 json_key(&j, "words");
                 json_begin_array(&j);
                 for (char *save = NULL, *word = strtok_r(w, " ", &save); word; word = strtok_r(NULL, " ", &save))

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "engine/install.h"
+#include "base/json.h"
 #include "engine/next-steps.h"
 
 /* what install did, entry by entry in order (with --dry-run: the diffs) */
@@ -16,3 +17,12 @@ void install_print_next_steps(const struct next_steps *s, const struct plan *p, 
 void install_print_json(const struct install_result *r, const struct rootfs *rfs, const struct plan *p,
                         const struct inventory *inv, const struct next_steps *steps, bool dry_run, int changes,
                         const char *text, FILE *out);
+
+/* ARG as one word for a POSIX shell, quoted when it must be */
+void print_shell_word(const char *arg, FILE *out);
+/* people: one step a line, the root quoted for the shell; HEADER first when
+ * there is any step */
+void next_steps_print_text(const struct next_steps *s, const char *header, FILE *out);
+/* scripts: "next_steps": [ {"id", "argv", "boot", "why"[, "words"]} ],
+ * "boot_incomplete": bool (schema in idlecfg(8)) */
+void next_steps_print_json(const struct next_steps *s, struct json *j);

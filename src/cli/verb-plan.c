@@ -50,6 +50,7 @@ void plan_print_text(const struct plan *p, FILE *f)
                 _cleanup_free_ char *k = xasprintf(_("Kernel %s: %s"), p->kernel, p->kernel_reason);
                 print_wrapped(f, 0, k);
         }
+        plan_print_boot_text(p, f);
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
                 const char *where = s->attr ? s->attr : s->param;
@@ -84,6 +85,28 @@ void plan_print_text(const struct plan *p, FILE *f)
                 skipped);
 }
 
+void plan_print_boot_text(const struct plan *p, FILE *f)
+{
+        _cleanup_free_ char *b = xasprintf(_("Boot scheme %s: %s"), boot_scheme_to_string(p->boot.scheme),
+                                           strempty(p->boot.reason));
+        _cleanup_free_ char *i = xasprintf(_("Initramfs generator %s: %s"), initrd_generator_to_string(p->boot.initrd),
+                                           strempty(p->boot.initrd_reason));
+        print_wrapped(f, 0, b);
+        print_wrapped(f, 0, i);
+}
+
+void plan_json_boot(struct json *j, const struct plan *p)
+{
+        json_key(j, "boot");
+        json_begin_object(j);
+        json_kv_string(j, "scheme", boot_scheme_to_string(p->boot.scheme));
+        json_kv_string(j, "reason", p->boot.reason);
+        json_kv_bool(j, "booted", p->boot.booted);
+        json_kv_string(j, "initramfs", initrd_generator_to_string(p->boot.initrd));
+        json_kv_string(j, "initramfs_reason", p->boot.initrd_reason);
+        json_end_object(j);
+}
+
 void plan_json_identity(struct json *j, const struct plan *p)
 {
         json_kv_string(j, "profile", p->profile);
@@ -105,6 +128,7 @@ void plan_print_json(const struct plan *p, FILE *f)
         plan_json_identity(&j, p);
         json_kv_string(&j, "kernel_version", p->kernel_version);
         json_kv_string(&j, "kernel_version_source", p->kernel_version_source);
+        plan_json_boot(&j, p);
         json_key(&j, "settings");
         json_begin_array(&j);
         for (size_t i = 0; i < p->n; i++) {

@@ -11,3 +11,7 @@ void plan_print_json(const struct plan *p, FILE *f);
 /* the keys that say what P is for, in the order plan and install print them:
  * profile, profile_reason, fingerprint, kernel, kernel_source, kernel_reason */
 void plan_json_identity(struct json *j, const struct plan *p);
+/* the target's boot scheme and initramfs generator with their reasons: two
+ * lines of text; "boot": {scheme, reason, booted, initramfs, initramfs_reason} */
+void plan_print_boot_text(const struct plan *p, FILE *f);
+void plan_json_boot(struct json *j, const struct plan *p);

@@ -34,6 +34,7 @@ enum target_kind {
         T_LINK,                 /* drop-in of 99-default.link */
         T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
         T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
+        T_CMDLINE_BOOTC,        /* a bootc image's kargs.d file */
         T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
         T_POWER,                /* the power-source switch: table, udev rule, unit, drop-in (pstable.h) */
         T_POWER_HOOK,           /* ... and its system-sleep hook, an executable */

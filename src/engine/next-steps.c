@@ -6,11 +6,13 @@
 
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "state/initramfs.h"
 #include "engine/next-steps.h"
 #include "state/state.h"
+#include "root/grubenv.h"
 #include "root/target.h"
 
 #define GRUB_CFG_MAX (16u << 20)
@@ -31,6 +33,7 @@ void next_steps_init(struct next_steps *s, const struct rootfs *rfs)
                 .chroot = !root_is_host(rfs->path),
                 .root = xstrdup(rfs->path),
         };
+        boot_detect(rfs, &s->boot);
 }
 
 static void argv_free(char **argv)
@@ -48,17 +51,17 @@ void next_steps_free(struct next_steps *s)
         }
         free(s->v);
         free(s->root);
+        boot_info_done(&s->boot);
         *s = (struct next_steps) {};
 }
 
-/* a step, once per id; ARGV... NULL-terminated (none: by hand), run
- * through chroot when the root is not "/" */
-static struct next_step *add_step(struct next_steps *s, const char *id, const char *why, bool boot, ...)
+/* a step, once per id; ARGV NULL-terminated (NULL: by hand), run through
+ * chroot when the root is not "/" */
+static struct next_step *add_step_argv(struct next_steps *s, const char *id, const char *why, bool boot,
+                                       const char *const *argv)
 {
         struct next_step *x;
-        const char *arg;
-        size_t n = 0;
-        va_list ap;
+        size_t n = 0, k = 0;
 
         for (size_t i = 0; i < s->n; i++)
                 if (streq(s->v[i].id, id)) {
@@ -68,21 +71,33 @@ static struct next_step *add_step(struct next_steps *s, const char *id, const ch
         s->v = xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
         x = &s->v[s->n++];
         *x = (struct next_step) { .id = id, .why = why, .boot = boot };
-        va_start(ap, boot);
-        while ((arg = va_arg(ap, const char *))) {
-                if (!x->argv) {
-                        x->argv = xcalloc(3, sizeof(char *));
-                        if (s->chroot) {
-                                x->argv[n++] = xstrdup("chroot");
-                                x->argv[n++] = xstrdup(s->root);
-                        }
-                }
-                x->argv = xrealloc(x->argv, (n + 2) * sizeof(char *));
-                x->argv[n++] = xstrdup(arg);
-                x->argv[n] = NULL;
+        while (argv && argv[n])
+                n++;
+        if (!n)
+                return x;
+        x->argv = xcalloc(n + 3, sizeof(char *));
+        if (s->chroot) {
+                x->argv[k++] = xstrdup("chroot");
+                x->argv[k++] = xstrdup(s->root);
         }
-        va_end(ap);
+        for (size_t i = 0; i < n; i++)
+                x->argv[k++] = xstrdup(argv[i]);
         return x;
+}
+
+/* the same, ARGV... as arguments, NULL-terminated */
+static struct next_step *add_step(struct next_steps *s, const char *id, const char *why, bool boot, ...)
+{
+        const char *argv[16];
+        size_t n = 0;
+        va_list ap;
+
+        va_start(ap, boot);
+        while (n < ELEMENTSOF(argv) - 1 && (argv[n] = va_arg(ap, const char *)))
+                n++;
+        argv[n] = NULL;
+        va_end(ap);
+        return add_step_argv(s, id, why, boot, argv);
 }
 
 static bool exists(const struct rootfs *rfs, const char *path)
@@ -129,26 +144,40 @@ static void step_update_grub(struct next_steps *s, const struct rootfs *rfs)
 static void step_kernel_install(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
 {
         static const char *const why = N_("a boot entry takes /etc/kernel/cmdline when kernel-install makes it");
+        static const char *const why_uki = N_("the unified kernel image holds the command line and the "
+                                              "initramfs: kernel-install makes it again (ukify)");
         const char *k = kernel ? kernel : "KERNEL";
         _cleanup_free_ char *usr = xasprintf("/usr/lib/modules/%s/vmlinuz", k);
         _cleanup_free_ char *boot = xasprintf("/boot/vmlinuz-%s", k);
 
-        add_step(s, "kernel-install", why, true, "kernel-install", "add", k, exists(rfs, usr) ? usr : boot, NULL);
+        add_step(s, "kernel-install", s->boot.scheme == BOOT_KERNEL_INSTALL_UKI ? why_uki : why, true,
+                 "kernel-install", "add", k, exists(rfs, usr) ? usr : boot, NULL);
 }
 
+/* the initramfs generator the root has (root/bootscheme.c); a UKI holds
+ * the initramfs: kernel-install makes it again after it */
 static void step_initramfs(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
 {
         static const char *const why = N_("the initramfs holds a copy of modprobe.d: the modules it loads "
                                           "read their options there");
 
-        if (exists(rfs, "/usr/sbin/update-initramfs") || exists(rfs, "/sbin/update-initramfs") ||
-            !(exists(rfs, "/usr/bin/dracut") || exists(rfs, "/usr/sbin/dracut") || exists(rfs, "/usr/bin/mkinitcpio")))
+        switch (s->boot.initrd) {
+        case INITRD_DRACUT:
+                add_step(s, "update-initramfs", why, true, "dracut", "--force", "--kver", kernel ? kernel : "KERNEL",
+                         NULL);
+                break;
+        case INITRD_MKINITCPIO:
+                add_step(s, "update-initramfs", why, true, "mkinitcpio", "-P", NULL);
+                break;
+        case INITRD_INITRAMFS_TOOLS:
+        case INITRD_NONE:       /* none found: Debian's, as before */
+        case _INITRD_MAX:
                 add_step(s, "update-initramfs", why, true, "update-initramfs", "-u", "-k", kernel ? kernel : "all",
                          NULL);
-        else if (exists(rfs, "/usr/bin/dracut") || exists(rfs, "/usr/sbin/dracut"))
-                add_step(s, "update-initramfs", why, true, "dracut", "--force", "--kver", kernel ? kernel : "", NULL);
-        else
-                add_step(s, "update-initramfs", why, true, "mkinitcpio", "-P", NULL);
+                break;
+        }
+        if (s->boot.scheme == BOOT_KERNEL_INSTALL_UKI)
+                step_kernel_install(s, rfs, kernel);
 }
 
 static void step_words(struct next_steps *s, const char *words)
@@ -159,6 +188,90 @@ static void step_words(struct next_steps *s, const char *words)
                                        true, NULL);
         if (!x->words)
                 x->words = xstrdup(words);
+}
+
+/* argv of PREFIX... then OPT=WORD for each word of WORDS (rpm-ostree kargs --append=W) */
+static const char **argv_per_word(const char *const *prefix, const char *opt, char *words_buf)
+{
+        size_t n = 0, k = 0;
+        const char **argv;
+
+        while (prefix[n])
+                n++;
+        argv = xcalloc(n + strlen(words_buf) / 2 + 2, sizeof(char *));
+        for (; k < n; k++)
+                argv[k] = prefix[k];
+        for (char *save = NULL, *w = strtok_r(words_buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
+                argv[k++] = xasprintf("%s=%s", opt, w);
+        argv[k] = NULL;
+        return argv;
+}
+
+static void argv_per_word_free(const char **argv, size_t n_prefix)
+{
+        for (size_t i = n_prefix; argv && argv[i]; i++)
+                free((char *) argv[i]);
+        free(argv);
+}
+
+/* The words of /etc/idlecfg/cmdline into the boot configuration, by the
+ * scheme: grubby on GRUB with BLS entries, bootc loader-entries on a
+ * running bootc host, rpm-ostree kargs on a booted OSTree host; elsewhere
+ * the installer adds them (step_words). UNDO: the steps that take them out
+ * again (rollback). */
+static void step_own_words(struct next_steps *s, const char *words, bool undo)
+{
+        _cleanup_free_ char *one = xstrdup(words), *buf = xstrdup(words);
+
+        strstrip(one);
+        switch (s->boot.scheme) {
+        case BOOT_GRUB_BLS: {
+                _cleanup_free_ char *arg = xasprintf(undo ? "--remove-args=%s" : "--args=%s", one);
+                const char *argv[] = { "grubby", "--update-kernel=ALL", arg, NULL };
+                add_step_argv(s, undo ? "grubby-remove-args" : "grubby",
+                              undo ? N_("GRUB boots the BLS entries with their own options: grubby takes "
+                                        "idlecfg's words out of every entry")
+                                   : N_("GRUB boots the BLS entries with their own options: grubby adds the "
+                                        "words to every entry"), true, argv);
+                return;
+        }
+        case BOOT_BOOTC:
+                if (s->boot.booted) {
+                        const char *argv[] = { "bootc", "loader-entries", "set-options-for-source", "--source",
+                                               PACKAGE_NAME, "--options", undo ? "" : one, NULL };
+                        add_step_argv(s, undo ? "bootc-kargs-remove" : "bootc-kargs",
+                                      undo ? N_("a running bootc host: bootc drops the options idlecfg's source "
+                                                "set, the others' are kept")
+                                           : N_("a running bootc host: bootc keeps these options for the "
+                                                "source idlecfg, apart from the others'"), true, argv);
+                        return;
+                }
+                break;
+        case BOOT_OSTREE:
+                if (s->boot.booted) {
+                        static const char *const prefix[] = { "rpm-ostree", "kargs", NULL };
+                        const char **argv = argv_per_word(prefix, undo ? "--delete" : "--append", buf);
+                        add_step_argv(s, undo ? "rpm-ostree-kargs-delete" : "rpm-ostree-kargs",
+                                      undo ? N_("a booted OSTree host: rpm-ostree takes the words out of the "
+                                                "next deployment's kernel arguments")
+                                           : N_("a booted OSTree host: rpm-ostree adds the words to the next "
+                                                "deployment's kernel arguments"), true, argv);
+                        argv_per_word_free(argv, 2);
+                        return;
+                } else {
+                        struct next_step *x = add_step(s, undo ? "rpm-ostree-kargs-delete" : "rpm-ostree-kargs",
+                                                       N_("an OSTree deployment that is not running: rpm-ostree "
+                                                          "kargs changes a booted host only (never a container "
+                                                          "build); run it there with these words"), true, NULL);
+                        if (!x->words)
+                                x->words = xstrdup(one);
+                        return;
+                }
+        default:
+                break;
+        }
+        if (!undo)
+                step_words(s, one);
 }
 
 void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
@@ -236,7 +349,9 @@ void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const 
                         break;
                 case T_CMDLINE_OWN:
                         if (x->wanted && r->cmdline_words)
-                                step_words(s, r->cmdline_words);
+                                step_own_words(s, r->cmdline_words, false);
+                        break;
+                case T_CMDLINE_BOOTC:   /* bootc takes it when it deploys the image */
                         break;
                 case T_OTHER:
                         break;
@@ -302,8 +417,14 @@ static void pending_grub(struct next_steps *s, const struct rootfs *rfs)
         struct timespec snippet_time, cfg_time;
         _cleanup_free_ char *snippet = read_text(rfs, GRUB_SNIPPET_PATH, BOOT_FILE_MAX, &snippet_time);
         _cleanup_free_ char *words = snippet ? grub_snippet_words(snippet) : NULL;
+        _cleanup_free_ char *dropped = NULL;
 
         if (!words)
+                return;
+        /* a later grub.d file drops them: no update-grub can give them to
+         * the kernel (warned; verify counts the settings as missing) */
+        dropped = grub_snippet_dropped_by(rfs);
+        if (dropped)
                 return;
         for (size_t i = 0; i < ELEMENTSOF(cfgs); i++) {
                 _cleanup_free_ char *cfg = read_text(rfs, cfgs[i], GRUB_CFG_MAX, &cfg_time);
@@ -390,7 +511,7 @@ static void pending_own_cmdline(struct next_steps *s, const struct rootfs *rfs, 
                 if (text && has_words(text, words))
                         return;
         }
-        step_words(s, words);
+        step_own_words(s, words, false);
 }
 
 static void pending_initramfs(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
@@ -415,14 +536,15 @@ void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs)
                 xerror_done(&e);
                 return;
         }
+        /* the initramfs first: kernel-install puts it into a UKI */
+        if (manifest_find(m, MODPROBE_PATH))
+                pending_initramfs(s, rfs, m->kernel);
         if (manifest_find(m, GRUB_SNIPPET_PATH))
                 pending_grub(s, rfs);
         if (manifest_find(m, KERNEL_CMDLINE_PATH))
                 pending_kernel_cmdline(s, rfs, m->kernel);
         if (manifest_find(m, OWN_CMDLINE_PATH))
                 pending_own_cmdline(s, rfs, m->kernel);
-        if (manifest_find(m, MODPROBE_PATH))
-                pending_initramfs(s, rfs, m->kernel);
 }
 
 bool next_steps_boot_incomplete(const struct next_steps *s)
@@ -433,78 +555,122 @@ bool next_steps_boot_incomplete(const struct next_steps *s)
         return false;
 }
 
-/* ---- output ---- */
+/* ---- after rollback: what the boot artifacts still hold ---- */
 
-/* ARG as one word for a POSIX shell */
-void print_shell_word(const char *arg, FILE *out)
+static bool has_any_word(const char *text, const char *words)
 {
-        if (*arg && strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./:=,+-@%") ==
-                    strlen(arg)) {
-                fputs(arg, out);
-                return;
-        }
-        fputc('\'', out);
-        for (const char *p = arg; *p; p++)
-                if (*p == '\'')
-                        fputs("'\\''", out);
-                else
-                        fputc(*p, out);
-        fputc('\'', out);
+        _cleanup_free_ char *w = xstrdup(words);
+
+        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save))
+                if (has_word(text, word))
+                        return true;
+        return false;
 }
 
-void next_steps_print_text(const struct next_steps *s, const char *header, FILE *out)
+/* does the file PATH of the root hold a word of WORDS anywhere? A unified
+ * kernel image carries its command line as plain text (.cmdline), so a
+ * word in its bytes is a word it boots with (read a MiB at a time) */
+static bool file_has_any_word(const struct rootfs *rfs, const char *path, const char *words)
 {
-        if (!s->n)
-                return;
-        fputs(header, out);
-        for (size_t i = 0; i < s->n; i++) {
-                const struct next_step *x = &s->v[i];
-                fputs(x->boot ? "  * " : "    ", out);
-                if (x->argv)
-                        for (char **a = x->argv; *a; a++) {
-                                if (a != x->argv)
-                                        fputc(' ', out);
-                                print_shell_word(*a, out);
+        enum { CHUNK = 1u << 20, KEEP = 4096 };
+        _cleanup_close_ int fd = rootfs_open_file(rfs, path, 0, SIZE_MAX, NULL);
+        _cleanup_free_ char *buf = NULL, *w = NULL;
+        size_t have = 0;
+
+        if (fd < 0)
+                return false;
+        buf = xmalloc(CHUNK + KEEP + 1);
+        for (;;) {
+                ssize_t n = read(fd, buf + have, CHUNK);
+                if (n <= 0)
+                        return false;
+                have += (size_t) n;
+                buf[have] = '\0';
+                free(w);
+                w = xstrdup(words);
+                for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word;
+                     word = strtok_r(NULL, " \t\n", &save)) {
+                        size_t k = strlen(word);
+                        for (const char *p = buf; (p = memmem(p, have - (size_t) (p - buf), word, k)); p++) {
+                                char before = p == buf ? ' ' : p[-1], after = p + k < buf + have ? p[k] : ' ';
+                                if ((before == ' ' || before == '\0' || before == '"') &&
+                                    (after == ' ' || after == '\0' || after == '\n' || after == '"'))
+                                        return true;
                         }
-                else
-                        fprintf(out, _("add these words to the kernel command line of the boot loader: %s"),
-                                x->words);
-                fprintf(out, "\n      (%s)\n", _(x->why));
+                }
+                /* the tail again with the next chunk: a word across the boundary */
+                if (have > KEEP) {
+                        memmove(buf, buf + have - KEEP, KEEP);
+                        have = KEEP;
+                }
         }
-        if (next_steps_boot_incomplete(s))
-                fputs(_("  *: the boot configuration lacks it until it has run (exit status 4)\n"), out);
 }
 
-void next_steps_print_json(const struct next_steps *s, struct json *j)
+void next_steps_undo(struct next_steps *s, const struct rootfs *rfs, const char *words, const char *kernel,
+                     const struct timespec *modprobe_time)
 {
-        json_key(j, "next_steps");
-        json_begin_array(j);
-        for (size_t i = 0; i < s->n; i++) {
-                const struct next_step *x = &s->v[i];
-                json_begin_object(j);
-                json_kv_string(j, "id", x->id);
-                json_key(j, "argv");
-                if (x->argv) {
-                        json_begin_array(j);
-                        for (char **a = x->argv; *a; a++)
-                                json_string(j, *a);
-                        json_end_array(j);
-                } else
-                        json_null(j);
-                json_kv_bool(j, "boot", x->boot);
-                /* untranslated: the same for every reader */
-                json_kv_string(j, "why", x->why);
-                if (x->words) {
-                        _cleanup_free_ char *w = xstrdup(x->words);
-                        json_key(j, "words");
-                        json_begin_array(j);
-                        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word;
-                             word = strtok_r(NULL, " \t\n", &save))
-                                json_string(j, word);
-                        json_end_array(j);
-                }
-                json_end_object(j);
+        static const char *const cfgs[] = { "/boot/grub/grub.cfg", "/boot/grub2/grub.cfg" };
+        static const char *const esps[] = { "/boot", "/efi", "/boot/efi" };
+        bool entries = false, uki = false, grub = false;
+
+        /* the initramfs first: kernel-install puts it into a UKI */
+        if (modprobe_time) {
+                _cleanup_free_ char *img = initramfs_of(rfs, kernel);
+                struct timespec made;
+                /* made since idlecfg's options were written: it may hold them */
+                if (img && mtime_of(rfs, img, &made) && !older(&made, modprobe_time))
+                        step_initramfs(s, rfs, kernel);
         }
-        json_end_array(j);
-        json_kv_bool(j, "boot_incomplete", next_steps_boot_incomplete(s));
+        if (!words || !*words)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(cfgs) && !grub; i++) {
+                _cleanup_free_ char *cfg = read_text(rfs, cfgs[i], GRUB_CFG_MAX, NULL);
+                grub = cfg && has_any_word(cfg, words);
+        }
+        for (size_t e = 0; e < ELEMENTSOF(esps); e++) {
+                _cleanup_free_ char *dir = xasprintf("%s/loader/entries", esps[e]);
+                _cleanup_free_ char *ukidir = xasprintf("%s/EFI/Linux", esps[e]);
+                char **names = NULL;
+                size_t n = 0;
+
+                if (rootfs_list_dir(rfs, dir, ".conf", &names, &n) == 0) {
+                        for (size_t i = 0; i < n && !entries; i++) {
+                                _cleanup_free_ char *p = xasprintf("%s/%s", dir, names[i]);
+                                _cleanup_free_ char *text = read_text(rfs, p, BOOT_FILE_MAX, NULL);
+                                for (char *save = NULL, *l = text ? strtok_r(text, "\n", &save) : NULL;
+                                     l && !entries; l = strtok_r(NULL, "\n", &save))
+                                        entries = startswith(l + strspn(l, " \t"), "options") &&
+                                                  has_any_word(l, words);
+                        }
+                        rootfs_list_free(names, n);
+                }
+                if (rootfs_list_dir(rfs, ukidir, ".efi", &names, &n) == 0) {
+                        for (size_t i = 0; i < n && !uki; i++) {
+                                _cleanup_free_ char *p = xasprintf("%s/%s", ukidir, names[i]);
+                                uki = file_has_any_word(rfs, p, words);
+                        }
+                        rootfs_list_free(names, n);
+                }
+        }
+        switch (s->boot.scheme) {
+        case BOOT_GRUB_BLS:
+                if (entries)
+                        step_own_words(s, words, true);
+                break;
+        case BOOT_BOOTC:
+                /* the options of idlecfg's source: emptied whatever the entries show */
+                if (s->boot.booted)
+                        step_own_words(s, words, true);
+                break;
+        case BOOT_OSTREE:
+                if (entries)
+                        step_own_words(s, words, true);
+                break;
+        default:
+                if (entries || uki)
+                        step_kernel_install(s, rfs, kernel);
+                break;
+        }
+        if (grub)
+                step_update_grub(s, rfs);
 }

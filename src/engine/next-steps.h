@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "engine/install.h"
-#include "base/json.h"
+#include "root/bootscheme.h"
 
 struct next_step {
         const char *id;         /* untranslated, for scripts: "update-grub", "sysctl", ... */
@@ -22,6 +22,7 @@ struct next_steps {
         bool running;           /* the target is the running system */
         bool chroot;            /* the commands run in the root through chroot */
         char *root;
+        struct boot_info boot;  /* how the root boots: which tool each step is */
 };
 
 /* An empty list for the root: whether commands run through chroot, and
@@ -48,12 +49,13 @@ void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs);
 /* does the boot configuration still lack something (exit 4) */
 bool next_steps_boot_incomplete(const struct next_steps *s);
 
-/* ARG as one word for a POSIX shell, quoted when it must be */
-void print_shell_word(const char *arg, FILE *out);
-
-/* people: one step a line, the root quoted for the shell; HEADER first when
- * there is any step */
-void next_steps_print_text(const struct next_steps *s, const char *header, FILE *out);
-/* scripts: "next_steps": [ {"id", "argv", "boot", "why"[, "words"]} ],
- * "boot_incomplete": bool (schema in idlecfg(8)) */
-void next_steps_print_json(const struct next_steps *s, struct json *j);
+/* After rollback: the steps that take out of the boot artifacts what
+ * install put there and they still hold. WORDS: the kernel parameters
+ * idlecfg added (NULL: none); MODPROBE_TIME: when modprobe.d/idlecfg.conf
+ * was written (NULL: it was not), an initramfs made since may hold it.
+ * grub.cfg with a word (update-grub), boot entries' options or a unified
+ * kernel image with one (kernel-install; grubby --remove-args on GRUB+BLS,
+ * rpm-ostree kargs --delete on OSTree), bootc's options of idlecfg's source
+ * on a running bootc host, the initramfs (the generator's step). */
+void next_steps_undo(struct next_steps *s, const struct rootfs *rfs, const char *words, const char *kernel,
+                     const struct timespec *modprobe_time);

@@ -13,6 +13,8 @@
 
 #include "engine/apply.h"
 #include "knobs/knob.h"
+#include "root/grubenv.h"
+#include "root/targets.h"
 #include "state/manifest.h"
 #include "engine/verify.h"
 
@@ -185,7 +187,7 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
         struct blockers b = {};
-        int r;
+        int r, dropped = -1;
 
         /* one that exists but is refused is no "not installed": said, as install and rollback say it */
         r = manifest_load(rfs, &m, ret_error);
@@ -213,6 +215,15 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
                 else {
                         res->actual[i] = value_normalize(raw);
                         *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
+                }
+                /* a kernel parameter a later grub.d file drops: never at the next boot */
+                if (*st == VERIFY_LATER && s->mech == MECH_CMDLINE && m && manifest_find(m, GRUB_SNIPPET_PATH)) {
+                        if (dropped < 0) {
+                                _cleanup_free_ char *d = grub_snippet_dropped_by(rfs);
+                                dropped = !!d;
+                        }
+                        if (dropped)
+                                *st = VERIFY_MISSING;
                 }
                 res->count[*st]++;
         }

@@ -116,5 +116,6 @@ void plan_free(struct plan *p)
         free(p->kernel_reason);
         free(p->kernel_version);
         free(p->kernel_version_source);
+        boot_info_done(&p->boot);
         free(p);
 }

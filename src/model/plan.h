@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "model/inventory.h"
+#include "root/bootscheme.h"
 
 /* how a setting reaches the system */
 enum mechanism {
@@ -64,6 +65,9 @@ struct plan {
         size_t n;
         char **warnings;        /* two tools fighting, hwdb warnings, ... */
         size_t n_warnings;
+        /* how the target boots: where the kernel command line goes, which
+         * step makes its boot artifacts again (root/bootscheme.h) */
+        struct boot_info boot;
 };
 
 struct setting *plan_add(struct plan *p);

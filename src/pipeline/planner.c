@@ -244,6 +244,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         p->kernel = inv->kernel ? xstrdup(inv->kernel) : NULL;
         p->kernel_source = inv->kernel_source ? xstrdup(inv->kernel_source) : NULL;
         p->kernel_reason = inv->kernel_reason ? xstrdup(inv->kernel_reason) : NULL;
+        boot_detect(inv->rfs, &p->boot);
         /* what _KERNEL ranges compare (src/knobs/knob.c) */
         if (inv->kernel_version) {
                 p->kernel_version = xstrdup(inv->kernel_version);

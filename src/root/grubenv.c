@@ -4,6 +4,7 @@
 #include <ctype.h>
 
 #include "root/grubenv.h"
+#include "root/targets.h"
 
 #define GRUB_DEFAULT_PATH "/etc/default/grub"
 #define GRUB_DEFAULT_DIR "/etc/default/grub.d"
@@ -64,6 +65,13 @@ struct lexer {
         const char *name;       /* the file, for messages */
         const char *p;
         unsigned line;
+        unsigned braces;        /* { groups open */
+        unsigned conds;         /* if, while, until, for, case open */
+        unsigned func_braces;   /* in a function's body: the groups open before it, plus one */
+        bool func_header;       /* "f()" seen: the next command is its body */
+        bool stop;              /* return or exit: the rest of the file is not read */
+        char *heredoc;          /* the word that ends the here-document of this line */
+        bool heredoc_tabs;      /* <<-: its lines may start with tabs */
 };
 
 /* skip blanks and backslash-newline continuations */
@@ -245,23 +253,78 @@ static bool is_assignment(const char *word)
 static void assign(struct lexer *l, unsigned line, const char *word)
 {
         size_t n = name_len(word);
+        struct grubvar *v = var_find(l->env, word, n);
 
+        if (v && v->readonly) {
+                warn(l->env, _("%s:%u: %.*s is readonly (%s): the shell of grub-mkconfig stops with an error "
+                               "here; idlecfg keeps its value"), l->name, line, (int) n, word, v->readonly);
+                return;
+        }
         var_set(l->env, word, n, expand(l, line, word + n + 1));
+}
+
+/* readonly NAME[=VALUE]...: the value first, then no more assignments */
+static void make_readonly(struct lexer *l, unsigned line, const char *word)
+{
+        size_t n = name_len(word);
+        struct grubvar *v;
+
+        if (!n || (word[n] && word[n] != '='))
+                return;
+        if (word[n] == '=')
+                assign(l, line, word);
+        v = var_find(l->env, word, n);
+        if (!v) {
+                var_set(l->env, word, n, xstrdup(""));
+                v = var_find(l->env, word, n);
+        }
+        if (!v->readonly)
+                v->readonly = xasprintf("%s:%u", l->name, line);
 }
 
 /* one simple command of the raw WORDS */
 static void run_command(struct lexer *l, unsigned line, char **words, size_t n)
 {
-        static const char *const opens[] = { "if", "while", "until", "for", "case", "{", "!" };
-        static const char *const inner[] = { "then", "else", "elif", "do", "done", "fi", "esac", "}" };
+        static const char *const opens[] = { "if", "while", "until", "for", "case", "!" };
+        static const char *const inner[] = { "then", "else", "elif", "do" };
+        static const char *const closes[] = { "done", "fi", "esac" };
+        bool func_body = l->func_header;
         size_t i = 0;
 
+        l->func_header = false;
+        /* a group runs what it holds, as it is (a function's body too, when
+         * the function is called: never, here) */
+        if (streq(words[0], "{") || streq(words[0], "}")) {
+                if (streq(words[0], "{")) {
+                        l->braces++;
+                        if (func_body && !l->func_braces)
+                                l->func_braces = l->braces;
+                } else if (l->braces > 0) {
+                        if (l->func_braces == l->braces)
+                                l->func_braces = 0;
+                        l->braces--;
+                }
+                if (n > 1)
+                        run_command(l, line, words + 1, n - 1);
+                return;
+        }
+        if (l->func_braces)
+                return;         /* the body of a function: defined, not run */
         /* compound commands: their conditions are not run; the assignments in
          * them are read as if every one ran (said once, at the keyword that opens it) */
         for (size_t k = 0; k < ELEMENTSOF(opens); k++)
                 if (streq(words[0], opens[k])) {
+                        l->conds += !streq(words[0], "!");
                         warn(l->env, _("%s:%u: \"%s\" is not run: idlecfg does not run shell code, and reads the "
                                        "assignments inside it as if each one ran"), l->name, line, words[0]);
+                        return;
+                }
+        for (size_t k = 0; k < ELEMENTSOF(closes); k++)
+                if (streq(words[0], closes[k])) {
+                        if (l->conds > 0)
+                                l->conds--;
+                        if (n > 1)
+                                run_command(l, line, words + 1, n - 1);
                         return;
                 }
         for (size_t k = 0; k < ELEMENTSOF(inner); k++)
@@ -270,6 +333,17 @@ static void run_command(struct lexer *l, unsigned line, char **words, size_t n)
                                 run_command(l, line, words + 1, n - 1);
                         return;
                 }
+        /* return ends the sourced file, exit grub-mkconfig itself; inside a
+         * condition idlecfg cannot tell whether it runs: said below */
+        if (l->conds == 0 && (streq(words[0], "return") || streq(words[0], "exit"))) {
+                l->stop = true;
+                if (streq(words[0], "exit")) {
+                        l->env->exited = true;
+                        warn(l->env, _("%s:%u: \"exit\": grub-mkconfig stops here and makes no grub.cfg; idlecfg "
+                                       "reads nothing after it"), l->name, line);
+                }
+                return;
+        }
 
         while (i < n && is_assignment(words[i]))
                 i++;
@@ -279,10 +353,15 @@ static void run_command(struct lexer *l, unsigned line, char **words, size_t n)
                         assign(l, line, words[i]);
                 return;
         }
-        if (i == 0 && (streq(words[0], "export") || streq(words[0], "readonly"))) {
+        if (i == 0 && streq(words[0], "export")) {
                 for (i = 1; i < n; i++)
                         if (is_assignment(words[i]))
                                 assign(l, line, words[i]);
+                return;
+        }
+        if (i == 0 && streq(words[0], "readonly")) {
+                for (i = 1; i < n; i++)
+                        make_readonly(l, line, words[i]);
                 return;
         }
         if (i == 0 && streq(words[0], "unset")) {
@@ -302,6 +381,44 @@ static void run_command(struct lexer *l, unsigned line, char **words, size_t n)
                        "variable"), l->name, line, words[i]);
 }
 
+/* the word after << (quotes removed), the lexer past it */
+static char *heredoc_word(struct lexer *l)
+{
+        struct strbuf sb = {};
+
+        while (*l->p && !strchr(" \t\n;|&<>()", *l->p)) {
+                if (*l->p == '\'' || *l->p == '"') {
+                        char q = *l->p++;
+                        while (*l->p && *l->p != q && *l->p != '\n')
+                                sb_putc(&sb, *l->p++);
+                        if (*l->p == q)
+                                l->p++;
+                } else if (*l->p == '\\' && l->p[1]) {
+                        sb_putc(&sb, l->p[1]);
+                        l->p += 2;
+                } else
+                        sb_putc(&sb, *l->p++);
+        }
+        return sb_steal(&sb);
+}
+
+/* at the newline that ends the line of a <<WORD: past the line that is WORD */
+static void skip_heredoc(struct lexer *l)
+{
+        _cleanup_free_ char *word = l->heredoc;
+
+        l->heredoc = NULL;
+        while (*l->p == '\n') {
+                const char *s = ++l->p, *e = s + strcspn(s, "\n");
+                l->line++;
+                if (l->heredoc_tabs)
+                        s += strspn(s, "\t");
+                l->p = e;
+                if ((size_t) (e - s) == strlen(word ? word : "") && strncmp(s, strempty(word), (size_t) (e - s)) == 0)
+                        return;
+        }
+}
+
 void grubenv_parse(struct grubenv *env, const char *name, const char *text)
 {
         struct lexer l = { .env = env, .name = name, .p = text, .line = 1 };
@@ -313,8 +430,12 @@ void grubenv_parse(struct grubenv *env, const char *name, const char *text)
                 const char *op = NULL;
 
                 skip_blanks(&l);
-                if (!*l.p)
+                if (!*l.p || l.stop)
                         break;
+                if (*l.p == '\n' && l.heredoc) {
+                        skip_heredoc(&l);
+                        continue;
+                }
                 if (*l.p == '\n' || *l.p == ';') {
                         l.line += *l.p == '\n';
                         l.p++;
@@ -331,6 +452,29 @@ void grubenv_parse(struct grubenv *env, const char *name, const char *text)
                                 /* a comment starts a word: to the end of the line */
                                 l.p += strcspn(l.p, "\n");
                                 break;
+                        }
+                        if (*l.p == '(' && n == 1 && name_len(words[0]) == strlen(words[0]) && !op) {
+                                /* NAME() BODY: a function is defined, its body not run */
+                                const char *q = l.p + 1 + strspn(l.p + 1, " \t");
+                                if (*q == ')') {
+                                        l.p = q + 1;
+                                        l.func_header = true;
+                                        free(words[0]);
+                                        n = 0;
+                                        continue;
+                                }
+                        }
+                        if (l.p[0] == '<' && l.p[1] == '<' && l.p[2] != '<') {
+                                /* a here-document: its lines, up to the word, are no commands */
+                                if (!op)
+                                        op = l.p;
+                                l.p += 2;
+                                l.heredoc_tabs = *l.p == '-';
+                                l.p += l.heredoc_tabs;
+                                skip_blanks(&l);
+                                free(l.heredoc);
+                                l.heredoc = heredoc_word(&l);
+                                continue;
                         }
                         if (strchr("|&<>()", *l.p)) {
                                 if (!op)
@@ -350,7 +494,7 @@ void grubenv_parse(struct grubenv *env, const char *name, const char *text)
                         words = xrealloc(words, (n + 1) * sizeof(char *));
                         words[n++] = xstrndup(start, (size_t) (l.p - start));
                 }
-                if (op)
+                if (op && !l.func_braces)
                         warn(env, _("%s:%u: \"%c\" (a pipe, list, redirection or subshell) is not run: idlecfg reads "
                                     "only assignments, and assumes the line changes no variable"), name, line, *op);
                 else if (n > 0)
@@ -359,6 +503,7 @@ void grubenv_parse(struct grubenv *env, const char *name, const char *text)
                         free(words[i]);
                 free(words);
         }
+        free(l.heredoc);
 }
 
 char *grubenv_cmdline(const struct grubenv *env)
@@ -377,6 +522,7 @@ void grubenv_done(struct grubenv *env)
         for (size_t i = 0; i < env->n_vars; i++) {
                 free(env->vars[i].name);
                 free(env->vars[i].value);
+                free(env->vars[i].readonly);
         }
         free(env->vars);
         for (size_t i = 0; i < env->n_warnings; i++)
@@ -390,8 +536,13 @@ void grubenv_done(struct grubenv *env)
  * [ -e "$x" ] skips a link to nothing inside the root without a word. */
 static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char *path, bool in_dir)
 {
-        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, path);
-        int r = rootfs_read_file(rfs, path, 0, GRUB_FILE_MAX, &text, NULL, NULL);
+        _cleanup_free_ char *text = NULL, *shown = NULL;
+        int r;
+
+        if (env->exited)
+                return;         /* grub-mkconfig exited in an earlier file */
+        shown = rootfs_display(rfs, path);
+        r = rootfs_read_file(rfs, path, 0, GRUB_FILE_MAX, &text, NULL, NULL);
 
         if (r == -ENOENT || r == -ENOTDIR || (in_dir && r == -ENOLINK))
                 return;
@@ -403,24 +554,89 @@ static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char
         grubenv_parse(env, shown, text);
 }
 
-char *grub_boot_cmdline(const struct rootfs *rfs)
+void grub_boot_env(const struct rootfs *rfs, struct grubenv *env)
 {
-        struct grubenv env = {};
         char **names = NULL;
         size_t n = 0;
-        char *ret;
 
-        parse_file(rfs, &env, GRUB_DEFAULT_PATH, false);
+        *env = (struct grubenv) {};
+        parse_file(rfs, env, GRUB_DEFAULT_PATH, false);
         /* grub-mkconfig: for x in /etc/default/grub.d/NAME.cfg (a glob); do . "$x"; done */
         if (rootfs_list_dir(rfs, GRUB_DEFAULT_DIR, ".cfg", &names, &n) == 0)
                 for (size_t i = 0; i < n; i++) {
                         _cleanup_free_ char *path = xasprintf("%s/%s", GRUB_DEFAULT_DIR, names[i]);
-                        parse_file(rfs, &env, path, true);
+                        parse_file(rfs, env, path, true);
                 }
         rootfs_list_free(names, n);
-        for (size_t i = 0; i < env.n_warnings; i++)
-                rootfs_warn(rfs, "%s", env.warnings[i]);
+        for (size_t i = 0; i < env->n_warnings; i++)
+                rootfs_warn(rfs, "%s", env->warnings[i]);
+}
+
+char *grub_boot_cmdline(const struct rootfs *rfs)
+{
+        struct grubenv env;
+        char *ret;
+
+        grub_boot_env(rfs, &env);
         ret = grubenv_cmdline(&env);
+        grubenv_done(&env);
+        return ret;
+}
+
+/* every word of WORDS in LINE, between blanks */
+static bool line_has_words(const char *line, const char *words)
+{
+        _cleanup_free_ char *w = xstrdup(words);
+
+        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save)) {
+                size_t n = strlen(word);
+                bool found = false;
+                for (const char *p = line; !found && (p = strstr(p, word)); p++)
+                        found = (p == line || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ');
+                if (!found)
+                        return false;
+        }
+        return true;
+}
+
+char *grub_snippet_dropped_by(const struct rootfs *rfs)
+{
+        _cleanup_free_ char *snippet = NULL, *words = NULL;
+        const char *p, *end;
+        struct grubenv env = {};
+        char **names = NULL;
+        size_t n = 0;
+        bool ours = false;
+        char *ret = NULL;
+
+        if (rootfs_read_file(rfs, GRUB_SNIPPET_PATH, 0, GRUB_FILE_MAX, &snippet, NULL, NULL) < 0)
+                return NULL;
+        p = strstr(snippet, "${GRUB_CMDLINE_LINUX_DEFAULT} ");
+        if (!p)
+                return NULL;
+        p += strlen("${GRUB_CMDLINE_LINUX_DEFAULT} ");
+        end = strchr(p, '"');
+        if (!end)
+                return NULL;
+        words = xstrndup(p, (size_t) (end - p));
+        parse_file(rfs, &env, GRUB_DEFAULT_PATH, false);
+        if (rootfs_list_dir(rfs, GRUB_DEFAULT_DIR, ".cfg", &names, &n) == 0)
+                for (size_t i = 0; i < n && !ret; i++) {
+                        _cleanup_free_ char *path = xasprintf("%s/%s", GRUB_DEFAULT_DIR, names[i]);
+                        _cleanup_free_ char *line = NULL;
+                        parse_file(rfs, &env, path, true);
+                        ours = ours || streq(path, GRUB_SNIPPET_PATH);
+                        line = grubenv_cmdline(&env);
+                        if (ours && !streq(path, GRUB_SNIPPET_PATH) && !line_has_words(strempty(line), words)) {
+                                _cleanup_free_ char *shown = rootfs_display(rfs, path);
+                                rootfs_warn(rfs, _("%s sets the kernel command line of GRUB without idlecfg's "
+                                                   "words (%s), after %s: the kernel does not get them, "
+                                                   "whatever update-grub makes; make it keep them, or "
+                                                   "remove it"), shown, words, GRUB_SNIPPET_PATH);
+                                ret = TAKE_PTR(path);
+                        }
+                }
+        rootfs_list_free(names, n);
         grubenv_done(&env);
         return ret;
 }

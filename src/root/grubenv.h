@@ -9,10 +9,12 @@
 struct grubenv {
         struct grubvar {
                 char *name, *value;
+                char *readonly;         /* "FILE:LINE" of its readonly, NULL: none */
         } *vars;
         size_t n_vars;
         char **warnings;        /* "FILE:LINE: ...; idlecfg assumes ..." */
         size_t n_warnings;
+        bool exited;            /* an "exit" ran: grub-mkconfig stops there, the files after it are not read */
 };
 
 /* Parse TEXT (the file NAME, for messages) as grub-mkconfig's /bin/sh would
@@ -23,7 +25,12 @@ struct grubenv {
  * else (commands, `$(...)`, `${VAR:-x}`, redirections) is not run: a
  * warning names FILE:LINE, and idlecfg assumes it changes no variable; the
  * condition of `if`, `while`, `for`, `case` is not run either (a warning),
- * and the assignments inside are read as if each one ran. */
+ * and the assignments inside are read as if each one ran. As the shell
+ * does: a `{ ...; }` group runs what it holds; a function's body
+ * (`f() { ... }`) and a here-document's lines are not commands; `return` at
+ * the top level ends the file, `exit` every file (grub-mkconfig exits: a
+ * warning); an assignment to a variable made readonly is a warning (the
+ * shell stops with an error there) and keeps the value. */
 void grubenv_parse(struct grubenv *env, const char *name, const char *text);
 /* The value of NAME: "" when never assigned */
 const char *grubenv_get(const struct grubenv *env, const char *name);
@@ -37,3 +44,10 @@ void grubenv_done(struct grubenv *env);
  * names, of root RFS; NULL if none sets a parameter. A file that cannot be
  * read or parsed is a warning of RFS (rootfs_warn()). */
 char *grub_boot_cmdline(const struct rootfs *rfs);
+/* The grub.d file after idlecfg's snippet (GRUB_SNIPPET_PATH) that assigns
+ * GRUB_CMDLINE_LINUX(_DEFAULT) without idlecfg's words, as grub-mkconfig
+ * sources them in order: its path (a warning of RFS names it), or NULL
+ * when the words reach the kernel command line (or there is no snippet) */
+char *grub_snippet_dropped_by(const struct rootfs *rfs);
+/* The variables of those files, in ENV (grubenv_done() it); the warnings go to RFS */
+void grub_boot_env(const struct rootfs *rfs, struct grubenv *env);

@@ -21,6 +21,10 @@
 #define KERNEL_CMDLINE_MAX (64u << 10)
 #define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
 #define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
+/* what kernel-install reads when there is no KERNEL_CMDLINE_PATH (the vendor's) */
+#define USR_KERNEL_CMDLINE_PATH "/usr/lib/kernel/cmdline"
+/* a bootc image's kernel arguments (bootc's kargs.d: NN-NAME.toml, kargs = [...]) */
+#define BOOTC_KARGS_PATH "/usr/lib/bootc/kargs.d/50-idlecfg.toml"
 #define NEW_SUFFIX ".idlecfg-new"
 /* image mode (install --image): the drop-in of sysinit.target that enables
  * idlecfg-firstboot.service */
@@ -41,6 +45,6 @@
 #define TARGET_PATHS \
         UDEV_RULES_PATH, MODPROBE_PATH, TMPFILES_PATH, SYSCTL_PATH, NM_CONF_PATH, LINK_DROPIN_PATH, \
         KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH, FIRSTBOOT_DROPIN_PATH, \
-        PS_TABLE_PATH, PS_RULE_PATH, PS_UNIT_PATH, PS_WANTS_PATH, PS_HOOK_PATH
+        PS_TABLE_PATH, PS_RULE_PATH, PS_UNIT_PATH, PS_WANTS_PATH, PS_HOOK_PATH, BOOTC_KARGS_PATH
 /* the command-line targets (the manifest's "cmdline" line) */
-#define CMDLINE_TARGET_PATHS KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH
+#define CMDLINE_TARGET_PATHS KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH, BOOTC_KARGS_PATH

@@ -336,5 +336,7 @@ void rollback_result_free(struct rollback_result *r)
                 free(r->v[i].old);
         }
         free(r->v);
+        free(r->boot_words);
+        free(r->kernel);
         *r = (struct rollback_result) {};
 }

@@ -68,6 +68,7 @@ enum rollback_state {
         RB_FILE_REMOVED,        /* install: there was none: removed */
         RB_FILE_CHANGED,        /* install: left, changed since idlecfg wrote it */
         RB_FILE_DELETED,        /* install: left, deleted since idlecfg wrote it */
+        RB_WORDS_REMOVED,       /* install: a command line changed since: idlecfg's words (set) taken out */
 };
 
 struct rollback_entry {
@@ -82,6 +83,12 @@ struct rollback_result {
         size_t n;
         size_t restored;        /* apply: the values restored */
         bool done;              /* everything is as it was before: the journal or manifest is gone */
+        /* install: what the boot configuration got from idlecfg, for the
+         * steps that take it out of the boot artifacts again */
+        char *boot_words;       /* the kernel parameters idlecfg added, space-separated; NULL: none */
+        char *kernel;           /* the kernel of the manifest */
+        bool modprobe;          /* modprobe.d/idlecfg.conf was installed ... */
+        struct timespec modprobe_time;  /* ... and last written then */
 };
 struct rollback_entry *rollback_add(struct rollback_result *r, enum rollback_state state, const char *path);
 void rollback_result_free(struct rollback_result *r);

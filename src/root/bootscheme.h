@@ -1,0 +1,70 @@
+/* bootscheme.h: how the target boots (its boot loader scheme and initramfs
+ * generator), told from its own files: where the kernel command line must go,
+ * and which step makes the boot artifacts again */
+#pragma once
+
+#include <stdbool.h>
+
+#include "root/rootfs.h"
+
+enum boot_scheme {
+        BOOT_NONE,              /* nothing idlecfg knows: the words go to /etc/idlecfg/cmdline */
+        BOOT_GRUB,              /* GRUB, grub.cfg made by update-grub/grub-mkconfig (Debian) */
+        BOOT_GRUB_BLS,          /* GRUB reading BLS entries (GRUB_ENABLE_BLSCFG=true): grubby edits their options */
+        BOOT_KERNEL_INSTALL_BLS,        /* kernel-install, layout bls: entries from /etc/kernel/cmdline */
+        BOOT_KERNEL_INSTALL_UKI,        /* kernel-install, layout uki: the words inside the image */
+        BOOT_SYSTEMD_BOOT,      /* systemd-boot installed, no layout given: kernel-install's entries */
+        BOOT_BOOTC,             /* a bootc image: /usr/lib/bootc/kargs.d */
+        BOOT_OSTREE,            /* an OSTree deployment (rpm-ostree kargs) */
+        _BOOT_SCHEME_MAX,
+};
+
+enum initrd_generator {
+        INITRD_NONE,
+        INITRD_INITRAMFS_TOOLS,
+        INITRD_DRACUT,
+        INITRD_MKINITCPIO,
+        _INITRD_MAX,
+};
+
+struct boot_info {
+        enum boot_scheme scheme;
+        char *reason;           /* untranslated, as the plan's reasons are */
+        enum initrd_generator initrd;
+        char *initrd_reason;
+        /* bootc, ostree: the target is the running host, booted from a deployment
+         * (/run/ostree-booted): its kernel arguments change through the tool */
+        bool booted;
+};
+
+/* "grub", "grub-bls", "kernel-install-bls", "kernel-install-uki",
+ * "systemd-boot", "bootc", "ostree", "none" (JSON, idlecfg(8)) */
+const char *boot_scheme_to_string(enum boot_scheme s);
+/* "initramfs-tools", "dracut", "mkinitcpio", "none" */
+const char *initrd_generator_to_string(enum initrd_generator g);
+
+/* The scheme and generator of root RFS, from its files (first match):
+ *   bootc          /usr/lib/bootc is a directory (booted: /run/ostree-booted
+ *                  on the running system)
+ *   ostree         /ostree is a directory, or /run/ostree-booted
+ *   grub-bls       GRUB_ENABLE_BLSCFG=true in /etc/default/grub(.d) and
+ *                  /boot/loader/entries is a directory
+ *   kernel-install-uki, -bls   layout=uki, layout=bls in /etc/kernel/install.conf,
+ *                  else /usr/lib/kernel/install.conf (kernel-install's order)
+ *   systemd-boot   its loader in /boot, /efi or /boot/efi (EFI/systemd/),
+ *                  or loader/loader.conf there
+ *   kernel-install-bls   /etc/kernel/cmdline and a boot entry (loader/entries/NAME.conf
+ *                  in /boot, /efi or /boot/efi)
+ *   grub           /etc/default/grub(.d), update-grub, grub(2)-mkconfig, grub.cfg
+ *   kernel-install-bls   /etc/kernel/cmdline exists (no GRUB)
+ *   none
+ * The generator: initrd_generator= of install.conf, else the first of
+ * update-initramfs, dracut, mkinitcpio the root has. A line of install.conf
+ * that is not KEY=VALUE, or a layout kernel-install does not know, is a
+ * warning of RFS naming FILE:LINE (rootfs_warn()), and the line is ignored. */
+void boot_detect(const struct rootfs *rfs, struct boot_info *ret);
+void boot_info_done(struct boot_info *b);
+/* the first file of GRUB the root has (a dangling link counts), NULL: none */
+const char *boot_grub_mark(const struct rootfs *rfs);
+/* is it a path of the root (links followed inside it)? */
+bool boot_root_has(const struct rootfs *rfs, const char *path);
