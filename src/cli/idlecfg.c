@@ -144,6 +144,11 @@ static int check_refresh(const struct args *a, int argc, char **argv)
                                   "first-boot unit's ExecCondition=)\n"));
                 return EXIT_USAGE;
         }
+        if (a->boot_steps && (!a->image || a->dry_run || a->condition)) {
+                fprintf(stderr, _("idlecfg: --boot-steps goes with refresh --image, without --dry-run and "
+                                  "--condition (idlecfg-boot-steps.service)\n"));
+                return EXIT_USAGE;
+        }
         return EXIT_OK;
 }
 
@@ -373,7 +378,7 @@ static const struct verb verbs[] = {
         /* detects and plans itself, only when something changed */
         { "refresh", 0, 0, VERB_LOCK, check_refresh, verb_refresh,
           N_("Re-install if hardware, kernel, hwdb or profile changed"),
-          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CONDITION, NULL },
+          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CONDITION | O_BOOT_STEPS, NULL },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
           N_("Measure idle for --seconds: who suspends, who stays awake and why"),
           O_PLANNING | O_JSON | O_SECONDS, NULL },
@@ -386,7 +391,7 @@ static void print_exit_status(FILE *f)
 {
         fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
                 "3 runtime failure, 4 done but the boot configuration still lacks a step\n"
-                "(refresh --image: a step for the next boot failed), 5 install --check: a run\n"
+                "(refresh --image too: idlecfg-boot-steps.service makes it), 5 install --check: a run\n"
                 "would change something, 6 refused: another power tool sets the same knobs\n"
                 "(--refuse-conflicts).\n"), f);
 }

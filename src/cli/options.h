@@ -10,7 +10,6 @@ enum {
         EXIT_USAGE = 2,
         EXIT_FAILURE_ = 3,
         EXIT_BOOT_INCOMPLETE = 4,       /* done, but the boot configuration still lacks a step */
-        EXIT_BOOT_PENDING = EXIT_BOOT_INCOMPLETE,       /* refresh --image: a step for the next boot failed */
         EXIT_WOULD_CHANGE = 5,          /* install --check: a run would change something */
         EXIT_REFUSED = 6,               /* --refuse-conflicts and another power tool */
 };
@@ -43,6 +42,7 @@ enum {
         O_NAGIOS = 1u << 19,
         O_OUTPUT = 1u << 20,
         O_CONDITION = 1u << 21,         /* refresh --image --condition: the unit's ExecCondition= */
+        O_BOOT_STEPS = 1u << 22,        /* refresh --image --boot-steps: idlecfg-boot-steps.service */
         /* every verb takes these */
         O_COMMON = O_ROOT | O_VERBOSE | O_HELP | O_VERSION,
         /* the plan's inputs */
@@ -73,6 +73,7 @@ struct args {
         bool nagios;            /* verify --nagios */
         const char *output;     /* verify --format=prometheus --output FILE */
         bool condition;         /* refresh --image --condition: exit 0 if the first-boot unit has work, 1 if not */
+        bool boot_steps;        /* refresh --image --boot-steps: run the boot steps the first boot handed on */
 };
 
 /* The command line into A (getopt's own messages off: idlecfg's, with the

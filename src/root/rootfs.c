@@ -701,6 +701,46 @@ int rootfs_unlink(const struct rootfs *r, const char *path)
         return fsync_dir(dfd);
 }
 
+int rootfs_symlink(const struct rootfs *r, const char *path, const char *target)
+{
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = open_parent(r, path, &name);
+        int e;
+
+        if (dfd < 0)
+                return dfd;
+        e = fault_point("symlink");
+        if (e < 0)
+                return e;
+        /* made whole or not at all: no temporary name is needed */
+        if (symlinkat(target, dfd, name) < 0)
+                return -errno;
+        return fsync_dir(dfd);
+}
+
+int rootfs_unlink_symlink(const struct rootfs *r, const char *path)
+{
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = open_parent(r, path, &name);
+        struct stat st;
+        int e;
+
+        if (dfd == -ENOENT)
+                return 0;
+        if (dfd < 0)
+                return dfd;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISLNK(st.st_mode))
+                return S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
+        e = fault_point("unlink");
+        if (e < 0)
+                return e;
+        if (unlinkat(dfd, name, 0) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        return fsync_dir(dfd);
+}
+
 int rootfs_rmdir(const struct rootfs *r, const char *path)
 {
         _cleanup_free_ char *name = NULL;

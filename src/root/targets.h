@@ -22,8 +22,11 @@
 #define GRUB_SNIPPET_PATH "/etc/default/grub.d/idlecfg.cfg"
 #define OWN_CMDLINE_PATH "/etc/idlecfg/cmdline"
 #define NEW_SUFFIX ".idlecfg-new"
-/* image mode (install --image): the drop-in of sysinit.target that enables
- * idlecfg-firstboot.service */
+/* image mode (install --image): the link that enables idlecfg-firstboot.service
+ * as "systemctl enable" (and so presets) make it, from its [Install] section */
+#define FIRSTBOOT_WANTS_PATH "/etc/systemd/system/sysinit.target.wants/idlecfg-firstboot.service"
+/* ... what enabled it before (a drop-in: systemctl said "static"); an
+ * install over a manifest naming it removes it */
 #define FIRSTBOOT_DROPIN_PATH "/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf"
 
 /* the power-source switch (pstable.c): the table of values per source, the
@@ -41,6 +44,6 @@
 #define TARGET_PATHS \
         UDEV_RULES_PATH, MODPROBE_PATH, TMPFILES_PATH, SYSCTL_PATH, NM_CONF_PATH, LINK_DROPIN_PATH, \
         KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH, FIRSTBOOT_DROPIN_PATH, \
-        PS_TABLE_PATH, PS_RULE_PATH, PS_UNIT_PATH, PS_WANTS_PATH, PS_HOOK_PATH
+        PS_TABLE_PATH, PS_RULE_PATH, PS_UNIT_PATH, PS_WANTS_PATH, PS_HOOK_PATH, FIRSTBOOT_WANTS_PATH
 /* the command-line targets (the manifest's "cmdline" line) */
 #define CMDLINE_TARGET_PATHS KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH
