@@ -134,6 +134,11 @@ static int check_install(const struct args *a, int argc, char **argv)
                 fprintf(stderr, _("idlecfg: --diff goes with --check (--dry-run always shows the diff)\n"));
                 return EXIT_USAGE;
         }
+        if (a->boot_steps && (a->image || a->check || a->dry_run || a->json || a->format)) {
+                fprintf(stderr, _("idlecfg: install --boot-steps runs the boot steps after the install: not with "
+                                  "--image, --check, --dry-run, --json or --format\n"));
+                return EXIT_USAGE;
+        }
         return EXIT_OK;
 }
 
@@ -154,7 +159,7 @@ static int check_refresh(const struct args *a, int argc, char **argv)
 
 static int verb_install(struct run *c, int argc, char **argv)
 {
-        return do_install(c, c->a->json, false);
+        return c->a->boot_steps ? install_with_boot_steps(c) : do_install(c, c->a->json, false);
 }
 
 static int do_apply(void *userdata, FILE *out)
@@ -365,7 +370,7 @@ static const struct verb verbs[] = {
         { "install", 0, 0, VERB_LOCK | VERB_PLAN, check_install, verb_install,
           N_("Write the configuration files into the root, with a manifest"),
           O_PLANNING | O_JSON | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CHECK | O_DIFF |
-          O_FORMAT, NULL },
+          O_FORMAT | O_BOOT_STEPS, NULL },
         { "apply", 0, 0, VERB_LOCK | VERB_PLAN, check_apply, verb_apply,
           N_("Apply the settings to the running system now, journal first"),
           O_PLANNING | O_DRY_RUN | O_KEEP_GOING | O_WAIT | O_MEASURE | O_JSON, NULL },

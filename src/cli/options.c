@@ -57,8 +57,8 @@ static const struct option_row {
           N_("      --condition       refresh --image: only tell whether the first-boot unit has\n"
              "                        work (exit 0) or its stamp says not (exit 1)\n") },
         { O_BOOT_STEPS, "boot-steps", 0, no_argument,
-          N_("      --boot-steps      refresh --image: run the boot steps (initramfs, boot entry)\n"
-             "                        the first boot left (idlecfg-boot-steps.service)\n") },
+          N_("      --boot-steps      install, refresh --image: run the boot steps left\n"
+             "                        (initramfs, boot entry), as installers do\n") },
         { O_VERBOSE, "verbose", 'v', no_argument, N_("  -v, --verbose         say more\n") },
         { O_HELP, "help", 'h', no_argument, N_("  -h, --help            show this help\n") },
         { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },

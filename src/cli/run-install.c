@@ -469,14 +469,37 @@ static void firstboot_done(struct run *c)
         }
 }
 
-/* refresh --image --boot-steps, idlecfg-boot-steps.service: the steps the
- * first boot left, run after it; 0 and the stamp when none is left, else 4 */
-static int run_boot_steps(struct run *c)
+/* the boot steps the root still lacks, run (their commands as the steps
+ * give them: "chroot DIR ..." for --root DIR): 0 when none is left, 4 when a
+ * step by hand is left, 3 when a command failed */
+static int boot_steps(struct run *c)
 {
         _cleanup_(next_steps_free) struct next_steps steps = {}, after = {};
         struct image_log log = { .show = show_image_event, .userdata = stdout };
-        struct stat st;
         size_t failed;
+
+        next_steps_init(&steps, &c->rfs);
+        next_steps_boot_pending(&steps, &c->rfs);
+        failed = image_run_boot_steps(&steps, &log);
+        image_log_free(&log);
+        next_steps_init(&after, &c->rfs);
+        next_steps_boot_pending(&after, &c->rfs);
+        if (next_steps_boot_incomplete(&after))
+                next_steps_print_text(&after, _("The boot configuration still lacks:\n"), stdout);
+        if (failed) {
+                fprintf(stderr, _("idlecfg: %zu boot step(s) failed: see above\n"), failed);
+                return EXIT_FAILURE_;
+        }
+        return next_steps_boot_incomplete(&after) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
+}
+
+/* refresh --image --boot-steps, idlecfg-boot-steps.service: the steps the
+ * first boot left, run after it; 0 and the stamp when none is left, else 4
+ * (3: a command failed; the next boot's first-boot unit tries again) */
+static int run_boot_steps(struct run *c)
+{
+        struct stat st;
+        int r;
 
         if (!image_can_take_effect(&c->rfs)) {
                 fprintf(stderr, _("idlecfg: %s is not the running system: --boot-steps runs nothing there; "
@@ -487,23 +510,17 @@ static int run_boot_steps(struct run *c)
                 printf(_("idlecfg was not installed into %s (no manifest): no boot step.\n"), c->rfs.path);
                 return EXIT_OK;
         }
-        next_steps_init(&steps, &c->rfs);
-        next_steps_boot_pending(&steps, &c->rfs);
-        failed = image_run_boot_steps(&steps, &log);
-        image_log_free(&log);
-        next_steps_init(&after, &c->rfs);
-        next_steps_boot_pending(&after, &c->rfs);
-        if (next_steps_boot_incomplete(&after))
-                next_steps_print_text(&after, _("The boot configuration still lacks:\n"), stdout);
-        if (failed) {
-                fprintf(stderr, _("idlecfg: %zu boot step(s) failed: see above; the next boot's "
-                                  "idlecfg-firstboot.service tries again\n"), failed);
-                return EXIT_FAILURE_;
-        }
-        if (next_steps_boot_incomplete(&after))
-                return EXIT_BOOT_INCOMPLETE;
-        firstboot_done(c);
-        return EXIT_OK;
+        r = boot_steps(c);
+        if (r == EXIT_OK)
+                firstboot_done(c);
+        return r;
+}
+
+int install_with_boot_steps(struct run *c)
+{
+        int r = do_install(c, false, false);
+
+        return r == EXIT_BOOT_INCOMPLETE ? boot_steps(c) : r;
 }
 
 int verb_refresh(struct run *c, int argc, char **argv)
