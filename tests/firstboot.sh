@@ -35,22 +35,9 @@ tree() { (cd "$1" && find . -printf '%p %y %m %l\n' | sort && find . -type f -ex
 tree "$tmp/orig" >"$tmp/orig.tree"
 same_as_orig() { tree "$root" >"$tmp/now.tree" && diff "$tmp/orig.tree" "$tmp/now.tree"; }
 # the commands of refresh --image and the lister go to this log instead of
-# running; the lister prints $TAKE_LIST (an initramfs without snd_hda_intel);
-# kernel-install makes the boot entry of /etc/kernel/cmdline in $TAKE_ROOT
-cat >"$tmp/log-cmd" <<'SH'
-#!/bin/sh
-echo "$*" >>"$TAKE_LOG"
-# (a step for a root that is not "/" is "chroot ROOT COMMAND...")
-[ "$1" = chroot ] && shift 2
-case $1 in
-*/lsinitramfs) exec cat "$TAKE_LIST" ;;
-kernel-install)
-        mkdir -p "$TAKE_ROOT/boot/loader/entries" &&
-                printf 'title test\nversion %s\noptions %s\n' "$3" "$(cat "$TAKE_ROOT/etc/kernel/cmdline")" \
-                        >"$TAKE_ROOT/boot/loader/entries/test-$3.conf" ;;
-esac
-SH
-chmod +x "$tmp/log-cmd"
+# running (lib.sh: take_logger); the lister prints $TAKE_LIST (an initramfs
+# without snd_hda_intel)
+take_logger "$tmp/log-cmd"
 printf '%s\n' . usr/lib/modules/$KVER/kernel/drivers/ata/ahci.ko.xz \
         usr/lib/modules/$KVER/kernel/sound/pci/hda/snd-hda-codec.ko.zst >"$tmp/list"
 export TAKE_LIST="$tmp/list" TAKE_LOG="$tmp/take.log" TAKE_ROOT="$root"

@@ -29,21 +29,8 @@ tree "$tmp/orig" >"$tmp/orig.tree"
 same_as_orig() { tree "$root" >"$tmp/now.tree" && diff "$tmp/orig.tree" "$tmp/now.tree"; }
 wants=/etc/systemd/system/sysinit.target.wants/idlecfg-firstboot.service
 # the first-boot unit's commands go to this log instead of running
-# (a lister of the initramfs prints $TAKE_LIST, and fails without it;
-# kernel-install makes the boot entry of /etc/kernel/cmdline in the root)
-cat >"$tmp/log-cmd" <<'SH'
-#!/bin/sh
-echo "$*" >>"$TAKE_LOG"
-[ "$1" = chroot ] && shift 2
-case $1 in
-*/lsinitramfs) exec cat "$TAKE_LIST" ;;
-kernel-install)
-        mkdir -p "$TAKE_ROOT/boot/loader/entries" &&
-                printf 'title test\nversion %s\noptions %s\n' "$3" "$(cat "$TAKE_ROOT/etc/kernel/cmdline")" \
-                        >"$TAKE_ROOT/boot/loader/entries/test-$3.conf" ;;
-esac
-SH
-chmod +x "$tmp/log-cmd"
+# (lib.sh: take_logger; a lister of the initramfs prints $TAKE_LIST, and fails without it)
+take_logger "$tmp/log-cmd"
 take() { TAKE_ROOT=$root TAKE_LOG=$tmp/take.log IDLECFG_TEST_TAKE_EFFECT=$tmp/log-cmd ic "$@"; }
 
 # ---- install --check: nothing written, exit 5 / 0 ----

@@ -186,6 +186,26 @@ lacks() {
         if grep -q "^$2=" "$tmp/answer"; then printf '%s: unexpected %s in:\n' "$1" "$2"; cat "$tmp/answer"; return 1; fi
 }
 
+# take_logger FILE: a program for IDLECFG_TEST_TAKE_EFFECT: each command idlecfg
+# would run goes to $TAKE_LOG instead (a step for a root that is not "/" is
+# "chroot ROOT COMMAND..."); lsinitramfs prints $TAKE_LIST (fails without
+# it); kernel-install makes the boot entry of /etc/kernel/cmdline in $TAKE_ROOT
+take_logger() {
+        cat >"$1" <<'SH'
+#!/bin/sh
+echo "$*" >>"$TAKE_LOG"
+[ "$1" = chroot ] && shift 2
+case $1 in
+*/lsinitramfs) exec cat "$TAKE_LIST" ;;
+kernel-install)
+        mkdir -p "$TAKE_ROOT/boot/loader/entries" &&
+                printf 'title test\nversion %s\noptions %s\n' "$3" "$(cat "$TAKE_ROOT/etc/kernel/cmdline")" \
+                        >"$TAKE_ROOT/boot/loader/entries/test-$3.conf" ;;
+esac
+SH
+        chmod +x "$1"
+}
+
 # debian_root DIR: a Debian 12 root (debootstrap --variant=minbase with the
 # libraries idlecfg uses, udev and systemd) unpacked into DIR, from a tarball
 # cached in $IDLECFG_TEST_ROOTS (default /var/cache/idlecfg-test-roots),

@@ -564,6 +564,25 @@ static int restore_file(const struct rootfs *rfs, const struct manifest_file *mf
         return 0;
 }
 
+/* the intent first: until the run ends, X's path may still hold what it
+ * held (idlecfg's earlier content, or the state before idlecfg); then the
+ * directories it needs */
+static int record_intent(struct ctx *c, struct manifest_file *mf, const struct target *x, bool was_ours, mode_t mode)
+{
+        int r;
+
+        mf->pending = true;
+        mf->pending_was_ours = was_ours;
+        if (was_ours)
+                memcpy(mf->pending_sha, mf->sha, 65);
+        sha_of(x->content, strlen(x->content), mf->sha);
+        mf->mode = mode;
+        r = manifest_save(c->rfs, c->m, c->error);
+        if (r < 0)
+                return r;
+        return make_parent(c, x->path);
+}
+
 /* the link of a target: made where nothing is, or ours replaced */
 static int do_link(struct ctx *c, struct target *x)
 {
@@ -576,17 +595,7 @@ static int do_link(struct ctx *c, struct target *x)
         c->res->touched = true;
         if (!mf)
                 mf = manifest_add_file(c->m, x->path);
-        /* the intent first, as for a file */
-        mf->pending = true;
-        mf->pending_was_ours = was_ours;
-        if (was_ours)
-                memcpy(mf->pending_sha, mf->sha, 65);
-        sha_of(x->content, strlen(x->content), mf->sha);
-        mf->mode = S_IFLNK | 0777;
-        r = manifest_save(c->rfs, c->m, c->error);
-        if (r < 0)
-                return r;
-        r = make_parent(c, x->path);
+        r = record_intent(c, mf, x, was_ours, S_IFLNK | 0777);
         if (r < 0)
                 return r;
         if (was_ours)
@@ -635,18 +644,7 @@ static int do_write(struct ctx *c, struct target *x)
                 uid = mf->prev_uid;
                 gid = mf->prev_gid;
         }
-        /* the intent first: until the run ends, the file may still hold what it
-         * held (idlecfg's earlier content, or the state before idlecfg) */
-        mf->pending = true;
-        mf->pending_was_ours = was_ours;
-        if (was_ours)
-                memcpy(mf->pending_sha, mf->sha, 65);
-        sha_of(x->content, strlen(x->content), mf->sha);
-        mf->mode = mode;
-        r = manifest_save(c->rfs, c->m, c->error);
-        if (r < 0)
-                return r;
-        r = make_parent(c, x->path);
+        r = record_intent(c, mf, x, was_ours, mode);
         if (r < 0)
                 return r;
         r = rootfs_write_atomic(c->rfs, x->path, x->content, strlen(x->content), mode, uid, gid);
