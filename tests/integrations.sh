@@ -9,11 +9,12 @@
 # debian_root) with idlecfg installed (make install DESTDIR), through an
 # emulation of in-target (policy-rc.d exiting 101, the installer's /run bound
 # onto the target's /run, chroot; /sys and /proc of this machine read-only,
-# in a mount namespace of its own), and mkosi.finalize against that root
-# before and after install --image. Calamares, Anaconda, mkosi and bootc
+# in a mount namespace of its own), Calamares itself (offscreen) with the
+# shipped module in its exec sequence against that root, and mkosi.finalize
+# against it before and after install --image. Anaconda, mkosi and bootc
 # themselves are not run here (not in Debian 12, or no image build here).
 . "$top_srcdir/tests/lib.sh"
-plan 9
+plan 11
 
 i=$top_srcdir/src/integrations
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -107,6 +108,48 @@ SH
         tree "$B" >"$tmp/tree.after"
         check "  rollback in the target then: the target as before the hook (nothing of the installer's /run or policy-rc.d left)" \
                 sh -c "diff -u '$tmp/tree.before' '$tmp/tree.after'" || diag "$(cat "$tmp/rb.out")"
+        # Calamares itself (Debian 12 ships it), offscreen: a settings.conf whose
+        # exec sequence holds the shipped module; rootMountPoint, which the
+        # mount module sets in a real installation, set by a python job of the
+        # test's; /sys and /proc bound into the root as Calamares' mount module does
+        if have calamares; then
+                C=$tmp/calamares
+                mkdir -p "$C/modules/setroot" "$tmp/home"
+                ln -s /usr/share/calamares/qml "$C/qml"
+                ln -s /usr/share/calamares/branding "$C/branding"
+                cp "$i/calamares/shellprocess_idlecfg.conf" "$C/modules/"
+                printf -- '---\ntype: "job"\nname: "setroot"\ninterface: "python"\nscript: "main.py"\n' >"$C/modules/setroot/module.desc"
+                printf 'import os\nimport libcalamares\ndef pretty_name():\n    return "the test'"'"'s target"\ndef run():\n    libcalamares.globalstorage.insert("rootMountPoint", os.environ["IDLECFG_TEST_TARGET"])\n    return None\n' \
+                        >"$C/modules/setroot/main.py"
+                { printf -- '---\nmodules-search: [ %s, %s ]\n' "$C/modules" "$(ls -d /usr/lib/*/calamares/modules | head -n 1)"
+                  sed -n '/^instances:/,/^$/p' "$i/calamares/settings.conf.snippet"
+                  printf 'sequence:\n- exec:\n  - setroot\n  - shellprocess@idlecfg\n- show:\n  - finished\n'
+                  printf 'branding: default\nprompt-install: false\ndont-chroot: false\nquit-at-end: true\noem-setup: false\n'
+                  printf 'disable-cancel: false\ndisable-cancel-during-exec: false\nhide-back-and-next-during-exec: false\n'
+                } >"$C/settings.conf"
+                calamares_run() {
+                        (cd "$C" && HOME=$tmp/home IDLECFG_TEST_TARGET=$B QT_QPA_PLATFORM=offscreen QT_QUICK_BACKEND=software \
+                                timeout 300 unshare -m sh -c 'mount --rbind /sys "$1/sys" && mount -o remount,bind,ro "$1/sys" &&
+                                        mount -t proc -o ro proc "$1/proc" && exec calamares -D6 -c "$2"' sh "$B" "$C")
+                }
+                calamares_run >"$tmp/cal1" 2>&1; rc=$?
+                check "Calamares (offscreen), settings.conf exec: setroot, shellprocess@idlecfg: the shipped job runs chrooted in the root, idlecfg installs for this machine, no failure" sh -c "
+                        test $rc -eq 0 && grep -q 'Starting job \"Configuring idle power management\"' '$tmp/cal1' &&
+                        ! grep -q 'Installation failed' '$tmp/cal1' && grep -Eq '^idlecfg: exit [04]\$' '$B/var/log/idlecfg-install.log' &&
+                        test -f '$B/var/lib/idlecfg/manifest' && ! grep -qx 'fingerprint image' '$B/var/lib/idlecfg/manifest'" ||
+                        diag "$(tail -n 30 "$tmp/cal1")"
+                cp "$B/var/lib/idlecfg/manifest" "$tmp/manifest.good"
+                echo 'not a manifest line' >>"$B/var/lib/idlecfg/manifest"
+                calamares_run >"$tmp/cal2" 2>&1
+                check "  idlecfg failing (exit 2) fails the job: Calamares reports the installation failed" \
+                        grep -q 'Installation failed' "$tmp/cal2" || diag "$(tail -n 30 "$tmp/cal2")"
+                cp "$tmp/manifest.good" "$B/var/lib/idlecfg/manifest"
+                chroot "$B" idlecfg rollback >/dev/null 2>&1
+                rm -f "$B/var/log/idlecfg-install.log"
+        else
+                skip "Calamares with the shipped module" "no calamares (Debian: calamares)"
+                skip "Calamares: a failing idlecfg fails the job" "no calamares (Debian: calamares)"
+        fi
         # mkosi.finalize on the host, against the image's root
         BUILDROOT=$B sh "$i/mkosi/mkosi.finalize" >"$tmp/mf1" 2>&1; rc=$?
         cp "$i/mkosi/mkosi.postinst.chroot" "$B/tmp/"
@@ -122,7 +165,7 @@ SH
         check "  and fails one where a plain install wrote the build host's hardware" sh -c "
                 test $rc -ne 0 && grep -q 'not an image' '$tmp/mf3'" || diag "$(cat "$tmp/mf3")"
 else
-        for n in 1 2 3 4 5 6; do
+        for n in 1 2 3 4 5 6 7 8; do
                 skip "debian-installer hook and mkosi.finalize in a Debian 12 root" "${why:-no unshare or run-parts}"
         done
 fi
