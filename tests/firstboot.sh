@@ -5,7 +5,9 @@
 # (lsinitramfs run again only when the kernel, the initramfs or the modules
 # changed; a damaged cache survived and rewritten), and the stamp of
 # idlecfg-firstboot.service with its ExecCondition= (refresh --image
-# --condition: 0 runs the unit, 1 skips it). rollback removes both.
+# --condition: 0 runs the unit, 1 skips it): written once the boot steps
+# handed to idlecfg-boot-steps.service (refresh --image --boot-steps) are
+# done, with a key of the hardware. rollback removes both.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
@@ -13,7 +15,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 26
+plan 31
 
 root=$tmp/root
 state=$root/var/lib/idlecfg
@@ -33,16 +35,12 @@ tree() { (cd "$1" && find . -printf '%p %y %m %l\n' | sort && find . -type f -ex
 tree "$tmp/orig" >"$tmp/orig.tree"
 same_as_orig() { tree "$root" >"$tmp/now.tree" && diff "$tmp/orig.tree" "$tmp/now.tree"; }
 # the commands of refresh --image and the lister go to this log instead of
-# running; the lister prints $TAKE_LIST (an initramfs without snd_hda_intel)
-cat >"$tmp/log-cmd" <<'SH'
-#!/bin/sh
-echo "$*" >>"$TAKE_LOG"
-case $1 in */lsinitramfs) exec cat "$TAKE_LIST" ;; esac
-SH
-chmod +x "$tmp/log-cmd"
+# running (lib.sh: take_logger); the lister prints $TAKE_LIST (an initramfs
+# without snd_hda_intel)
+take_logger "$tmp/log-cmd"
 printf '%s\n' . usr/lib/modules/$KVER/kernel/drivers/ata/ahci.ko.xz \
         usr/lib/modules/$KVER/kernel/sound/pci/hda/snd-hda-codec.ko.zst >"$tmp/list"
-export TAKE_LIST="$tmp/list" TAKE_LOG="$tmp/take.log"
+export TAKE_LIST="$tmp/list" TAKE_LOG="$tmp/take.log" TAKE_ROOT="$root"
 take() { IDLECFG_TEST_TAKE_EFFECT=$tmp/log-cmd ic "$@"; }
 # the number of listings since the last call
 listed() { _c=$(grep -c '/lsinitramfs ' "$TAKE_LOG" 2>/dev/null); rm -f "$TAKE_LOG"; echo "${_c:-0}"; }
@@ -59,12 +57,25 @@ rm -rf "$root/run"
 check "refresh --image --condition without a stamp: exit 0 (the unit runs), without taking the lock" sh -c "
         test $rc -eq 0 && grep -q 'firstboot.stamp: none' '$tmp/cond.out'"
 take refresh --image >"$tmp/r1" 2>&1; rc=$?
+cp "$TAKE_LOG" "$tmp/take1.log"
 n=$(listed)
 check "refresh --image on the running system: installs, lists the initramfs once, keeps its verdict" sh -c "
-        test $rc -eq 0 && test $n -eq 1 && grep -q 'holds none of them' '$tmp/r1' &&
+        test $n -eq 1 && grep -q 'holds none of them' '$tmp/r1' &&
         grep -qx 'verdict lacks' '$cache' && grep -qx 'kernel $KVER' '$cache'"
-check "  and writes the stamp: /usr's mtime in ns and the machine ID" sh -c "
-        grep -qx 'MACHINE_ID=$id1' '$stamp' &&
+check "  the boot entry left: exit 4, not run there but handed to idlecfg-boot-steps.service (--no-block), no stamp yet" sh -c "
+        test $rc -eq 4 && ! grep -q '^kernel-install' '$tmp/take1.log' &&
+        grep -qx '/usr/bin/systemctl start --no-block idlecfg-boot-steps.service' '$tmp/take1.log' &&
+        grep -q 'kernel-install add $KVER' '$tmp/r1' && test ! -e '$stamp'" || diag "exit $rc" "$(cat "$tmp/r1")"
+rc=$(cond)
+check "  so the next boot runs the unit again (a first boot cut short before the steps)" test "$rc" -eq 0
+take refresh --image --boot-steps >"$tmp/b1" 2>&1; rc=$?
+cp "$TAKE_LOG" "$tmp/take2.log"
+n=$(listed)
+check "refresh --image --boot-steps (idlecfg-boot-steps.service): runs kernel-install, exit 0" sh -c "
+        test $rc -eq 0 && grep -q 'kernel-install add $KVER /boot/vmlinuz-$KVER\$' '$tmp/take2.log'" ||
+        diag "exit $rc" "$(cat "$tmp/b1")"
+check "  and writes the stamp: /usr's mtime in ns, the machine ID, the hardware's key" sh -c "
+        grep -qx 'MACHINE_ID=$id1' '$stamp' && grep -Eqx 'HARDWARE=(uuid:[0-9a-f-]{36}|dmi-pci:[0-9a-f]{16})' '$stamp' &&
         grep -qx \"USR_TIMESTAMP_NSEC=\$(stat -c %.9Y '$root/usr' | tr -d .)\" '$stamp'"
 
 # ---- the boots after it ----
@@ -77,9 +88,8 @@ check "verify after it: the initramfs not listed again, no update-initramfs step
         test $vrc -eq 1 && test $n -eq 0 && grep -q 'modprobe (installed' '$tmp/v1' && ! grep -q 'update-initramfs' '$tmp/v1'"
 take refresh >"$tmp/r2" 2>&1; rc=$?
 n=$(listed)
-# (kernel-install was logged, not run: the boot entry is still a step, exit 4)
-check "a plain refresh: up to date, not listed again, no update-initramfs step" sh -c "
-        test $rc -eq 4 && test $n -eq 0 && ! grep -q 'update-initramfs' '$tmp/r2' && grep -q 'kernel-install add' '$tmp/r2'"
+check "a plain refresh: up to date, not listed again, no boot step left" sh -c "
+        test $rc -eq 0 && test $n -eq 0 && ! grep -q 'update-initramfs' '$tmp/r2' && ! grep -q 'kernel-install add' '$tmp/r2'"
 
 # ---- what makes it list again ----
 touch -d 2001-01-01 "$root/boot/initrd.img-$KVER"
@@ -132,6 +142,15 @@ check "/usr updated since the stamp: exit 0" sh -c "test $rc -eq 0 && grep -q '/
 echo $id2 >"$root/etc/machine-id"
 rc=$(cond)
 check "another machine ID (a cloned image): exit 0" sh -c "test $rc -eq 0 && grep -q 'another machine ID' '$tmp/cond.out'"
+echo $id1 >"$root/etc/machine-id"
+cp "$stamp" "$tmp/stamp.hw"
+sed 's/^HARDWARE=.*/HARDWARE=dmi-pci:0123456789abcdef/' "$tmp/stamp.hw" >"$stamp"
+rc=$(cond)
+sed '/^HARDWARE=/d' "$tmp/stamp.hw" >"$stamp"
+rc2=$(cond)
+cp "$tmp/stamp.hw" "$stamp"
+check "the same machine ID on other hardware (a disk cloned or moved with it), or a stamp without the key: exit 0" sh -c "
+        test $rc -eq 0 && test $rc2 -eq 0 && grep -q 'other hardware' '$tmp/cond.out'"
 echo uninitialized >"$root/etc/machine-id"
 rc=$(cond)
 check "/etc/machine-id uninitialized (a first boot): exit 0" test "$rc" -eq 0
@@ -156,22 +175,32 @@ if command -v systemd-analyze >/dev/null 2>&1; then
         sa=$tmp/sa-root
         bin=$(sed -n 's|^ExecStart=\(/[^ ]*\) .*|\1|p' "$unit")
         mkdir -p "$sa/usr/lib/systemd/system" "$sa${bin%/*}"
-        cp "$unit" "$sa/usr/lib/systemd/system/"
+        cp "$unit" "$top_builddir/src/units/idlecfg-boot-steps.service" "$sa/usr/lib/systemd/system/"
+        # (the boot-steps unit has the default dependencies: the targets they
+        # name, this machine's, where it has them)
+        for d in /usr/lib/systemd/system /lib/systemd/system; do
+                ls "$d"/*.target >/dev/null 2>&1 && cp -n "$d"/*.target "$sa/usr/lib/systemd/system/" 2>/dev/null
+        done
         cp "$IDLECFG" "$sa$bin"
         systemd-analyze verify --man=no --root="$sa" /usr/lib/systemd/system/idlecfg-firstboot.service \
-                >"$tmp/sa.out" 2>&1; rc=$?
-        check "systemd-analyze verify of the unit: clean" sh -c "test $rc -eq 0 && ! test -s '$tmp/sa.out'" ||
+                /usr/lib/systemd/system/idlecfg-boot-steps.service >"$tmp/sa.out" 2>&1; rc=$?
+        check "systemd-analyze verify of the unit and of idlecfg-boot-steps.service: clean" sh -c "test $rc -eq 0 && ! test -s '$tmp/sa.out'" ||
                 diag "$(cat "$tmp/sa.out")"
 else
         skip "systemd-analyze verify of the unit" "no systemd-analyze"
 fi
 
 # ---- an image made of a configured root, and rollback ----
-ic install --image >/dev/null 2>&1; rc=$?
+ic install --image >"$tmp/i2" 2>&1; rc=$?
+# (exit 4: the modprobe.d file it removed leaves the initramfs to be made again)
 check "install --image over a root with a stamp: the stamp goes (never in an image)" sh -c "
-        test $rc -eq 0 && test ! -e '$stamp'"
+        test $rc -eq 4 && test ! -e '$stamp' && grep -q 'update-initramfs' '$tmp/i2'"
+check "  and it warns that /etc/machine-id holds an ID (every machine of the image would share it)" \
+        grep -q "warning: $root/etc/machine-id holds a machine ID" "$tmp/i2"
 take refresh --image >/dev/null 2>&1
 test -f "$stamp" && test -f "$cache" || diag "no stamp or no cache before rollback"
+# (the boot entry the test's kernel-install made is not idlecfg's to undo)
+rm -rf "$root/boot/loader"
 cp -a "$root" "$tmp/configured"
 ic rollback >/dev/null 2>&1; rc=$?
 rm -rf "$root/run" "$TAKE_LOG"

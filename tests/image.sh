@@ -1,7 +1,10 @@
 #!/bin/sh
 # tests/image.sh: images and fleets (#22) under a recorded machine: install
-# --image and the first boot's refresh --image (its commands logged, never run),
-# the warning of a plain install into a root of other hardware, install --check
+# --image (the first-boot unit enabled as systemctl enable does: is-enabled
+# says so) and the first boot's refresh --image with the boot steps it hands
+# to idlecfg-boot-steps.service (its commands logged, never run), the
+# warnings of a plain install into a root of other hardware (text and JSON)
+# and of an image with a machine ID, install --check
 # (exit 5, nothing written, --diff, --json, Salt's state line parsed as Salt
 # parses it), verify --format prometheus (promtool where installed) and
 # --nagios (the first-boot unit itself: tests/firstboot.sh, systemd-analyze verify included).
@@ -12,7 +15,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 35
+plan 43
 
 dir=$TESTS_DATA/machines/intel-laptop
 root=$tmp/root
@@ -24,16 +27,11 @@ ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
 tree() { (cd "$1" && find . -printf '%p %y %m %l\n' | sort && find . -type f -exec sha256sum {} + | sort -k2); }
 tree "$tmp/orig" >"$tmp/orig.tree"
 same_as_orig() { tree "$root" >"$tmp/now.tree" && diff "$tmp/orig.tree" "$tmp/now.tree"; }
-dropin=/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf
+wants=/etc/systemd/system/sysinit.target.wants/idlecfg-firstboot.service
 # the first-boot unit's commands go to this log instead of running
-# (a lister of the initramfs prints $TAKE_LIST, and fails without it)
-cat >"$tmp/log-cmd" <<'SH'
-#!/bin/sh
-echo "$*" >>"$TAKE_LOG"
-case $1 in */lsinitramfs) exec cat "$TAKE_LIST" ;; esac
-SH
-chmod +x "$tmp/log-cmd"
-take() { TAKE_LOG=$tmp/take.log IDLECFG_TEST_TAKE_EFFECT=$tmp/log-cmd ic "$@"; }
+# (lib.sh: take_logger; a lister of the initramfs prints $TAKE_LIST, and fails without it)
+take_logger "$tmp/log-cmd"
+take() { TAKE_ROOT=$root TAKE_LOG=$tmp/take.log IDLECFG_TEST_TAKE_EFFECT=$tmp/log-cmd ic "$@"; }
 
 # ---- install --check: nothing written, exit 5 / 0 ----
 ic install --check --profile balanced >"$tmp/c1" 2>&1; rc=$?
@@ -122,22 +120,44 @@ ic rollback >/dev/null 2>&1
 
 # ---- image mode ----
 rm -rf "$root" && cp -a "$tmp/orig" "$root"
+# the unit where the package puts it, so that systemctl finds it in the root
+unitdir=$(sed -n 's/^systemdsystemunitdir = //p' "$top_builddir/Makefile")
+mkdir -p "$root$unitdir" && cp "$top_builddir/src/units/idlecfg-firstboot.service" "$root$unitdir/"
+echo 0123456789abcdef0123456789abcdef >"$root/etc/machine-id"
+ic install --image --json >"$tmp/i0.json" 2>&1; rc=$?
+check "install --image with /etc/machine-id filled: warns in JSON (code image-machine-id)" sh -c "
+        test $rc -eq 0 && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d[\"warnings\"] if x[\"code\"] == \"image-machine-id\"]
+assert len(w) == 1 and \"machine ID\" in w[0][\"message\"], d[\"warnings\"]
+' '$tmp/i0.json'"
+ic rollback >/dev/null 2>&1
+rm -f "$root/etc/machine-id"
 ic install --image >"$tmp/i1" 2>&1; rc=$?
-check "install --image: exit 0, no hardware setting written, the first-boot unit enabled by a drop-in" sh -c "
-        test $rc -eq 0 && grep -qx 'Wants=idlecfg-firstboot.service' '$root$dropin' &&
+check "install --image: exit 0, no hardware setting written, the first-boot unit enabled by its link, no machine-id warning" sh -c "
+        test $rc -eq 0 && test \"\$(readlink '$root$wants')\" = '$unitdir/idlecfg-firstboot.service' &&
+        ! grep -q 'machine ID' '$tmp/i1' &&
         test ! -e '$root/etc/udev/rules.d/70-idlecfg.rules' && test ! -e '$root/etc/modprobe.d/idlecfg.conf' &&
         test ! -e '$root/etc/tmpfiles.d/idlecfg.conf' && cmp -s '$root/etc/kernel/cmdline' '$tmp/orig/etc/kernel/cmdline' &&
         grep -qx 'fingerprint image' '$root/var/lib/idlecfg/manifest' && grep -qx 'input fingerprint image' '$root/var/lib/idlecfg/manifest'"
+if command -v systemctl >/dev/null 2>&1; then
+        st=$(systemctl --root="$root" is-enabled idlecfg-firstboot.service 2>&1)
+        check "systemctl --root is-enabled idlecfg-firstboot.service: enabled (presets manage it: [Install])" test "$st" = enabled ||
+                diag "$st"
+else
+        skip "systemctl --root is-enabled idlecfg-firstboot.service" "no systemctl"
+fi
 cp "$root/var/lib/idlecfg/manifest" "$tmp/manifest.image"
 ic refresh -v >"$tmp/r0" 2>&1; rc=$?
 check "a plain refresh of the image (a package hook in the image build) installs nothing: exit 0, the manifest untouched" sh -c "
         test $rc -eq 0 && grep -q 'is an image' '$tmp/r0' && cmp -s '$tmp/manifest.image' '$root/var/lib/idlecfg/manifest' &&
         test ! -e '$root/etc/udev/rules.d/70-idlecfg.rules'"
 ic refresh --image >"$tmp/r1" 2>&1; rc=$?
-check "refresh --image on a root that is not the running system: installs for this machine, runs nothing, names the next steps" sh -c "
-        test $rc -eq 0 && grep -q 'is not the running system: nothing takes effect now' '$tmp/r1' &&
+check "refresh --image on a root that is not the running system: installs for this machine, runs nothing, names the next steps, exit 4 as refresh" sh -c "
+        test $rc -eq 4 && grep -q 'is not the running system: nothing takes effect now' '$tmp/r1' &&
         grep -q 'fingerprint: image -> ' '$tmp/r1' && test -f '$root/etc/udev/rules.d/70-idlecfg.rules' &&
-        ! grep -qx 'fingerprint image' '$root/var/lib/idlecfg/manifest' && grep -qx 'Wants=idlecfg-firstboot.service' '$root$dropin' &&
+        ! grep -qx 'fingerprint image' '$root/var/lib/idlecfg/manifest' && test -L '$root$wants' &&
         grep -q 'kernel-install add $KVER' '$tmp/r1'"
 ic verify >"$tmp/v1" 2>&1
 check "verify after it: a modprobe.d option installed, in effect at the next boot" \
@@ -146,11 +166,11 @@ rm -rf "$root" && cp -a "$tmp/orig" "$root"
 ic install --image >/dev/null 2>&1
 take refresh --image >"$tmp/r2" 2>&1; rc=$?
 diag "$(cat "$tmp/take.log")"
-check "refresh --image on the running system: udevadm trigger of exactly the devices of the rules, tmpfiles, the boot entry" sh -c "
-        test $rc -eq 0 && grep -q 'udevadm control --reload\$' '$tmp/take.log' &&
+check "refresh --image on the running system: udevadm trigger of exactly the devices of the rules, tmpfiles; the boot entry handed on (exit 4)" sh -c "
+        test $rc -eq 4 && grep -q 'udevadm control --reload\$' '$tmp/take.log' &&
         grep 'udevadm trigger --action=change ' '$tmp/take.log' | grep -q ' /sys/devices/pci0000:00/0000:00:04.0 ' &&
         grep -q 'systemd-tmpfiles --create /etc/tmpfiles.d/idlecfg.conf\$' '$tmp/take.log' &&
-        grep -q 'kernel-install add $KVER /boot/vmlinuz-$KVER\$' '$tmp/take.log'"
+        ! grep -q 'kernel-install' '$tmp/take.log' && grep -q 'systemctl start --no-block idlecfg-boot-steps.service\$' '$tmp/take.log'"
 n=$(ic plan --profile "$(sed -n 's/^profile //p' "$root/var/lib/idlecfg/manifest")" --json | python3 -c '
 import json, sys
 print(len({s["devpath"] for s in json.load(sys.stdin)["settings"] if s["mechanism"] == "udev" and not s["skipped"]}))')
@@ -158,9 +178,14 @@ check "  (one trigger argument per device with a udev setting, each once: $n)" s
         test \$(grep 'udevadm trigger' '$tmp/take.log' | tr ' ' '\n' | grep -c '^/sys/devices/') -eq $n &&
         test \$(grep 'udevadm trigger' '$tmp/take.log' | tr ' ' '\n' | grep '^/sys/devices/' | sort | uniq -d | wc -l) -eq 0"
 rm -f "$tmp/take.log"
+take refresh --image --boot-steps >"$tmp/b2" 2>&1; rc=$?
+check "refresh --image --boot-steps: the boot entry made (kernel-install), exit 0" sh -c "
+        test $rc -eq 0 && grep -q 'kernel-install add $KVER /boot/vmlinuz-$KVER\$' '$tmp/take.log'"
+rm -f "$tmp/take.log"
 take refresh --image >"$tmp/r3" 2>&1; rc=$?
 check "refresh --image on a configured machine: quiet, exit 0, no command run" sh -c "
         test $rc -eq 0 && test ! -s '$tmp/r3' && test ! -e '$tmp/take.log'"
+rm -rf "$root/boot/loader"      # the test's boot entry: not idlecfg's to undo
 ic rollback >/dev/null 2>&1; rc=$?
 rm -rf "$root/run"      # the lock file, the one thing idlecfg leaves
 check "rollback after the image and its first boot: exit 0" test $rc -eq 0
@@ -180,9 +205,10 @@ echo usr/lib/modules/$KVER/kernel/sound/pci/hda/snd-hda-intel.ko.xz >>"$tmp/list
 image_root
 export TAKE_LIST="$tmp/list.without"
 take refresh --image >"$tmp/r4" 2>&1; rc=$?
+take refresh --image --boot-steps >>"$tmp/r4" 2>&1
 diag "exit $rc" "$(grep -A3 '^modprobe.d' "$tmp/r4")" "$(cat "$tmp/take.log")"
 check "refresh --image, an initramfs without the modules of the options: listed, not made again, said so" sh -c "
-        test $rc -eq 0 && grep -q '/lsinitramfs /boot/initrd.img-$KVER\$' '$tmp/take.log' &&
+        test $rc -eq 4 && grep -q '/lsinitramfs /boot/initrd.img-$KVER\$' '$tmp/take.log' &&
         ! grep -q 'update-initramfs\|dracut' '$tmp/take.log' &&
         grep -q 'the initramfs of $KVER holds none of them (.*snd_hda_intel.*), it is not made again' '$tmp/r4' &&
         grep -q 'kernel-install add $KVER' '$tmp/take.log'"
@@ -195,14 +221,18 @@ check "  verify where the initramfs cannot be listed (not the running system): u
 image_root
 export TAKE_LIST="$tmp/list.with"
 take refresh --image >"$tmp/r5" 2>&1; rc=$?
-check "refresh --image, an initramfs holding snd-hda-intel.ko.xz: made again, said so" sh -c "
-        test $rc -eq 0 && grep -q 'update-initramfs -u -k $KVER\$' '$tmp/take.log' &&
-        grep -q 'the initramfs holds snd_hda_intel, it is made again' '$tmp/r5'"
+check "refresh --image, an initramfs holding snd-hda-intel.ko.xz: not made on the boot's critical path, said so" sh -c "
+        test $rc -eq 4 && ! grep -q 'update-initramfs' '$tmp/take.log' &&
+        grep -q 'the initramfs holds snd_hda_intel: it is made again after this boot' '$tmp/r5'"
+take refresh --image --boot-steps >"$tmp/b5" 2>&1; rc=$?
+check "  refresh --image --boot-steps makes it (idlecfg-boot-steps.service)" sh -c "
+        grep -q 'update-initramfs -u -k $KVER\$' '$tmp/take.log'"
 image_root
 export TAKE_LIST="$tmp/no-such-list"
 take refresh --image >"$tmp/r6" 2>&1; rc=$?
+take refresh --image --boot-steps >>"$tmp/r6" 2>&1
 check "refresh --image, an initramfs its lister fails on: made again" sh -c "
-        test $rc -eq 0 && grep -q '/lsinitramfs ' '$tmp/take.log' && grep -q 'update-initramfs -u -k $KVER\$' '$tmp/take.log'"
+        test $rc -eq 4 && grep -q '/lsinitramfs ' '$tmp/take.log' && grep -q 'update-initramfs -u -k $KVER\$' '$tmp/take.log'"
 unset TAKE_LIST
 ic rollback >/dev/null 2>&1
 rm -rf "$root" && cp -a "$tmp/orig" "$root"
@@ -218,8 +248,27 @@ cp "$tmp/m.other" "$root/var/lib/idlecfg/manifest"
 IDLECFG_TEST_CHROOT=0 ic install --check >/dev/null 2>"$tmp/w2"
 IDLECFG_TEST_CHROOT=0 ic rollback >/dev/null 2>&1
 IDLECFG_TEST_CHROOT=0 ic install --check >/dev/null 2>"$tmp/w3"
-check "a root whose manifest names other hardware warns; a fresh root of this machine does not" sh -c "
-        grep -q 'warning: .*fingerprint 0123456789abcdef.*install --image' '$tmp/w2' && ! grep -q 'install --image' '$tmp/w3'"
+IDLECFG_TEST_CHROOT=0 ic install >/dev/null 2>&1
+IDLECFG_TEST_CHROOT=0 ic install --check >/dev/null 2>"$tmp/w4"
+check "a root whose manifest names other hardware warns, so does one with no manifest; one of this machine does not" sh -c "
+        grep -q 'warning: .*fingerprint 0123456789abcdef.*install --image' '$tmp/w2' &&
+        grep -q 'warning: .*no manifest of this machine.*install --image' '$tmp/w3' && ! grep -q 'install --image' '$tmp/w4'"
+IDLECFG_TEST_CHROOT=0 ic rollback >/dev/null 2>&1
+IDLECFG_TEST_CHROOT=0 ic install --json >"$tmp/w5.json" 2>"$tmp/w5.err"; rc=$?
+# (exit 4: the boot entry of /etc/kernel/cmdline is a step left)
+check "  install --json into a root with no manifest: the warning in JSON (code foreign-hardware), stderr quiet" sh -c "
+        test $rc -eq 4 && ! grep -q warning '$tmp/w5.err' && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d[\"warnings\"] if x[\"code\"] == \"foreign-hardware\"]
+assert len(w) == 1 and \"install --image\" in w[0][\"message\"], d[\"warnings\"]
+' '$tmp/w5.json'"
+IDLECFG_TEST_CHROOT=0 ic rollback >/dev/null 2>&1
+IDLECFG_TEST_CHROOT=0 ic install --image >/dev/null 2>&1
+IDLECFG_TEST_CHROOT=0 ic install >/dev/null 2>"$tmp/w6"
+check "  a plain install over an --image root warns (it would bake this machine's devices into the image)" \
+        grep -q 'warning: .*prepared with install --image.*use install --image' "$tmp/w6"
+IDLECFG_TEST_CHROOT=0 ic rollback >/dev/null 2>&1
 
 # ---- the unit ----
 unit=$top_builddir/src/units/idlecfg-firstboot.service
@@ -227,4 +276,11 @@ check "the first-boot unit: first boot or /usr updated (either), before first-bo
         grep -qx 'ConditionFirstBoot=|yes' '$unit' && grep -qx 'ConditionNeedsUpdate=|/etc' '$unit' &&
         grep -q '^Before=.*first-boot-complete.target' '$unit' && grep -qx 'Wants=first-boot-complete.target' '$unit' &&
         grep -q '^Before=.*systemd-update-done.service' '$unit' && grep -q '^ExecStart=/.*/idlecfg refresh --image\$' '$unit'"
+check "  with [Install] WantedBy=sysinit.target, exit 4 a success, no hour-long timeout before sysinit.target" sh -c "
+        grep -qx '\[Install\]' '$unit' && grep -qx 'WantedBy=sysinit.target' '$unit' && grep -qx 'SuccessExitStatus=4' '$unit' &&
+        ! grep -q '^TimeoutSec=1h' '$unit'"
+bs=$top_builddir/src/units/idlecfg-boot-steps.service
+check "idlecfg-boot-steps.service: refresh --image --boot-steps, after the first-boot unit, in the ordinary boot (default dependencies)" sh -c "
+        grep -q '^ExecStart=/.*/idlecfg refresh --image --boot-steps\$' '$bs' && grep -q '^After=idlecfg-firstboot.service' '$bs' &&
+        ! grep -q '^DefaultDependencies=no' '$bs'"
 done_testing

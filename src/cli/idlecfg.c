@@ -136,6 +136,11 @@ static int check_install(const struct args *a, int argc, char **argv)
                 fprintf(stderr, _("idlecfg: --diff goes with --check (--dry-run always shows the diff)\n"));
                 return EXIT_USAGE;
         }
+        if (a->boot_steps && (a->image || a->check || a->dry_run || a->json || a->format)) {
+                fprintf(stderr, _("idlecfg: install --boot-steps runs the boot steps after the install: not with "
+                                  "--image, --check, --dry-run, --json or --format\n"));
+                return EXIT_USAGE;
+        }
         return EXIT_OK;
 }
 
@@ -146,12 +151,17 @@ static int check_refresh(const struct args *a, int argc, char **argv)
                                   "first-boot unit's ExecCondition=)\n"));
                 return EXIT_USAGE;
         }
+        if (a->boot_steps && (!a->image || a->dry_run || a->condition)) {
+                fprintf(stderr, _("idlecfg: --boot-steps goes with refresh --image, without --dry-run and "
+                                  "--condition (idlecfg-boot-steps.service)\n"));
+                return EXIT_USAGE;
+        }
         return EXIT_OK;
 }
 
 static int verb_install(struct run *c, int argc, char **argv)
 {
-        return do_install(c, c->a->json, false);
+        return c->a->boot_steps ? install_with_boot_steps(c) : do_install(c, c->a->json, false);
 }
 
 static int do_apply(void *userdata, FILE *out)
@@ -423,7 +433,7 @@ static const struct verb verbs[] = {
         { "install", 0, 0, VERB_LOCK | VERB_PLAN, check_install, verb_install,
           N_("Write the configuration files into the root, with a manifest"),
           O_PLANNING | O_JSON | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CHECK | O_DIFF |
-          O_FORMAT, NULL },
+          O_FORMAT | O_BOOT_STEPS, NULL },
         { "apply", 0, 0, VERB_LOCK | VERB_PLAN, check_apply, verb_apply,
           N_("Apply the settings to the running system now, journal first"),
           O_PLANNING | O_DRY_RUN | O_KEEP_GOING | O_WAIT | O_MEASURE | O_JSON, NULL },
@@ -436,7 +446,7 @@ static const struct verb verbs[] = {
         /* detects and plans itself, only when something changed */
         { "refresh", 0, 0, VERB_LOCK, check_refresh, verb_refresh,
           N_("Re-install if hardware, kernel, hwdb or profile changed"),
-          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CONDITION, NULL },
+          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CONDITION | O_BOOT_STEPS, NULL },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
           N_("Measure idle for --seconds: who suspends, who stays awake and why"),
           O_PLANNING | O_JSON | O_SECONDS, NULL },
@@ -449,7 +459,7 @@ static void print_exit_status(FILE *f)
 {
         fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
                 "3 runtime failure, 4 done but the boot configuration still lacks a step\n"
-                "(refresh --image: a step for the next boot failed), 5 install --check: a run\n"
+                "(refresh --image too: idlecfg-boot-steps.service makes it), 5 install --check: a run\n"
                 "would change something, 6 refused: another power tool sets the same knobs\n"
                 "(--refuse-conflicts).\n"), f);
 }

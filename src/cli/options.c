@@ -64,6 +64,9 @@ static const struct option_row {
         { O_CONDITION, "condition", 0, no_argument,
           N_("      --condition       refresh --image: only tell whether the first-boot unit has\n"
              "                        work (exit 0) or its stamp says not (exit 1)\n") },
+        { O_BOOT_STEPS, "boot-steps", 0, no_argument,
+          N_("      --boot-steps      install, refresh --image: run the boot steps left\n"
+             "                        (initramfs, boot entry), as installers do\n") },
         { O_VERBOSE, "verbose", 'v', no_argument, N_("  -v, --verbose         say more\n") },
         { O_HELP, "help", 'h', no_argument, N_("  -h, --help            show this help\n") },
         { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },
@@ -170,6 +173,9 @@ static int parse_option(const struct option_row *o, const char *arg, struct args
                 break;
         case O_CONDITION:
                 a->condition = true;
+                break;
+        case O_BOOT_STEPS:
+                a->boot_steps = true;
                 break;
         case O_OUTPUT:
                 if (!*arg) {

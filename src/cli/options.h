@@ -10,7 +10,6 @@ enum {
         EXIT_USAGE = 2,
         EXIT_FAILURE_ = 3,
         EXIT_BOOT_INCOMPLETE = 4,       /* done, but the boot configuration still lacks a step */
-        EXIT_BOOT_PENDING = EXIT_BOOT_INCOMPLETE,       /* refresh --image: a step for the next boot failed */
         EXIT_WOULD_CHANGE = 5,          /* install --check: a run would change something */
         EXIT_REFUSED = 6,               /* --refuse-conflicts and another power tool */
 };
@@ -47,6 +46,7 @@ enum {
         O_WARNING = 1u << 22,
         O_CRITICAL = 1u << 23,
         O_TIMEOUT = 1u << 24,
+        O_BOOT_STEPS = 1u << 25,        /* refresh --image --boot-steps: idlecfg-boot-steps.service */
         /* every verb takes these */
         O_COMMON = O_ROOT | O_VERBOSE | O_HELP | O_VERSION,
         /* the plan's inputs */
@@ -81,6 +81,7 @@ struct args {
         const char *warning;    /* verify --nagios -w DRIFT[,BLOCKERS]: ranges, checked by the verb */
         const char *critical;   /* -c, the same */
         unsigned timeout;       /* verify --nagios -t SECONDS */
+        bool boot_steps;        /* refresh --image --boot-steps: run the boot steps the first boot handed on */
 };
 
 /* The command line into A (getopt's own messages off: idlecfg's, with the

@@ -47,10 +47,42 @@ static void image_plan(const struct plan *p, const struct args *a, struct plan *
                                .boot = p->boot };
 }
 
+/* the warnings of install before it writes, for text and JSON: code
+ * (untranslated) -> message */
+static void preflight_warnings(struct run *c, bool image, struct kvlist *ret)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        _cleanup_free_ char *why = NULL;
+        struct xerror me = {};
+
+        if (image) {
+                if (image_machine_id_filled(&c->rfs)) {
+                        _cleanup_free_ char *shown = rootfs_display(&c->rfs, "/etc/machine-id");
+                        kv_add_take(ret, "image-machine-id",
+                                    xasprintf(_("%s holds a machine ID: every machine booted from the image "
+                                                "shares it, and systemd's first boot (ConditionFirstBoot=) never "
+                                                "comes; empty it before the image is sealed (truncate -s 0 %s)"),
+                                              shown, shown));
+                }
+                return;
+        }
+        if (c->refresh)
+                return;
+        (void) manifest_load(&c->rfs, &m, &me);
+        xerror_done(&me);
+        if (image_foreign_hardware(&c->rfs, c->inv, m ? m->fingerprint : NULL, &why))
+                kv_add_take(ret, "foreign-hardware",
+                            xasprintf(_("%s is not this machine's running system and %s: the settings written "
+                                        "are for this machine's devices (fingerprint %s). For an image booted "
+                                        "on other machines, use install --image: each configures itself at its "
+                                        "first boot."),
+                                      c->rfs.path, why, c->plan->fingerprint));
+}
+
 /* before install writes: a machine with devices, no other power tool
  * refused, whether what it writes can take effect now (TAKE_EFFECT, cleared
- * if not), and the warning about a root that is not this machine's */
-static int install_preflight(struct run *c, bool json, bool image, bool *take_effect)
+ * if not), and the warnings about the root (RET_WARNINGS; said here in text) */
+static int install_preflight(struct run *c, bool json, bool image, bool *take_effect, struct kvlist *ret_warnings)
 {
         size_t devices = 0;
         int r;
@@ -74,20 +106,45 @@ static int install_preflight(struct run *c, bool json, bool image, bool *take_ef
                                   "steps are below\n"), c->rfs.path);
                 *take_effect = false;
         }
-        if (!image && !c->refresh && !json) {
-                _cleanup_(manifest_freep) struct manifest *m = NULL;
-                _cleanup_free_ char *why = NULL;
-                struct xerror me = {};
-                (void) manifest_load(&c->rfs, &m, &me);
-                xerror_done(&me);
-                if (image_foreign_hardware(&c->rfs, c->inv, m ? m->fingerprint : NULL, &why))
-                        fprintf(stderr, _("idlecfg: warning: %s is not this machine's running system and %s: "
-                                          "the settings are for this machine's hardware (fingerprint %s). For "
-                                          "an image booted on other machines, use install --image: each "
-                                          "configures itself at its first boot.\n"),
-                                c->rfs.path, why, c->plan->fingerprint);
-        }
+        preflight_warnings(c, image, ret_warnings);
+        for (size_t i = 0; !json && i < ret_warnings->n; i++)
+                fprintf(stderr, _("idlecfg: warning: %s\n"), ret_warnings->v[i].value);
         return EXIT_OK;
+}
+
+/* an image_log as it happens: the lines of the first-boot unit's journal */
+static void show_image_event(const struct image_event *e, void *userdata)
+{
+        FILE *out = userdata;
+
+        switch (e->kind) {
+        case IMG_SAY:
+                fprintf(out, "%s\n", e->text);
+                break;
+        case IMG_RUN:
+                fputs("  +", out);
+                for (char **a = e->argv; a && *a; a++)
+                        fprintf(out, " %s", *a);
+                fputc('\n', out);
+                break;
+        case IMG_FAILED:
+                fprintf(out, "  %s\n", e->text);
+                break;
+        }
+        fflush(out);
+}
+
+/* refresh --image on the running system with boot steps left: said, and
+ * handed to idlecfg-boot-steps.service, which makes them after this boot */
+static void hand_on_boot_steps(const struct run *c, const struct next_steps *steps)
+{
+        struct image_log log = { .show = show_image_event, .userdata = stdout };
+        _cleanup_free_ char *header = xasprintf(_("Left for the next boot of %s (exit status 4):\n"), c->rfs.path);
+
+        next_steps_print_text(steps, header, stdout);
+        if (image_can_take_effect(&c->rfs))
+                (void) image_start_boot_steps(&log);
+        image_log_free(&log);
 }
 
 /* install failed (CODE, said): how the root stands now, and what undoes it */
@@ -124,13 +181,14 @@ int do_install(struct run *c, bool json, bool take_effect)
                                      .image = a->image && !c->refresh };
         _cleanup_(install_result_free) struct install_result res = {};
         _cleanup_(next_steps_free) struct next_steps steps = {};
+        _cleanup_(kv_free) struct kvlist warnings = {};
         struct xerror e = {};
         int r;
 
         /* what writes nothing writes no cache either */
         if (dry)
                 initramfs_cache_readonly();
-        r = install_preflight(c, json, o.image, &take_effect);
+        r = install_preflight(c, json, o.image, &take_effect, &warnings);
         if (r != EXIT_OK)
                 return r;
         if (o.image) {
@@ -173,11 +231,16 @@ int do_install(struct run *c, bool json, bool take_effect)
         } else if (!json) {
                 install_print(&res, stdout);
                 if (r >= 0 && take_effect && r > 0) {
-                        size_t failed = image_take_effect(&c->rfs, &res, p, stdout);
+                        /* the first boot: what takes effect now; the slow steps after it */
+                        struct image_log log = { .show = show_image_event, .userdata = stdout };
+                        size_t failed = image_take_effect(&c->rfs, &res, p, &log);
+                        image_log_free(&log);
+                        if (next_steps_boot_incomplete(&steps))
+                                hand_on_boot_steps(c, &steps);
                         if (failed) {
-                                fprintf(stderr, _("idlecfg: %zu step(s) for the next boot failed: see above\n"),
-                                        failed);
-                                return EXIT_BOOT_PENDING;
+                                fprintf(stderr, _("idlecfg: %zu command(s) to make the settings take effect now "
+                                                  "failed: see above\n"), failed);
+                                return EXIT_FAILURE_;
                         }
                 } else if (r >= 0)
                         /* the next steps and the warnings plan prints (another power
@@ -197,7 +260,7 @@ int do_install(struct run *c, bool json, bool take_effect)
                 if (r < 0)
                         fputs(text, stderr);
                 else
-                        install_print_json(&res, &c->rfs, p, c->inv, &steps, dry, r, text, stdout);
+                        install_print_json(&res, &c->rfs, p, c->inv, &steps, &warnings, dry, r, text, stdout);
         }
         if (r < 0)
                 return install_failed(c, &res, dry, report(r, &e, _("install failed")));
@@ -209,10 +272,7 @@ int do_install(struct run *c, bool json, bool take_effect)
                 return EXIT_OK;
         if (a->dry_run && r > 0)
                 return EXIT_CHANGES;
-        /* refresh --image, the first-boot unit: its 4 is a step for the next
-         * boot that failed (above); the steps it leaves are printed */
-        if (a->image)
-                return EXIT_OK;
+        /* refresh --image as refresh: 4 while the boot configuration lacks a step */
         return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
 }
 
@@ -223,14 +283,15 @@ static int boot_still_lacks(const struct run *c)
         _cleanup_(next_steps_free) struct next_steps steps = {};
         _cleanup_free_ char *header = NULL;
 
-        /* refresh --image, the first-boot unit: it made the boot steps when it
-         * installed, and is quiet on a configured machine */
-        if (c->a->image)
-                return EXIT_OK;
         next_steps_init(&steps, &c->rfs);
         next_steps_boot_pending(&steps, &c->rfs);
         if (!next_steps_boot_incomplete(&steps))
                 return EXIT_OK;
+        /* refresh --image: a first boot cut short before its boot steps ran */
+        if (c->a->image) {
+                hand_on_boot_steps(c, &steps);
+                return EXIT_BOOT_INCOMPLETE;
+        }
         header = xasprintf(_("The boot configuration of %s still lacks what idlecfg installed; run:\n"),
                            c->rfs.path);
         next_steps_print_text(&steps, header, stdout);
@@ -349,6 +410,126 @@ static int refresh_run(struct run *c)
         return do_install(c, false, a->image);
 }
 
+/* refresh --image --condition: the verdict on the stamp, said (-v) */
+static int firstboot_condition(struct run *c)
+{
+        _cleanup_free_ char *key = refresh_hardware_key(), *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
+        struct firstboot_check fc;
+        bool needed = firstboot_needed(&c->rfs, key, &fc), v = c->a->verbose;
+
+        switch (fc.verdict) {
+        case FB_NO_STAMP:
+                if (v)
+                        printf(_("%s: none: the first boot of this machine, or idlecfg-firstboot.service "
+                                 "has not finished yet: it runs\n"), shown);
+                break;
+        case FB_UNREADABLE: {
+                _cleanup_free_ char *why = rootfs_read_strerror(fc.error, 4096);
+                fprintf(stderr, _("idlecfg: warning: cannot read %s: %s; idlecfg-firstboot.service runs\n"), shown,
+                        why);
+                break;
+        }
+        case FB_DAMAGED:
+                fprintf(stderr, _("idlecfg: warning: %s:%u: not a stamp of idlecfg-firstboot.service; it runs (and "
+                                  "writes the stamp again)\n"), shown, fc.line);
+                break;
+        case FB_NO_MACHINE_ID:
+                if (v)
+                        printf(_("/etc/machine-id holds no machine ID (a first boot): idlecfg-firstboot.service "
+                                 "runs\n"));
+                break;
+        case FB_OTHER_MACHINE_ID:
+                if (v)
+                        printf(_("%s: the stamp is of another machine ID (%s, now %s): idlecfg-firstboot.service "
+                                 "runs\n"), shown, fc.was, fc.now);
+                break;
+        case FB_OTHER_HARDWARE:
+                if (v)
+                        printf(_("%s: the stamp is of other hardware (%s, now %s: a cloned or moved disk): "
+                                 "idlecfg-firstboot.service runs\n"), shown, *fc.was ? fc.was : _("none"), fc.now);
+                break;
+        case FB_USR_CHANGED:
+                if (v)
+                        printf(_("%s: /usr changed since the stamp (its mtime): idlecfg-firstboot.service runs\n"),
+                               shown);
+                break;
+        case FB_CONFIGURED:
+                if (v)
+                        printf(_("%s: this /usr, machine ID and hardware were configured: "
+                                 "idlecfg-firstboot.service has nothing to do\n"), shown);
+                break;
+        }
+        return needed ? EXIT_OK : EXIT_CHANGES;
+}
+
+/* the stamp of a first boot whose work is done: the unit skips itself from now */
+static void firstboot_done(struct run *c)
+{
+        _cleanup_free_ char *key = refresh_hardware_key();
+        int k = firstboot_stamp_write(&c->rfs, key);
+
+        if (k < 0) {
+                _cleanup_free_ char *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
+                _cleanup_free_ char *why = rootfs_why(&c->rfs, FIRSTBOOT_STAMP_PATH, k, 0);
+                fprintf(stderr, _("idlecfg: warning: cannot write %s: %s; idlecfg-firstboot.service "
+                                  "runs again at the next boot\n"), shown, why);
+        }
+}
+
+/* the boot steps the root still lacks, run (their commands as the steps
+ * give them: "chroot DIR ..." for --root DIR): 0 when none is left, 4 when a
+ * step by hand is left, 3 when a command failed */
+static int boot_steps(struct run *c)
+{
+        _cleanup_(next_steps_free) struct next_steps steps = {}, after = {};
+        struct image_log log = { .show = show_image_event, .userdata = stdout };
+        size_t failed;
+
+        next_steps_init(&steps, &c->rfs);
+        next_steps_boot_pending(&steps, &c->rfs);
+        failed = image_run_boot_steps(&steps, &log);
+        image_log_free(&log);
+        next_steps_init(&after, &c->rfs);
+        next_steps_boot_pending(&after, &c->rfs);
+        if (next_steps_boot_incomplete(&after))
+                next_steps_print_text(&after, _("The boot configuration still lacks:\n"), stdout);
+        if (failed) {
+                fprintf(stderr, _("idlecfg: %zu boot step(s) failed: see above\n"), failed);
+                return EXIT_FAILURE_;
+        }
+        return next_steps_boot_incomplete(&after) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
+}
+
+/* refresh --image --boot-steps, idlecfg-boot-steps.service: the steps the
+ * first boot left, run after it; 0 and the stamp when none is left, else 4
+ * (3: a command failed; the next boot's first-boot unit tries again) */
+static int run_boot_steps(struct run *c)
+{
+        struct stat st;
+        int r;
+
+        if (!image_can_take_effect(&c->rfs)) {
+                fprintf(stderr, _("idlecfg: %s is not the running system: --boot-steps runs nothing there; "
+                                  "\"idlecfg --root %s verify\" lists the steps\n"), c->rfs.path, c->rfs.path);
+                return EXIT_USAGE;
+        }
+        if (rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) < 0) {
+                printf(_("idlecfg was not installed into %s (no manifest): no boot step.\n"), c->rfs.path);
+                return EXIT_OK;
+        }
+        r = boot_steps(c);
+        if (r == EXIT_OK)
+                firstboot_done(c);
+        return r;
+}
+
+int install_with_boot_steps(struct run *c)
+{
+        int r = do_install(c, false, false);
+
+        return r == EXIT_BOOT_INCOMPLETE ? boot_steps(c) : r;
+}
+
 int verb_refresh(struct run *c, int argc, char **argv)
 {
         const struct args *a = c->a;
@@ -357,20 +538,17 @@ int verb_refresh(struct run *c, int argc, char **argv)
 
         /* the first-boot unit's ExecCondition=: 0 runs it, 1 skips it */
         if (a->condition)
-                return firstboot_needed(&c->rfs, a->verbose, stdout, stderr) ? EXIT_OK : EXIT_CHANGES;
+                return firstboot_condition(c);
+        if (a->boot_steps)
+                return run_boot_steps(c);
         if (a->dry_run)
                 initramfs_cache_readonly();
         r = refresh_run(c);
-        /* the unit did its work for this /usr and machine ID (firstboot.h) */
+        /* the unit did its work for this /usr, machine ID and hardware
+         * (firstboot.h); with a boot step left, idlecfg-boot-steps.service
+         * writes the stamp once it is done */
         if (r == EXIT_OK && a->image && !a->dry_run && image_can_take_effect(&c->rfs) &&
-            rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) == 0) {
-                int k = firstboot_stamp_write(&c->rfs);
-                if (k < 0) {
-                        _cleanup_free_ char *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
-                        _cleanup_free_ char *why = rootfs_why(&c->rfs, FIRSTBOOT_STAMP_PATH, k, 0);
-                        fprintf(stderr, _("idlecfg: warning: cannot write %s: %s; idlecfg-firstboot.service "
-                                          "runs again at the next boot\n"), shown, why);
-                }
-        }
+            rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) == 0)
+                firstboot_done(c);
         return r;
 }

@@ -9,6 +9,10 @@
  * prints text); TAKE_EFFECT: refresh --image, the first-boot unit: what udev
  * and sysfs can do now, the rest for the next boot. The exit code. */
 int do_install(struct run *c, bool json, bool take_effect);
+/* install --boot-steps, for installers: install, then run the boot steps
+ * it leaves (update-initramfs, update-grub, kernel-install; through chroot
+ * for --root DIR). 0, 4 (a step by hand is left), or the failure's code. */
+int install_with_boot_steps(struct run *c);
 /* refresh: the cheap look first, then detect, plan and install only when
  * something changed. The exit code. */
 int verb_refresh(struct run *c, int argc, char **argv);

@@ -64,6 +64,10 @@ void install_print(const struct install_result *r, FILE *out)
                         fprintf(out, _("  kept %s: it was changed since idlecfg wrote it; ours is "
                                        "beside it as %s%s (--force to overwrite)\n"), e->path, e->path, NEW_SUFFIX);
                         break;
+                case IE_KEPT_LINK:
+                        fprintf(out, _("  left %s as it is: the unit was disabled or enabled otherwise since "
+                                       "idlecfg enabled it (--force to enable it again)\n"), e->path);
+                        break;
                 case IE_NOT_RECREATED:
                         fprintf(out, _("  did not recreate %s: it was deleted since idlecfg wrote "
                                        "it; ours is beside it as %s%s (--force to recreate)\n"),
@@ -254,10 +258,17 @@ static const char *cmdline_mechanism(const struct install_file *x, const struct 
  * and the root's files idlecfg could not use ("file"); the codes and names
  * untranslated, the messages for people. "power_tools": every tool found. */
 static void install_print_warnings_json(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
-                                        struct json *j)
+                                        const struct kvlist *preflight, struct json *j)
 {
         json_key(j, "warnings");
         json_begin_array(j);
+        /* about the root itself: "foreign-hardware", "image-machine-id" */
+        for (size_t i = 0; preflight && i < preflight->n; i++) {
+                json_begin_object(j);
+                json_kv_string(j, "code", preflight->v[i].key);
+                json_kv_string(j, "message", preflight->v[i].value);
+                json_end_object(j);
+        }
         for (size_t i = 0; i < p->n_warnings; i++) {
                 const char *tool = NULL;
                 for (size_t t = 0; t < inv->n_tools && !tool; t++) {
@@ -294,8 +305,8 @@ static void install_print_warnings_json(const struct rootfs *rfs, const struct p
 /* install --json: what was (or, with --dry-run, would be) done, and the words
  * of the kernel command line as an array; TEXT is what the text output says */
 void install_print_json(const struct install_result *r, const struct rootfs *rfs, const struct plan *p,
-                        const struct inventory *inv, const struct next_steps *steps, bool dry_run, int changes,
-                        const char *text, FILE *out)
+                        const struct inventory *inv, const struct next_steps *steps, const struct kvlist *warnings,
+                        bool dry_run, int changes, const char *text, FILE *out)
 {
         struct json j;
 
@@ -342,7 +353,7 @@ void install_print_json(const struct install_result *r, const struct rootfs *rfs
         } else
                 json_null(&j);
         next_steps_print_json(steps, &j);
-        install_print_warnings_json(rfs, p, inv, &j);
+        install_print_warnings_json(rfs, p, inv, warnings, &j);
         if (dry_run)
                 json_kv_string(&j, "diff", text);
         else {

@@ -13,10 +13,11 @@ void install_print(const struct install_result *r, FILE *out);
  * then the plan's warnings; COMMENTED: each line a "# " comment, after
  * install --dry-run's diff */
 void install_print_next_steps(const struct next_steps *s, const struct plan *p, bool commented, FILE *out);
-/* install --json (schema in idlecfg(8)); TEXT is what install_print() says */
+/* install --json (schema in idlecfg(8)); TEXT is what install_print() says;
+ * WARNINGS: install's own about the root, code -> message (NULL: none) */
 void install_print_json(const struct install_result *r, const struct rootfs *rfs, const struct plan *p,
-                        const struct inventory *inv, const struct next_steps *steps, bool dry_run, int changes,
-                        const char *text, FILE *out);
+                        const struct inventory *inv, const struct next_steps *steps, const struct kvlist *warnings,
+                        bool dry_run, int changes, const char *text, FILE *out);
 
 /* ARG as one word for a POSIX shell, quoted when it must be */
 void print_shell_word(const char *arg, FILE *out);

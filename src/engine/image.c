@@ -1,13 +1,16 @@
-/* image.c: images built on one machine and booted on another: the warning of
- * a plain install into a root of other hardware, and what the first-boot unit
- * makes take effect once install has written the running machine's files */
+/* image.c: images built on one machine and booted on another: the warnings
+ * of install into a root of other hardware and of an image with a machine ID,
+ * what the first-boot unit makes take effect at once, and the boot steps it
+ * hands to a unit of their own. Every line and command goes into an image_log. */
 #include "config.h"
 
 #include <spawn.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "engine/image.h"
+#include "state/firstboot.h"
 #include "state/initramfs.h"
 
 extern char **environ;
@@ -46,13 +49,86 @@ bool image_foreign_hardware(const struct rootfs *rfs, const struct inventory *in
                 return false;
         else if (count_devices(inv) == 0)
                 *ret_why = xstrdup(_("no device was found in /sys (a build chroot or container?)"));
-        else if (recorded && !streq(recorded, IMAGE_FINGERPRINT) && !streq(recorded, inv->fingerprint))
+        else if (!recorded)
+                *ret_why = xstrdup(_("it holds no manifest of this machine (an empty root, or one being built)"));
+        else if (streq(recorded, IMAGE_FINGERPRINT))
+                *ret_why = xstrdup(_("it was prepared with install --image, for the machines it boots on"));
+        else if (!streq(recorded, inv->fingerprint))
                 *ret_why = xasprintf(_("its manifest was written for the hardware with fingerprint %s, "
                                        "this machine's is %s"), recorded, inv->fingerprint);
         return *ret_why != NULL;
 }
 
-static const char *test_runner(void);
+bool image_machine_id_filled(const struct rootfs *rfs)
+{
+        char id[33];
+
+        return firstboot_machine_id(rfs, id);
+}
+
+/* ---- the log ---- */
+
+static void argv_free(char **argv)
+{
+        for (char **a = argv; a && *a; a++)
+                free(*a);
+        free(argv);
+}
+
+void image_log_free(struct image_log *l)
+{
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].text);
+                argv_free(l->v[i].argv);
+        }
+        free(l->v);
+        l->v = NULL;
+        l->n = l->failed = 0;
+}
+
+static void log_add(struct image_log *l, enum image_event_kind kind, char *text_take, char *const *argv)
+{
+        struct image_event *e;
+        size_t n = 0;
+
+        l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+        e = &l->v[l->n++];
+        *e = (struct image_event) { .kind = kind, .text = text_take };
+        if (argv) {
+                while (argv[n])
+                        n++;
+                e->argv = xcalloc(n + 1, sizeof(char *));
+                for (size_t i = 0; i < n; i++)
+                        e->argv[i] = xstrdup(argv[i]);
+        }
+        if (kind == IMG_FAILED)
+                l->failed++;
+        if (l->show)
+                l->show(e, l->userdata);
+}
+
+_printf_(2, 3) static void say(struct image_log *l, const char *fmt, ...)
+{
+        va_list ap;
+        char *text;
+
+        va_start(ap, fmt);
+        if (vasprintf(&text, fmt, ap) < 0)
+                abort();
+        va_end(ap);
+        log_add(l, IMG_SAY, text, NULL);
+}
+
+/* ---- running commands ---- */
+
+/* tests: IDLECFG_TEST_TAKE_EFFECT names a program that gets each command as
+ * its arguments instead of running it; the root need not be the running system */
+static const char *test_runner(void)
+{
+        const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
+
+        return t && *t ? t : NULL;
+}
 
 /* the first of NAMES that is an executable file, or NULL; tests: the first
  * name when none is (the runner only logs it, on any machine) */
@@ -66,33 +142,20 @@ static const char *find_program(const char *const *names)
 
 #define SBIN(x) (const char *const[]) { "/usr/sbin/" x, "/usr/bin/" x, "/sbin/" x, "/bin/" x, NULL }
 
-/* tests: IDLECFG_TEST_TAKE_EFFECT names a program that gets each command as
- * its arguments instead of running it; the root need not be the running system */
-static const char *test_runner(void)
-{
-        const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
-
-        return t && *t ? t : NULL;
-}
-
-static size_t take_effect_cmdline(const struct install_result *res, const char *k, FILE *out);
-
 bool image_can_take_effect(const struct rootfs *rfs)
 {
         return test_runner() || (root_is_host(rfs->path) && !image_in_chroot());
 }
 
-/* run ARGV (argv[0] a full path), its output to ours (the journal); 0 or -1 */
-static int run(FILE *out, char *const argv[])
+/* run ARGV (argv[0] a full path, or a name looked up in PATH), its output
+ * to ours (the journal); 0, or -1 with the failure in LOG */
+static int run(struct image_log *l, char *const argv[])
 {
         pid_t pid;
         int status, r;
 
-        fputs("  +", out);
-        for (size_t i = 0; argv[i]; i++)
-                fprintf(out, " %s", argv[i]);
-        fputc('\n', out);
-        fflush(out);
+        log_add(l, IMG_RUN, NULL, argv);
+        fflush(NULL);
         if (test_runner()) {
                 /* tests: the command goes to a program that logs it, nothing of the system changes */
                 size_t n = 0;
@@ -104,17 +167,22 @@ static int run(FILE *out, char *const argv[])
                 r = posix_spawn(&pid, v[0], NULL, NULL, v, environ);
                 free(v);
         } else
-                r = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+                r = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
         if (r != 0) {
-                fprintf(out, _("  cannot run %s: %s\n"), argv[0], strerror(r));
+                log_add(l, IMG_FAILED, xasprintf(_("cannot run %s: %s"), argv[0], strerror(r)), NULL);
                 return -1;
         }
         while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
+                if (errno != EINTR) {
+                        log_add(l, IMG_FAILED, xasprintf(_("cannot wait for %s: %s"), argv[0], strerror(errno)),
+                                NULL);
                         return -1;
+                }
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                fprintf(out, _("  %s failed (%s %d)\n"), argv[0], WIFEXITED(status) ? _("exit status") : _("signal"),
-                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+                log_add(l, IMG_FAILED,
+                        xasprintf(_("%s failed (%s %d)"), argv[0], WIFEXITED(status) ? _("exit status") : _("signal"),
+                                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status)),
+                        NULL);
                 return -1;
         }
         return 0;
@@ -129,114 +197,115 @@ static bool changed(const struct install_result *res, enum target_kind kind)
         return false;
 }
 
-size_t image_take_effect(const struct rootfs *rfs, const struct install_result *res, const struct plan *p, FILE *out)
+/* udevadm trigger of the devices of the plan's udev settings, each once */
+static void take_effect_udev(const struct plan *p, const char *udevadm, struct image_log *l)
+{
+        char **argv = xcalloc(p->n + 4, sizeof(char *));
+        size_t n = 0;
+
+        say(l, "%s", _("udev rules: applied now to the devices they match"));
+        argv[n++] = (char *) udevadm;
+        argv[n++] = (char *) "trigger";
+        argv[n++] = (char *) "--action=change";
+        for (size_t i = 0; i < p->n; i++) {
+                bool seen = false;
+                if (p->v[i].mech != MECH_UDEV || !p->v[i].value || !p->v[i].device)
+                        continue;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = p->v[j].mech == MECH_UDEV && p->v[j].value && streq_ptr(p->v[j].device, p->v[i].device);
+                if (!seen)
+                        argv[n++] = xasprintf("/sys%s", p->v[i].device);
+        }
+        (void) (run(l, (char *const[]) { (char *) udevadm, (char *) "control", (char *) "--reload", NULL }) < 0 ||
+                (n > 3 && run(l, argv) < 0) ||
+                run(l, (char *const[]) { (char *) udevadm, (char *) "settle", (char *) "--timeout=60", NULL }) < 0);
+        for (size_t i = 3; i < n; i++)
+                free(argv[i]);
+        free(argv);
+}
+
+size_t image_take_effect(const struct rootfs *rfs, const struct install_result *res, const struct plan *p,
+                         struct image_log *l)
 {
         const char *udevadm = find_program(SBIN("udevadm"));
-        const char *k = p->kernel;
-        size_t failed = 0;
+        size_t failed = l->failed;
 
-        if (changed(res, T_UDEV) && udevadm) {
-                /* the devices of the rules, each once: a change event applies them */
-                char **argv = xcalloc(p->n + 4, sizeof(char *));
-                size_t n = 0;
-                fputs(_("udev rules: applied now to the devices they match\n"), out);
-                argv[n++] = (char *) udevadm;
-                argv[n++] = (char *) "trigger";
-                argv[n++] = (char *) "--action=change";
-                for (size_t i = 0; i < p->n; i++) {
-                        bool seen = false;
-                        if (p->v[i].mech != MECH_UDEV || !p->v[i].value || !p->v[i].device)
-                                continue;
-                        for (size_t j = 0; j < i && !seen; j++)
-                                seen = p->v[j].mech == MECH_UDEV && p->v[j].value &&
-                                       streq_ptr(p->v[j].device, p->v[i].device);
-                        if (!seen)
-                                argv[n++] = xasprintf("/sys%s", p->v[i].device);
-                }
-                if (run(out, (char *const[]) { (char *) udevadm, (char *) "control", (char *) "--reload", NULL }) < 0 ||
-                    (n > 3 && run(out, argv) < 0) ||
-                    run(out, (char *const[]) { (char *) udevadm, (char *) "settle", (char *) "--timeout=60", NULL }) < 0)
-                        failed++;
-                for (size_t i = 3; i < n; i++)
-                        free(argv[i]);
-                free(argv);
-        } else if (changed(res, T_UDEV)) {
-                fputs(_("udev rules: no udevadm; they apply at the next boot\n"), out);
-        }
+        if (changed(res, T_UDEV) && udevadm)
+                take_effect_udev(p, udevadm, l);
+        else if (changed(res, T_UDEV))
+                say(l, "%s", _("udev rules: no udevadm; they apply at the next boot"));
         if (changed(res, T_TMPFILES)) {
                 const char *t = find_program(SBIN("systemd-tmpfiles"));
-                fputs(_("tmpfiles.d: applied now\n"), out);
-                if (!t || run(out, (char *const[]) { (char *) t, (char *) "--create", (char *) TMPFILES_PATH, NULL }) < 0)
-                        failed++;
+                say(l, "%s", _("tmpfiles.d: applied now"));
+                if (!t)
+                        log_add(l, IMG_FAILED, xstrdup(_("no systemd-tmpfiles")), NULL);
+                else
+                        (void) run(l, (char *const[]) { (char *) t, (char *) "--create", (char *) TMPFILES_PATH, NULL });
         }
         if (changed(res, T_SYSCTL)) {
                 const char *s = find_program((const char *const[]) { "/usr/lib/systemd/systemd-sysctl",
                                                                       "/lib/systemd/systemd-sysctl", NULL });
                 const char *sp = find_program(SBIN("sysctl"));
-                fputs(_("sysctl.d: applied now\n"), out);
-                if (s ? run(out, (char *const[]) { (char *) s, (char *) SYSCTL_PATH, NULL }) < 0
-                      : !sp || run(out, (char *const[]) { (char *) sp, (char *) "-q", (char *) "-p",
-                                                          (char *) SYSCTL_PATH, NULL }) < 0)
-                        failed++;
+                say(l, "%s", _("sysctl.d: applied now"));
+                if (s)
+                        (void) run(l, (char *const[]) { (char *) s, (char *) SYSCTL_PATH, NULL });
+                else if (sp)
+                        (void) run(l, (char *const[]) { (char *) sp, (char *) "-q", (char *) "-p", (char *) SYSCTL_PATH,
+                                                        NULL });
+                else
+                        log_add(l, IMG_FAILED, xstrdup(_("neither systemd-sysctl nor sysctl")), NULL);
         }
         if (changed(res, T_NM) || changed(res, T_LINK))
-                fputs(_("NetworkManager and .link settings: take effect when the interface is next "
-                        "activated or added (the next boot)\n"), out);
+                say(l, "%s", _("NetworkManager and .link settings: take effect when the interface is next "
+                               "activated or added (the next boot)"));
         if (changed(res, T_MODPROBE)) {
-                const char *u = find_program(SBIN("update-initramfs")), *d = find_program(SBIN("dracut"));
                 _cleanup_free_ char *mods = NULL;
-                enum initramfs_verdict v = initramfs_check(rfs, k, &mods);
+                enum initramfs_verdict v = initramfs_check(rfs, p->kernel, &mods);
 
-                if (v == INITRAMFS_LACKS) {
+                if (v == INITRAMFS_LACKS)
                         /* the longest step of a first boot, and needless */
-                        fprintf(out, _("modprobe.d options: take effect when the modules load from the root, at "
-                                       "the next boot; the initramfs of %s holds none of them (%s), it is not "
-                                       "made again\n"), k, strempty(mods));
-                        return failed + take_effect_cmdline(res, k, out);
-                }
-                if (v == INITRAMFS_HOLDS)
-                        fprintf(out, _("modprobe.d options: take effect when the modules load, at the next boot; "
-                                       "the initramfs holds %s, it is made again\n"), strempty(mods));
+                        say(l, _("modprobe.d options: take effect when the modules load from the root, at the "
+                                 "next boot; the initramfs of %s holds none of them (%s), it is not made again"),
+                            p->kernel, strempty(mods));
+                else if (v == INITRAMFS_HOLDS)
+                        say(l, _("modprobe.d options: take effect when the modules load, at the next boot; the "
+                                 "initramfs holds %s: it is made again after this boot (%s)"),
+                            strempty(mods), BOOT_STEPS_UNIT);
                 else
-                        fputs(_("modprobe.d options: take effect when the modules load, at the next boot; the "
-                                "initramfs is made again for the modules it holds\n"), out);
-                if (!k)
-                        fputs(_("  the kernel is unknown: the initramfs is not made again\n"), out), failed++;
-                else if (u) {
-                        if (run(out, (char *const[]) { (char *) u, (char *) "-u", (char *) "-k", (char *) k, NULL }) < 0)
-                                failed++;
-                } else if (d) {
-                        if (run(out, (char *const[]) { (char *) d, (char *) "-f", (char *) "--kver", (char *) k,
-                                                       NULL }) < 0)
-                                failed++;
-                } else
-                        fputs(_("  neither update-initramfs nor dracut: modules in an initramfs keep their "
-                                "defaults\n"), out);
+                        say(l, _("modprobe.d options: take effect when the modules load, at the next boot"));
         }
-        return failed + take_effect_cmdline(res, k, out);
+        if (changed(res, T_CMDLINE_KERNEL) || changed(res, T_CMDLINE_GRUB) || changed(res, T_CMDLINE_OWN))
+                say(l, _("kernel command line (%s): takes effect at the next boot"), strempty(res->cmdline_words));
+        return l->failed - failed;
 }
 
-/* the kernel command line for the next boot: the boot entry or grub.cfg made again */
-static size_t take_effect_cmdline(const struct install_result *res, const char *k, FILE *out)
+int image_start_boot_steps(struct image_log *l)
 {
-        size_t failed = 0;
+        const char *sc = find_program((const char *const[]) { "/usr/bin/systemctl", "/bin/systemctl", NULL });
 
-        if (changed(res, T_CMDLINE_KERNEL) || changed(res, T_CMDLINE_GRUB) || changed(res, T_CMDLINE_OWN))
-                fprintf(out, _("kernel command line (%s): takes effect at the next boot\n"),
-                        strempty(res->cmdline_words));
-        if (changed(res, T_CMDLINE_KERNEL)) {
-                const char *ki = find_program(SBIN("kernel-install"));
-                _cleanup_free_ char *image = k ? xasprintf("/boot/vmlinuz-%s", k) : NULL;
-                if (!ki || !k || run(out, (char *const[]) { (char *) ki, (char *) "add", (char *) k, image, NULL }) < 0)
-                        failed++;
-        } else if (changed(res, T_CMDLINE_GRUB)) {
-                const char *g = find_program(SBIN("update-grub"));
-                if (!g || run(out, (char *const[]) { (char *) g, NULL }) < 0)
-                        failed++;
-        } else if (changed(res, T_CMDLINE_OWN)) {
-                fprintf(out, _("  no /etc/kernel/cmdline and no GRUB: add the words to the boot loader (%s "
-                               "holds them)\n"), OWN_CMDLINE_PATH);
-                failed++;
+        say(l, _("the boot configuration is made after this boot, off its critical path: %s"), BOOT_STEPS_UNIT);
+        if (!sc) {
+                log_add(l, IMG_FAILED, xstrdup(_("no systemctl")), NULL);
+                return -1;
         }
-        return failed;
+        return run(l, (char *const[]) { (char *) sc, (char *) "start", (char *) "--no-block", (char *) BOOT_STEPS_UNIT,
+                                         NULL });
+}
+
+size_t image_run_boot_steps(const struct next_steps *s, struct image_log *l)
+{
+        size_t failed = l->failed;
+
+        for (size_t i = 0; i < s->n; i++) {
+                const struct next_step *x = &s->v[i];
+                if (!x->boot)
+                        continue;
+                say(l, "%s: %s", x->id, _(x->why));
+                if (x->argv)
+                        (void) run(l, x->argv);
+                else
+                        say(l, _("  a step by hand: add %s to the boot loader's kernel command line"),
+                            strempty(x->words));
+        }
+        return l->failed - failed;
 }

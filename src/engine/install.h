@@ -9,9 +9,9 @@
 
 /* the files install owns: targets.h */
 #include "root/targets.h"
-/* image mode (install --image): what enables idlecfg-firstboot.service, a
- * drop-in of sysinit.target (a regular file: install writes no links; its
- * path, FIRSTBOOT_DROPIN_PATH, is in targets.h) */
+/* image mode (install --image): what enables idlecfg-firstboot.service, the
+ * link of its [Install] section (FIRSTBOOT_WANTS_PATH, targets.h: the one
+ * link install makes) */
 #define FIRSTBOOT_UNIT "idlecfg-firstboot.service"
 /* the fingerprint an image's manifest records: no machine's, so that the
  * first refresh on the machine the image boots on installs for it */
@@ -63,6 +63,7 @@ enum install_event_kind {
         IE_KEPT_BESIDE,         /* changed since: kept, ours beside it as path.idlecfg-new */
         IE_NOT_RECREATED,       /* deleted since: not recreated, ours beside it */
         IE_KEPT_UNNEEDED,       /* changed since and no longer needed: kept */
+        IE_KEPT_LINK,           /* a link removed or changed since (systemctl disable): left so */
         IE_NOTHING,             /* every file is as the plan wants it */
         IE_DIFF,                /* dry run: the diff of name_a (a) to name_b (b) */
         IE_DIFF_KEPT,           /* dry run: path was changed since, it would be kept */

@@ -700,3 +700,51 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
         kv_free(&inv.platform);
         return 0;
 }
+
+/* a DMI product UUID that names one machine: not the placeholders of
+ * firmware that fills none (all zeros, all ones, the vendor's template) */
+static bool uuid_usable(const char *u)
+{
+        if (!u || strlen(u) != 36 || strspn(u, "0123456789abcdefABCDEF-") != 36)
+                return false;
+        return strspn(u, "0-") != 36 && strspn(u, "fF-") != 36 &&
+               strcasecmp(u, "03000200-0400-0500-0006-000700080009") != 0;
+}
+
+char *refresh_hardware_key(void)
+{
+        _cleanup_free_ char *uuid = attr_id("/class/dmi/id", "product_uuid", false);
+        struct inventory inv = {};
+        struct sysdevs l = {};
+        struct device_list *ids = &inv.classes[CL_PCI];
+        char *key;
+
+        if (uuid_usable(uuid)) {
+                for (char *c = uuid; *c; c++)
+                        *c = (char) (*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
+                return xasprintf("%s%s", HW_KEY_UUID, uuid);
+        }
+        /* the DMI and PCI part of the fingerprint: what a new board or a VM
+         * of another configuration changes; not the disks or USB devices */
+        for (size_t i = 0; i < IDENTITY_N_DMI; i++) {
+                char *v = attr_id("/class/dmi/id", identity_platform_keys[i], false);
+                if (v)
+                        kv_add_take(&inv.platform, identity_platform_keys[i], v);
+        }
+        list_subsystem(&l, "pci");
+        for (size_t i = 0; i < l.n; i++) {
+                char *id = pci_identity_uevent(&l.v[i]);
+                if (!id)
+                        id = pci_identity_attrs(&l.v[i]);
+                if (id)
+                        device_list_add(ids)->identity = id;
+        }
+        inventory_fingerprint(&inv);
+        key = xasprintf("%s%s", HW_KEY_DMI_PCI, inv.fingerprint);
+        sysdevs_free(&l);
+        for (size_t i = 0; i < ids->n; i++)
+                free(ids->v[i].identity);
+        free(ids->v);
+        kv_free(&inv.platform);
+        return key;
+}

@@ -40,3 +40,11 @@ size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const
  * HDA codecs of sound cards, I2C clients), with no libudev and no other
  * attribute read. RET_CHASSIS_TYPE (may be NULL): DMI chassis_type or NULL. */
 int refresh_fingerprint(char ret[17], char **ret_chassis_type);
+
+/* The key of the hardware the first-boot stamp keeps (firstboot.h): the
+ * DMI product UUID ("uuid:..."), else the fingerprint of the DMI identity
+ * and the PCI devices alone ("dmi-pci:..."), from /sys directly: a disk
+ * cloned into another machine, or moved into a new board, is another key. */
+#define HW_KEY_UUID "uuid:"
+#define HW_KEY_DMI_PCI "dmi-pci:"
+char *refresh_hardware_key(void);

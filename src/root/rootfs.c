@@ -765,7 +765,8 @@ int rootfs_write_volatile(const struct rootfs *r, const char *path, const void *
         return write_replace(r, path, data, len, mode, (uid_t) -1, (gid_t) -1, false);
 }
 
-int rootfs_unlink(const struct rootfs *r, const char *path)
+/* unlink PATH if it is of TYPE (S_IFREG, S_IFLNK), then fsync its directory */
+static int unlink_of_type(const struct rootfs *r, const char *path, mode_t type)
 {
         _cleanup_free_ char *name = NULL;
         _cleanup_close_ int dfd = open_parent(r, path, &name);
@@ -778,7 +779,7 @@ int rootfs_unlink(const struct rootfs *r, const char *path)
                 return dfd;
         if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? 0 : -errno;
-        if (!S_ISREG(st.st_mode))
+        if ((st.st_mode & S_IFMT) != type)
                 return S_ISLNK(st.st_mode) ? -ELOOP : S_ISDIR(st.st_mode) ? -EISDIR : -EBADFD;
         e = fault_point("unlink");
         if (e < 0)
@@ -786,6 +787,33 @@ int rootfs_unlink(const struct rootfs *r, const char *path)
         if (unlinkat(dfd, name, 0) < 0)
                 return errno == ENOENT ? 0 : -errno;
         return fsync_dir(dfd);
+}
+
+int rootfs_unlink(const struct rootfs *r, const char *path)
+{
+        return unlink_of_type(r, path, S_IFREG);
+}
+
+int rootfs_symlink(const struct rootfs *r, const char *path, const char *target)
+{
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = open_parent(r, path, &name);
+        int e;
+
+        if (dfd < 0)
+                return dfd;
+        e = fault_point("symlink");
+        if (e < 0)
+                return e;
+        /* made whole or not at all: no temporary name is needed */
+        if (symlinkat(target, dfd, name) < 0)
+                return -errno;
+        return fsync_dir(dfd);
+}
+
+int rootfs_unlink_symlink(const struct rootfs *r, const char *path)
+{
+        return unlink_of_type(r, path, S_IFLNK);
 }
 
 int rootfs_rmdir(const struct rootfs *r, const char *path)

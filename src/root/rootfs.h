@@ -116,6 +116,12 @@ int rootfs_write_volatile(const struct rootfs *r, const char *path, const void *
 
 /* unlink PATH (a regular file; else -ELOOP for a link, -EISDIR, -EBADFD), fsync its directory; 0 if it did not exist */
 int rootfs_unlink(const struct rootfs *r, const char *path);
+/* a symbolic link PATH -> TARGET where nothing is (-EEXIST otherwise; made
+ * whole or not at all), then the fsync of its directory (install: the link
+ * that enables a unit, as systemctl enable makes it) */
+int rootfs_symlink(const struct rootfs *r, const char *path, const char *target);
+/* unlink PATH (a symbolic link; else -EISDIR, -EBADFD), fsync its directory; 0 if it did not exist */
+int rootfs_unlink_symlink(const struct rootfs *r, const char *path);
 /* rmdir PATH if it is an empty directory: 0 removed or absent, -ENOTEMPTY, -ENOTDIR */
 int rootfs_rmdir(const struct rootfs *r, const char *path);
 

@@ -26,8 +26,11 @@
 /* a bootc image's kernel arguments (bootc's kargs.d: NN-NAME.toml, kargs = [...]) */
 #define BOOTC_KARGS_PATH "/usr/lib/bootc/kargs.d/50-idlecfg.toml"
 #define NEW_SUFFIX ".idlecfg-new"
-/* image mode (install --image): the drop-in of sysinit.target that enables
- * idlecfg-firstboot.service */
+/* image mode (install --image): the link that enables idlecfg-firstboot.service
+ * as "systemctl enable" (and so presets) make it, from its [Install] section */
+#define FIRSTBOOT_WANTS_PATH "/etc/systemd/system/sysinit.target.wants/idlecfg-firstboot.service"
+/* ... what enabled it before (a drop-in: systemctl said "static"); an
+ * install over a manifest naming it removes it */
 #define FIRSTBOOT_DROPIN_PATH "/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf"
 
 /* the power-source switch (pstable.c): the table of values per source, the
@@ -45,6 +48,6 @@
 #define TARGET_PATHS \
         UDEV_RULES_PATH, MODPROBE_PATH, TMPFILES_PATH, SYSCTL_PATH, NM_CONF_PATH, LINK_DROPIN_PATH, \
         KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH, FIRSTBOOT_DROPIN_PATH, \
-        PS_TABLE_PATH, PS_RULE_PATH, PS_UNIT_PATH, PS_WANTS_PATH, PS_HOOK_PATH, BOOTC_KARGS_PATH
+        PS_TABLE_PATH, PS_RULE_PATH, PS_UNIT_PATH, PS_WANTS_PATH, PS_HOOK_PATH, BOOTC_KARGS_PATH, FIRSTBOOT_WANTS_PATH
 /* the command-line targets (the manifest's "cmdline" line) */
 #define CMDLINE_TARGET_PATHS KERNEL_CMDLINE_PATH, GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH, BOOTC_KARGS_PATH

@@ -11,9 +11,7 @@
 #define STAMP_MAX 4096u
 #define MACHINE_ID_MAX 4096u
 
-/* the ID of /etc/machine-id (32 lowercase hex digits) into ID, false if none
- * (missing, empty, "uninitialized": a first boot that has not made it yet) */
-static bool machine_id(const struct rootfs *rfs, char id[static 33])
+bool firstboot_machine_id(const struct rootfs *rfs, char id[static 33])
 {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
@@ -38,24 +36,36 @@ static bool usr_mtime(const struct rootfs *rfs, unsigned long long *ret)
         return true;
 }
 
-static char *stamp_text(unsigned long long usr, const char *id)
+static char *stamp_text(unsigned long long usr, const char *id, const char *hardware)
 {
         return xasprintf("# idlecfg refresh --image (idlecfg-firstboot.service) configured this machine for\n"
-                         "# this /usr and machine-id; the unit skips itself while both are the same.\n"
+                         "# this /usr, machine-id and hardware; the unit skips itself while all are the same.\n"
                          "# See IMAGES in idlecfg(8).\n"
-                         "USR_TIMESTAMP_NSEC=%llu\nMACHINE_ID=%s\n", usr, id);
+                         "USR_TIMESTAMP_NSEC=%llu\nMACHINE_ID=%s\n%s%s%s", usr, id, hardware ? "HARDWARE=" : "",
+                         strempty(hardware), hardware ? "\n" : "");
 }
 
-/* the stamp's two values into *RET_USR and ID; false, with the number of the
- * first line that is not one of them in *RET_LINE (the line after the last
- * when one is missing), when it is not a stamp */
-static bool stamp_parse(const char *text, size_t len, unsigned long long *ret_usr, char id[static 33],
-                        unsigned *ret_line)
+/* a key of the hardware as the stamp holds it: "uuid:" or "dmi-pci:" and hex digits and dashes */
+static bool hardware_valid(const char *v)
 {
-        bool have_usr = false, have_id = false;
+        const char *h = startswith(v, "uuid:") ? v + 5 : startswith(v, "dmi-pci:") ? v + 8 : NULL;
+
+        return h && *h && strlen(v) < sizeof(((struct firstboot_check *) NULL)->was) &&
+               strspn(h, "0123456789abcdef-") == strlen(h);
+}
+
+/* the stamp's values into *RET_USR, ID and HARDWARE ("" when the stamp of
+ * an earlier idlecfg has none); false, with the number of the first line
+ * that is not one of them in *RET_LINE (the line after the last when one is
+ * missing), when it is not a stamp */
+static bool stamp_parse(const char *text, size_t len, unsigned long long *ret_usr, char id[static 33],
+                        char hardware[static 80], unsigned *ret_line)
+{
+        bool have_usr = false, have_id = false, have_hw = false;
         unsigned n = 0;
         const char *p = text, *end = text + len;
 
+        hardware[0] = 0;
         while (p < end) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p));
                 size_t l = nl ? (size_t) (nl - p) : (size_t) (end - p);
@@ -85,6 +95,12 @@ static bool stamp_parse(const char *text, size_t len, unsigned long long *ret_us
                                 return false;
                         memcpy(id, v, 33);
                         have_id = true;
+                } else if (startswith(line, "HARDWARE=") && !have_hw) {
+                        const char *v = line + strlen("HARDWARE=");
+                        if (!hardware_valid(v))
+                                return false;
+                        snprintf(hardware, 80, "%s", v);
+                        have_hw = true;
                 } else
                         return false;
         }
@@ -92,58 +108,41 @@ static bool stamp_parse(const char *text, size_t len, unsigned long long *ret_us
         return have_usr && have_id;
 }
 
-bool firstboot_needed(const struct rootfs *rfs, bool verbose, FILE *out, FILE *warn)
+bool firstboot_needed(const struct rootfs *rfs, const char *hardware, struct firstboot_check *ret)
 {
-        _cleanup_free_ char *text = NULL, *shown = rootfs_display(rfs, FIRSTBOOT_STAMP_PATH);
+        _cleanup_free_ char *text = NULL;
         unsigned long long usr = 0, was_usr = 0;
-        char id[33], was_id[33];
-        unsigned line = 0;
+        char id[33], was_id[33], was_hw[80];
         size_t len = 0;
         int r;
 
+        *ret = (struct firstboot_check) {};
         r = rootfs_read(rfs, FIRSTBOOT_STAMP_PATH, STAMP_MAX, &text, &len, NULL);
-        if (r == -ENOENT) {
-                if (verbose)
-                        fprintf(out, _("%s: none: the first boot of this machine, or idlecfg-firstboot.service "
-                                       "has not finished yet: it runs\n"), shown);
-                return true;
-        }
-        if (r < 0) {
-                _cleanup_free_ char *why = rootfs_why(rfs, FIRSTBOOT_STAMP_PATH, r, STAMP_MAX);
-                fprintf(warn, _("idlecfg: warning: cannot read %s: %s; idlecfg-firstboot.service runs\n"), shown,
-                        why);
-                return true;
-        }
-        if (!stamp_parse(text, len, &was_usr, was_id, &line)) {
-                fprintf(warn, _("idlecfg: warning: %s:%u: not a stamp of idlecfg-firstboot.service; it runs (and "
-                                "writes the stamp again)\n"), shown, line);
-                return true;
-        }
-        if (!machine_id(rfs, id)) {
-                if (verbose)
-                        fprintf(out, _("%s holds no machine ID (a first boot): idlecfg-firstboot.service runs\n"),
-                                MACHINE_ID_PATH);
-                return true;
-        }
-        if (!streq(id, was_id)) {
-                if (verbose)
-                        fprintf(out, _("%s: the stamp is of another machine ID (%s, now %s): "
-                                       "idlecfg-firstboot.service runs\n"), shown, was_id, id);
-                return true;
-        }
-        if (!usr_mtime(rfs, &usr) || usr != was_usr) {
-                if (verbose)
-                        fprintf(out, _("%s: /usr changed since the stamp (its mtime): idlecfg-firstboot.service "
-                                       "runs\n"), shown);
-                return true;
-        }
-        if (verbose)
-                fprintf(out, _("%s: this /usr and machine ID were configured: idlecfg-firstboot.service has "
-                               "nothing to do\n"), shown);
-        return false;
+        if (r == -ENOENT)
+                ret->verdict = FB_NO_STAMP;
+        else if (r < 0) {
+                ret->verdict = FB_UNREADABLE;
+                ret->error = r;
+        } else if (!stamp_parse(text, len, &was_usr, was_id, was_hw, &ret->line))
+                ret->verdict = FB_DAMAGED;
+        else if (!firstboot_machine_id(rfs, id))
+                ret->verdict = FB_NO_MACHINE_ID;
+        else if (!streq(id, was_id)) {
+                ret->verdict = FB_OTHER_MACHINE_ID;
+                memcpy(ret->was, was_id, 33);
+                memcpy(ret->now, id, 33);
+        } else if (hardware && !streq(hardware, was_hw)) {
+                ret->verdict = FB_OTHER_HARDWARE;
+                snprintf(ret->was, sizeof(ret->was), "%s", was_hw);
+                snprintf(ret->now, sizeof(ret->now), "%s", hardware);
+        } else if (!usr_mtime(rfs, &usr) || usr != was_usr)
+                ret->verdict = FB_USR_CHANGED;
+        else
+                ret->verdict = FB_CONFIGURED;
+        return ret->verdict != FB_CONFIGURED;
 }
 
-int firstboot_stamp_write(const struct rootfs *rfs)
+int firstboot_stamp_write(const struct rootfs *rfs, const char *hardware)
 {
         _cleanup_free_ char *text = NULL;
         unsigned long long usr;
@@ -157,9 +156,11 @@ int firstboot_stamp_write(const struct rootfs *rfs)
                 return r;
         if (!S_ISDIR(st.st_mode))
                 return -ENOTDIR;
-        if (!machine_id(rfs, id) || !usr_mtime(rfs, &usr))
+        if (!firstboot_machine_id(rfs, id) || !usr_mtime(rfs, &usr))
                 return firstboot_stamp_remove(rfs);
-        text = stamp_text(usr, id);
+        if (hardware && !hardware_valid(hardware))
+                return -EINVAL;
+        text = stamp_text(usr, id, hardware);
         /* lost in a crash, the unit runs once more: no fsync needed, yet a
          * stamp is written once a boot at most */
         return rootfs_write_atomic(rfs, FIRSTBOOT_STAMP_PATH, text, strlen(text), 0644, (uid_t) -1, (gid_t) -1);

@@ -9,6 +9,7 @@
  *   input NAME DIGEST                      (what refresh compares)
  *   dir /etc/udev/rules.d                  (created by install, in order)
  *   file PATH SHA256 MODE new
+ *   file PATH SHA256 120777 new            (a symbolic link: SHA256 of its target)
  *   file PATH SHA256 MODE replaced PREV-SHA256 PREV-MODE UID GID
  *   pending PATH SHA256|-                  (intent: PATH is being rewritten)
  *   end LINES SHA256                       (the lines before it, their digest)
@@ -24,6 +25,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <sys/stat.h>
 
 #include "state/manifest.h"
 #include "base/sha256.h"
@@ -51,6 +53,11 @@ bool manifest_path_allowed(const char *path)
                 return in_list(base, target_paths, ELEMENTSOF(target_paths));
         }
         return false;
+}
+
+bool manifest_path_is_link(const char *path)
+{
+        return streq(path, FIRSTBOOT_WANTS_PATH);
 }
 
 /* a directory install may create: a parent of a target or of the backup store */
@@ -101,6 +108,11 @@ static bool parse_mode(const char *s, mode_t *ret)
         char *end;
         unsigned long v;
 
+        /* a symbolic link install made (targets.h: the link that enables a unit) */
+        if (streq(s, "120777")) {
+                *ret = S_IFLNK | 0777;
+                return true;
+        }
         if (!*s || strspn(s, "01234567") != strlen(s) || strlen(s) > 5)
                 return false;
         v = strtoul(s, &end, 8);
@@ -318,9 +330,15 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
                                 LBAD(_("%s:%u: bad checksum or mode"), name, lineno);
                         }
                         memcpy(mf->sha, v[2], 65);
+                        /* install makes a link only where nothing was, and only the links of targets.h */
+                        if (S_ISLNK(mf->mode) != manifest_path_is_link(v[1]) || (S_ISLNK(mf->mode) && replaced)) {
+                                manifest_remove_file(m, v[1]);
+                                LBAD(_("%s:%u: %s: a symbolic link of idlecfg is \"file PATH SHA256 120777 new\", "
+                                       "and only %s is one"), name, lineno, f[1], FIRSTBOOT_WANTS_PATH);
+                        }
                         if (replaced) {
                                 unsigned uid, gid;
-                                if (!sha_is_valid(v[5]) || !parse_mode(v[6], &mf->prev_mode) ||
+                                if (!sha_is_valid(v[5]) || !parse_mode(v[6], &mf->prev_mode) || S_ISLNK(mf->prev_mode) ||
                                     !parse_id(v[7], &uid) || !parse_id(v[8], &gid)) {
                                         manifest_remove_file(m, v[1]);
                                         LBAD(_("%s:%u: bad checksum, mode or owner of the replaced file"),

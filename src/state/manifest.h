@@ -63,5 +63,8 @@ bool path_is_clean(const char *path);
 bool sha_is_valid(const char *s);
 /* some file has a "pending" record: an install was killed half-way */
 bool manifest_pending(const struct manifest *m);
+/* PATH is a symbolic link install makes (targets.h), not a regular file:
+ * its manifest entry has the mode 120777 and the SHA-256 of the link's target */
+bool manifest_path_is_link(const char *path);
 /* PATH is a file install writes (targets.h) or its NEW_SUFFIX copy */
 bool manifest_path_allowed(const char *path);

@@ -40,6 +40,42 @@ int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror
         return r;
 }
 
+int state_look(const struct rootfs *rfs, const char *path, struct state_seen *ret, struct xerror *e)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, path);
+        bool link = manifest_path_is_link(path);
+        int r;
+
+        *ret = (struct state_seen) {};
+        r = rootfs_lstat(rfs, path, &ret->st);
+        if (r == -ENOENT || r == -ENOTDIR)
+                return 0;
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, path, r, MAX_FILE);
+                return xerror_set(e, r, _("cannot look at %s: %s"), shown, why);
+        }
+        ret->exists = true;
+        if (link ? !S_ISLNK(ret->st.st_mode) : !S_ISREG(ret->st.st_mode)) {
+                ret->other_type = true;
+                return 0;
+        }
+        r = link ? rootfs_readlink(rfs, path, &ret->content) : rootfs_read(rfs, path, MAX_FILE, &ret->content, &ret->len, NULL);
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, path, r, MAX_FILE);
+                return xerror_set(e, r, _("cannot read %s: %s"), shown, why);
+        }
+        if (link)
+                ret->len = strlen(ret->content);
+        sha_of(ret->content, ret->len, ret->sha);
+        return 0;
+}
+
+void state_seen_done(struct state_seen *s)
+{
+        free(s->content);
+        s->content = NULL;
+}
+
 /* the file at PATH is as it was before idlecfg (MF's record of it) */
 static bool as_before(const struct manifest_file *mf, bool exists, const char *sha)
 {
@@ -66,11 +102,8 @@ int state_recover(const struct rootfs *rfs, struct manifest *m, bool dry_run, st
         }
         for (size_t i = m->n_files; i-- > 0;) {
                 struct manifest_file *mf = &m->files[i];
-                _cleanup_free_ char *shown = rootfs_display(rfs, mf->path), *cur = NULL;
-                char sha[65] = "";
-                size_t len = 0;
-                struct stat st;
-                bool exists;
+                _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
+                _cleanup_(state_seen_done) struct state_seen now = {};
 
                 r = dry_run ? 0 : rootfs_remove_temps(rfs, mf->path);
                 if (r < 0 && r != -ENOENT && r != -ENOTDIR)
@@ -80,27 +113,16 @@ int state_recover(const struct rootfs *rfs, struct manifest *m, bool dry_run, st
                         continue;
                 changed = true;
                 mf->pending = false;
-                r = rootfs_lstat(rfs, mf->path, &st);
-                if (r < 0 && r != -ENOENT && r != -ENOTDIR) {
-                        _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
-                        return xerror_set(e, r, _("cannot look at %s: %s"), shown, why);
-                }
-                exists = r == 0;
-                if (exists && !S_ISREG(st.st_mode))
+                r = state_look(rfs, mf->path, &now, e);
+                if (r < 0)
+                        return r;
+                if (now.other_type)
                         continue;       /* not idlecfg's: the rules for a changed file apply */
-                if (exists) {
-                        r = rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL);
-                        if (r < 0) {
-                                _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
-                                return xerror_set(e, r, _("cannot read %s: %s"), shown, why);
-                        }
-                        sha_of(cur, len, sha);
-                }
-                if (exists && streq(sha, mf->sha))
+                if (now.exists && streq(now.sha, mf->sha))
                         continue;       /* the write was done */
-                if (exists && mf->pending_was_ours && streq(sha, mf->pending_sha))
+                if (now.exists && mf->pending_was_ours && streq(now.sha, mf->pending_sha))
                         memcpy(mf->sha, mf->pending_sha, 65);   /* not done: still idlecfg's earlier file */
-                else if (as_before(mf, exists, sha))
+                else if (as_before(mf, now.exists, now.sha))
                         manifest_remove_file(m, mf->path);      /* not done, or a restore done */
         }
         if (dry_run)

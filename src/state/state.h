@@ -2,12 +2,28 @@
 #pragma once
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "state/manifest.h"
 #include "root/rootfs.h"
 
 /* the largest manifest, backup or target file idlecfg reads */
 #define STATE_FILE_MAX (16u << 20)
+
+/* what is at a path install owns now (state_look()) */
+struct state_seen {
+        bool exists;
+        bool other_type;        /* not a regular file (for a link of targets.h: not a link): not idlecfg's */
+        struct stat st;
+        char *content;          /* the file's content, or the link's target */
+        size_t len;
+        char sha[65];           /* its SHA-256, as the manifest records it */
+};
+/* Look at PATH as the manifest records it: a regular file, or a symbolic
+ * link for the paths manifest_path_is_link() names. 0 (nothing there is
+ * exists false), or -errno with the file named in RET_ERROR. */
+int state_look(const struct rootfs *rfs, const char *path, struct state_seen *ret, struct xerror *ret_error);
+void state_seen_done(struct state_seen *s);
 
 /* The manifest of the root: 0 and *ret, -ENOENT when there is none. */
 int manifest_load(const struct rootfs *rfs, struct manifest **ret, struct xerror *ret_error);

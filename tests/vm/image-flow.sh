@@ -144,9 +144,9 @@ image_flow_steps() {
         done
         cmp -s "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before" || bad="$bad /etc/kernel/cmdline"
         if [ $rc -eq 0 ] && [ -z "$bad" ] && [ -n "$unit" ] &&
-           grep -qx 'Wants=idlecfg-firstboot.service' "$ir/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf" &&
+           [ "$(readlink "$ir/etc/systemd/system/sysinit.target.wants/idlecfg-firstboot.service")" = "${unit#"$ir"}" ] &&
            grep -qx 'fingerprint image' "$ir/var/lib/idlecfg/manifest"; then
-                ipass "install --root IMAGE --image on the host: no hardware setting, ${unit#"$ir"} enabled by a sysinit.target drop-in, the manifest the image's"
+                ipass "install --root IMAGE --image on the host: no hardware setting, ${unit#"$ir"} enabled by its sysinit.target.wants link, the manifest the image's"
         else
                 ifail "install --root IMAGE --image on the host (exit $rc; written anyway:${bad:- none}; unit: ${unit:-none})"
                 diag "$(cat "$mw/image/install.out")"
