@@ -424,7 +424,7 @@ static int firstboot_condition(struct run *c)
                                  "has not finished yet: it runs\n"), shown);
                 break;
         case FB_UNREADABLE: {
-                _cleanup_free_ char *why = rootfs_read_strerror(fc.error, 4096);
+                _cleanup_free_ char *why = rootfs_why(&c->rfs, FIRSTBOOT_STAMP_PATH, fc.error, 4096);
                 fprintf(stderr, _("idlecfg: warning: cannot read %s: %s; idlecfg-firstboot.service runs\n"), shown,
                         why);
                 break;
