@@ -58,41 +58,8 @@ else
 fi
 
 # ---- update-initramfs in a Debian 12 root with its kernel ----
-cache=${IDLECFG_TEST_ROOTS:-/var/cache/idlecfg-test-roots}
-mirror=${IDLECFG_TEST_MIRROR:-http://deb.debian.org/debian}
-# cached_root DIR SUITE NAME INCLUDE: the root debootstrap makes of SUITE
-# with INCLUDE, once, kept as $cache/NAME.tar.zst with the call as its key
-# (NAME.key); unpacked into DIR
-cached_root() {
-        suite=$2 name=$3 include=$4
-        key="debootstrap --variant=minbase --include=$include $suite (boot 1)"
-        [ "$(id -u)" -eq 0 ] || { why="not root (chroot, unshare)"; return 1; }
-        have zstd && have unshare || { why="no zstd or unshare"; return 1; }
-        mkdir -p "$cache" 2>/dev/null || { why="cannot make $cache"; return 1; }
-        (
-                flock 9
-                [ -f "$cache/$name.tar.zst" ] && [ "$(cat "$cache/$name.key" 2>/dev/null)" = "$key" ] &&
-                        exit 0
-                have debootstrap || exit 2
-                s=$(mktemp -d "$cache/build.XXXXXX")
-                debootstrap --variant=minbase --include="$include" "$suite" "$s/root" "$mirror" >"$s/log" 2>&1 &&
-                        rm -f "$s"/root/var/cache/apt/archives/*.deb &&
-                        tar -C "$s/root" --numeric-owner -cf - . | zstd -q -T2 -3 -o "$s/root.tar.zst" &&
-                        mv "$s/root.tar.zst" "$cache/$name.tar.zst" &&
-                        echo "$key" >"$cache/$name.key"
-                r=$?
-                rm -rf "$s"
-                exit $((r == 0 ? 0 : 3))
-        ) 9>"$cache/lock"
-        case $? in
-        0) ;;
-        2) why="no cached root in $cache and no debootstrap"; return 1 ;;
-        *) why="no cached root in $cache, and debootstrap from $mirror failed (no network?)"; return 1 ;;
-        esac
-        mkdir -p "$1" && zstd -q -d -c "$cache/$name.tar.zst" | tar -C "$1" -xf - ||
-                { why="the cached root does not unpack"; return 1; }
-}
-bookworm_root() { cached_root "$1" bookworm bookworm-boot linux-image-amd64,initramfs-tools,zstd,kmod; }
+# the roots: cached_root (tests/lib.sh), keyed "(boot 1)"
+bookworm_root() { have unshare || { why="no unshare"; return 1; }; cached_root "$1" bookworm bookworm-boot linux-image-amd64,initramfs-tools,zstd,kmod boot; }
 # run_step ROOT ARGV: the step's argv (chroot ROOT update-initramfs ...) with
 # /proc in ROOT, in a private mount namespace
 run_step() {
@@ -132,7 +99,7 @@ fi
 # systemd-ukify's python3-zstandard needs python3-cffi-backend-api-min/max)
 trixie_root() {
         cached_root "$1" trixie trixie-boot \
-                linux-image-amd64,initramfs-tools,zstd,kmod,systemd,systemd-ukify,systemd-boot-efi,binutils,python3-cffi-backend
+                linux-image-amd64,initramfs-tools,zstd,kmod,systemd,systemd-ukify,systemd-boot-efi,binutils,python3-cffi-backend boot
 }
 T=$tmp/trixie
 why=

@@ -213,31 +213,32 @@ SH
         chmod +x "$1"
 }
 
-# debian_root DIR: a Debian 12 root (debootstrap --variant=minbase with the
-# libraries idlecfg uses, udev and systemd) unpacked into DIR, from a tarball
-# cached in $IDLECFG_TEST_ROOTS (default /var/cache/idlecfg-test-roots),
-# keyed by the debootstrap call; made once (debootstrap from
-# $IDLECFG_TEST_MIRROR) when the cache has none. 1 with the reason in $why
-# when it cannot be had (not root, no cache and no debootstrap or network).
-debian_root() {
+# cached_root DIR SUITE NAME INCLUDE TAG: the root that debootstrap
+# --variant=minbase makes of SUITE with INCLUDE, unpacked into DIR, from a
+# tarball cached in $IDLECFG_TEST_ROOTS (default /var/cache/idlecfg-test-roots)
+# as NAME.tar.zst, keyed by the debootstrap call (NAME.key, with TAG: the
+# user); made once (debootstrap from $IDLECFG_TEST_MIRROR) when the cache has
+# none. 1 with the reason in $why when it cannot be had (not root, no cache
+# and no debootstrap or network).
+cached_root() {
         _dr_cache=${IDLECFG_TEST_ROOTS:-/var/cache/idlecfg-test-roots}
-        _dr_include=libkmod2,libinih1,libudev1,libblkid1,kmod,udev,systemd
-        _dr_key="debootstrap --variant=minbase --include=$_dr_include bookworm (packages 1)"
+        _dr_suite=$2 _dr_name=$3 _dr_include=$4
+        _dr_key="debootstrap --variant=minbase --include=$_dr_include $_dr_suite ($5 1)"
         _dr_mirror=${IDLECFG_TEST_MIRROR:-http://deb.debian.org/debian}
         [ "$(id -u)" -eq 0 ] || { why="not root (chroot, dpkg in the root)"; return 1; }
         command -v zstd >/dev/null || { why="no zstd for the cached root"; return 1; }
         mkdir -p "$_dr_cache" 2>/dev/null || { why="cannot make $_dr_cache"; return 1; }
         (
                 flock 9
-                [ -f "$_dr_cache/bookworm-packages.tar.zst" ] && [ "$(cat "$_dr_cache/bookworm-packages.key" 2>/dev/null)" = "$_dr_key" ] &&
+                [ -f "$_dr_cache/$_dr_name.tar.zst" ] && [ "$(cat "$_dr_cache/$_dr_name.key" 2>/dev/null)" = "$_dr_key" ] &&
                         exit 0
                 command -v debootstrap >/dev/null || exit 2
                 s=$(mktemp -d "$_dr_cache/build.XXXXXX")
-                debootstrap --variant=minbase --include="$_dr_include" bookworm "$s/root" "$_dr_mirror" >"$s/log" 2>&1 &&
+                debootstrap --variant=minbase --include="$_dr_include" "$_dr_suite" "$s/root" "$_dr_mirror" >"$s/log" 2>&1 &&
                         rm -f "$s"/root/var/cache/apt/archives/*.deb &&
                         tar -C "$s/root" --numeric-owner -cf - . | zstd -q -T2 -3 -o "$s/root.tar.zst" &&
-                        mv "$s/root.tar.zst" "$_dr_cache/bookworm-packages.tar.zst" &&
-                        echo "$_dr_key" >"$_dr_cache/bookworm-packages.key"
+                        mv "$s/root.tar.zst" "$_dr_cache/$_dr_name.tar.zst" &&
+                        echo "$_dr_key" >"$_dr_cache/$_dr_name.key"
                 r=$?
                 rm -rf "$s"
                 exit $((r == 0 ? 0 : 3))
@@ -247,6 +248,12 @@ debian_root() {
         2) why="no cached root in $_dr_cache and no debootstrap"; return 1 ;;
         *) why="no cached root in $_dr_cache, and debootstrap from $_dr_mirror failed (no network?)"; return 1 ;;
         esac
-        mkdir -p "$1" && zstd -q -d -c "$_dr_cache/bookworm-packages.tar.zst" | tar -C "$1" -xf - ||
+        mkdir -p "$1" && zstd -q -d -c "$_dr_cache/$_dr_name.tar.zst" | tar -C "$1" -xf - ||
                 { why="the cached root does not unpack"; return 1; }
+}
+
+# debian_root DIR: a Debian 12 root with the libraries idlecfg uses, udev and
+# systemd (the packages' tests)
+debian_root() {
+        cached_root "$1" bookworm bookworm-packages libkmod2,libinih1,libudev1,libblkid1,kmod,udev,systemd packages
 }
