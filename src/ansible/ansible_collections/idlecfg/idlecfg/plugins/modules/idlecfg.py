@@ -96,14 +96,22 @@ files:
   elements: dict
   returned: state=present
 next_steps:
-  description: What is left to do (id, argv or null for a step by hand, boot, why, words).
+  description:
+    - What is left to do (id, argv or null for a step by hand, boot, why, words);
+      after C(state=absent), the steps that take idlecfg's words and options out
+      of the boot artifacts (grub.cfg, the initramfs, a UKI or boot entry).
   type: list
   elements: dict
-  returned: state=present, state=checked
+  returned: always
 boot_step_pending:
   description: The boot configuration still lacks a step (idlecfg exit 4).
   type: bool
   returned: always
+messages:
+  description: What rollback said, a line each (state=absent).
+  type: list
+  elements: str
+  returned: state=absent and a rollback ran
 warnings:
   description:
     - idlecfg's warnings (another power tool, the plan, the root's files) and
@@ -195,15 +203,19 @@ def absent(module, base):
         module.exit_json(changed=os.path.lexists(manifest), exit_status=0, boot_step_pending=False)
     if not os.path.lexists(manifest):
         module.exit_json(changed=False, exit_status=0, boot_step_pending=False)
-    args = base + ['rollback', 'install']
-    rc, out, err = module.run_command(args)
-    if rc not in (0, EXIT_DRIFT):
-        module.fail_json(msg=err.strip() or out.strip(), rc=rc, cmd=args, stdout=out, stderr=err)
-    # 1: files changed by someone else were left alone (said on stderr)
+    # 1: files changed by someone else were left alone (said on stderr);
+    # 4: every file is back, and a boot artifact (grub.cfg, the initramfs, a
+    # UKI or boot entry) still holds what idlecfg installed until its step runs
+    rc, data, err = idlecfg_json(module, base + ['rollback', 'install', '--json'],
+                                 (0, EXIT_DRIFT, EXIT_BOOT_INCOMPLETE))
     for w in err.splitlines():
         if w.strip():
             module.warn(w)
-    module.exit_json(changed=True, exit_status=rc, stdout=out, boot_step_pending=False)
+    pending = rc == EXIT_BOOT_INCOMPLETE or bool(data.get('boot_incomplete'))
+    if pending:
+        module.warn(boot_warning(data))
+    module.exit_json(changed=True, exit_status=rc, messages=data.get('messages', []),
+                     next_steps=data.get('next_steps', []), boot_step_pending=pending)
 
 
 def checked(module, base):
