@@ -48,6 +48,36 @@ static void test_sha256(void)
                 ok(streq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
                    "sha256 of a million a, in pieces");
         }
+        {
+                /* 1 MiB of an LCG's bytes (Python's hashlib gave the digest), in
+                 * pieces of every length 0..199, by the CPU's SHA extensions
+                 * where it has them and by the portable code */
+                static uint8_t big[1 << 20];
+                uint32_t x = 1;
+                for (size_t i = 0; i < sizeof(big); i++) {
+                        x = x * 1103515245u + 12345u;
+                        big[i] = (uint8_t) (x >> 16);
+                }
+                for (int portable = 0; portable < 2; portable++) {
+                        struct sha256 s;
+                        uint8_t d[32];
+                        size_t off = 0;
+                        bool was = sha256_set_portable(portable);
+                        sha256_init(&s);
+                        for (size_t k = 0; off < sizeof(big); k = (k + 1) % 200) {
+                                size_t len = k < sizeof(big) - off ? k : sizeof(big) - off;
+                                sha256_update(&s, big + off, len);
+                                off += len;
+                        }
+                        sha256_final(&s, d);
+                        for (int i = 0; i < 32; i++)
+                                snprintf(hex + 2 * i, 3, "%02x", d[i]);
+                        ok(streq(hex, "3dbac2f942957e365de60b4316ada461206b725f9446456bc85be911fb542ce8"),
+                           "sha256 of 1 MiB in pieces, %s", portable ? "the portable code" :
+                           was ? "the portable code (the CPU has no SHA extensions)" : "the CPU's SHA extensions");
+                }
+                sha256_set_portable(false);
+        }
 }
 
 static char *json_of(void (*fn)(struct json *j))

@@ -42,6 +42,98 @@ static void block(struct sha256 *s, const uint8_t *p)
         s->h[4] += e; s->h[5] += f; s->h[6] += g; s->h[7] += h;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define HAVE_SHA_NI_PATH 1
+
+/* The x86 SHA extensions (SHA-NI: Intel since Goldmont and Ice Lake, AMD
+ * since Zen): the same compression as block(), about ten times faster. The
+ * content digests of install and refresh hash every hwdb file of the root
+ * (9 MB on Debian), where block() was nine tenths of an install's time. */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void blocks_shani(uint32_t h[8], const uint8_t *p, size_t nblocks)
+{
+        const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+        __m128i st0, st1, tmp, msg, m[4];
+
+        tmp = _mm_loadu_si128((const __m128i *) &h[0]);
+        st1 = _mm_loadu_si128((const __m128i *) &h[4]);
+        tmp = _mm_shuffle_epi32(tmp, 0xB1);             /* CDAB */
+        st1 = _mm_shuffle_epi32(st1, 0x1B);             /* EFGH */
+        st0 = _mm_alignr_epi8(tmp, st1, 8);             /* ABEF */
+        st1 = _mm_blend_epi16(st1, tmp, 0xF0);          /* CDGH */
+        for (; nblocks > 0; nblocks--, p += 64) {
+                __m128i abef = st0, cdgh = st1;
+
+                for (int g = 0; g < 16; g++) {
+                        if (g < 4)
+                                m[g] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (p + 16 * g)), mask);
+                        else
+                                /* W[t-16] + s0(W[t-15]) + W[t-7], then + s1(W[t-2]) */
+                                m[g % 4] = _mm_sha256msg2_epu32(
+                                        _mm_add_epi32(_mm_sha256msg1_epu32(m[g % 4], m[(g + 1) % 4]),
+                                                      _mm_alignr_epi8(m[(g + 3) % 4], m[(g + 2) % 4], 4)),
+                                        m[(g + 3) % 4]);
+                        msg = _mm_add_epi32(m[g % 4], _mm_loadu_si128((const __m128i *) &K[4 * g]));
+                        st1 = _mm_sha256rnds2_epu32(st1, st0, msg);
+                        st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(msg, 0x0E));
+                }
+                st0 = _mm_add_epi32(st0, abef);
+                st1 = _mm_add_epi32(st1, cdgh);
+        }
+        tmp = _mm_shuffle_epi32(st0, 0x1B);             /* FEBA */
+        st1 = _mm_shuffle_epi32(st1, 0xB1);             /* DCHG */
+        st0 = _mm_blend_epi16(tmp, st1, 0xF0);          /* DCBA */
+        st1 = _mm_alignr_epi8(st1, tmp, 8);             /* HGFE */
+        _mm_storeu_si128((__m128i *) &h[0], st0);
+        _mm_storeu_si128((__m128i *) &h[4], st1);
+}
+
+static int have = -1;
+
+/* 1: the CPU has SHA-NI, SSE4.1 and SSSE3; 0: it has not (or
+ * sha256_set_portable(true)) */
+static int have_shani(void)
+{
+        unsigned a, b, c, d;
+
+        if (have < 0) {
+                have = 0;
+                if (__get_cpuid(1, &a, &b, &c, &d) &&
+                    (c & bit_SSE4_1) && (c & bit_SSSE3) && __get_cpuid_count(7, 0, &a, &b, &c, &d))
+                        have = (b >> 29) & 1;           /* CPUID.(7,0):EBX.SHA */
+        }
+        return have;
+}
+#endif
+
+bool sha256_set_portable(bool portable)
+{
+#ifdef HAVE_SHA_NI_PATH
+        bool was = have_shani() == 0;
+
+        have = portable ? 0 : -1;
+        return was;
+#else
+        (void) portable;
+        return true;
+#endif
+}
+
+/* nblocks whole 64-byte blocks of p */
+static void blocks(struct sha256 *s, const uint8_t *p, size_t nblocks)
+{
+#ifdef HAVE_SHA_NI_PATH
+        if (have_shani()) {
+                blocks_shani(s->h, p, nblocks);
+                return;
+        }
+#endif
+        for (; nblocks > 0; nblocks--, p += 64)
+                block(s, p);
+}
+
 void sha256_init(struct sha256 *s)
 {
         static const uint32_t iv[8] = {
@@ -66,11 +158,12 @@ void sha256_update(struct sha256 *s, const void *data, size_t n)
                 n -= k;
                 if (s->nbuf < 64)
                         return;
-                block(s, s->buf);
+                blocks(s, s->buf, 1);
                 s->nbuf = 0;
         }
-        for (; n >= 64; n -= 64, p += 64)
-                block(s, p);
+        blocks(s, p, n / 64);
+        p += n - n % 64;
+        n %= 64;
         memcpy(s->buf, p, n);
         s->nbuf = n;
 }
