@@ -483,6 +483,15 @@ int field_unescape(const char *s, char **ret)
         }
         if (!*s)
                 return -EINVAL;
+        /* most fields (digests, modes, plain paths) have no escape: one copy */
+        size_t plain = strcspn(s, "\\");
+        if (!s[plain]) {
+                for (size_t i = 0; i < plain; i++)
+                        if ((unsigned char) s[i] <= ' ' || (unsigned char) s[i] > '~')
+                                return -EINVAL;
+                *ret = xstrndup(s, plain);
+                return 0;
+        }
         for (; *s; s++) {
                 if (*s != '\\') {
                         if ((unsigned char) *s <= ' ' || (unsigned char) *s > '~') {
