@@ -36,6 +36,8 @@
 . "$top_srcdir/tests/lib.sh"
 # the image flow: install --image on the host, three boots of one image
 . "$top_srcdir/tests/vm/image-flow.sh"
+# the image flow's root made by mkosi (the real client, issue #32)
+. "$top_srcdir/tests/vm/mkosi.sh"
 PATH=$PATH:/usr/sbin:/sbin
 export PATH
 
@@ -160,6 +162,13 @@ unpack_root() {
         rm -rf "$_r"
         mkdir -p "$_r"
         zstd -dc "$tarball" | tar -C "$_r" --numeric-owner -xpf - || return 1
+        harness_root "$_r"
+}
+
+# harness_root ROOT: what the harness adds to a root (unpacked, or mkosi's)
+harness_root() {
+        _r=$1
+        mkdir -p "$_r/usr/local/sbin" "$_r/etc/systemd/system/multi-user.target.wants"
         install -m 755 "$vmdir/snapshot.sh" "$_r/usr/local/sbin/idlecfg-vm-snapshot"
         install -m 644 "$vmdir/idlecfg-vm-snapshot.service" "$_r/etc/systemd/system/"
         ln -sf /etc/systemd/system/idlecfg-vm-snapshot.service "$_r/etc/systemd/system/multi-user.target.wants/"

@@ -19,7 +19,12 @@
 # the number of test points image_flow gives per machine (none with
 # IDLECFG_VM_IMAGE=no: its first boot rebuilds the initramfs under TCG, the
 # longest boot of the run)
-image_points=9
+# IDLECFG_VM_IMAGE_BUILDERS: who builds the image's root, "host" (the
+# cached root, the package by make install DESTDIR, install --image run on
+# the host) and "mkosi" (tests/vm/mkosi.sh: mkosi with the .deb and the
+# shipped scripts); default both, 9 points each
+image_builders=${IDLECFG_VM_IMAGE_BUILDERS:-host mkosi}
+image_points=$((9 * $(echo $image_builders | wc -w)))
 [ "${IDLECFG_VM_IMAGE:-yes}" = no ] && image_points=0
 
 # image_get IMG PATH OUT: a file out of the ext4 image (debugfs, read only)
@@ -92,23 +97,29 @@ unit_idle() {
 image_flow() {
         [ "$image_points" -eq 0 ] && return 0
         p=$1
-        ileft=$image_points
-        ipass() { ileft=$((ileft - 1)); pass "image ($p): $*"; }
-        ifail() { ileft=$((ileft - 1)); fail "image ($p): $*"; }
-        image_flow_steps || true
-        while [ $ileft -gt 0 ]; do
-                ifail "(not reached: an earlier step failed)"
+        for builder in $image_builders; do
+                ileft=9
+                ipass() { ileft=$((ileft - 1)); pass "image ($p, $builder): $*"; }
+                ifail() { ileft=$((ileft - 1)); fail "image ($p, $builder): $*"; }
+                iskip=
+                image_flow_steps || true
+                while [ $ileft -gt 0 ]; do
+                        if [ -n "$iskip" ]; then
+                                ileft=$((ileft - 1))
+                                skip "image ($p, $builder)" "$iskip"
+                        else
+                                ifail "(not reached: an earlier step failed)"
+                        fi
+                done
+                rm -rf "$mw/image/root" "$mw/image/"*.boot
+                rm -f "$img"
         done
-        rm -rf "$mw/image/root" "$mw/image/"*.boot
-        rm -f "$img"
 }
 
-image_flow_steps() {
-        ir=$mw/image/root
-        img=$mw/image/root.img
-        mkdir -p "$mw/image"
-        # (1) on the host: the package, then install --image with the host's
-        # own /sys (not the guest's recording): nothing of the host may go in
+# image_root_host: step (1) on the host, the package by make install
+# DESTDIR into the cached root, then install --image with the host's own
+# /sys (not the guest's recording): nothing of the host may go in
+image_root_host() {
         if [ "$pkg_rc" -eq 0 ] && unpack_root "$ir" &&
            make -s -C "$pkg" install DESTDIR="$ir" >"$mw/image/make-install.log" 2>&1 &&
            env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin $chroot_cmd "$ir" systemd-hwdb --usr update >>"$mw/image/make-install.log" 2>&1; then
@@ -134,7 +145,48 @@ image_flow_steps() {
         rm -f "$ir/var/lib/dbus/machine-id"
         cp "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before"
         "$IDLECFG" install --root "$ir" --kernel "$kver" --profile "$p" --image >"$mw/image/install.out" 2>&1
-        rc=$?
+        irc=$?
+        iwho="install --root IMAGE --image on the host"
+}
+
+# image_root_mkosi: step (1) by mkosi (tests/vm/mkosi.sh): the .deb in
+# Packages=, the shipped mkosi.postinst.chroot (install --image inside the
+# image) and mkosi.finalize (its check); the harness's files after it
+image_root_mkosi() {
+        mkosi_image_root "$ir" "$p"
+        irc=$?
+        if [ $irc -eq 2 ]; then
+                iskip="mkosi cannot build here: $mkosi_why"
+                return 1
+        fi
+        if [ $irc -ne 0 ] || ! grep -q 'mkosi.finalize: idlecfg: the first-boot unit is enabled' "$mw/image/mkosi.log"; then
+                ifail "mkosi build with idlecfg's .deb, mkosi.postinst.chroot and mkosi.finalize (exit $irc)"
+                diag "$(grep -v '^W: Target' "$mw/image/mkosi.log" | tail -n 30)"
+                return 1
+        fi
+        # mkosi wrote no /etc/kernel/cmdline: the harness's goes in after it,
+        # with its snapshot unit (install --image left the file alone: none)
+        harness_root "$ir" || { ifail "the harness's files into mkosi's image"; return 1; }
+        # mkosi set no locale, keymap, time zone or root password: at the
+        # first boot systemd-firstboot.service would ask for them on the
+        # console and hold udev until someone answers (nobody does here)
+        ln -sf /dev/null "$ir/etc/systemd/system/systemd-firstboot.service"
+        cp "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before"
+        grep -A3 'Running postinstall script.*mkosi.postinst.chroot' "$mw/image/mkosi.log" >"$mw/image/install.out"
+        irc=0
+        [ "$(cat "$ir/etc/machine-id" 2>/dev/null)" = uninitialized ] ||
+                { irc=1; echo "/etc/machine-id: '$(cat "$ir/etc/machine-id" 2>/dev/null)', not uninitialized" >>"$mw/image/install.out"; }
+        iwho="$mkosi_source in $mkosi_secs s: the .deb, mkosi.postinst.chroot (install --image in the image), presets, mkosi.finalize"
+}
+
+image_flow_steps() {
+        ir=$mw/image/root
+        img=$mw/image/root.img
+        mkdir -p "$mw/image"
+        # (1) the image's root: built on the host or by mkosi
+        irc=1
+        image_root_$builder || return 1
+        rc=$irc
         unit=$(find "$ir/lib/systemd/system" "$ir/usr/lib/systemd/system" -name idlecfg-firstboot.service 2>/dev/null | head -n 1)
         bad=
         for f in /etc/udev/rules.d/70-idlecfg.rules /etc/modprobe.d/idlecfg.conf /etc/tmpfiles.d/idlecfg.conf \
@@ -144,11 +196,12 @@ image_flow_steps() {
         done
         cmp -s "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before" || bad="$bad /etc/kernel/cmdline"
         if [ $rc -eq 0 ] && [ -z "$bad" ] && [ -n "$unit" ] &&
-           [ "$(readlink "$ir/etc/systemd/system/sysinit.target.wants/idlecfg-firstboot.service")" = "${unit#"$ir"}" ] &&
+           _link=$(readlink "$ir/etc/systemd/system/sysinit.target.wants/idlecfg-firstboot.service") &&
+           cmp -s "$ir$_link" "$unit" &&
            grep -qx 'fingerprint image' "$ir/var/lib/idlecfg/manifest"; then
-                ipass "install --root IMAGE --image on the host: no hardware setting, ${unit#"$ir"} enabled by its sysinit.target.wants link, the manifest the image's"
+                ipass "$iwho: no hardware setting, ${unit#"$ir"} enabled by its sysinit.target.wants link (to $_link), the manifest the image's"
         else
-                ifail "install --root IMAGE --image on the host (exit $rc; written anyway:${bad:- none}; unit: ${unit:-none})"
+                ifail "$iwho (exit $rc; written anyway:${bad:- none}; unit: ${unit:-none})"
                 diag "$(cat "$mw/image/install.out")"
                 return 1
         fi
