@@ -583,7 +583,8 @@ static int handler(void *user, const char *section, const char *name, const char
                 return 0;
         }
         for (size_t i = 0; i < st->out->n; i++)
-                if (st->out->v[i].def == k && streq_ptr(st->out->v[i].arg, st->rd->arg)) {
+                if (st->out->v[i].def == k && streq_ptr(st->out->v[i].arg, st->rd->arg) &&
+                    (!st->rd->arg || st->out->v[i].section_line == st->rd->arg_line)) {
                         if (st->rd->arg)
                                 profile_set_error(&st->err, st->file, st->rd->line,
                                                   _("[%s %s] %s set twice (first at line %u)"), section,
