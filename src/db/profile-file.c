@@ -77,7 +77,7 @@ static char *schema_sections(const struct profile_keyset *s)
                         continue;
                 sb_appendf(&sb, "%s%s", sb.len ? ", " : "", s->keys[i].section);
                 if (streq_ptr(s->arg_section, s->keys[i].section))
-                        sb_append(&sb, _(" DEVICE"));
+                        sb_append(&sb, " DEVICE");       /* a placeholder of the syntax */
         }
         return sb_steal(&sb);
 }
