@@ -8,7 +8,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
 PATH=$PATH:/sbin:/usr/sbin
-plan 21
+plan 22
 
 m=intel-laptop
 dir=$TESTS_DATA/machines/$m
@@ -191,6 +191,20 @@ check "the power-source table never names the excluded device, and names the oth
 check "the installed rules never match it: no rule names its IDs" sh -c "
         test -s '$root/etc/udev/rules.d/70-idlecfg.rules' &&
         ! grep -v '^#' '$root/etc/udev/rules.d/70-idlecfg.rules' | grep -q 'ATTR{device}==\"0x51a4\"'"
+
+# refresh: idlecfg.conf is one of its inputs; a section removed, then added
+# back, re-plans and rewrites the rules each time
+cp "$conf" "$tmp/good.conf"
+printf '[exclude 1234:abcd]\nreason = the dock\n' >"$conf"
+ic refresh >"$tmp/refresh1" 2>&1
+grep -c 'ATTR{device}=="0x51a4"' "$root/etc/udev/rules.d/70-idlecfg.rules" >"$tmp/refresh.n"
+cp "$tmp/good.conf" "$conf"
+ic refresh >"$tmp/refresh2" 2>&1
+grep -c 'ATTR{device}=="0x51a4"' "$root/etc/udev/rules.d/70-idlecfg.rules" >>"$tmp/refresh.n"
+check "refresh: an exclusion removed brings the device's rule back, added again takes it away" sh -c "
+        test \"\$(sed -n 1p '$tmp/refresh.n')\" -gt 0 && test \"\$(sed -n 2p '$tmp/refresh.n')\" -eq 0 && grep -q 'profiles: files changed' '$tmp/refresh1' &&
+        grep -q 'profiles: files changed' '$tmp/refresh2'"
+last_failed && diag "$(cat "$tmp/refresh.n" "$tmp/refresh1")"
 
 # ---- udev: a rule of another device with the same IDs must not match ----
 # amd-laptop's host bridges 00:01.0, 00:02.0 and 00:08.0 share 1022:1632: one
