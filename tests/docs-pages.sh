@@ -32,10 +32,11 @@ section() {
 }
 
 # "SECTION KEY = VALUES" for every key of a KEYS section: a .TP followed by
-# "key = values" under a .SS "[section]" heading
+# "key = values" under a .SS "[section]" heading ("[section ARG]" for one that
+# takes an argument: idlecfg.conf's [exclude DEVICE])
 doc_keys() {
         section "$1" KEYS | awk '
-                /^\.SS / { s = substr($0, 5); gsub(/"/, "", s); sec = s; next }
+                /^\.SS / { s = substr($0, 5); gsub(/"/, "", s); sub(/ [A-Z]+\]$/, "]", s); sec = s; next }
                 /^\.TP/ { tp = 1; next }
                 tp && /^[a-z0-9_]+ = / && sec ~ /^\[[a-z0-9_]+\]$/ {
                         print substr(sec, 2, length(sec) - 2) " " $0
@@ -67,16 +68,29 @@ load_conf() {
         if "$LOADER" --select "$croot" 10 >"$tmp/conf.out"; then echo ok; else head -n 1 "$tmp/conf.out"; fi
 }
 
+# the header of section S: "S ARG" for a section the loader lists as
+# "S ARG" (one that takes an argument), with an argument that names a device
+hdr() {
+        case " $argsecs " in *" $1 "*) echo "$1 0000:00:00.0" ;; *) echo "$1" ;; esac
+}
+# the sections of kind $load that take an argument, into argsecs
+arg_sections() {
+        argsecs=$($load '[zz_no_such_section]\n' | sed -n 's/.*unknown section \[zz_no_such_section\]; valid: //p' |
+                tr ',' '\n' | sed -n 's/^ *\([a-z0-9_]*\) [A-Z][A-Z]*$/\1/p' | tr '\n' ' ')
+}
+
 # KIND (profile or conf) -> "SECTION KEY = VALUES" for every key it accepts
 code_keys() {
         load=load_$1
         sections=$($load '[zz_no_such_section]\n' | sed -n 's/.*unknown section \[zz_no_such_section\]; valid: //p')
         [ -n "$sections" ] || { echo "NO-SECTIONS"; return; }
+        arg_sections
+        sections=$(echo "$sections" | sed 's/ [A-Z][A-Z]*//g')
         for s in $(echo "$sections" | tr -d ,); do
-                keys=$($load "[$s]\nzz_no_such_key = 1\n" | sed -n "s/.*unknown key 'zz_no_such_key' in \[$s\]; valid: //p")
+                keys=$($load "[$(hdr "$s")]\nzz_no_such_key = 1\n" | sed -n "s/.*unknown key 'zz_no_such_key' in \[$s\]; valid: //p")
                 [ -n "$keys" ] || { echo "$s NO-KEYS"; continue; }
                 for k in $(echo "$keys" | tr -d ,); do
-                        msg=$($load "[$s]\n$k = zz no such value\n")
+                        msg=$($load "[$(hdr "$s")]\n$k = zz no such value\n")
                         case $msg in
                         *"unknown value 'zz no such value'"*"; valid: "*)
                                 v=$(echo "$msg" | sed 's/.*; valid: //' | sed 's/, / | /g') ;;
@@ -122,6 +136,7 @@ same_list() {
 feed() {
         kind=$1 keys=$2
         load=load_$kind
+        arg_sections
         while read -r s k eq v; do
                 echo "$v" | tr '|' '\n' | sed -e 's/^ *//' -e 's/ *$//' | while read -r alt; do
                         case $alt in
@@ -136,11 +151,11 @@ $((hi + 1))" ;;
                         *) vals=$alt; bad= ;;
                         esac
                         echo "$vals" | while IFS= read -r x; do
-                                r=$($load "[$s]\n$k = $x\n")
+                                r=$($load "[$(hdr "$s")]\n$k = $x\n")
                                 [ "$r" = ok ] || echo "[$s] $k = $x: refused: $r"
                         done
                         [ -n "$bad" ] && echo "$bad" | while IFS= read -r x; do
-                                r=$($load "[$s]\n$k = $x\n")
+                                r=$($load "[$(hdr "$s")]\n$k = $x\n")
                                 [ "$r" = ok ] && echo "[$s] $k = $x: accepted, outside the documented $alt"
                         done
                 done

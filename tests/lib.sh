@@ -257,3 +257,25 @@ cached_root() {
 debian_root() {
         cached_root "$1" bookworm bookworm-packages libkmod2,libinih1,libudev1,libblkid1,kmod,udev,systemd packages
 }
+
+# udev_sandbox FILE: write the start of a script for `umockdev-run -d REC --
+# unshare -m sh FILE OUT HOST-NS RULES`: it checks that it runs in a mount
+# namespace of its own under umockdev, puts tmpfs over the real /sys, /run and
+# every rules directory (a write the preload missed cannot reach a live
+# device, and only RULES is read), and installs RULES; the caller appends its
+# udevadm test lines ($out: the output directory)
+udev_sandbox() {
+        cat >"$1" <<'SH'
+set -eu
+out=$1 host_ns=$2 rules=$3
+test "$(readlink /proc/self/ns/mnt)" != "$host_ns"
+test -n "${UMOCKDEV_DIR:-}"
+mount -t tmpfs tmpfs /sys
+awk '$5 == "/sys" && / - tmpfs / { f = 1 } END { exit !f }' /proc/self/mountinfo
+case "$UMOCKDEV_DIR" in /run/*) ;; *) mount -t tmpfs tmpfs /run ;; esac
+for d in /etc/udev/rules.d /usr/local/lib/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d; do
+        if [ -d "$d" ]; then mount -t tmpfs tmpfs "$d"; fi
+done
+cp "$rules" /etc/udev/rules.d/70-idlecfg.rules
+SH
+}

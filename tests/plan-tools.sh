@@ -56,18 +56,8 @@ if [ -e /sys/devices/pci0000:00/0000:00:1f.2 ]; then
         skip "(same)"
         skip "(same)"
 else
-        cat >"$tmp/inner.sh" <<'SH'
-set -eu
-out=$1 host_ns=$2 rules=$3
-test "$(readlink /proc/self/ns/mnt)" != "$host_ns"
-test -n "${UMOCKDEV_DIR:-}"
-mount -t tmpfs tmpfs /sys
-awk '$5 == "/sys" && / - tmpfs / { f = 1 } END { exit !f }' /proc/self/mountinfo
-case "$UMOCKDEV_DIR" in /run/*) ;; *) mount -t tmpfs tmpfs /run ;; esac
-for d in /etc/udev/rules.d /usr/local/lib/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d; do
-        if [ -d "$d" ]; then mount -t tmpfs tmpfs "$d"; fi
-done
-cp "$rules" /etc/udev/rules.d/70-idlecfg.rules
+        udev_sandbox "$tmp/inner.sh"
+        cat >>"$tmp/inner.sh" <<'SH'
 for h in 0 1; do
         d=/sys/devices/pci0000:00/0000:00:1f.2/ata$((h + 1))/host$h/scsi_host/host$h
         udevadm test --action=add "$d" >"$out/test.$h" 2>&1

@@ -690,7 +690,7 @@ static void test_select(void)
         }
         {
                 _cleanup_free_ char *root = xasprintf("%s/conf-section", roots);
-                _cleanup_free_ char *w = xasprintf("%s/etc/idlecfg/idlecfg.conf:1: unknown section [Main]; valid: main, power", root);
+                _cleanup_free_ char *w = xasprintf("%s/etc/idlecfg/idlecfg.conf:1: unknown section [Main]; valid: main, power, exclude DEVICE", root);
                 check_select_error(root, NULL, w, "idlecfg.conf: an unknown section");
         }
 }

@@ -254,7 +254,8 @@ static const char *cmdline_mechanism(const struct install_file *x, const struct 
 }
 
 /* "warnings": the other power tools that set the same knobs (code
- * "power-tool-conflict", the tool named), the plan's other warnings ("plan")
+ * "power-tool-conflict", the tool named), the plan's other warnings ("plan",
+ * or their own code: "exclude-no-device", "exclude-module-wide")
  * and the root's files idlecfg could not use ("file"); the codes and names
  * untranslated, the messages for people. "power_tools": every tool found. */
 static void install_print_warnings_json(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
@@ -277,7 +278,7 @@ static void install_print_warnings_json(const struct rootfs *rfs, const struct p
                                 tool = inv->tools[t].name;
                 }
                 json_begin_object(j);
-                json_kv_string(j, "code", tool ? "power-tool-conflict" : "plan");
+                json_kv_string(j, "code", tool ? "power-tool-conflict" : plan_warning_code(p, p->warnings[i]));
                 if (tool)
                         json_kv_string(j, "tool", tool);
                 json_kv_string(j, "message", p->warnings[i]);

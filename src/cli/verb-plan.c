@@ -117,6 +117,30 @@ void plan_json_identity(struct json *j, const struct plan *p)
         json_kv_string(j, "kernel_reason", p->kernel_reason);
 }
 
+/* "exclusions": idlecfg.conf's [exclude DEVICE] sections (only when there
+ * are some), each with the devices it matched and its warning's code */
+void plan_json_exclusions(struct json *j, const struct plan *p)
+{
+        json_key(j, "exclusions");
+        json_begin_array(j);
+        for (size_t i = 0; i < p->n_exclusions; i++) {
+                const struct plan_exclusion *x = &p->exclusions[i];
+                json_begin_object(j);
+                json_kv_string(j, "device", x->device);
+                json_kv_string(j, "where", x->where);
+                json_kv_string(j, "reason", x->reason);
+                json_kv_string(j, "knobs", x->knobs);
+                json_key(j, "matched");
+                json_begin_array(j);
+                for (size_t k = 0; k < x->n_matched; k++)
+                        json_string(j, x->matched[k]);
+                json_end_array(j);
+                json_kv_string(j, "warning", x->code);
+                json_end_object(j);
+        }
+        json_end_array(j);
+}
+
 void plan_print_json(const struct plan *p, FILE *f)
 {
         struct json j;
@@ -162,6 +186,8 @@ void plan_print_json(const struct plan *p, FILE *f)
         for (size_t i = 0; i < p->n_warnings; i++)
                 json_string(&j, p->warnings[i]);
         json_end_array(&j);
+        if (p->n_exclusions)
+                plan_json_exclusions(&j, p);
         json_end_object(&j);
         json_finish(&j);
 }

@@ -15,3 +15,6 @@ void plan_json_identity(struct json *j, const struct plan *p);
  * lines of text; "boot": {scheme, reason, booted, initramfs, initramfs_reason} */
 void plan_print_boot_text(const struct plan *p, FILE *f);
 void plan_json_boot(struct json *j, const struct plan *p);
+/* "exclusions": idlecfg.conf's [exclude DEVICE] sections as the plan applied
+ * them: device, where, reason, knobs, matched (names), warning (its code or null) */
+void plan_json_exclusions(struct json *j, const struct plan *p);

@@ -33,9 +33,13 @@ static const struct profile_key conf_keys[] = {
         { "main", "profile", PROFILE_NAME, NULL, 0, 0 },
         /* the power-source switch: auto decides from the supplies, ac or battery pins that source */
         { "power", "source", PROFILE_CHOICE, ch_power_source, 0, 0 },
+        /* [exclude DEVICE]: a device idlecfg leaves alone, and why; which of its
+         * knobs (names the knob registry checks, profile-select.c's caller) */
+        { "exclude", "reason", PROFILE_TEXT, NULL, 0, 0 },
+        { "exclude", "knobs", PROFILE_TEXT, NULL, 0, 0 },
 };
 
-static const struct profile_keyset conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true };
+static const struct profile_keyset conf_file_schema = { conf_keys, ELEMENTSOF(conf_keys), true, "exclude" };
 
 const struct profile_keyset *profile_conf_schema(void)
 {
@@ -72,8 +76,24 @@ static char *schema_sections(const struct profile_keyset *s)
                 if (i > 0 && streq(s->keys[i - 1].section, s->keys[i].section))
                         continue;
                 sb_appendf(&sb, "%s%s", sb.len ? ", " : "", s->keys[i].section);
+                if (streq_ptr(s->arg_section, s->keys[i].section))
+                        sb_append(&sb, " DEVICE");       /* a placeholder of the syntax */
         }
         return sb_steal(&sb);
+}
+
+/* NAME, a section header's text, is "ARG_SECTION ARG" or ARG_SECTION alone:
+ * the argument, blanks around it stripped ("" when there is none); NULL
+ * when NAME is another section */
+static char *arg_of(const struct profile_keyset *s, const char *name)
+{
+        size_t n = s->arg_section ? strlen(s->arg_section) : 0;
+        _cleanup_free_ char *copy = NULL;
+
+        if (!n || strncmp(name, s->arg_section, n) != 0 || (name[n] && name[n] != ' ' && name[n] != '\t'))
+                return NULL;
+        copy = xstrdup(name + n);
+        return xstrdup(strstrip(copy));
 }
 
 static char *schema_keys_of(const struct profile_keyset *s, const char *section)
@@ -162,8 +182,12 @@ void profile_parsed_done(struct profile_parsed *p)
         for (size_t i = 0; i < p->n; i++) {
                 free(p->v[i].value);
                 free(p->v[i].battery);
+                free(p->v[i].arg);
         }
         free(p->v);
+        for (size_t i = 0; i < p->n_sections; i++)
+                free(p->sections[i].arg);
+        free(p->sections);
         *p = (struct profile_parsed) {};
 }
 
@@ -341,7 +365,7 @@ static int prescan(const char *buf, size_t len, const char *file, const struct p
         for (unsigned line = 1; p < end; line++) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p));
                 size_t n = nl ? (size_t) (nl - p) : (size_t) (end - p);
-                _cleanup_free_ char *copy = NULL;
+                _cleanup_free_ char *copy = NULL, *arg = NULL;
                 char *rest, *c;
 
                 *ret_stop = (size_t) (p - buf);
@@ -399,6 +423,24 @@ static int prescan(const char *buf, size_t len, const char *file, const struct p
                                 return -EINVAL;
                         }
                         *close = '\0';
+                        arg = arg_of(s, rest + 1);
+                        if (arg) {
+                                /* the reader hands inih "[NAME]" alone: no length limit for ARG */
+                                if (!arg[0]) {
+                                        profile_set_error(err, file, line, _("[%s] needs a device: [%s DEVICE]"),
+                                                          s->arg_section, s->arg_section);
+                                        return -EINVAL;
+                                }
+                                if (arg[strcspn(arg, " \t\"\\")]) {
+                                        profile_set_error(err, file, line, _("'%s' in [%s %s]: one device per "
+                                                                             "section, without blanks, double "
+                                                                             "quotes or backslashes"),
+                                                          arg, s->arg_section, arg);
+                                        return -EINVAL;
+                                }
+                                in_section = true;
+                                continue;
+                        }
                         if (strlen(rest + 1) > NAME_MAX_LEN) {
                                 profile_set_error(err, file, line, _("section name too long (%zu characters, limit %d)"),
                                           strlen(rest + 1), NAME_MAX_LEN);
@@ -446,7 +488,38 @@ struct reader {
         const char *p, *end;
         unsigned line;
         bool overflow;
+        /* the keyset's arg_section: its headers go to inih as "[NAME]" and
+         * are kept here, the current one's argument in arg (NULL: another
+         * section) */
+        const struct profile_keyset *schema;
+        struct profile_parsed *out;
+        const char *arg;
+        unsigned arg_line;
 };
+
+/* a header "[NAME ARG]" of the arg_section at LINE (N bytes, prescan
+ * checked): true, with "[NAME]\n" in STR; else the current section is
+ * another one's, if LINE is a header at all */
+static bool reader_arg_section(struct reader *rd, const char *line, size_t n, char *str)
+{
+        _cleanup_free_ char *name = NULL;
+        const char *close;
+        char *arg;
+
+        if (n == 0 || line[0] != '[' || !(close = memchr(line, ']', n)))
+                return false;
+        name = xstrndup(line + 1, (size_t) (close - line - 1));
+        arg = arg_of(rd->schema, name);
+        rd->arg = NULL;
+        if (!arg)
+                return false;
+        rd->out->sections = xrealloc(rd->out->sections, (rd->out->n_sections + 1) * sizeof(*rd->out->sections));
+        rd->out->sections[rd->out->n_sections++] = (struct profile_section) { .arg = arg, .line = rd->line };
+        rd->arg = arg;
+        rd->arg_line = rd->line;
+        sprintf(str, "[%s]\n", rd->schema->arg_section);
+        return true;
+}
 
 /* One line per call, so the line number of the handler's key is ours to
  * count. Comment lines go in empty: which comment characters the library
@@ -466,6 +539,11 @@ static char *reader_line(char *str, int num, void *stream)
         if (start < rd->p + n && (*start == ';' || *start == '#')) {
                 rd->p += n;
                 strcpy(str, "\n");
+                return str;
+        }
+        if (rd->schema->arg_section && strlen(rd->schema->arg_section) + 4 <= (size_t) num &&
+            reader_arg_section(rd, rd->p, n, str)) {
+                rd->p += n;
                 return str;
         }
         if (n > (size_t) num - 1) {
@@ -505,9 +583,16 @@ static int handler(void *user, const char *section, const char *name, const char
                 return 0;
         }
         for (size_t i = 0; i < st->out->n; i++)
-                if (st->out->v[i].def == k) {
-                        profile_set_error(&st->err, st->file, st->rd->line, _("[%s] %s set twice (first at line %u)"),
-                                  section, name, st->out->v[i].line);
+                if (st->out->v[i].def == k && streq_ptr(st->out->v[i].arg, st->rd->arg) &&
+                    (!st->rd->arg || st->out->v[i].section_line == st->rd->arg_line)) {
+                        if (st->rd->arg)
+                                profile_set_error(&st->err, st->file, st->rd->line,
+                                                  _("[%s %s] %s set twice (first at line %u)"), section,
+                                                  st->rd->arg, name, st->out->v[i].line);
+                        else
+                                profile_set_error(&st->err, st->file, st->rd->line,
+                                                  _("[%s] %s set twice (first at line %u)"), section, name,
+                                                  st->out->v[i].line);
                         st->failed = true;
                         return 0;
                 }
@@ -527,6 +612,10 @@ static int handler(void *user, const char *section, const char *name, const char
         if (!e.value)
                 e.value = xstrdup(value);
         e.line = st->rd->line;
+        if (st->rd->arg && streq(section, st->schema->arg_section)) {
+                e.arg = xstrdup(st->rd->arg);
+                e.section_line = st->rd->arg_line;
+        }
         st->out->v = xrealloc(st->out->v, (st->out->n + 1) * sizeof(*st->out->v));
         st->out->v[st->out->n++] = e;
         return 1;
@@ -555,7 +644,7 @@ int profile_parse_buffer(const char *buf, size_t len, const char *file, const st
         r = prescan(buf, len, file, s, &scan_err, &stop);
         /* inih gets only the lines before the first bad one: those are
          * known to reach it whole and unaltered */
-        rd = (struct reader) { .p = buf, .end = buf + stop };
+        rd = (struct reader) { .p = buf, .end = buf + stop, .schema = s, .out = &out };
         st = (struct parse_state) { .schema = s, .file = file, .rd = &rd, .out = &out };
         ir = ini_parse_stream(reader_line, &rd, handler, &st);
         if (st.failed) {
@@ -570,6 +659,16 @@ int profile_parse_buffer(const char *buf, size_t len, const char *file, const st
                 profile_parsed_done(&out);
                 return r;
         }
+        /* the same device in two sections: which reason would hold? */
+        for (size_t i = 0; r >= 0 && i < out.n_sections; i++)
+                for (size_t k = 0; k < i; k++)
+                        if (streq(out.sections[k].arg, out.sections[i].arg)) {
+                                profile_set_error(err, file, out.sections[i].line,
+                                                  _("[%s %s] given twice (first at line %u)"), s->arg_section,
+                                                  out.sections[i].arg, out.sections[k].line);
+                                profile_parsed_done(&out);
+                                return -EINVAL;
+                        }
         if (rd.overflow || ir != 0) {
                 /* cannot happen after prescan; if it does, say so rather than guess */
                 profile_set_error(err, file, ir > 0 ? (unsigned) ir : rd.line, _("inih could not parse this line"));

@@ -41,13 +41,16 @@ struct profile_keyset {
         const struct profile_key *keys;
         size_t n;
         bool allow_empty;       /* idlecfg.conf may be all comments */
+        /* a section that takes an argument, "[NAME ARG]" (idlecfg.conf's
+         * [exclude DEVICE]); its keys are those of section NAME; NULL: none */
+        const char *arg_section;
 };
 /* a profile's schema is the PROFILE_N_META [profile] keys (inherit,
  * description), then the knob families' keys: the knobs layer puts the two
  * together (knob_profile_schema()) and hands it to profile_load() */
 #define PROFILE_N_META 2
 const struct profile_key *profile_meta_keys(size_t *ret_n);
-/* idlecfg.conf's: [main] profile */
+/* idlecfg.conf's: [main] profile, [power] source, [exclude DEVICE] reason and knobs */
 const struct profile_keyset *profile_conf_schema(void);
 const struct profile_key *profile_schema_find(const struct profile_keyset *s, const char *section, const char *key);
 
@@ -60,11 +63,22 @@ struct profile_entry {
         char *battery;          /* per-source: the battery value, value the AC one */
         long battery_number;
         unsigned line;
+        /* in the keyset's arg_section: the section's argument and its header's line */
+        char *arg;
+        unsigned section_line;
+};
+
+/* one "[NAME ARG]" section header of the keyset's arg_section, keys or not */
+struct profile_section {
+        char *arg;
+        unsigned line;
 };
 
 struct profile_parsed {
         struct profile_entry *v;
         size_t n;
+        struct profile_section *sections;
+        size_t n_sections;
 };
 void profile_parsed_done(struct profile_parsed *p);
 const struct profile_entry *profile_parsed_find(const struct profile_parsed *p, const char *section, const char *key);

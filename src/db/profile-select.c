@@ -49,20 +49,18 @@ static char *conf_path(const char *root, bool display)
         return display ? root_path(root, "/etc/idlecfg/idlecfg.conf") : xstrdup("/etc/idlecfg/idlecfg.conf");
 }
 
-/* KEY in [SECTION] of idlecfg.conf: 0 and *ret_value with *ret_where
- * (FILE:LINE), both NULL when the file or the key is absent */
-static int conf_value(const struct rootfs *rfs, const char *section, const char *key, char **ret_value,
-                      char **ret_where, struct xerror *err)
+/* idlecfg.conf parsed: 0 with *RET (empty when there is no file) and
+ * *RET_DISPLAY, the file's name for messages */
+static int conf_parse(const struct rootfs *rfs, struct profile_parsed *ret, char **ret_display, struct xerror *err)
 {
         const char *root = rfs->path;
         _cleanup_free_ char *path = conf_path(root, false), *display = conf_path(root, true);
         _cleanup_free_ char *buf = NULL;
-        struct profile_parsed parsed = {};
-        const struct profile_entry *e;
         size_t len = 0;
         int r;
 
-        *ret_value = *ret_where = NULL;
+        *ret = (struct profile_parsed) {};
+        *ret_display = NULL;
         if (rfs->fd < 0)
                 return 0;
         r = profile_read_file(rfs, path, display, &buf, &len, err);
@@ -70,7 +68,25 @@ static int conf_value(const struct rootfs *rfs, const char *section, const char 
                 return 0;
         if (r < 0)
                 return r;
-        r = profile_parse_buffer(buf, len, display, profile_conf_schema(), &parsed, err);
+        r = profile_parse_buffer(buf, len, display, profile_conf_schema(), ret, err);
+        if (r < 0)
+                return r;
+        *ret_display = TAKE_PTR(display);
+        return 0;
+}
+
+/* KEY in [SECTION] of idlecfg.conf: 0 and *ret_value with *ret_where
+ * (FILE:LINE), both NULL when the file or the key is absent */
+static int conf_value(const struct rootfs *rfs, const char *section, const char *key, char **ret_value,
+                      char **ret_where, struct xerror *err)
+{
+        _cleanup_free_ char *display = NULL;
+        struct profile_parsed parsed = {};
+        const struct profile_entry *e;
+        int r;
+
+        *ret_value = *ret_where = NULL;
+        r = conf_parse(rfs, &parsed, &display, err);
         if (r < 0)
                 return r;
         e = profile_parsed_find(&parsed, section, key);
@@ -79,6 +95,74 @@ static int conf_value(const struct rootfs *rfs, const char *section, const char 
                 *ret_where = xasprintf("%s:%u", display, e->line);
         }
         profile_parsed_done(&parsed);
+        return 0;
+}
+
+/* the entry KEY of the [exclude ARG] section */
+static const struct profile_entry *exclude_entry(const struct profile_parsed *p, const char *arg, const char *key)
+{
+        for (size_t i = 0; i < p->n; i++)
+                if (streq_ptr(p->v[i].arg, arg) && streq(p->v[i].def->key, key))
+                        return &p->v[i];
+        return NULL;
+}
+
+void conf_exclusions_done(struct conf_exclusions *x)
+{
+        for (size_t i = 0; i < x->n; i++) {
+                free(x->v[i].device);
+                free(x->v[i].reason);
+                for (size_t k = 0; x->v[i].knobs && x->v[i].knobs[k]; k++)
+                        free(x->v[i].knobs[k]);
+                free(x->v[i].knobs);
+                free(x->v[i].file);
+        }
+        free(x->v);
+        *x = (struct conf_exclusions) {};
+}
+
+int conf_exclusions(const struct rootfs *rfs, struct conf_exclusions *ret, struct xerror *ret_error)
+{
+        _cleanup_free_ char *display = NULL;
+        struct profile_parsed parsed = {};
+        struct conf_exclusions x = {};
+        int r;
+
+        *ret = x;
+        r = conf_parse(rfs, &parsed, &display, ret_error);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < parsed.n_sections; i++) {
+                const struct profile_section *sec = &parsed.sections[i];
+                const struct profile_entry *reason = exclude_entry(&parsed, sec->arg, "reason");
+                const struct profile_entry *knobs = exclude_entry(&parsed, sec->arg, "knobs");
+                struct conf_exclusion *e;
+
+                if (!reason) {
+                        profile_set_error(ret_error, display, sec->line,
+                                          _("[exclude %s] has no reason: say why idlecfg leaves the device alone "
+                                            "(reason = TEXT)"), sec->arg);
+                        conf_exclusions_done(&x);
+                        profile_parsed_done(&parsed);
+                        return -EINVAL;
+                }
+                x.v = xrealloc(x.v, (x.n + 1) * sizeof(*x.v));
+                e = &x.v[x.n++];
+                *e = (struct conf_exclusion) { .device = xstrdup(sec->arg), .reason = xstrdup(reason->value),
+                                               .file = xstrdup(display), .line = sec->line };
+                if (knobs) {
+                        _cleanup_free_ char *copy = xstrdup(knobs->value);
+                        size_t n = 0;
+                        char *save = NULL;
+
+                        e->knobs_line = knobs->line;
+                        e->knobs = xcalloc(strlen(copy) / 2 + 2, sizeof(char *));
+                        for (char *w = strtok_r(copy, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save))
+                                e->knobs[n++] = xstrdup(w);
+                }
+        }
+        profile_parsed_done(&parsed);
+        *ret = x;
         return 0;
 }
 

@@ -17,6 +17,26 @@ struct rootfs;
  * naming file and line for a bad one */
 int conf_power_source(const struct rootfs *rfs, char **ret_source, char **ret_where, struct xerror *ret_error);
 
+/* one [exclude DEVICE] section of idlecfg.conf: a device idlecfg leaves alone */
+struct conf_exclusion {
+        char *device;           /* as written: a sysfs path, PCI address, USB vendor:product or device name */
+        char *reason;           /* the administrator's */
+        char **knobs;           /* NULL-terminated names as written ("usb.autosuspend"); NULL: every knob */
+        char *file;             /* idlecfg.conf's name for messages */
+        unsigned line;          /* of the section header */
+        unsigned knobs_line;    /* of knobs =, 0 without */
+};
+struct conf_exclusions {
+        struct conf_exclusion *v;
+        size_t n;
+};
+/* the [exclude DEVICE] sections of idlecfg.conf, in file order (none without
+ * the file); -errno with a message naming file and line for a bad file or a
+ * section without reason =. The knob names are checked by the caller: this
+ * layer knows no knob. */
+int conf_exclusions(const struct rootfs *rfs, struct conf_exclusions *ret, struct xerror *ret_error);
+void conf_exclusions_done(struct conf_exclusions *x);
+
 int profile_select_rootfs(const struct rootfs *rfs, const char *cli_name, const char *chassis_type,
                           char **ret_name, char **ret_reason, struct xerror *ret_error);
 /* the same for a root given by its path (tests, tools) */

@@ -98,10 +98,30 @@ static void setting_done(struct setting *s)
         kv_free(&s->match);
 }
 
+const char *plan_warning_code(const struct plan *p, const char *w)
+{
+        for (size_t i = 0; i < p->warning_codes.n; i++)
+                if (streq(p->warning_codes.v[i].value, w))
+                        return p->warning_codes.v[i].key;
+        return "plan";
+}
+
 void plan_free(struct plan *p)
 {
         if (!p)
                 return;
+        for (size_t i = 0; i < p->n_exclusions; i++) {
+                struct plan_exclusion *x = &p->exclusions[i];
+                free(x->device);
+                free(x->where);
+                free(x->reason);
+                free(x->knobs);
+                for (size_t k = 0; k < x->n_matched; k++)
+                        free(x->matched[k]);
+                free(x->matched);
+        }
+        free(p->exclusions);
+        kv_free(&p->warning_codes);
         for (size_t i = 0; i < p->n; i++)
                 setting_done(&p->v[i]);
         free(p->v);

@@ -50,6 +50,17 @@ struct setting {
         struct kvlist match;
 };
 
+/* one [exclude DEVICE] section of idlecfg.conf, as the plan applied it */
+struct plan_exclusion {
+        char *device;           /* as written */
+        char *where;            /* FILE:LINE of its header */
+        char *reason;
+        char *knobs;            /* the knobs it names, as written; NULL: every knob */
+        char **matched;         /* the names of the devices it matched */
+        size_t n_matched;
+        const char *code;       /* its warning's code ("exclude-no-device"), NULL: none */
+};
+
 struct plan {
         char *profile;          /* the profile used */
         char *profile_reason;   /* why it was chosen */
@@ -65,6 +76,12 @@ struct plan {
         size_t n;
         char **warnings;        /* two tools fighting, hwdb warnings, ... */
         size_t n_warnings;
+        /* the code of a warning (key: "exclude-no-device", ...) -> its text;
+         * a warning not listed has none ("plan") */
+        struct kvlist warning_codes;
+        /* idlecfg.conf's [exclude DEVICE] sections (exclude.h), in file order */
+        struct plan_exclusion *exclusions;
+        size_t n_exclusions;
         /* how the target boots: where the kernel command line goes, which
          * step makes its boot artifacts again (root/bootscheme.h) */
         struct boot_info boot;
@@ -86,5 +103,7 @@ size_t plan_n_per_source(const struct plan *p);
 void plan_add_warning(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 /* the same, unless the plan already has this warning */
 void plan_warn_once(struct plan *p, const char *fmt, ...) _printf_(2, 3);
+/* the code of warning W (warning_codes), "plan" when it has none */
+const char *plan_warning_code(const struct plan *p, const char *w);
 void plan_free(struct plan *p);
 /* the plan for people (80 columns) and as JSON (schema in idlecfg(8)) */

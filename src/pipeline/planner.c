@@ -7,6 +7,7 @@
 #include "pipeline/planner.h"
 #include "pipeline/powertools.h"
 #include "db/profile-select.h"
+#include "pipeline/exclude.h"
 #include "root/rootfs.h"
 #include "root/target.h"
 
@@ -202,6 +203,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         struct hwdb *hwdb = NULL;
         struct modctx *own_mc = NULL;
         struct profile *profile = NULL;
+        struct conf_exclusions excl = {};
         struct plan *p;
         size_t n_warn;
         const struct xerror *warn;
@@ -218,8 +220,15 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                                           &why, &pe);
         if (r >= 0)
                 r = profile_load_rootfs(inv->rfs, knob_profile_schema(), o->profiles_dir, name, &profile, &pe);
+        /* idlecfg.conf's [exclude DEVICE] sections, whichever profile applies */
+        if (r >= 0)
+                r = conf_exclusions(inv->rfs, &excl, &pe);
+        if (r >= 0)
+                r = plan_exclude_check(&excl, &pe);
         if (r < 0) {
                 error_move(ret_error, &pe);
+                profile_free(profile);
+                conf_exclusions_done(&excl);
                 return r;
         }
         r = hwdb_load_rootfs_keys(inv->rfs, HWDB_FILES_REQUIRED, planner_hwdb_keys, &hwdb, &he);
@@ -235,6 +244,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         if (r < 0) {
                 error_move(ret_error, &he);
                 profile_free(profile);
+                conf_exclusions_done(&excl);
                 return r;
         }
         p = xcalloc(1, sizeof(*p));
@@ -284,6 +294,8 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 plan_battery(&c, profile, fam, n_fam);
         one_source(p, inv);
         warn_tools(&c);
+        plan_exclude(p, inv, &excl);
+        conf_exclusions_done(&excl);
 
         /* a module question found libkmod.so.2 (or the indexes) missing: the
          * answers it got are not the kernel's, and neither is this plan */
