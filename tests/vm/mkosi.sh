@@ -10,7 +10,7 @@
 # builder chooses it: /etc/idlecfg/idlecfg.conf ([main] profile =) in
 # mkosi.extra. mkosi applies the presets after the postinst scripts
 # ("systemctl preset-all"): the image's preset enables idlecfg-firstboot.service
-# and disables the rest, so that the image boots the units of the
+# (and systemd-pstore.service) and disables the rest, so that the image boots the units of the
 # debootstrapped baseline (Debian's own 90-systemd.preset would enable
 # systemd-networkd, which loads cfg80211 and rfkill, as image-flow.sh says).
 # image-flow.sh then boots the directory as it boots the host-built image.
@@ -96,7 +96,10 @@ mkosi_image_root() {
                    "$_b/ship/usr/share/idlecfg/integrations/mkosi/mkosi.finalize" "$_b/" || return 1
         rm -rf "$_b/ship"
         printf '[main]\nprofile = %s\n' "$_p" >"$_b/mkosi.extra/etc/idlecfg/idlecfg.conf"
-        printf 'enable idlecfg-firstboot.service\ndisable *\n' >"$_b/mkosi.extra/etc/systemd/system-preset/00-idlecfg-vm.preset"
+        # (systemd-pstore.service: enabled in the debootstrapped baseline, it
+        # loads efi_pstore, whose pstore_disable the comparison reads)
+        printf 'enable idlecfg-firstboot.service\nenable systemd-pstore.service\ndisable *\n' \
+                >"$_b/mkosi.extra/etc/systemd/system-preset/00-idlecfg-vm.preset"
         # the host's mirror, without the debug archive mkosi adds by default
         [ -n "${m:-}" ] || m=$(mirror)
         _suites=$suite
