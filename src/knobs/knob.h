@@ -51,6 +51,9 @@ struct knob_rule {
         /* how a service's file spells the words (NetworkManager's numbers),
          * "word=value|..."; NULL: as the plan does */
         const char *service_words;
+        /* the udev actions whose rule writes it, "add|bind": NULL is "add" (the
+         * kernel resets the attribute only when it adds the device again) */
+        const char *udev_actions;
 };
 
 /* the rule of KNOB, NULL for an unknown knob */
@@ -264,6 +267,8 @@ struct knob_family {
 #define RULE_RANGE(k, lo, hi, a, p) { k, KNOB_INT, NULL, lo, hi, a, p }
 /* a knob a service sets, whose file spells the words otherwise: SW is "word=value|..." */
 #define RULE_WORDS_SERVICE(k, w, p, sw) { k, KNOB_WORDS, w, 0, 0, NULL, p, NULL, sw }
+/* a sysfs attribute a driver sets again when it binds: the rule runs then too */
+#define RULE_WORDS_ACTIONS(k, w, a, act) { k, KNOB_WORDS, w, 0, 0, a, NULL, NULL, NULL, act }
 /* hwdb properties */
 #define PROP_WORDS(n, w, d) { n, KNOB_WORDS, w, false, 0, 0, d }
 #define PROP_LIST(n, w, d) { n, KNOB_WORDS, w, true, 0, 0, d }
@@ -281,6 +286,7 @@ void knob_i2c(struct planctx *c);
 void knob_nvme(struct planctx *c);
 void knob_suspend(struct planctx *c);
 void knob_kernel(struct planctx *c);
+void knob_wakeup(struct planctx *c);
 
 /* the /proc/sys file of sysctl KEY ("vm.dirty_writeback_centisecs" ->
  * /proc/sys/vm/dirty_writeback_centisecs); below $IDLECFG_TEST_PROC instead of
@@ -327,6 +333,7 @@ extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_s
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;
 extern const struct knob_family knob_family_kernel;
 extern const struct knob_family knob_family_wifi, knob_family_network, knob_family_bluetooth;
+extern const struct knob_family knob_family_wakeup;
 
 /* the target kernel's config (knob_input_path()'s "%k"), and how much of it is read */
 #define KCONFIG_PATH "/boot/config-%k"
