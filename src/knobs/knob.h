@@ -212,6 +212,27 @@ struct knob_input {
  * KERNEL is NULL (the file is the unknown kernel's) */
 char *knob_input_path(const char *path, const char *kernel);
 
+/* verify and measure: a platform prerequisite of deep idle on a machine that
+ * suspends to idle. The family knows what to look for and what its absence
+ * costs; the engine answers the questions about the running system (SYS)
+ * and returns the verdicts, the cli prints them. */
+struct prereq_sys {
+        /* is a device of BUS ("platform") bound to DRIVER (/sys/bus/BUS/devices/ * /driver)? */
+        bool (*bound)(const char *bus, const char *driver);
+        /* is DRIVER registered on BUS (/sys/bus/BUS/drivers/DRIVER)? */
+        bool (*registered)(const char *bus, const char *driver);
+};
+struct knob_prereq {
+        const char *name;               /* "pmc", "pciehp": for JSON and the monitoring formats */
+        /* <0: does not apply here; 0: met; >0: missing, *ret_what (free it)
+         * names what is missing and what it costs (translated) */
+        int (*check)(const struct inventory *inv, const struct plan *p, const struct prereq_sys *sys,
+                     char **ret_what);
+};
+/* does this machine suspend to idle (/sys/power/mem_sleep has [s2idle] as its
+ * default, or offers no deep)? False where mem_sleep is unknown */
+bool knob_suspends_to_idle(const struct inventory *inv);
+
 struct knob_family {
         const char *name;               /* "sata" */
         const char *section;            /* its profile section, NULL if it has none */
@@ -250,6 +271,9 @@ struct knob_family {
         /* refresh: the root's files the plan function reads (see above) */
         const struct knob_input *inputs;
         size_t n_inputs;
+        /* verify, measure: the platform's prerequisites of deep idle */
+        const struct knob_prereq *prereqs;
+        size_t n_prereqs;
         void (*plan)(struct planctx *c);
 };
 
