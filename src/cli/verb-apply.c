@@ -172,16 +172,7 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
                 json_end_object(&j);
         }
         json_end_array(&j);
-        json_key(&j, "prerequisites");
-        json_begin_array(&j);
-        for (size_t i = 0; i < r->n_prereqs; i++) {
-                json_begin_object(&j);
-                json_kv_string(&j, "name", r->prereqs[i].name);
-                json_kv_bool(&j, "met", r->prereqs[i].met);
-                json_kv_string(&j, "what", r->prereqs[i].what);
-                json_end_object(&j);
-        }
-        json_end_array(&j);
+        verify_prereqs_json(&j, r->prereqs, r->n_prereqs);
         json_key(&j, "residency");
         json_begin_array(&j);
         for (size_t i = 0; i < _M_RES_MAX; i++) {
@@ -197,6 +188,20 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
         next_steps_print_json(steps, &j);
         json_end_object(&j);
         json_finish(&j);
+}
+
+void verify_prereqs_json(struct json *j, const struct verify_prereq *v, size_t n)
+{
+        json_key(j, "prerequisites");
+        json_begin_array(j);
+        for (size_t i = 0; i < n; i++) {
+                json_begin_object(j);
+                json_kv_string(j, "name", v[i].name);
+                json_kv_bool(j, "met", v[i].met);
+                json_kv_string(j, "what", v[i].what);
+                json_end_object(j);
+        }
+        json_end_array(j);
 }
 
 void verify_print_prereqs(const struct verify_prereq *v, size_t n, FILE *out)

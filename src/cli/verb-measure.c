@@ -527,16 +527,7 @@ int measure_verb(const struct measure_request *q, const struct plan *p, const st
                 json_kv_int(&j, "schema", 1);
                 json_kv_string(&j, "profile", p ? p->profile : NULL);
                 print_json_body(&j, r);
-                json_key(&j, "prerequisites");
-                json_begin_array(&j);
-                for (size_t i = 0; i < n_pre; i++) {
-                        json_begin_object(&j);
-                        json_kv_string(&j, "name", pre[i].name);
-                        json_kv_bool(&j, "met", pre[i].met);
-                        json_kv_string(&j, "what", pre[i].what);
-                        json_end_object(&j);
-                }
-                json_end_array(&j);
+                verify_prereqs_json(&j, pre, n_pre);
                 json_end_object(&j);
                 json_finish(&j);
         } else {

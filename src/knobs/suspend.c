@@ -68,26 +68,25 @@ void knob_suspend(struct planctx *c)
 /* the PMC driver of the CPU's vendor: AMD's tells the SoC's power
  * controller to enter its sleep state at s2idle (without it, no hardware
  * sleep); Intel's reads the S0ix residency and the low-power-mode status */
+static const struct { const char *vendor, *driver, *cost; } pmc_drivers[] = {
+        { "AMD", "amd_pmc",
+          N_("amd_pmc is not bound to the SoC's power management controller: at s2idle nobody tells the SoC to "
+             "enter its hardware sleep state (S0i3), so the machine never reaches it") },
+        { "Intel", "intel_pmc_core",
+          N_("intel_pmc_core is not bound: the S0ix residency counter (pmc_core/slp_s0_residency_usec) and the "
+             "low-power-mode status are gone, so a machine that misses S0ix cannot tell") },
+};
+
 static int pmc(const struct inventory *inv, const struct plan *p, const struct prereq_sys *sys, char **ret)
 {
         const char *v = kv_get(&inv->platform, "cpu_vendor");
 
-        if (!knob_suspends_to_idle(inv))
-                return -1;
-        if (streq_ptr(v, "AMD")) {
-                if (sys->bound("platform", "amd_pmc"))
+        for (size_t i = 0; knob_suspends_to_idle(inv) && i < ELEMENTSOF(pmc_drivers); i++) {
+                if (!streq_ptr(v, pmc_drivers[i].vendor))
+                        continue;
+                if (sys->bound("platform", pmc_drivers[i].driver))
                         return 0;
-                *ret = xstrdup(_("amd_pmc is not bound to the SoC's power management controller: at s2idle nobody "
-                                 "tells the SoC to enter its hardware sleep state (S0i3), so the machine never "
-                                 "reaches it"));
-                return 1;
-        }
-        if (streq_ptr(v, "Intel")) {
-                if (sys->bound("platform", "intel_pmc_core"))
-                        return 0;
-                *ret = xstrdup(_("intel_pmc_core is not bound: the S0ix residency counter "
-                                 "(pmc_core/slp_s0_residency_usec) and the low-power-mode status are gone, so a "
-                                 "machine that misses S0ix cannot tell"));
+                *ret = xstrdup(_(pmc_drivers[i].cost));
                 return 1;
         }
         return -1;
