@@ -10,7 +10,7 @@
 # source an entry names: nothing, not even a skip.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 10
+plan 11
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -83,6 +83,18 @@ keep() {
                 nothing_elsewhere keep && ! grep -q wakeup "$(out msi-claw keep udev)"
 }
 check "spurious = keep: nothing planned, msi-claw's port skipped naming the profile line and the entry, no rule" keep
+
+# apply, verify and rollback on msi-claw's recording: the port's wakeup goes
+# to disabled, verify finds it so, rollback puts enabled back
+live() {
+        run_machine "$(machine_dir msi-claw)" sh -c '
+                w=/sys/devices/platform/i8042/serio0/power/wakeup
+                "$1" apply --profile disable --root "$2" --kernel "$3" >/dev/null 2>&1; echo "apply $? $(cat $w)"
+                "$1" verify --profile disable --root "$2" --kernel "$3" 2>&1 | grep -c "^  drift *wakeup" | sed "s/^/drift /"
+                "$1" rollback --root "$2" >/dev/null 2>&1; echo "rollback $? $(cat $w)"' sh "$IDLECFG" "$tmp/msi-claw-root" "$KVER" >"$tmp/live"
+        [ "$(cat "$tmp/live")" = "$(printf 'apply 0 disabled\ndrift 0\nrollback 0 enabled')" ] || { cat "$tmp/live"; return 1; }
+}
+check "apply writes disabled to msi-claw's port, verify finds no drift, rollback puts enabled back" live
 
 M="unknown value 'maybe' for [wakeup] spurious"
 check "a word spurious does not take: refused, file and line" refused_word bad wakeup spurious "$M; valid: disable, keep"

@@ -100,7 +100,8 @@ static const struct profile_key keys[] = {
 };
 
 static const struct knob_rule rules[] = {
-        RULE_WORDS_ACTIONS(K_WAKEUP, "disabled", "power/wakeup", "add|bind|change"),
+        /* enabled: the value rollback puts back */
+        RULE_WORDS_ACTIONS(K_WAKEUP, "disabled|enabled", "power/wakeup", "add|bind|change"),
 };
 
 static const struct knob_property properties[] = {
