@@ -245,3 +245,15 @@ power_save = on
 # keep: the driver's and firmware's setting. Turning it off removes a feature someone may
 # have set up (remote wake, management); laptops rarely wake by LAN, so powersave does it.
 wake_on_lan = keep
+
+[wakeup]
+# spurious = disable | keep
+#   disable  power/wakeup = disabled for the wake sources an hwdb entry names spurious
+#            (IDLECFG_WAKEUP=disabled: an MSI Claw's i8042 volume buttons, the IDEA5002 I2C
+#            HID device), written when the device is added, bound or changed. Nothing else:
+#            the keyboard, the lid and the power button keep waking the machine, whatever
+#            an entry says.
+#   keep     the kernel's wakeup settings stay.
+# disable: a machine that wakes in a bag loses more than any runtime setting saves; the
+# entries name only devices no user wakes the machine with.
+spurious = disable

@@ -53,3 +53,6 @@ power_save = keep
 
 [network]
 wake_on_lan = keep
+
+[wakeup]
+spurious = keep

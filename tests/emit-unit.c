@@ -202,6 +202,7 @@ static const struct case_ cases[] = {
         { "wifi.power_save", { "on", "off" }, { "3", "2", "ON", "on off", "ignore", "default" } },
         { "wifi.driver_power_save", { "0", "1", "2", "3" }, { "4", "-1", "01", "Y" } },
         { "network.wake_on_lan", { "off" }, { "on", "g", "d", "magic", "OFF" } },
+        { "wakeup.device", { "disabled", "enabled" }, { "0", "Disabled", "auto" } },
 };
 
 /* hostile bytes every knob must refuse */

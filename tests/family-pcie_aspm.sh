@@ -4,10 +4,12 @@
 # word and the tmpfiles line of the policy, the per-link L1 substate files of
 # the devices an hwdb entry names (a test entry in the roots' /etc/udev/hwdb.d
 # for two functions of intel-laptop: its deny beats its allow), per-source
-# values and the refusals
+# values and the refusals. amd-laptop suspends to idle: a policy other than
+# default goes on its links instead (amd-debug-tools fails any other), unless
+# an IDLECFG_ASPM_POLICY=allow entry names the machine (a copy, amd-allow).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 13
+plan 15
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -25,9 +27,20 @@ pci:v00008086d00002725sv*sd*bc*sc*i*
  IDLECFG_ASPM_DENY=l1_2
  IDLECFG_ASPM_DENY_REASON=family test deny
 HWDB
+        [ "$2" = amd-allow ] || return 0
+        cat >>"$1/etc/udev/hwdb.d/99-family-aspm.hwdb" <<'HWDB'
+
+# amd-laptop's board: its vendor documents a policy (a test entry)
+dmi:*:svnASUSTeKCOMPUTERINC.:pnVivobook_ASUSLaptopM3500QA_M3500QA:*
+ IDLECFG_ASPM_POLICY=allow
+ IDLECFG_ASPM_POLICY_REASON=family test policy allowed
+HWDB
 }
+mkdir -p "$tmp/machines/amd-allow"
+cp -R "$TESTS_DATA/machines/amd-laptop/." "$tmp/machines/amd-allow/"
+FAMILY_MACHINES="$FAMILY_MACHINES amd-allow"
 for v in default performance powersave powersupersave; do
-        value "$v" pcie_aspm policy "$v" cmdline tmpfiles
+        value "$v" pcie_aspm policy "$v" cmdline tmpfiles udev
 done
 value keep pcie_aspm policy keep cmdline tmpfiles
 value src pcie_aspm policy "ac:default battery:powersupersave" tmpfiles
@@ -39,12 +52,15 @@ plan_all
 K=pcie_aspm.policy
 L=pcie_aspm.link
 
-# policy VALUE: on the three machines with PCIe ports, pcie_aspm.policy=VALUE
-# on the command line and in tmpfiles, from the profile line; the VM skipped
+# policy VALUE: on the machines with PCIe ports, pcie_aspm.policy=VALUE on
+# the command line and in tmpfiles, from the profile line (amd-laptop, which
+# suspends to idle, only with default or its hwdb entry); the VM skipped
 policy() {
         ok_plans "$1" || return 1
         _r=$(reason_of "$1" pcie_aspm policy "$1")
-        for _m in amd-laptop desktop-sata intel-laptop; do
+        _ms="amd-allow desktop-sata intel-laptop"
+        [ "$1" != default ] || _ms="$_ms amd-laptop"
+        for _m in $_ms; do
                 rows "$1" $K $_m | cut -d'|' -f5- >"$tmp/r"
                 printf '|pcie_aspm|policy|%s|||cmdline|%s\n|pcie_aspm|policy|%s|||tmpfiles|%s; at run time too (the write fails where the firmware denies the OS ASPM control)\n' \
                         "$1" "$_r" "$1" "$_r" >"$tmp/w"
@@ -59,15 +75,47 @@ policy() {
 for v in default performance powersave powersupersave; do
         check "policy = $v: pcie_aspm.policy=$v on the command line and in tmpfiles.d; the VM (no PCIe port) skipped" policy $v
 done
+AMD="an AMD machine that suspends to idle (/sys/power/mem_sleep: [s2idle]): AMD's s2idle checker (amd-debug-tools) fails any pcie_aspm policy but default, so the policy stays and each link gets its states"
+# amd_links VALUE STATES BIT: on amd-laptop the policy is a skip saying why,
+# and every link file of STATES that exists gets BIT, with the profile's
+# reason and why; no command-line word, no tmpfiles line
+amd_links() {
+        [ "$(rows "$1" $K amd-laptop | cut -d'|' -f8,12)" = "|skipped: $AMD" ] || { rows "$1" $K amd-laptop; return 1; }
+        ! grep -q pcie_aspm "$(out amd-laptop "$1" cmdline)" "$(out amd-laptop "$1" tmpfiles)" || return 1
+        python3 - "$TESTS_DATA/machines/amd-laptop/machine.umockdev" "$2" "$3" "$(reason_of "$1" pcie_aspm policy "$1"), per link: $AMD" \
+                >"$tmp/aw" <<'PY'
+import sys
+states = sys.argv[2].split(",")
+dev = None
+for l in open(sys.argv[1]):
+    l = l.rstrip("\n")
+    if l.startswith("P: "):
+        dev = l[3:].rsplit("/", 1)[1]
+    elif l.startswith("A: link/") and dev and dev.startswith("0000:"):
+        f = l[3:].split("=", 1)[0]
+        if f[len("link/"):].replace("_aspm", "") in states:
+            print("%s|%s|%s|udev|%s" % (dev, f, sys.argv[3], sys.argv[4]))
+PY
+        rows "$1" $L amd-laptop | cut -d'|' -f3,5,8,11,12 | sort >"$tmp/ag"
+        sort "$tmp/aw" | diff -u - "$tmp/ag"
+}
+amd_s2idle() {
+        amd_links powersupersave l0s,l1,l1_1,l1_2,l1_1_pcipm,l1_2_pcipm,clkpm 1 &&
+                amd_links powersave l0s,l1,clkpm 1 && amd_links performance l0s,l1,l1_1,l1_2,l1_1_pcipm,l1_2_pcipm,clkpm 0 &&
+                [ -n "$(rows powersave $L amd-laptop)" ] && [ -z "$(rows powersave $L amd-allow)" ]
+}
+check "amd-laptop suspends to idle: a policy other than default is a skip saying why, its states go on each link that has the file (no word, no tmpfiles line)" amd_s2idle
+check "the per-link rows of an AMD s2idle machine are udev rules writing exactly those files" udev_rules powersupersave $L
 check "policy = keep: nothing planned, no command-line word, no tmpfiles line" kept keep $K pcie_aspm policy cmdline tmpfiles
 src_policy() {
         ok_plans src || return 1
         # both rows switch (the parameter is writable under /sys/module at run
         # time); the files install writes hold the AC value
         planned src $K | cut -d'|' -f1,8-11 >"$tmp/s"
-        for _m in amd-laptop desktop-sata intel-laptop; do
-                # no battery in desktop-sata: one source, the AC value alone (#33)
-                if one_source $_m; then
+        for _m in amd-laptop desktop-sata intel-laptop amd-allow; do
+                # no battery in desktop-sata: one source, the AC value alone (#33);
+                # amd-laptop writes no policy on battery (s2idle): default on both
+                if one_source $_m || [ $_m = amd-laptop ]; then
                         printf '%s|default|||%s\n' $_m cmdline $_m tmpfiles
                 else
                         printf '%s|default|default|powersupersave|%s\n' $_m cmdline $_m tmpfiles

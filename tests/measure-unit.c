@@ -449,6 +449,65 @@ static void test_missing(void)
         }
 }
 
+/* /sys/power/suspend_stats and pm_wakeup_irq across a run (#36): one cycle,
+ * its hardware sleep, the IRQ that woke it; a run of 71 minutes or more
+ * (last_hw_sleep wraps); no cycle; amd_pmc's S0i3 residency */
+static void test_suspend(void)
+{
+        _cleanup_free_ char *sys = xasprintf("%s/susp/sys", base), *proc = xasprintf("%s/susp/proc", base);
+        struct measure_env env = { .sys = sys, .proc = proc };
+        struct measure_clock clk = { .now = fake_now, .wait = fake_wait };
+        struct measure_sample *a = NULL, *b = NULL, *c = NULL;
+        struct measure_result *r = NULL;
+
+        put("/susp/sys/devices/.keep", "");
+        putf("/susp/sys/power/suspend_stats/success", 3);
+        putf("/susp/sys/power/suspend_stats/last_hw_sleep", 1000);
+        putf("/susp/sys/power/suspend_stats/total_hw_sleep", 5000000);
+        put("/susp/sys/power/suspend_stats/last_failed_dev", "\n");
+        put("/susp/sys/kernel/debug/amd_pmc/s0ix_stats",
+            "=== S0ix statistics ===\nS0ix Entry Time: 10\nS0ix Exit Time: 20\nResidency Time: 1000000\n");
+        put("/susp/proc/interrupts", "           CPU0\n  9:          4   IO-APIC   9-fasteoi   acpi\n");
+        fake_us = 0;
+        ok(measure_sample(&env, &clk, &a) == 0, "suspend: first sample");
+        putf("/susp/sys/power/suspend_stats/success", 4);
+        putf("/susp/sys/power/suspend_stats/last_hw_sleep", 9500000);
+        putf("/susp/sys/power/suspend_stats/total_hw_sleep", 14500000);
+        putf("/susp/sys/power/pm_wakeup_irq", 9);
+        put("/susp/sys/power/suspend_stats/last_failed_dev", "0000:00:14.0\n");
+        put("/susp/sys/kernel/debug/amd_pmc/s0ix_stats",
+            "=== S0ix statistics ===\nS0ix Entry Time: 10\nS0ix Exit Time: 20\nResidency Time: 10400000\n");
+        put("/susp/proc/interrupts", "           CPU0\n  9:          6   IO-APIC   9-fasteoi   acpi\n");
+        measure_wait(&clk, 600000);
+        ok(measure_sample(&env, &clk, &b) == 0, "suspend: second sample, 10 minutes later");
+        measure_diff(a, b, NULL, NULL, &r);
+        ok(r->susp.have_cycles && r->susp.cycles == 1, "one suspend cycle during the run (success 3 -> 4)");
+        ok(r->susp.have_last_hw_sleep && r->susp.last_hw_sleep_us == 9500000 && !r->susp.hw_sleep_wraps,
+           "a run under 71 minutes: the last cycle's hardware sleep, 9.5 s");
+        ok(r->susp.total_hw_sleep_us.err == 0 && r->susp.total_hw_sleep_us.v == 9500000, "total_hw_sleep: +9.5 s");
+        ok(r->susp.have_wakeup_irq && r->susp.wakeup_irq == 9 && r->susp.wakeup_irq_line &&
+           streq(r->susp.wakeup_irq_line->desc, "IO-APIC 9-fasteoi acpi"),
+           "the last wake: IRQ 9 with its /proc/interrupts line");
+        ok(streq_ptr(r->susp.last_failed_dev, "0000:00:14.0") && !a->susp.last_failed_dev,
+           "last_failed_dev: the second sample's, an empty one is none");
+        ok(r->susp.amd_s0ix_us.err == 0 && r->susp.amd_s0ix_us.v == 9400000, "amd_pmc S0i3 residency: +9.4 s");
+        measure_result_free(r);
+        putf("/susp/sys/power/suspend_stats/success", 5);
+        measure_wait(&clk, 71u * 60u * 1000u);
+        ok(measure_sample(&env, &clk, &c) == 0, "suspend: a third sample, 71 minutes later");
+        measure_diff(b, c, NULL, NULL, &r);
+        ok(r->susp.cycles == 1 && !r->susp.have_last_hw_sleep && r->susp.hw_sleep_wraps,
+           "a run of 71 minutes: last_hw_sleep is not used (it wraps)");
+        measure_result_free(r);
+        measure_diff(c, c, NULL, NULL, &r);
+        ok(r->susp.have_cycles && r->susp.cycles == 0 && !r->susp.have_last_hw_sleep && !r->susp.have_wakeup_irq,
+           "no cycle: no last sleep, no last wake");
+        measure_result_free(r);
+        measure_sample_free(a);
+        measure_sample_free(b);
+        measure_sample_free(c);
+}
+
 int main(void)
 {
         if (!mkdtemp(base)) {
@@ -459,6 +518,7 @@ int main(void)
         test_sample_and_diff();
         test_interrupts();
         test_missing();
+        test_suspend();
         {
                 _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", base);
                 if (system(cmd) != 0)

@@ -127,7 +127,7 @@ static void test_format(void)
         check_bad("long-section", 1, "section name too long (50 characters, limit 49)");
         check_bad("section-49", 1,
                   "unknown section [sssssssssssssssssssssssssssssssssssssssssssssssss]; valid: profile, pci, pcie_aspm, "
-                  "sata, usb, bluetooth, audio, gpu, i2c, nvme, suspend, kernel, wifi, network");
+                  "sata, usb, bluetooth, audio, gpu, i2c, nvme, suspend, kernel, wifi, network, wakeup");
         check_bad("long-key", 2, "key name too long (50 characters, limit 49)");
         check_bad("inline-semicolon", 3,
                   "';' inside a line: inline comments are not supported; put the comment on a line of its own");
@@ -141,7 +141,7 @@ static void test_format(void)
         check_bad("section-unterminated", 1, "missing ']' in section header");
         check_bad("unknown-section", 4,
                   "unknown section [usbb]; valid: profile, pci, pcie_aspm, sata, usb, bluetooth, audio, gpu, i2c, nvme, "
-                  "suspend, kernel, wifi, network");
+                  "suspend, kernel, wifi, network, wakeup");
         check_bad("key-before-section", 3, "key 'autosuspend' before the first [section]");
         check_bad("continuation", 3,
                   "indented line: continuation lines are not supported; start sections and keys at the beginning of the line");
@@ -260,7 +260,7 @@ static void test_schema(void)
                 if (!has && !(k[i].choices && streq(k[i].choices[0], "yes") && streq(k[i].choices[1], "no")))
                         all_have_keep = false, printf("# [%s] %s has no keep\n", k[i].section, k[i].key);
         }
-        ok(nk == 23 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
+        ok(nk == 24 && all_have_keep, "schema: %zu knob keys, each can be left alone", nk);
 
         ok(profile_name_valid("balanced") && profile_name_valid("my-laptop_2") && !profile_name_valid("") &&
            !profile_name_valid("../x") && !profile_name_valid("a/b") && !profile_name_valid(".hidden") &&

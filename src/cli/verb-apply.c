@@ -172,6 +172,7 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
                 json_end_object(&j);
         }
         json_end_array(&j);
+        verify_prereqs_json(&j, r->prereqs, r->n_prereqs);
         json_key(&j, "residency");
         json_begin_array(&j);
         for (size_t i = 0; i < _M_RES_MAX; i++) {
@@ -187,6 +188,35 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
         next_steps_print_json(steps, &j);
         json_end_object(&j);
         json_finish(&j);
+}
+
+void verify_prereqs_json(struct json *j, const struct verify_prereq *v, size_t n)
+{
+        json_key(j, "prerequisites");
+        json_begin_array(j);
+        for (size_t i = 0; i < n; i++) {
+                json_begin_object(j);
+                json_kv_string(j, "name", v[i].name);
+                json_kv_bool(j, "met", v[i].met);
+                json_kv_string(j, "what", v[i].what);
+                json_end_object(j);
+        }
+        json_end_array(j);
+}
+
+void verify_print_prereqs(const struct verify_prereq *v, size_t n, FILE *out)
+{
+        size_t missing = 0;
+
+        if (!n)
+                return;
+        for (size_t i = 0; i < n; i++)
+                missing += !v[i].met;
+        fprintf(out, _("Deep-idle prerequisites (the machine suspends to idle): %zu met, %zu missing\n"), n - missing,
+                missing);
+        for (size_t i = 0; i < n; i++)
+                if (!v[i].met)
+                        fprintf(out, "  %s: %s\n", v[i].name, v[i].what);
 }
 
 void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps, bool json,
@@ -236,6 +266,7 @@ void verify_print(const struct verify_result *r, const struct plan *p, const str
                 else
                         fputc('\n', out);
         }
+        verify_print_prereqs(r->prereqs, r->n_prereqs, out);
         for (size_t i = 0; i < _M_RES_MAX; i++)
                 if (r->residency[i].have)
                         fprintf(out, _("Residency %s: %llu (+%llu in 0.25 s)\n"), verify_residency_names[i],

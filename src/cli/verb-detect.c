@@ -141,6 +141,7 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
                                                    strempty(kv_get(p, "virtualization_source")));
                 print_pair(f, "virtual", v);
         }
+        print_pair(f, "mem_sleep", kv_get(p, "mem_sleep"));
         {
                 _cleanup_free_ char *k = inv->kernel ? xasprintf("%s (%s)", inv->kernel, strempty(inv->kernel_reason))
                                                      : xstrdup(_("unknown"));

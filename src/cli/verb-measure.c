@@ -3,6 +3,8 @@
 
 #include "base/json.h"
 #include "engine/measure.h"
+#include "engine/verify.h"
+#include "cli/verb-apply.h"
 #include "cli/verb-measure.h"
 
 #define EXIT_FAIL 3
@@ -258,6 +260,34 @@ static void print_counts(const struct measure_result *r, int verbose, FILE *out)
         }
 }
 
+/* the suspend cycles of the run, the platform's deep-idle residency beside them */
+static void print_suspend(const struct measure_result *r, FILE *out)
+{
+        const struct measure_suspend *s = &r->susp;
+
+        if (s->have_cycles)
+                fprintf(out, _("Suspend cycles during the run: %llu (/sys/power/suspend_stats/success)\n"), s->cycles);
+        if (s->have_last_hw_sleep)
+                fprintf(out, _("  hardware sleep in the last cycle: %.1f s (suspend_stats/last_hw_sleep)\n"),
+                        (double) s->last_hw_sleep_us / 1e6);
+        else if (s->hw_sleep_wraps)
+                fprintf(out, _("  hardware sleep in the last cycle: not shown: the run is 71 minutes or longer, "
+                               "where suspend_stats/last_hw_sleep wraps\n"));
+        if (s->cycles && s->total_hw_sleep_us.err == 0)
+                fprintf(out, _("  hardware sleep in all cycles: %.1f s (suspend_stats/total_hw_sleep)\n"),
+                        (double) s->total_hw_sleep_us.v / 1e6);
+        if (s->have_wakeup_irq)
+                fprintf(out, _("  last wake: IRQ %llu%s%s%s (/sys/power/pm_wakeup_irq)\n"), s->wakeup_irq,
+                        s->wakeup_irq_line ? " (" : "", s->wakeup_irq_line ? strempty(s->wakeup_irq_line->desc) : "",
+                        s->wakeup_irq_line ? ")" : "");
+        if (s->last_failed_dev)
+                fprintf(out, _("  last device that failed to suspend: %s (suspend_stats/last_failed_dev)\n"),
+                        s->last_failed_dev);
+        if (s->amd_s0ix_us.err == 0)
+                fprintf(out, _("AMD PMC S0i3 residency: +%.1f s (/sys/kernel/debug/amd_pmc/s0ix_stats)\n"),
+                        (double) s->amd_s0ix_us.v / 1e6);
+}
+
 static void print_text(const struct measure_result *r, int verbose, FILE *out)
 {
         fprintf(out, _("Measured %.1f s.\n"), (double) r->interval_us / 1e6);
@@ -266,6 +296,7 @@ static void print_text(const struct measure_result *r, int verbose, FILE *out)
         print_residency(r, out);
         print_energy(r, out);
         print_counts(r, verbose, out);
+        print_suspend(r, out);
 }
 
 /* ---- JSON (schema in idlecfg(8), section MEASURE JSON) ---- */
@@ -422,6 +453,17 @@ static void print_json_body(struct json *j, const struct measure_result *r)
         }
         json_end_array(j);
         json_end_object(j);
+
+        json_key(j, "suspend");
+        json_begin_object(j);
+        json_kv_int_or_null(j, "cycles", r->susp.have_cycles, (long long) r->susp.cycles);
+        json_kv_int_or_null(j, "last_hw_sleep_us", r->susp.have_last_hw_sleep, (long long) r->susp.last_hw_sleep_us);
+        json_kv_value_or_null(j, "total_hw_sleep_us", &r->susp.total_hw_sleep_us);
+        json_kv_int_or_null(j, "wakeup_irq", r->susp.have_wakeup_irq, (long long) r->susp.wakeup_irq);
+        json_kv_string(j, "wakeup_irq_name", r->susp.wakeup_irq_line ? r->susp.wakeup_irq_line->desc : NULL);
+        json_kv_string(j, "last_failed_dev", r->susp.last_failed_dev);
+        json_kv_value_or_null(j, "amd_s0ix_us", &r->susp.amd_s0ix_us);
+        json_end_object(j);
 }
 
 /* ---- sampling ---- */
@@ -466,6 +508,8 @@ int measure_verb(const struct measure_request *q, const struct plan *p, const st
         struct session ss;
         struct measure_sample *a = NULL, *b = NULL;
         struct measure_result *r = NULL;
+        struct verify_prereq *pre = NULL;
+        size_t n_pre = 0;
 
         session_init(&ss);
         if (!q->json)
@@ -474,6 +518,8 @@ int measure_verb(const struct measure_request *q, const struct plan *p, const st
         if (measure_once(&ss, q->seconds, &a, &b) < 0)
                 return EXIT_FAIL;
         measure_diff(a, b, p, inv, &r);
+        if (inv)
+                verify_prereqs(inv, p, &pre, &n_pre);
         if (q->json) {
                 struct json j;
                 json_init(&j, stdout);
@@ -481,10 +527,14 @@ int measure_verb(const struct measure_request *q, const struct plan *p, const st
                 json_kv_int(&j, "schema", 1);
                 json_kv_string(&j, "profile", p ? p->profile : NULL);
                 print_json_body(&j, r);
+                verify_prereqs_json(&j, pre, n_pre);
                 json_end_object(&j);
                 json_finish(&j);
-        } else
+        } else {
                 print_text(r, q->verbose, stdout);
+                verify_print_prereqs(pre, n_pre, stdout);
+        }
+        verify_prereqs_free(pre, n_pre);
         measure_result_free(r);
         measure_sample_free(a);
         measure_sample_free(b);

@@ -436,6 +436,44 @@ struct m_value measure_read_residency(const char *sys, unsigned i)
         return dfd < 0 ? (struct m_value) { .err = -errno } : read_number_at(dfd, strrchr(p, '/') + 1);
 }
 
+/* "Residency Time: N" of amd_pmc's debugfs s0ix_stats */
+static struct m_value amd_s0ix(const struct measure_env *env)
+{
+        _cleanup_free_ char *text = NULL;
+        int r = sample_file(env->sys, "/kernel/debug/amd_pmc/s0ix_stats", &text);
+        const char *at;
+        char *end;
+        unsigned long long v;
+
+        if (r < 0)
+                return (struct m_value) { .err = r };
+        at = strstr(text, "Residency Time:");
+        if (!at)
+                return (struct m_value) { .err = -EBADMSG };
+        errno = 0;
+        v = strtoull(at + strlen("Residency Time:"), &end, 10);
+        if (errno || end == at + strlen("Residency Time:"))
+                return (struct m_value) { .err = -EBADMSG };
+        return (struct m_value) { .v = v };
+}
+
+static void sample_suspend(const struct measure_env *env, struct m_suspend *s)
+{
+        _cleanup_close_ int pfd = open_dir(env->sys, "/power");
+        _cleanup_close_ int sfd = open_dir(env->sys, "/power/suspend_stats");
+
+        s->success = sfd < 0 ? (struct m_value) { .err = sfd } : read_number_at(sfd, "success");
+        s->last_hw_sleep = sfd < 0 ? (struct m_value) { .err = sfd } : read_number_at(sfd, "last_hw_sleep");
+        s->total_hw_sleep = sfd < 0 ? (struct m_value) { .err = sfd } : read_number_at(sfd, "total_hw_sleep");
+        s->wakeup_irq = pfd < 0 ? (struct m_value) { .err = pfd } : read_number_at(pfd, "pm_wakeup_irq");
+        s->last_failed_dev = sfd < 0 ? NULL : read_string_at(sfd, "last_failed_dev");
+        if (s->last_failed_dev && !*strstrip(s->last_failed_dev)) {
+                free(s->last_failed_dev);
+                s->last_failed_dev = NULL;
+        }
+        s->amd_s0ix_us = amd_s0ix(env);
+}
+
 int measure_sample(const struct measure_env *env, const struct measure_clock *c, struct measure_sample **ret)
 {
         struct measure_sample *s = xcalloc(1, sizeof(*s));
@@ -476,6 +514,7 @@ int measure_sample(const struct measure_env *env, const struct measure_clock *c,
                         s->wakeup_err = r < 0 ? r : parse_wakeup_sources(text, s);
                 }
         }
+        sample_suspend(env, &s->susp);
         *ret = s;
         return 0;
 }
@@ -522,5 +561,6 @@ void measure_sample_free(struct measure_sample *s)
         free(s->bats);
         counts_free(s->irqs, s->n_irqs);
         counts_free(s->wakeups, s->n_wakeups);
+        free(s->susp.last_failed_dev);
         free(s);
 }

@@ -69,6 +69,18 @@ extern const char *const measure_residency_paths[_M_RES_MAX];
  * reader of measure and verify */
 struct m_value measure_read_residency(const char *sys, unsigned i);
 
+/* /sys/power: the suspend cycles and what the kernel says of the last one */
+struct m_suspend {
+        struct m_value success;         /* suspend_stats/success: cycles so far */
+        struct m_value last_hw_sleep;   /* suspend_stats/last_hw_sleep, us in hardware sleep in the last cycle */
+        struct m_value total_hw_sleep;  /* suspend_stats/total_hw_sleep, us */
+        struct m_value wakeup_irq;      /* pm_wakeup_irq: the IRQ that woke the last cycle */
+        char *last_failed_dev;          /* suspend_stats/last_failed_dev, NULL if empty or absent */
+        /* amd_pmc's S0i3 residency, us ("Residency Time:" of
+         * /sys/kernel/debug/amd_pmc/s0ix_stats, where debugfs is readable) */
+        struct m_value amd_s0ix_us;
+};
+
 struct measure_sample {
         uint64_t t_us;
         struct m_dev *devs;             /* sorted by devpath */
@@ -88,6 +100,7 @@ struct measure_sample {
         const char *wakeup_from;        /* "/sys/class/wakeup", "/sys/kernel/debug/wakeup_sources" */
         struct m_count *wakeups;
         size_t n_wakeups;
+        struct m_suspend susp;
 };
 
 /* /proc/interrupts: a header of CPU columns, then "LABEL: n n ... description";

@@ -334,6 +334,39 @@ static void diff_energy(const struct measure_sample *a, const struct measure_sam
         }
 }
 
+static struct m_value value_delta(struct m_value a, struct m_value b)
+{
+        if (a.err < 0 || b.err < 0)
+                return (struct m_value) { .err = a.err < 0 ? a.err : b.err };
+        return (struct m_value) { .v = b.v >= a.v ? b.v - a.v : 0 };
+}
+
+static void diff_suspend(const struct measure_sample *a, const struct measure_sample *b, struct measure_result *r)
+{
+        struct measure_suspend *s = &r->susp;
+
+        s->have_cycles = a->susp.success.err == 0 && b->susp.success.err == 0;
+        s->cycles = s->have_cycles && b->susp.success.v > a->susp.success.v ? b->susp.success.v - a->susp.success.v : 0;
+        s->total_hw_sleep_us = value_delta(a->susp.total_hw_sleep, b->susp.total_hw_sleep);
+        s->amd_s0ix_us = value_delta(a->susp.amd_s0ix_us, b->susp.amd_s0ix_us);
+        s->last_failed_dev = b->susp.last_failed_dev;
+        if (!s->cycles)
+                return;
+        if (b->susp.last_hw_sleep.err == 0) {
+                s->hw_sleep_wraps = r->interval_us >= MEASURE_HW_SLEEP_WRAP_US;
+                s->have_last_hw_sleep = !s->hw_sleep_wraps;
+                s->last_hw_sleep_us = b->susp.last_hw_sleep.v;
+        }
+        if (b->susp.wakeup_irq.err == 0) {
+                _cleanup_free_ char *key = xasprintf("%llu", b->susp.wakeup_irq.v);
+                s->have_wakeup_irq = true;
+                s->wakeup_irq = b->susp.wakeup_irq.v;
+                for (size_t i = 0; !b->irq_err && i < b->n_irqs; i++)
+                        if (streq(b->irqs[i].key, key))
+                                s->wakeup_irq_line = &b->irqs[i];
+        }
+}
+
 int measure_diff(const struct measure_sample *a, const struct measure_sample *b, const struct plan *p,
                  const struct inventory *inv, struct measure_result **ret)
 {
@@ -351,6 +384,7 @@ int measure_diff(const struct measure_sample *a, const struct measure_sample *b,
                 diff_counts(a->irqs, a->n_irqs, b->irqs, b->n_irqs, &r->irqs, &r->n_irqs);
         if (!a->wakeup_err && !b->wakeup_err)
                 diff_counts(a->wakeups, a->n_wakeups, b->wakeups, b->n_wakeups, &r->wakeups, &r->n_wakeups);
+        diff_suspend(a, b, r);
         *ret = r;
         return 0;
 }

@@ -63,6 +63,26 @@ struct measure_count {
         unsigned long long delta, delta2;
 };
 
+/* suspend cycles during the run (#36): /sys/power/suspend_stats and the PMC */
+#define MEASURE_HW_SLEEP_WRAP_US (71ull * 60 * 1000000)   /* last_hw_sleep wraps after about 71 minutes */
+struct measure_suspend {
+        bool have_cycles;               /* suspend_stats/success readable at both samples */
+        unsigned long long cycles;      /* suspend cycles between them */
+        /* the last cycle's hardware sleep: only when a cycle ran and the run is
+         * shorter than MEASURE_HW_SLEEP_WRAP_US (a longer cycle wraps it) */
+        bool have_last_hw_sleep;
+        bool hw_sleep_wraps;            /* a cycle ran, but the run is too long for last_hw_sleep */
+        unsigned long long last_hw_sleep_us;
+        struct m_value total_hw_sleep_us;       /* delta */
+        struct m_value amd_s0ix_us;             /* delta */
+        /* the IRQ that woke the last cycle, when a cycle ran and the kernel says
+         * (pm_wakeup_irq), with its /proc/interrupts line; NULL: none */
+        bool have_wakeup_irq;
+        unsigned long long wakeup_irq;
+        const struct m_count *wakeup_irq_line;
+        const char *last_failed_dev;    /* the second sample's, NULL if none */
+};
+
 struct measure_result {
         uint64_t interval_us;
         const struct measure_sample *a, *b;
@@ -79,6 +99,7 @@ struct measure_result {
         size_t n_irqs;
         struct measure_count *wakeups;  /* nonzero deltas, largest first */
         size_t n_wakeups;
+        struct measure_suspend susp;
 };
 
 /* A and B stay owned by the caller and must outlive the result; P and INV may be NULL. */

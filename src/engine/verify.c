@@ -3,7 +3,10 @@
  * the package residency counters */
 #include "config.h"
 
+#include <dirent.h>
 #include <fnmatch.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -170,6 +173,71 @@ static int wol_read(const char *name, char **ret)
         return 0;
 }
 
+/* /sys/bus/BUS/devices/NAME/driver: a link whose last part is DRIVER */
+static bool sys_bound(const char *bus, const char *driver)
+{
+        _cleanup_free_ char *dir = xasprintf("/sys/bus/%s/devices", bus);
+        DIR *d = opendir(dir);
+        struct dirent *de;
+        bool found = false;
+
+        if (!d)
+                return false;
+        while (!found && (de = readdir(d))) {
+                _cleanup_free_ char *link = NULL;
+                char buf[PATH_MAX];
+                ssize_t n;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                link = xasprintf("%s/%s/driver", dir, de->d_name);
+                n = readlink(link, buf, sizeof(buf) - 1);
+                if (n <= 0)
+                        continue;
+                buf[n] = '\0';
+                found = streq(strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf, driver);
+        }
+        closedir(d);
+        return found;
+}
+
+static bool sys_registered(const char *bus, const char *driver)
+{
+        _cleanup_free_ char *path = xasprintf("/sys/bus/%s/drivers/%s", bus, driver);
+        struct stat st;
+
+        return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void verify_prereqs(const struct inventory *inv, const struct plan *p, struct verify_prereq **ret, size_t *ret_n)
+{
+        static const struct prereq_sys sys = { sys_bound, sys_registered };
+        size_t n_fam, n = 0;
+        const struct knob_family *const *fam = knob_registry(&n_fam);
+        struct verify_prereq *v = NULL;
+
+        for (size_t i = 0; i < n_fam; i++)
+                for (size_t k = 0; k < fam[i]->n_prereqs; k++) {
+                        char *what = NULL;
+                        int r = fam[i]->prereqs[k].check(inv, p, &sys, &what);
+
+                        if (r < 0)
+                                continue;
+                        v = xrealloc(v, (n + 1) * sizeof(*v));
+                        v[n++] = (struct verify_prereq) { .name = fam[i]->prereqs[k].name, .met = r == 0,
+                                                          .what = what };
+                }
+        *ret = v;
+        *ret_n = n;
+}
+
+void verify_prereqs_free(struct verify_prereq *v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(v[i].what);
+        free(v);
+}
+
 void verify_result_free(struct verify_result *r)
 {
         for (size_t i = 0; i < r->n_blockers; i++)
@@ -179,6 +247,7 @@ void verify_result_free(struct verify_result *r)
                 free(r->actual[i]);
         free(r->actual);
         free(r->state);
+        verify_prereqs_free(r->prereqs, r->n_prereqs);
         *r = (struct verify_result) {};
 }
 
@@ -233,5 +302,6 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
         res->blockers = b.v;
         res->n_blockers = b.n;
         residencies(res);
+        verify_prereqs(inv, p, &res->prereqs, &res->n_prereqs);
         return res->count[VERIFY_DRIFT] + res->count[VERIFY_MISSING] > 0;
 }

@@ -29,6 +29,13 @@ struct verify_blocker {
         const struct setting *s;        /* the plan's setting of that knob on the device, or NULL */
 };
 
+/* a platform prerequisite of deep idle (the families' .prereqs) that applies here */
+struct verify_prereq {
+        const char *name;               /* "pmc", "pciehp", "i2c_hid_acpi", "mem_sleep" */
+        bool met;
+        char *what;                     /* !met: what is missing and what it costs (translated) */
+};
+
 struct verify_result {
         bool installed;                 /* the root has a manifest */
         size_t n;                       /* the plan's number of settings */
@@ -41,7 +48,13 @@ struct verify_result {
                 bool have;              /* readable at both looks */
                 unsigned long long value, delta;        /* the second look, and its growth in 0.25 s */
         } residency[_M_RES_MAX];
+        struct verify_prereq *prereqs;
+        size_t n_prereqs;
 };
+/* the platform prerequisites that apply to the running system (INV, P: its
+ * plan, for the boot command line), in the families' order */
+void verify_prereqs(const struct inventory *inv, const struct plan *p, struct verify_prereq **ret, size_t *ret_n);
+void verify_prereqs_free(struct verify_prereq *v, size_t n);
 void verify_result_free(struct verify_result *r);
 
 /* Compare the running system with the plan; list the idle blockers.

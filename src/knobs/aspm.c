@@ -31,17 +31,40 @@ static bool cmdline_has(const char *cmdline, const char *word)
         return false;
 }
 
-static void per_link(struct planctx *c)
+/* The link states the kernel's policy POLICY enables on a link it may
+ * control (pcie_aspm.c, policy_to_aspm_state(), policy_to_clkpm_state()):
+ * "1" for these, "0" for every state with performance; NULL for default,
+ * which keeps the firmware's setup */
+static const char *policy_states(const char *policy, const char **ret_value)
+{
+        *ret_value = "1";
+        if (streq_ptr(policy, "powersave"))
+                return "l0s,l1,clkpm";
+        if (streq_ptr(policy, "powersupersave"))
+                return "l0s,l1,l1_1,l1_2,l1_1_pcipm,l1_2_pcipm,clkpm";
+        *ret_value = "0";
+        if (streq_ptr(policy, "performance"))
+                return "l0s,l1,l1_1,l1_2,l1_1_pcipm,l1_2_pcipm,clkpm";
+        return NULL;
+}
+
+/* The per-link files: the hwdb's allow and deny entries (where [pcie_aspm]
+ * links = yes), and, where the global policy is not written (POLICY, its
+ * reason WHY), the states that policy would set, on every link that has the
+ * file (a file exists only for a state the link supports). A deny wins. */
+static void per_link(struct planctx *c, bool entries, const char *policy, const char *why)
 {
         const struct device_list *l = &c->inv->classes[CL_PCI];
+        const char *pv;
+        const char *pstates = policy_states(policy, &pv);
 
         for (size_t i = 0; i < l->n; i++) {
                 const struct device *d = &l->v[i];
                 struct hwdb_fact allow = {}, deny = {};
-                bool has_allow = hwdb_fact(c, d->modalias, "IDLECFG_ASPM_ALLOW", &allow);
-                bool has_deny = hwdb_fact(c, d->modalias, "IDLECFG_ASPM_DENY", &deny);
+                bool has_allow = entries && hwdb_fact(c, d->modalias, "IDLECFG_ASPM_ALLOW", &allow);
+                bool has_deny = entries && hwdb_fact(c, d->modalias, "IDLECFG_ASPM_DENY", &deny);
 
-                if (!has_allow && !has_deny)
+                if (!has_allow && !has_deny && !pstates)
                         continue;
                 for (size_t k = 0; k < ELEMENTSOF(link_files); k++) {
                         const struct kv *cur = kv_find(&d->knobs, link_files[k].file);
@@ -51,8 +74,34 @@ static void per_link(struct planctx *c)
                                 plan_device(c, d, "pcie_aspm.link", link_files[k].file, "0", fact_reason(&deny));
                         else if (has_allow && in_list(allow.value, link_files[k].state))
                                 plan_device(c, d, "pcie_aspm.link", link_files[k].file, "1", fact_reason(&allow));
+                        else if (pstates && in_list(pstates, link_files[k].state))
+                                plan_device(c, d, "pcie_aspm.link", link_files[k].file, pv, xstrdup(why));
                 }
         }
+}
+
+/* An AMD machine that suspends to idle (/sys/power/mem_sleep offers no
+ * deep, or has [s2idle] as its default): AMD's s2idle checker
+ * (amd-debug-tools, prerequisites, check_aspm) fails any pcie_aspm policy
+ * but default ("ASPM policy set to ..."), so the policy is left alone there
+ * and the links get its states one by one, unless an hwdb entry for the
+ * machine (IDLECFG_ASPM_POLICY=allow: where its vendor documents otherwise)
+ * lets the policy through. Unknown (a target root, no mem_sleep): not such
+ * a machine. */
+static char *amd_s2idle(struct planctx *c, const char *policy)
+{
+        const char *ms = kv_get(&c->inv->platform, "mem_sleep");
+        struct hwdb_fact f;
+
+        if (!streq_ptr(kv_get(&c->inv->platform, "cpu_vendor"), "AMD") || !ms || streq(policy, "default") ||
+            (!strstr(ms, "[s2idle]") && strstr(ms, "deep")))
+                return NULL;
+        if (hwdb_fact(c, kv_get(&c->inv->platform, "modalias"), "IDLECFG_ASPM_POLICY", &f) &&
+            streq(f.value, "allow"))
+                return NULL;
+        return xasprintf("an AMD machine that suspends to idle (/sys/power/mem_sleep: %s): AMD's s2idle checker "
+                         "(amd-debug-tools) fails any pcie_aspm policy but default, so the policy stays and each "
+                         "link gets its states", ms);
 }
 
 /* Every PCIe link has a PCI-to-PCI bridge (class 0x0604: a root or switch
@@ -107,7 +156,7 @@ void knob_aspm(struct planctx *c)
         const char *policy = profile_value(c, "pcie_aspm", "policy");
         const char *links = profile_value(c, "pcie_aspm", "links");
         const char *cur = kv_get(&c->inv->modparams, "pcie_aspm.policy");
-        _cleanup_free_ char *selected = NULL;
+        _cleanup_free_ char *selected = NULL, *amd = NULL, *link_why = NULL;
 
         if (cmdline_has(c->cmdline, "pcie_aspm=off")) {
                 plan_skip(c, NULL, "pcie_aspm.policy",
@@ -120,7 +169,11 @@ void knob_aspm(struct planctx *c)
                                   "for ASPM to act on: the policy would change nothing"));
         else if (policy && kernel_default_policy(c, policy))
                 ;
-        else if (policy) {
+        else if (policy && (amd = amd_s2idle(c, policy))) {
+                _cleanup_free_ char *why = profile_reason(c, "pcie_aspm", "policy");
+                plan_skip(c, NULL, "pcie_aspm.policy", xasprintf("skipped: %s", amd));
+                link_why = xasprintf("%s, per link: %s", why, amd);
+        } else if (policy) {
                 if (cur)
                         parse_selected(cur, &selected);
                 if (!cur && root_is_host(c->inv->rfs->path))
@@ -138,8 +191,8 @@ void knob_aspm(struct planctx *c)
                 }
         } else
                 plan_skip_keep(c, "pcie_aspm.policy", "pcie_aspm", "policy");
-        if (links && streq(links, "yes"))
-                per_link(c);
+        if ((links && streq(links, "yes")) || link_why)
+                per_link(c, links && streq(links, "yes"), link_why ? policy : NULL, link_why);
 }
 
 static const char *const ch_policy[] = { "default", "performance", "powersave", "powersupersave", "keep", NULL };
@@ -164,6 +217,8 @@ static const struct knob_rule rules[] = {
 static const struct knob_property properties[] = {
         PROP_LIST("IDLECFG_ASPM_ALLOW", LINK_STATES, "PCIe link states known to be safe on this link"),
         PROP_LIST("IDLECFG_ASPM_DENY", LINK_STATES, "PCIe link states never to enable on this link"),
+        PROP_WORDS("IDLECFG_ASPM_POLICY", "allow",
+                   "this AMD machine's vendor documents a pcie_aspm policy for it: written although it suspends to idle"),
 };
 
 static const struct knob_attr attrs[] = {

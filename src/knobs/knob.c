@@ -291,6 +291,11 @@ void match_device(const struct device *d, struct kvlist *match)
         } else if (streq(d->class, "i2c-client")) {
                 kv_add(match, "SUBSYSTEM", "i2c");
                 kv_add(match, "KERNEL", d->name);
+        } else if (streq(d->class, "serio")) {
+                /* an i8042 port: serio0 the keyboard port, serio1 the aux port, as the
+                 * controller registers them */
+                kv_add(match, "SUBSYSTEM", "serio");
+                kv_add(match, "KERNEL", d->name);
         } else if (streq(d->class, "i2c-adapter")) {
                 /* the knob is the controller's: match it by name and driver */
                 kv_add(match, "KERNEL", strempty(kv_get(&d->ids, "controller")));

@@ -51,6 +51,9 @@ struct knob_rule {
         /* how a service's file spells the words (NetworkManager's numbers),
          * "word=value|..."; NULL: as the plan does */
         const char *service_words;
+        /* the udev actions whose rule writes it, "add|bind": NULL is "add" (the
+         * kernel resets the attribute only when it adds the device again) */
+        const char *udev_actions;
 };
 
 /* the rule of KNOB, NULL for an unknown knob */
@@ -209,6 +212,27 @@ struct knob_input {
  * KERNEL is NULL (the file is the unknown kernel's) */
 char *knob_input_path(const char *path, const char *kernel);
 
+/* verify and measure: a platform prerequisite of deep idle on a machine that
+ * suspends to idle. The family knows what to look for and what its absence
+ * costs; the engine answers the questions about the running system (SYS)
+ * and returns the verdicts, the cli prints them. */
+struct prereq_sys {
+        /* is a device of BUS ("platform") bound to DRIVER (/sys/bus/BUS/devices/ * /driver)? */
+        bool (*bound)(const char *bus, const char *driver);
+        /* is DRIVER registered on BUS (/sys/bus/BUS/drivers/DRIVER)? */
+        bool (*registered)(const char *bus, const char *driver);
+};
+struct knob_prereq {
+        const char *name;               /* "pmc", "pciehp": for JSON and the monitoring formats */
+        /* <0: does not apply here; 0: met; >0: missing, *ret_what (free it)
+         * names what is missing and what it costs (translated) */
+        int (*check)(const struct inventory *inv, const struct plan *p, const struct prereq_sys *sys,
+                     char **ret_what);
+};
+/* does this machine suspend to idle (/sys/power/mem_sleep has [s2idle] as its
+ * default, or offers no deep)? False where mem_sleep is unknown */
+bool knob_suspends_to_idle(const struct inventory *inv);
+
 struct knob_family {
         const char *name;               /* "sata" */
         const char *section;            /* its profile section, NULL if it has none */
@@ -247,6 +271,9 @@ struct knob_family {
         /* refresh: the root's files the plan function reads (see above) */
         const struct knob_input *inputs;
         size_t n_inputs;
+        /* verify, measure: the platform's prerequisites of deep idle */
+        const struct knob_prereq *prereqs;
+        size_t n_prereqs;
         void (*plan)(struct planctx *c);
 };
 
@@ -264,6 +291,8 @@ struct knob_family {
 #define RULE_RANGE(k, lo, hi, a, p) { k, KNOB_INT, NULL, lo, hi, a, p }
 /* a knob a service sets, whose file spells the words otherwise: SW is "word=value|..." */
 #define RULE_WORDS_SERVICE(k, w, p, sw) { k, KNOB_WORDS, w, 0, 0, NULL, p, NULL, sw }
+/* a sysfs attribute a driver sets again when it binds: the rule runs then too */
+#define RULE_WORDS_ACTIONS(k, w, a, act) { k, KNOB_WORDS, w, 0, 0, a, NULL, NULL, NULL, act }
 /* hwdb properties */
 #define PROP_WORDS(n, w, d) { n, KNOB_WORDS, w, false, 0, 0, d }
 #define PROP_LIST(n, w, d) { n, KNOB_WORDS, w, true, 0, 0, d }
@@ -281,6 +310,7 @@ void knob_i2c(struct planctx *c);
 void knob_nvme(struct planctx *c);
 void knob_suspend(struct planctx *c);
 void knob_kernel(struct planctx *c);
+void knob_wakeup(struct planctx *c);
 
 /* the /proc/sys file of sysctl KEY ("vm.dirty_writeback_centisecs" ->
  * /proc/sys/vm/dirty_writeback_centisecs); below $IDLECFG_TEST_PROC instead of
@@ -327,6 +357,7 @@ extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_s
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;
 extern const struct knob_family knob_family_kernel;
 extern const struct knob_family knob_family_wifi, knob_family_network, knob_family_bluetooth;
+extern const struct knob_family knob_family_wakeup;
 
 /* the target kernel's config (knob_input_path()'s "%k"), and how much of it is read */
 #define KCONFIG_PATH "/boot/config-%k"

@@ -20,6 +20,7 @@ static const struct knob_family *const families[] = {
         &knob_family_kernel,
         &knob_family_wifi,
         &knob_family_network,
+        &knob_family_wakeup,
 };
 
 const struct knob_family *const *knob_registry(size_t *ret_n)

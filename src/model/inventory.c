@@ -13,7 +13,7 @@
 const char *const class_names[_CL_MAX] = {
         [CL_PCI] = "pci", [CL_USB] = "usb", [CL_SATA] = "sata", [CL_NVME] = "nvme",
         [CL_SOUND] = "sound", [CL_DRM] = "drm", [CL_I2C] = "i2c",
-        [CL_NET] = "net",
+        [CL_NET] = "net", [CL_SERIO] = "serio",
 };
 
 const char *const class_titles[_CL_MAX] = {
@@ -21,6 +21,7 @@ const char *const class_titles[_CL_MAX] = {
         [CL_NVME] = N_("NVMe controllers"), [CL_SOUND] = N_("Sound cards and codecs"),
         [CL_DRM] = N_("Graphics (DRM)"), [CL_I2C] = N_("I2C adapters and clients"),
         [CL_NET] = N_("Network interfaces"),
+        [CL_SERIO] = N_("Serial input ports (i8042)"),
 };
 
 struct device *device_list_add(struct device_list *l)

@@ -107,6 +107,7 @@ enum {
         CL_DRM,
         CL_I2C,
         CL_NET,
+        CL_SERIO,
         _CL_MAX,
 };
 extern const char *const class_names[_CL_MAX];

@@ -133,6 +133,7 @@ void plan_free(struct plan *p)
         free(p->fingerprint);
         free(p->kernel);
         free(p->kernel_source);
+        free(p->boot_cmdline);
         free(p->kernel_reason);
         free(p->kernel_version);
         free(p->kernel_version_source);

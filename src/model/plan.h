@@ -72,6 +72,9 @@ struct plan {
          * version), NULL if unknown; and where it comes from, or why unknown */
         char *kernel_version;
         char *kernel_version_source;
+        /* the kernel command line the target boots with, as the planner read
+         * it (NULL: unknown or empty): verify's platform prerequisites */
+        char *boot_cmdline;
         struct setting *v;
         size_t n;
         char **warnings;        /* two tools fighting, hwdb warnings, ... */

@@ -536,6 +536,20 @@ static void visit_i2c(struct inventory *inv, struct udev *udev, struct dev *d)
                 x->modalias ? x->modalias : kv_get(&x->ids, "name") });
 }
 
+/* ---- serial input ports (i8042's keyboard and aux ports): their wakeup ---- */
+
+/* Not part of the fingerprint: a port is the platform's, its wakeup is all a
+ * family reads of it (the wakeup family, by its modalias and the machine's) */
+static void visit_serio(struct inventory *inv, struct udev *udev, struct dev *d)
+{
+        struct device *x = device_list_add(&inv->classes[CL_SERIO]);
+
+        x->class = "serio";
+        add_id(x, d, "description", "description", false);
+        set_common(x, d);
+        add_knobs(x, d);
+}
+
 /* ---- network interfaces with a device below them (not virtual ones) ---- */
 
 static void visit_net(struct inventory *inv, struct udev *udev, struct dev *d)
@@ -627,6 +641,19 @@ static void detect_cpu(struct inventory *inv, struct udev *udev)
         udev_device_unref(u);
 }
 
+/* the suspend variants the running kernel offers (/sys/power/mem_sleep,
+ * "s2idle [deep]": the bracketed one is the default); absent in a container
+ * or a recording without it. The platform checks and the pcie_aspm family
+ * read it (s2idle machines). */
+static void detect_sleep(struct inventory *inv)
+{
+        _cleanup_close_ int dfd = open("/sys/power", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        char *v = NULL;
+
+        if (dfd >= 0 && read_attr_at(dfd, "mem_sleep", &v) >= 0)
+                kv_add_take(&inv->platform, "mem_sleep", identity_value(v, false));
+}
+
 /* ---- module parameters the knob families read ---- */
 
 /* opendir(), not scandir(): umockdev redirects the former only */
@@ -712,6 +739,7 @@ static const struct route {
         { "drm", NULL, 2, visit_drm },
         { "i2c", NULL, 2, visit_i2c },
         { "net", NULL, 2, visit_net },
+        { "serio", NULL, 1, visit_serio },
 };
 
 const char *const *detect_subsystems(size_t *ret_n)
@@ -831,6 +859,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         }
         detect_dmi(inv);
         detect_cpu(inv, udev);
+        detect_sleep(inv);
         platform_add_virt(&inv->platform);
         detect_modparams(inv);
         detect_power_tools(inv);

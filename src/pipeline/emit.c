@@ -514,8 +514,12 @@ static void item_render(struct item *it, enum emit_format fmt)
         switch (fmt) {
         case EMIT_UDEV:
                 /* add only, as systemd's 60-autosuspend.rules: the kernel resets these
-                 * attributes only when it adds the device again */
-                sb_append(&sb, "ACTION==\"add\"");
+                 * attributes only when it adds the device again; a knob whose rule
+                 * names other actions (power/wakeup: a driver's probe sets it) runs then too */
+                {
+                        const struct knob_rule *r = knob_rule(s->knob);
+                        sb_appendf(&sb, "ACTION==\"%s\"", r && r->udev_actions ? r->udev_actions : "add");
+                }
                 for (size_t i = 0; i < s->match.n; i++)
                         sb_appendf(&sb, ", %s==\"%s\"", s->match.v[i].key, s->match.v[i].value);
                 sb_appendf(&sb, ", TEST==\"%s\"", s->attr);

@@ -285,6 +285,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
         c.profile = profile;
         c.plan = p;
         c.cmdline = cmdline;
+        p->boot_cmdline = cmdline ? xstrdup(cmdline) : NULL;
 
         fam = knob_registry(&n_fam);
         for (size_t i = 0; i < n_fam; i++)
