@@ -18,5 +18,5 @@ void apply_print(const struct apply_result *r, bool dry_run, FILE *out);
  * VALUES: the rollback of apply (live values), else of install (files) */
 void rollback_print(const struct rollback_result *r, bool values, FILE *out);
 /* verify's result as text, or as JSON (schema in idlecfg(8)) */
-void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps, bool json,
-                  FILE *out);
+void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
+                  const struct boot_lefts *left, bool json, FILE *out);
