@@ -691,19 +691,10 @@ static struct boot_left *left_add(struct boot_lefts *l, const struct rootfs *rfs
         return x;
 }
 
-void boot_lefts_find(const struct rootfs *rfs, struct boot_lefts *ret)
+/* what of NOTE the running kernel and the initramfs still hold */
+static void lefts_of(const struct rootfs *rfs, const struct left_note note, struct boot_lefts *ret)
 {
-        _cleanup_(manifest_freep) struct manifest *m = NULL;
-        struct left_note note = {};
-        struct xerror e = {};
-        int r;
-
         *ret = (struct boot_lefts) {};
-        r = manifest_load(rfs, &m, &e);
-        xerror_done(&e);
-        /* installed again: what it installs is install's to say */
-        if (r != -ENOENT || left_note_read(rfs, &note) < 0)
-                return;
         if (note.words && target_is_running_system(rfs)) {
                 _cleanup_free_ char *text = NULL, *w = NULL;
                 struct strbuf held = {};
@@ -732,6 +723,22 @@ void boot_lefts_find(const struct rootfs *rfs, struct boot_lefts *ret)
                 next_steps_undo(&x->steps, rfs, NULL, note.kernel, &always);
                 x->reboot = target_is_running_system(rfs);
         }
+}
+
+void boot_lefts_find(const struct rootfs *rfs, struct boot_lefts *ret)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        struct left_note note = {};
+        struct xerror e = {};
+        int r;
+
+        *ret = (struct boot_lefts) {};
+        r = manifest_load(rfs, &m, &e);
+        xerror_done(&e);
+        /* installed again: what it installs is install's to say */
+        if (r != -ENOENT || left_note_read(rfs, &note) < 0)
+                return;
+        lefts_of(rfs, note, ret);
         left_note_done(&note);
 }
 
@@ -754,10 +761,12 @@ int boot_left_note(const struct rootfs *rfs, const char *words, bool modprobe, c
         if ((words && *words) || modprobe) {
                 struct left_note n = { .kernel = (char *) kernel, .words = (char *) (words && *words ? words : NULL),
                                        .modprobe = modprobe };
-                r = left_note_write(rfs, &n);
-                if (r < 0)
+                lefts_of(rfs, n, &l);
+                if (l.n) {
+                        r = left_note_write(rfs, &n);
                         return r == -ENOENT ? 0 : r;    /* a root without /var/lib: nothing kept */
-        }
-        boot_lefts_find(rfs, &l);
+                }
+        } else
+                boot_lefts_find(rfs, &l);
         return l.n ? 0 : left_note_remove(rfs);
 }
