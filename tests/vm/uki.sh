@@ -272,11 +272,11 @@ for l in open(planned):
     kind, rest = l.split(" ", 1)
     if kind == "word" and any(w == rest.strip() or w.split("=")[0] == rest.strip().split("=")[0] for w in words):
         bad.append("/proc/cmdline still has %s" % rest.strip())
-# input devices are numbered in the order their drivers probe, which races
-# from boot to boot (input3 or input4 for the power button): compared
-# without their numbers
+# input devices and SCSI disks are named in the order their drivers probe,
+# which races from boot to boot (input3 or input4 for the power button, sda
+# or sdb for the root disk): compared without their numbers and letters
 def lines(path):
-    return sorted(re.sub(r"/(input|event|mouse|js)[0-9]+", r"/\1N", l) for l in open(path))
+    return sorted(re.sub(r"/sd[a-z]+", "/sdX", re.sub(r"/(input|event|mouse|js)[0-9]+", r"/\1N", l)) for l in open(path))
 for f in ("params", "control"):
     a, b = lines(base + "/" + f), lines(now + "/" + f)
     if a != b:
