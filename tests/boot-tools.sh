@@ -11,10 +11,12 @@
 # (/var/cache/idlecfg-test-roots) as a tarball keyed by the debootstrap
 # call. Every point skips with its reason when a tool, root privileges or
 # the root (and a way to make it: debootstrap and the mirror) is missing.
+# dracut (dracut --force --kver, lsinitrd) runs in a Debian 12 root with
+# dracut the same way, /proc, /sys and /dev bound in its namespace.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 12
+plan 16
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -72,9 +74,7 @@ B=$tmp/bookworm
 why=
 if bookworm_root "$B"; then
         K=$(ls "$B/lib/modules" | head -n 1)
-        mkdir -p "$B/usr/share/idlecfg/profiles" "$B/usr/lib/udev/hwdb.d"
-        cp "$top_srcdir"/profiles/*.profile "$B/usr/share/idlecfg/profiles/"
-        cp "$top_srcdir"/hwdb/*.hwdb "$B/usr/lib/udev/hwdb.d/" 2>/dev/null || true
+        root_idlecfg_data "$B"
         ic "$B" --kernel "$K" install --json >"$tmp/b.json" 2>"$tmp/b.err"; rc=$?
         steps_of "$tmp/b.json" update-initramfs >"$tmp/argv"
         check "bookworm: install names update-initramfs -u -k $K through chroot (exit $rc)" sh -c "
@@ -125,14 +125,9 @@ if trixie_root "$T"; then
         K=$(ls "$T/lib/modules" | head -n 1)
         # Debian 13's kernel has "default" as its ASPM policy: powersave's word is one it needs
         profile=powersave WORDS=pcie_aspm.policy=powersupersave
-        mkdir -p "$T/usr/share/idlecfg/profiles" "$T/usr/lib/udev/hwdb.d" "$T/usr/lib/kernel" "$T/boot/efi/EFI/Linux" \
-                "$T/boot/efi/loader/entries"
-        cp "$top_srcdir"/profiles/*.profile "$T/usr/share/idlecfg/profiles/"
-        cp "$top_srcdir"/hwdb/*.hwdb "$T/usr/lib/udev/hwdb.d/" 2>/dev/null || true
-        printf 'layout=uki\nuki_generator=ukify\n' >"$T/etc/kernel/install.conf"
-        printf 'debian\n' >"$T/etc/kernel/entry-token"
-        printf 'root=/dev/vda2 rw\n' >"$T/usr/lib/kernel/cmdline"
-        rm -f "$T/etc/kernel/cmdline"
+        mkdir -p "$T/boot/efi/EFI/Linux" "$T/boot/efi/loader/entries"
+        root_idlecfg_data "$T"
+        root_uki_layout "$T" 'root=/dev/vda2 rw'
         ic "$T" --kernel "$K" install --json >"$tmp/t.json" 2>"$tmp/t.err"; rc=$?
         check "trixie: install makes /etc/kernel/cmdline from /usr/lib/kernel/cmdline and names update-initramfs, then kernel-install (exit $rc)" sh -c "
                 test $rc -eq 4 && grep -qx 'root=/dev/vda2 rw $WORDS' '$T/etc/kernel/cmdline' &&
@@ -152,5 +147,64 @@ if trixie_root "$T"; then
         check "trixie: nothing left: exit 0" test $rc -eq 0
 else
         for i in 1 2 3 4; do skip "kernel-install, ukify and a UKI in a Debian 13 root" "$why"; done
+fi
+
+# ---- dracut in a Debian 12 root: dracut --force --kver, lsinitrd ----
+# Debian's dracut makes generic images, which carry no /etc/modprobe.d (its
+# 90kernel-modules copies it in hostonly mode only): the root is set hostonly
+# as Fedora's dracut is (01-dist.conf), and the image then holds the options.
+# debootstrap cannot take linux-image-amd64 beside dracut (it resolves the
+# kernel's "initramfs-tools | linux-initramfs-tool" to initramfs-tools, which
+# conflicts with dracut): the root is dracut's (cached as bookworm-dracut),
+# the kernel (its image and modules) the bookworm-boot root's.
+dracut_root() {
+        have unshare || { why="no unshare"; return 1; }
+        cached_root "$1" bookworm bookworm-dracut dracut,zstd,kmod,binutils,cpio boot || return 1
+        cached_root "$tmp/kernel" bookworm bookworm-boot linux-image-amd64,initramfs-tools,zstd,kmod boot || return 1
+        _k=$(ls "$tmp/kernel/usr/lib/modules" | head -n 1)
+        mkdir -p "$1/usr/lib/modules" "$1/etc/dracut.conf.d" &&
+                mv "$tmp/kernel/usr/lib/modules/$_k" "$1/usr/lib/modules/" &&
+                cp -p "$tmp/kernel/boot/vmlinuz-$_k" "$tmp/kernel/boot/config-$_k" "$tmp/kernel/boot/System.map-$_k" "$1/boot/" &&
+                printf 'hostonly="yes"\n' >"$1/etc/dracut.conf.d/90-idlecfg-test-hostonly.conf" || { why="cannot put the kernel into the root"; return 1; }
+        rm -rf "$tmp/kernel"
+}
+# run_step_dev ROOT ARGV: the step's argv with /proc, /sys and /dev in ROOT
+# and a tmpfs on its /run (dracut leaves host-only mode without one), in a
+# private mount namespace
+run_step_dev() {
+        unshare -m sh -ec 'mount --make-rprivate / 2>/dev/null || true; mount -t proc proc "$0/proc"
+                mount --rbind /sys "$0/sys"; mount --rbind /dev "$0/dev"; mount -t tmpfs tmpfs "$0/run"
+                exec "$@"' "$@" >"$tmp/step.log" 2>&1
+}
+# dracut_holds: lsinitrd of the root lists etc/modprobe.d/idlecfg.conf in the kernel's image
+dracut_holds() { chroot "$D" lsinitrd "/boot/initrd.img-$K" | awk '{ print $NF }' | grep -qx 'etc/modprobe.d/idlecfg.conf'; }
+D=$tmp/dracut
+why=
+if dracut_root "$D"; then
+        K=$(ls "$D/usr/lib/modules" | head -n 1)
+        profile=powersave
+        root_idlecfg_data "$D"
+        # the kernel's image as its package makes it, before idlecfg
+        run_step_dev "$D" chroot "$D" dracut --force --kver "$K" || diag "dracut before install:" "$(tail -n 5 "$tmp/step.log")"
+        ic "$D" --kernel "$K" install --json >"$tmp/d.json" 2>"$tmp/d.err"; rc=$?
+        steps_of "$tmp/d.json" update-initramfs >"$tmp/argv"
+        check "dracut: install writes the options and names dracut --force --kver $K through chroot (exit $rc)" sh -c "
+                test $rc -eq 4 && grep -q '^options ' '$D/etc/modprobe.d/idlecfg.conf' &&
+                test \"\$(tr '\n' ' ' <'$tmp/argv')\" = 'chroot $D dracut --force --kver $K '"
+        t0=$(date +%s)
+        run_step_dev "$D" $(cat "$tmp/argv")
+        diag "dracut --force --kver $K in the root: $(($(date +%s) - t0)) s"
+        check "dracut: after the step, lsinitrd lists etc/modprobe.d/idlecfg.conf" dracut_holds
+        last_failed && diag "$(tail -n 5 "$tmp/step.log")"
+        ic "$D" rollback --json >"$tmp/d.rb.json" 2>&1; rc=$?
+        steps_of "$tmp/d.rb.json" update-initramfs >"$tmp/argv"
+        run_step_dev "$D" $(cat "$tmp/argv")
+        dracut_holds && left=1 || left=0
+        check "dracut: rollback exits 4 naming dracut; after it lsinitrd lists no idlecfg.conf" sh -c "
+                test $rc -eq 4 && grep -qx dracut '$tmp/argv' && test ! -e '$D/etc/modprobe.d/idlecfg.conf' && test $left -eq 0"
+        ic "$D" rollback --json >"$tmp/d.rb2.json" 2>&1; rc=$?
+        check "dracut: nothing left: exit 0" test $rc -eq 0
+else
+        for i in 1 2 3 4; do skip "dracut in a Debian 12 root" "$why"; done
 fi
 done_testing

@@ -279,3 +279,22 @@ done
 cp "$rules" /etc/udev/rules.d/70-idlecfg.rules
 SH
 }
+
+# root_idlecfg_data ROOT: idlecfg's profiles and hwdb in a root made by
+# debootstrap (the package's data, without the package)
+root_idlecfg_data() {
+        mkdir -p "$1/usr/share/idlecfg/profiles" "$1/usr/lib/udev/hwdb.d"
+        cp "$top_srcdir"/profiles/*.profile "$1/usr/share/idlecfg/profiles/"
+        cp "$top_srcdir"/hwdb/*.hwdb "$1/usr/lib/udev/hwdb.d/" 2>/dev/null || true
+}
+
+# root_uki_layout ROOT LINE: kernel-install makes UKIs with ukify in ROOT
+# (install.conf layout=uki, entry token debian), LINE the vendor's command
+# line (/usr/lib/kernel/cmdline), no /etc/kernel/cmdline
+root_uki_layout() {
+        mkdir -p "$1/usr/lib/kernel" "$1/etc/kernel"
+        printf 'layout=uki\nuki_generator=ukify\n' >"$1/etc/kernel/install.conf"
+        printf 'debian\n' >"$1/etc/kernel/entry-token"
+        printf '%s\n' "$2" >"$1/usr/lib/kernel/cmdline"
+        rm -f "$1/etc/kernel/cmdline"
+}

@@ -351,6 +351,7 @@ static int verb_verify(struct run *c, int argc, char **argv)
         _cleanup_(verify_result_free) struct verify_result res = {};
         _cleanup_free_ char *source = NULL;
         _cleanup_(next_steps_free) struct next_steps steps = {};
+        _cleanup_(boot_lefts_free) struct boot_lefts left = {};
         struct xerror e = {};
         int r;
 
@@ -389,10 +390,12 @@ static int verb_verify(struct run *c, int argc, char **argv)
                 /* a monitoring system reads the gauges: drift is no failure of the run */
                 return flush_stdout();
         }
-        verify_print(&res, c->plan, &steps, a->json || streq_ptr(a->format, "json"), stdout);
+        /* what a rollback took out and the running kernel or the initramfs still hold */
+        boot_lefts_find(&c->rfs, &left);
+        verify_print(&res, c->plan, &steps, &left, a->json || streq_ptr(a->format, "json"), stdout);
         if (r > 0)
                 return EXIT_CHANGES;
-        return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
+        return next_steps_boot_incomplete(&steps) || left.n ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
 }
 
 static int check_power_source(const struct args *a, int argc, char **argv)

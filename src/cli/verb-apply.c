@@ -131,8 +131,77 @@ void rollback_print(const struct rollback_result *r, bool values, FILE *out)
                 fprintf(out, _("Every file idlecfg installed is as it was before.\n"));
 }
 
+/* what a rollback left in the running kernel or the initramfs: each with the steps after which it is gone */
+static void boot_lefts_json(const struct boot_lefts *l, struct json *j)
+{
+        json_key(j, "left_from_before_rollback");
+        json_begin_array(j);
+        for (size_t i = 0; i < l->n; i++) {
+                const struct boot_left *x = &l->v[i];
+                _cleanup_free_ char *w = xstrdup(x->holds);
+                json_begin_object(j);
+                json_kv_string(j, "what", x->what);
+                json_kv_string(j, "where", x->where);
+                json_key(j, "holds");
+                json_begin_array(j);
+                for (char *save = NULL, *word = strtok_r(w, " ", &save); word; word = strtok_r(NULL, " ", &save))
+                        json_string(j, word);
+                json_end_array(j);
+                json_key(j, "gone_after");
+                json_begin_array(j);
+                for (size_t k = 0; k < x->steps.n; k++) {
+                        json_begin_object(j);
+                        json_kv_string(j, "id", x->steps.v[k].id);
+                        json_key(j, "argv");
+                        if (x->steps.v[k].argv) {
+                                json_begin_array(j);
+                                for (char **a = x->steps.v[k].argv; *a; a++)
+                                        json_string(j, *a);
+                                json_end_array(j);
+                        } else
+                                json_null(j);
+                        json_end_object(j);
+                }
+                json_end_array(j);
+                json_kv_bool(j, "reboot", x->reboot);
+                json_end_object(j);
+        }
+        json_end_array(j);
+}
+
+static void boot_lefts_text(const struct boot_lefts *l, FILE *out)
+{
+        for (size_t i = 0; i < l->n; i++) {
+                const struct boot_left *x = &l->v[i];
+                struct strbuf ids = {};
+
+                for (size_t k = 0; k < x->steps.n; k++)
+                        sb_appendf(&ids, "%s%s", ids.len ? ", " : "", x->steps.v[k].id);
+                if (streq(x->what, "kernel-cmdline"))
+                        fprintf(out, _("left from before rollback: the running kernel's command line (%s) holds %s"),
+                                x->where, x->holds);
+                else
+                        fprintf(out, _("left from before rollback: the initramfs %s holds %s"), x->where, x->holds);
+                if (ids.len)
+                        fprintf(out, x->reboot ? _(": gone after %s and a reboot\n") : _(": gone after %s\n"),
+                                sb_str(&ids));
+                else
+                        fprintf(out, _(": gone after a reboot\n"));
+                for (size_t k = 0; k < x->steps.n; k++) {
+                        fputs("  * ", out);
+                        for (char **a = x->steps.v[k].argv; a && *a; a++) {
+                                if (a != x->steps.v[k].argv)
+                                        fputc(' ', out);
+                                print_shell_word(*a, out);
+                        }
+                        fputc('\n', out);
+                }
+                sb_free(&ids);
+        }
+}
+
 static void verify_print_json(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
-                              FILE *out)
+                              const struct boot_lefts *left, FILE *out)
 {
         struct json j;
 
@@ -186,6 +255,7 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
         }
         json_end_array(&j);
         next_steps_print_json(steps, &j);
+        boot_lefts_json(left, &j);
         json_end_object(&j);
         json_finish(&j);
 }
@@ -219,11 +289,11 @@ void verify_print_prereqs(const struct verify_prereq *v, size_t n, FILE *out)
                         fprintf(out, "  %s: %s\n", v[i].name, v[i].what);
 }
 
-void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps, bool json,
-                  FILE *out)
+void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
+                  const struct boot_lefts *left, bool json, FILE *out)
 {
         if (json) {
-                verify_print_json(r, p, steps, out);
+                verify_print_json(r, p, steps, left, out);
                 return;
         }
         fprintf(out, _("Settings of profile %s (%s): %zu match, %zu drift, %zu missing, %zu take effect "
@@ -272,4 +342,5 @@ void verify_print(const struct verify_result *r, const struct plan *p, const str
                         fprintf(out, _("Residency %s: %llu (+%llu in 0.25 s)\n"), verify_residency_names[i],
                                 r->residency[i].value, r->residency[i].delta);
         next_steps_print_text(steps, _("The boot configuration still lacks what idlecfg installed; run:\n"), out);
+        boot_lefts_text(left, out);
 }

@@ -22,5 +22,5 @@ void verify_print_prereqs(const struct verify_prereq *v, size_t n, FILE *out);
 /* the same as the "prerequisites" array of a JSON object */
 void verify_prereqs_json(struct json *j, const struct verify_prereq *v, size_t n);
 /* verify's result as text, or as JSON (schema in idlecfg(8)) */
-void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps, bool json,
-                  FILE *out);
+void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
+                  const struct boot_lefts *left, bool json, FILE *out);

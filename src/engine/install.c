@@ -16,6 +16,7 @@
 #include "root/bootscheme.h"
 #include "state/manifest.h"
 #include "engine/pstable.h"
+#include "engine/next-steps.h"
 #include "engine/refresh.h"
 #include "base/sha256.h"
 #include "state/state.h"
@@ -1163,6 +1164,10 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
 
         r = manifest_load(rfs, &m, ret_error);
         if (r == -ENOENT) {
+                /* an earlier rollback's note: gone once nothing of it is left */
+                r = boot_left_note(rfs, NULL, false, NULL);
+                if (r < 0)
+                        return xerror_set(ret_error, r, _("cannot remove %s: %s"), LEFT_NOTE_PATH, strerror(-r));
                 r = state_cleanup(rfs);
                 if (r >= 0)
                         r = parents_finish(rfs);
@@ -1238,6 +1243,10 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                 _cleanup_free_ char *why = rootfs_why(rfs, MANIFEST_PATH, r, MAX_FILE);
                 return xerror_set(ret_error, r, _("cannot remove %s: %s"), mshown, why);
         }
+        /* what the running kernel or the initramfs may still hold: kept for verify */
+        r = boot_left_note(rfs, res->boot_words, res->modprobe, res->kernel);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), LEFT_NOTE_PATH, strerror(-r));
         r = state_cleanup(rfs);
         if (r >= 0)
                 r = parents_finish(rfs);

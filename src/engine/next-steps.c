@@ -674,3 +674,99 @@ void next_steps_undo(struct next_steps *s, const struct rootfs *rfs, const char 
         if (grub)
                 step_update_grub(s, rfs);
 }
+
+/* ---- after rollback: what the running kernel and the initramfs still hold ---- */
+
+#define INITRAMFS_MODPROBE "etc/modprobe.d/idlecfg.conf"
+
+static struct boot_left *left_add(struct boot_lefts *l, const struct rootfs *rfs, const char *what,
+                                  const char *where, const char *holds)
+{
+        struct boot_left *x;
+
+        l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+        x = &l->v[l->n++];
+        *x = (struct boot_left) { .what = what, .where = xstrdup(where), .holds = xstrdup(holds) };
+        next_steps_init(&x->steps, rfs);
+        return x;
+}
+
+/* what of NOTE the running kernel and the initramfs still hold */
+static void lefts_of(const struct rootfs *rfs, const struct left_note note, struct boot_lefts *ret)
+{
+        *ret = (struct boot_lefts) {};
+        if (note.words && target_is_running_system(rfs)) {
+                _cleanup_free_ char *text = NULL, *w = NULL;
+                struct strbuf held = {};
+
+                /* the running kernel's, as /sys is read: straight (no file of the root) */
+                if (read_file_full("/proc/cmdline", KERNEL_CMDLINE_MAX, &text, NULL) < 0)
+                        text = NULL;
+                w = xstrdup(note.words);
+                for (char *save = NULL, *word = strtok_r(w, " \t", &save); text && word;
+                     word = strtok_r(NULL, " \t", &save))
+                        if (has_word(text, word))
+                                sb_appendf(&held, "%s%s", held.len ? " " : "", word);
+                if (held.len) {
+                        struct boot_left *x = left_add(ret, rfs, "kernel-cmdline", "/proc/cmdline", sb_str(&held));
+                        /* the boot artifacts' steps, if they still hold them; a reboot anyway */
+                        next_steps_undo(&x->steps, rfs, sb_str(&held), note.kernel, NULL);
+                        x->reboot = true;
+                }
+                sb_free(&held);
+        }
+        if (note.modprobe && initramfs_holds_file(rfs, note.kernel, INITRAMFS_MODPROBE) == INITRAMFS_HOLDS) {
+                _cleanup_free_ char *img = initramfs_of(rfs, note.kernel);
+                struct boot_left *x = left_add(ret, rfs, "initramfs", img, INITRAMFS_MODPROBE);
+                struct timespec always = {};
+                /* the generator's step (and kernel-install for a UKI) */
+                next_steps_undo(&x->steps, rfs, NULL, note.kernel, &always);
+                x->reboot = target_is_running_system(rfs);
+        }
+}
+
+void boot_lefts_find(const struct rootfs *rfs, struct boot_lefts *ret)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        struct left_note note = {};
+        struct xerror e = {};
+        int r;
+
+        *ret = (struct boot_lefts) {};
+        r = manifest_load(rfs, &m, &e);
+        xerror_done(&e);
+        /* installed again: what it installs is install's to say */
+        if (r != -ENOENT || left_note_read(rfs, &note) < 0)
+                return;
+        lefts_of(rfs, note, ret);
+        left_note_done(&note);
+}
+
+void boot_lefts_free(struct boot_lefts *l)
+{
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].where);
+                free(l->v[i].holds);
+                next_steps_free(&l->v[i].steps);
+        }
+        free(l->v);
+        *l = (struct boot_lefts) {};
+}
+
+int boot_left_note(const struct rootfs *rfs, const char *words, bool modprobe, const char *kernel)
+{
+        _cleanup_(boot_lefts_free) struct boot_lefts l = {};
+        int r;
+
+        if ((words && *words) || modprobe) {
+                struct left_note n = { .kernel = (char *) kernel, .words = (char *) (words && *words ? words : NULL),
+                                       .modprobe = modprobe };
+                lefts_of(rfs, n, &l);
+                if (l.n) {
+                        r = left_note_write(rfs, &n);
+                        return r == -ENOENT ? 0 : r;    /* a root without /var/lib: nothing kept */
+                }
+        } else
+                boot_lefts_find(rfs, &l);
+        return l.n ? 0 : left_note_remove(rfs);
+}

@@ -59,3 +59,28 @@ bool next_steps_boot_incomplete(const struct next_steps *s);
  * on a running bootc host, the initramfs (the generator's step). */
 void next_steps_undo(struct next_steps *s, const struct rootfs *rfs, const char *words, const char *kernel,
                      const struct timespec *modprobe_time);
+
+/* What the running kernel's command line (/proc/cmdline, when the target
+ * is the running system) or the current initramfs (its listing, where it
+ * can be listed: initramfs_holds_file()) still holds of what a rollback
+ * took out (the root's LEFT_NOTE_PATH, when no manifest says idlecfg is
+ * installed again): each with the steps after which it is gone (and a
+ * reboot, for the running kernel). */
+struct boot_left {
+        const char *what;               /* "kernel-cmdline", "initramfs": for scripts */
+        char *where;                    /* "/proc/cmdline", the initramfs's path */
+        char *holds;                    /* the words, or the file in the initramfs */
+        struct next_steps steps;        /* gone after these ... */
+        bool reboot;                    /* ... and a reboot */
+};
+struct boot_lefts {
+        struct boot_left *v;
+        size_t n;
+};
+void boot_lefts_find(const struct rootfs *rfs, struct boot_lefts *ret);
+void boot_lefts_free(struct boot_lefts *l);
+
+/* At the end of a rollback: the note of what it took out of the files
+ * (WORDS, MODPROBE, KERNEL; none: a rollback that found no manifest) is kept
+ * while boot_lefts_find() finds some of it left, else removed. */
+int boot_left_note(const struct rootfs *rfs, const char *words, bool modprobe, const char *kernel);

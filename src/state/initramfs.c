@@ -121,9 +121,9 @@ static const char *find_lister(void)
         return NULL;
 }
 
-/* list IMG (a path of the running system) and mark in FOUND which of
- * MODULES it holds; false when it cannot be listed */
-static bool list_initramfs(const char *img, char **modules, bool *found)
+/* list IMG (a path of the running system), each line of the listing to
+ * LINE; false when it cannot be listed */
+static bool list_initramfs(const char *img, void (*line_cb)(const char *line, void *userdata), void *userdata)
 {
         const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
         const char *lister = find_lister();
@@ -160,12 +160,8 @@ static bool list_initramfs(const char *img, char **modules, bool *found)
         f = fdopen(p[0], "r");
         if (!f)
                 close(p[0]);
-        while (f && getline(&line, &cap, f) >= 0) {
-                _cleanup_free_ char *m = module_of_line(line);
-                for (size_t i = 0; m && modules[i]; i++)
-                        if (streq(m, modules[i]))
-                                found[i] = true;
-        }
+        while (f && getline(&line, &cap, f) >= 0)
+                line_cb(line, userdata);
         free(line);
         if (f)
                 fclose(f);
@@ -173,6 +169,22 @@ static bool list_initramfs(const char *img, char **modules, bool *found)
                 if (errno != EINTR)
                         return false;
         return f && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+struct found_modules {
+        char **modules;
+        bool *found;
+};
+
+/* mark which of the modules a line of the listing holds */
+static void line_modules(const char *line, void *userdata)
+{
+        struct found_modules *fm = userdata;
+        _cleanup_free_ char *m = module_of_line(line);
+
+        for (size_t i = 0; m && fm->modules[i]; i++)
+                if (streq(m, fm->modules[i]))
+                        fm->found[i] = true;
 }
 
 /* The verdict of a listing is kept in the state directory (INITRAMFS_CACHE_PATH), for
@@ -322,7 +334,7 @@ enum initramfs_verdict initramfs_check(const struct rootfs *rfs, const char *ker
         v = key ? cache_read(rfs, key, &names) : INITRAMFS_UNKNOWN;
         if (v == INITRAMFS_UNKNOWN) {
                 found = xcalloc(n, sizeof(bool));
-                if (list_initramfs(img, modules, found)) {
+                if (list_initramfs(img, line_modules, &(struct found_modules) { modules, found })) {
                         v = INITRAMFS_LACKS;
                         for (size_t i = 0; i < n; i++)
                                 if (found[i])
@@ -346,4 +358,43 @@ enum initramfs_verdict initramfs_check(const struct rootfs *rfs, const char *ker
         if (ret_modules)
                 *ret_modules = TAKE_PTR(names);
         return v;
+}
+
+struct found_file {
+        const char *path;
+        bool found;
+};
+
+/* the path a line of the listing names: its last field (lsinitrd lists as
+ * ls -l does, lsinitramfs the path alone), without a leading "./" or "/" */
+static void line_file(const char *line, void *userdata)
+{
+        struct found_file *ff = userdata;
+        size_t len = strcspn(line, "\n");
+        const char *p = line + len;
+
+        while (p > line && p[-1] != ' ' && p[-1] != '\t')
+                p--;
+        len -= (size_t) (p - line);
+        if (len >= 2 && p[0] == '.' && p[1] == '/')
+                p += 2, len -= 2;
+        else if (len >= 1 && p[0] == '/')
+                p++, len--;
+        if (len == strlen(ff->path) && strncmp(p, ff->path, len) == 0)
+                ff->found = true;
+}
+
+enum initramfs_verdict initramfs_holds_file(const struct rootfs *rfs, const char *kernel, const char *path)
+{
+        _cleanup_free_ char *img = initramfs_of(rfs, kernel);
+        const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
+        struct found_file ff = { .path = path };
+
+        if (!img)
+                return INITRAMFS_NONE;
+        if (!(t && *t) && !target_is_running_system(rfs))
+                return INITRAMFS_UNKNOWN;
+        if (!list_initramfs(img, line_file, &ff))
+                return INITRAMFS_UNKNOWN;
+        return ff.found ? INITRAMFS_HOLDS : INITRAMFS_LACKS;
 }

@@ -36,3 +36,8 @@ enum initramfs_verdict initramfs_check(const struct rootfs *rfs, const char *ker
 #define INITRAMFS_CACHE_PATH "/var/lib/idlecfg/initramfs.cache"
 /* --dry-run, install --check: the cache is read, never written */
 void initramfs_cache_readonly(void);
+
+/* Does KERNEL's initramfs hold the file PATH (relative: "etc/modprobe.d/
+ * idlecfg.conf")? Listed as initramfs_check() lists it (the running system,
+ * or the tests' program), never cached: HOLDS, LACKS, UNKNOWN or NONE. */
+enum initramfs_verdict initramfs_holds_file(const struct rootfs *rfs, const char *kernel, const char *path);

@@ -362,3 +362,70 @@ void rollback_result_free(struct rollback_result *r)
         free(r->kernel);
         *r = (struct rollback_result) {};
 }
+
+/* ---- the note of what a rollback left in the boot ---- */
+
+#define LEFT_NOTE_MAX 65536u
+#define LEFT_NOTE_HEADER "idlecfg-left 1\n"
+
+void left_note_done(struct left_note *n)
+{
+        free(n->kernel);
+        free(n->words);
+        *n = (struct left_note) {};
+}
+
+int left_note_read(const struct rootfs *rfs, struct left_note *ret)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int r;
+
+        *ret = (struct left_note) {};
+        r = rootfs_read(rfs, LEFT_NOTE_PATH, LEFT_NOTE_MAX, &text, &len, NULL);
+        if (r < 0)
+                return r == -ENOTDIR ? -ENOENT : r;
+        if (memchr(text, 0, len) || !startswith(text, LEFT_NOTE_HEADER))
+                return -EINVAL;
+        for (char *save = NULL, *l = strtok_r(text + strlen(LEFT_NOTE_HEADER), "\n", &save); l;
+             l = strtok_r(NULL, "\n", &save)) {
+                if (startswith(l, "kernel ") && l[7]) {
+                        free(ret->kernel);
+                        ret->kernel = xstrdup(l + 7);
+                } else if (startswith(l, "words ") && l[6]) {
+                        free(ret->words);
+                        ret->words = xstrdup(l + 6);
+                } else if (streq(l, "modprobe yes"))
+                        ret->modprobe = true;
+        }
+        return 0;
+}
+
+int left_note_write(const struct rootfs *rfs, const struct left_note *n)
+{
+        _cleanup_free_ char *text = NULL;
+        struct stat st;
+        int r;
+
+        if ((n->kernel && strchr(n->kernel, '\n')) || (n->words && strchr(n->words, '\n')))
+                return -EINVAL;
+        /* in the state directory, made again only under a /var/lib the root has */
+        if (rootfs_lstat(rfs, STATE_DIR, &st) < 0) {
+                if (rootfs_lstat(rfs, "/var/lib", &st) < 0)
+                        return -ENOENT;
+                r = rootfs_mkdir_p(rfs, STATE_DIR, NULL, NULL);
+                if (r < 0)
+                        return r;
+        }
+        text = xasprintf(LEFT_NOTE_HEADER "%s%s%s%s%s%smodprobe %s\n", n->kernel ? "kernel " : "",
+                         n->kernel ? n->kernel : "", n->kernel ? "\n" : "", n->words ? "words " : "",
+                         n->words ? n->words : "", n->words ? "\n" : "", n->modprobe ? "yes" : "no");
+        return rootfs_write_atomic(rfs, LEFT_NOTE_PATH, text, strlen(text), 0644, (uid_t) -1, (gid_t) -1);
+}
+
+int left_note_remove(const struct rootfs *rfs)
+{
+        int r = rootfs_unlink(rfs, LEFT_NOTE_PATH);
+
+        return r == -ENOENT || r == -ENOTDIR ? 0 : r;
+}

@@ -108,3 +108,22 @@ struct rollback_result {
 };
 struct rollback_entry *rollback_add(struct rollback_result *r, enum rollback_state state, const char *path);
 void rollback_result_free(struct rollback_result *r);
+
+/* What a rollback took out of the files but the boot may still hold: the
+ * kernel parameters idlecfg added (WORDS), whether modprobe.d/idlecfg.conf
+ * was installed, for the kernel of the manifest. Kept in the state directory
+ * after the manifest is gone, for verify ("left from before rollback"),
+ * until a rollback finds nothing of it left or install runs again. Its
+ * lines: "idlecfg-left 1", "kernel K", "words W...", "modprobe yes|no". */
+#define LEFT_NOTE_PATH "/var/lib/idlecfg/left-by-rollback"
+struct left_note {
+        char *kernel;           /* NULL: not known */
+        char *words;            /* NULL: none */
+        bool modprobe;
+};
+/* 0, -ENOENT (none), -EINVAL (not such a note), other -errno */
+int left_note_read(const struct rootfs *rfs, struct left_note *ret);
+int left_note_write(const struct rootfs *rfs, const struct left_note *n);
+/* remove the note; 0 if there was none */
+int left_note_remove(const struct rootfs *rfs);
+void left_note_done(struct left_note *n);

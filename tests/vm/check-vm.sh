@@ -62,6 +62,8 @@ cache_key="debootstrap --variant=minbase --include=$include $suite (check-vm 1)"
 . "$vmdir/suite.sh"
 # the power-source switch: what this QEMU offers for a plug event (#23)
 . "$vmdir/power-source.sh"
+# Debian 13 booting a UKI through systemd-boot under OVMF (#31): IDLECFG_VM_UKI
+. "$vmdir/uki.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (debootstrap, chroot, device nodes in the image)"
 need qemu-system-x86_64 mkfs.ext4 debugfs zstd tar umockdev-run python3 chroot timeout flock truncate
@@ -408,6 +410,15 @@ ic() {
         "$top_srcdir/tests/run-machine" "$work/$machine/machine" "$IDLECFG" "$@"
 }
 
+# IDLECFG_VM_UKI=only: the UKI flow alone (tests/vm/uki.sh)
+if [ "$uki_mode" = only ]; then
+        mkdir -p "$work" || skip_all "cannot create $work"
+        : >"$work/timings"
+        plan "$(uki_npoints)"
+        uki_flow
+        done_testing
+fi
+
 # ---- the flow ----
 for p in $profiles; do
         case $p in *[!a-z0-9_-]*|"") echo "Bail out! bad profile name '$p' in IDLECFG_VM_PROFILES"; exit 1 ;; esac
@@ -441,7 +452,7 @@ nidle=2
 $has_measure && nidle=3
 # per machine: baseline boot, its devices, the powertop root and boot, then per
 # profile 10 install/boot checks and 2 idle checks (3 with measure)
-plan $((nsuites * (1 + nmach * (4 + (10 + nidle) * nprof + image_points + $(installer_npoints)))))
+plan $((nsuites * (1 + nmach * (4 + (10 + nidle) * nprof + image_points + $(installer_npoints))) + $(uki_npoints)))
 vm_power_source_note
 
 # the package, built once for every suite
@@ -757,6 +768,7 @@ done
 suite_done
 done
 work=$work_base
+uki_flow
 rm -rf "$pkg" "$stage"
 timing "make check-vm, all of it" "$(($(date +%s) - tsuite))"
 if [ -s "$work/idle-summary" ]; then
