@@ -10,7 +10,7 @@
 # switch where nothing switches
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 45
+plan 46
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -271,6 +271,7 @@ hda() { cat /sys/module/snd_hda_intel/parameters/power_save; }
 st() { cat $froot/run/idlecfg/power-source 2>/dev/null | tr ' ' _; }
 echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
 \$I power-source battery >$tmp/f1.out 2>&1; echo "force \$? \$(hda) \$(st) \$(test -e $froot/run/idlecfg/on-battery && echo mark)"
+\$I verify >$tmp/fverify.out 2>&1; echo "fverify \$?"
 \$I power-source show >$tmp/fshow.out 2>&1; echo "show \$?"
 \$I --json power-source show >$tmp/fshow.json 2>&1; echo "json \$?"
 \$I power-source event >$tmp/f2.out 2>&1; echo "event \$? \$(hda) \$(st)"
@@ -281,6 +282,7 @@ echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
 \$I power-source event >/dev/null 2>&1
 mkdir -p $froot/etc/idlecfg && printf '[power]\nsource = battery\n' >$froot/etc/idlecfg/idlecfg.conf
 \$I power-source boot >$tmp/f4.out 2>&1; echo "pin \$? \$(hda) \$(st)"
+\$I verify >$tmp/pverify.out 2>&1; echo "pverify \$?"
 printf '[power]\nsource = bat\n' >$froot/etc/idlecfg/idlecfg.conf
 \$I power-source event >$tmp/f5.out 2>&1; echo "badpin \$? \$(hda)"
 rm -f $froot/etc/idlecfg/idlecfg.conf
@@ -309,6 +311,15 @@ check "[power] source = battery in idlecfg.conf pins the battery values while pl
         sh -c "test '$(f pin)' = '0 10 battery' && grep -q 'pinned by .*/etc/idlecfg/idlecfg.conf:2: \\[power\\] source = battery' '$tmp/f4.out' &&
                test '$(f badpin)' = '2 10' && grep -q 'idlecfg.conf:2' '$tmp/f5.out' ||
                { cat '$tmp/force.out' '$tmp/f4.out' '$tmp/f5.out'; exit 1; }"
+# (the recording's USB device 1-7 drifts: no udev ran its rule here)
+grep -v '^#' "$froot/etc/idlecfg/power-source.conf" | cut -d' ' -f1 | sort -u >"$tmp/fknobs"
+sed -n 's/^  drift  *\([^ ]*\) .*/\1/p' "$tmp/fverify.out" "$tmp/pverify.out" | grep -xF -f "$tmp/fknobs" >"$tmp/fdrift"
+check "verify judges the values against the source in effect, not the supplies (plugged in): forced battery, pinned battery; no per-source knob drifts [$(paste -sd' ' "$tmp/fdrift")]" \
+        sh -c "test -s '$tmp/fknobs' && test ! -s '$tmp/fdrift' &&
+               grep -qx 'Power source assumed: battery (forced by \"power-source battery\" until the next event)' '$tmp/fverify.out' &&
+               grep -q '^Power source assumed: battery (pinned by .*/etc/idlecfg/idlecfg.conf:2: \\[power\\] source = battery)\$' '$tmp/pverify.out' &&
+               grep -q ' 1 drift' '$tmp/fverify.out' && grep -q ' 1 drift' '$tmp/pverify.out' ||
+               { cat '$tmp/fverify.out' '$tmp/pverify.out'; exit 1; }"
 
 # the switches, in one testbed: unplugged (event), again (unchanged), plugged,
 # boot without an event, resume after a change during sleep, rollback

@@ -174,7 +174,7 @@ static int do_apply(void *userdata, FILE *out)
         int r;
 
         /* values per power source: those of the source the supplies show now, as verify compares */
-        power_source_for_verify(c->plan, &source);
+        power_source_for_verify(&c->rfs, c->plan, &source);
         fprintf(out, c->a->dry_run ? _("Would apply profile %s to the running system:\n")
                                    : _("Applying profile %s to the running system:\n"), c->plan->profile);
         if (source)
@@ -356,7 +356,7 @@ static int verb_verify(struct run *c, int argc, char **argv)
         int r;
 
         /* values per power source: those of the source the supplies show now */
-        power_source_for_verify(c->plan, &source);
+        power_source_for_verify(&c->rfs, c->plan, &source);
         r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
         if (r < 0)
                 return report(r, &e, NULL);

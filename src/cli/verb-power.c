@@ -128,6 +128,20 @@ static int show(const struct rootfs *rfs, const struct ps_look *look, unsigned l
         return 0;
 }
 
+/* [power] source of idlecfg.conf: 1 and *look filled when it pins one, 0
+ * when not, <0 when the file is bad (*e says where) */
+static int pinned_look(const struct rootfs *rfs, struct ps_look *look, char **ret_pin, char **ret_where,
+                       struct xerror *e)
+{
+        int r = conf_power_source(rfs, ret_pin, ret_where, e);
+
+        if (r < 0 || !*ret_pin)
+                return r < 0 ? r : 0;
+        look->source = streq(*ret_pin, "battery") ? PS_BATTERY : PS_AC;
+        look->why = xasprintf(_("pinned by %s: [power] source = %s"), *ret_where, *ret_pin);
+        return 1;
+}
+
 int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json)
 {
         _cleanup_free_ char *buf = NULL, *shown = rootfs_display(rfs, PS_TABLE_PATH);
@@ -149,19 +163,17 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
         if (settle && *settle)
                 /* the tests' debounce: a thousand switches in a few seconds */
                 timing.settle_ms = (unsigned) strtoul(settle, NULL, 10);
-        r = conf_power_source(rfs, &pin, &pin_where, &e);
+        r = pinned_look(rfs, &look, &pin, &pin_where, &e);
         if (r < 0) {
                 say_error(&e, "");
                 return 2;
         }
         if (force) {
-                /* until the next event, as TLP's "tlp ac" and "tlp bat" */
+                /* until the next event, as TLP's "tlp ac" and "tlp bat"; over a pin too */
+                ps_look_done(&look);
                 look.source = streq(mode, "battery") ? PS_BATTERY : PS_AC;
                 look.why = xasprintf(_("forced by \"power-source %s\" until the next event"), mode);
-        } else if (pin) {
-                look.source = streq(pin, "battery") ? PS_BATTERY : PS_AC;
-                look.why = xasprintf(_("pinned by %s: [power] source = %s"), pin_where, pin);
-        } else {
+        } else if (r == 0) {
                 r = ps_decide(SYS, &timing, NULL, NULL, &look, &looks);
                 if (r < 0) {
                         fprintf(stderr, _("idlecfg: cannot read the power supplies: %s\n"), strerror(-r));
@@ -253,14 +265,31 @@ done:
         return code;
 }
 
-void power_source_for_verify(struct plan *p, char **ret_text)
+void power_source_for_verify(const struct rootfs *rfs, struct plan *p, char **ret_text)
 {
+        _cleanup_free_ char *pin = NULL, *pin_where = NULL;
         struct ps_look look = {};
+        struct xerror e = {};
+        enum power_source last;
+        bool forced = false;
+        int r;
 
         *ret_text = NULL;
         if (plan_n_per_source(p) == 0)
                 return;
-        if (ps_look(SYS, &look) < 0) {
+        /* the source in effect, as power-source decides it: forced by
+         * "power-source ac|battery" until the next event, pinned by
+         * idlecfg.conf, else the supplies */
+        if (ps_last_read(rfs, &last, &forced) == 0 && forced) {
+                look.source = last;
+                look.why = xasprintf(_("forced by \"power-source %s\" until the next event"),
+                                     power_source_name(last));
+        } else if ((r = pinned_look(rfs, &look, &pin, &pin_where, &e)) < 0) {
+                _cleanup_free_ char *m = xerror_format(&e);
+                xerror_done(&e);
+                *ret_text = xasprintf(_("Power source: unknown (%s): the AC values apply\n"), m);
+                return;
+        } else if (r == 0 && ps_look(SYS, &look) < 0) {
                 *ret_text = xstrdup(_("Power source: unknown (the supplies cannot be read): the AC values "
                                       "apply\n"));
                 return;

@@ -14,8 +14,10 @@
 int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json);
 bool power_source_mode_ok(const char *mode);
 
-/* verify and apply: one look at the supplies; the plan's settings get the
- * values of that source (value_battery moved into value on battery).
+/* verify and apply: the source in effect (forced by power-source ac|battery
+ * until the next event, pinned in idlecfg.conf, else one look at the
+ * supplies); the plan's settings get the values of that source
+ * (value_battery moved into value on battery).
  * *ret_text says which source was assumed and why (text to print); NULL
  * when no setting has a value per source. */
-void power_source_for_verify(struct plan *p, char **ret_text);
+void power_source_for_verify(const struct rootfs *rfs, struct plan *p, char **ret_text);

@@ -32,7 +32,11 @@
 # "q35 pc"), IDLECFG_VM_PROFILES (default "powersave balanced"),
 # IDLECFG_VM_IDLE (seconds of idle before the sample, default 30),
 # IDLECFG_VM_TIMEOUT (seconds per boot, default 900), IDLECFG_VM_MIRROR
-# (default: the Debian mirror of this machine's apt sources).
+# (default: the Debian mirror of this machine's apt sources),
+# IDLECFG_VM_FLOWS (default "main power"): main is everything above (the
+# baseline, powertop, the profiles, the image and the installers), power the
+# power-source switch on an emulated AC adapter and battery
+# (tests/vm/power-source.sh); IDLECFG_VM_FLOWS=power runs that one alone.
 . "$top_srcdir/tests/lib.sh"
 # the image flow: install --image on the host, three boots of one image
 . "$top_srcdir/tests/vm/image-flow.sh"
@@ -51,6 +55,8 @@ cache=${IDLECFG_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/idlecfg-vm}
 work=${IDLECFG_VM_WORK:-$top_builddir/tests/vm/work}
 profiles=${IDLECFG_VM_PROFILES:-powersave balanced}
 machines=${IDLECFG_VM_MACHINES:-q35 pc}
+flows=${IDLECFG_VM_FLOWS:-main power}
+flow_on() { case " $flows " in *" $1 "*) return 0 ;; esac; return 1; }
 idle=${IDLECFG_VM_IDLE:-30}
 boot_timeout=${IDLECFG_VM_TIMEOUT:-900}
 uuid=5f1d6a52-0c1e-4b7a-9d3e-1d1e5c0f6a01       # the root filesystem's, fixed
@@ -309,6 +315,18 @@ boot() {
         fi
 }
 
+# machine_dir OUT DIR: the machine for tests/run-machine from a boot's output
+# OUT (snapshot.sh with /etc/idlecfg-vm/record): the recording, the module
+# parameters and the power/control of the ATA port directories
+machine_dir() {
+        mkdir -p "$2"
+        cp "$1/vm.umockdev" "$2/machine.umockdev"
+        awk -F'\t' '$1 ~ /^\/sys\/module\/[^\/]*\/parameters\// && $2 != "<unreadable>" {
+                split($1, p, "/"); print p[4] "/" p[6] "=" $2 }' "$1/snapshot.txt" >"$2/modparams"
+        awk -F'\t' '$1 ~ /^\/sys\/devices\/.*\/ata[0-9]+\/power\/control$/ && $1 !~ /\/ata_port\// && $2 != "<unreadable>" {
+                print substr($1, 5) "=" $2 }' "$1/snapshot.txt" >"$2/sysattrs"
+}
+
 # ---- the peer: powertop, from Debian, into a copy of the root ----
 # The packages the cached root lacks for powertop, fetched once with apt-get
 # download on this machine (its apt sources must serve $suite) into
@@ -427,6 +445,9 @@ for machine in $machines; do
         [ -n "$(machine_desc "$machine")" ] || { echo "Bail out! unknown machine '$machine' in IDLECFG_VM_MACHINES (q35, pc)"; exit 1; }
 done
 case $idle in ''|*[!0-9]*) echo "Bail out! IDLECFG_VM_IDLE must be a number of seconds"; exit 1 ;; esac
+for f in $flows; do
+        case $f in main|power) ;; *) echo "Bail out! unknown flow '$f' in IDLECFG_VM_FLOWS (main, power)"; exit 1 ;; esac
+done
 for suite in $suites; do
         suite_known "$suite" || { echo "Bail out! unknown suite '$suite' in IDLECFG_VM_SUITES (bookworm, trixie)"; exit 1; }
 done
@@ -451,8 +472,13 @@ measure_secs=10
 nidle=2
 $has_measure && nidle=3
 # per machine: baseline boot, its devices, the powertop root and boot, then per
-# profile 10 install/boot checks and 2 idle checks (3 with measure)
-plan $((nsuites * (1 + nmach * (4 + (10 + nidle) * nprof + image_points + $(installer_npoints))) + $(uki_npoints)))
+# profile 10 install/boot checks and 2 idle checks (3 with measure); the
+# power flow's points
+main_points=$((4 + (10 + nidle) * nprof + image_points + $(installer_npoints)))
+flow_on main || main_points=0
+power_points=0
+flow_on power && power_points=$vm_power_npoints
+plan $((nsuites * (1 + nmach * (main_points + power_points)) + $(uki_npoints)))
 vm_power_source_note
 
 # the package, built once for every suite
@@ -474,7 +500,7 @@ fi
 
 for suite in $suites; do
 suite_setup "$suite"
-installer_prepare || true
+flow_on main && { installer_prepare || true; }
 if [ "$work" != "$work_base" ]; then
         # shellcheck disable=SC2086
         mkdir -p "$work" && (cd "$work" && rm -rf baseline machine timings idle-summary debootstrap.log q35 pc $profiles)
@@ -489,7 +515,7 @@ if ! build_cache; then
 fi
 ok "Debian $suite root $root_source"
 powertop_ok=true
-if [ "${IDLECFG_VM_POWERTOP:-yes}" = no ]; then
+if [ "${IDLECFG_VM_POWERTOP:-yes}" = no ] || ! flow_on main; then
         powertop_ok=false
         powertop_why="IDLECFG_VM_POWERTOP=no"
 else
@@ -503,7 +529,7 @@ for machine in $machines; do
         IDLECFG_VM_USB_BY_CONTROLLER=0
         [ "$machine" = pc ] && IDLECFG_VM_USB_BY_CONTROLLER=1
         export IDLECFG_VM_USB_BY_CONTROLLER
-        left=$((4 + (10 + nidle) * nprof + image_points + $(installer_npoints)))
+        left=$((main_points + power_points))
         pass() { left=$((left - 1)); ok "$suite_tag$machine: $*"; }
         fail() { left=$((left - 1)); not_ok "$suite_tag$machine: $*"; }
         diag "== machine $(machine_desc "$machine") =="
@@ -532,12 +558,7 @@ for machine in $machines; do
                 # (ataN: a device without a subsystem, which umockdev-record
                 # leaves out; detect reads the port's runtime PM there), none of
                 # which umockdev can record
-                mkdir -p "$mw/machine"
-                cp "$base/vm.umockdev" "$mw/machine/machine.umockdev"
-                awk -F'\t' '$1 ~ /^\/sys\/module\/[^\/]*\/parameters\// && $2 != "<unreadable>" {
-                        split($1, p, "/"); print p[4] "/" p[6] "=" $2 }' "$base/snapshot.txt" >"$mw/machine/modparams"
-                awk -F'\t' '$1 ~ /^\/sys\/devices\/.*\/ata[0-9]+\/power\/control$/ && $1 !~ /\/ata_port\// && $2 != "<unreadable>" {
-                        print substr($1, 5) "=" $2 }' "$base/snapshot.txt" >"$mw/machine/sysattrs"
+                machine_dir "$base" "$mw/machine"
                 missing=
                 for drv in $(machine_drivers "$machine"); do
                         grep -qx "E: DRIVER=$drv" "$base/vm.umockdev" || missing="$missing $drv"
@@ -759,8 +780,11 @@ PY
         }
 
         base=
-        run_machine_boots || true
-        installer_flows || true
+        if flow_on main; then
+                run_machine_boots || true
+                installer_flows || true
+        fi
+        flow_on power && { vm_power_flow || true; }
         while [ $left -gt 0 ]; do
                 fail "(not reached: an earlier step failed)"
         done
