@@ -128,6 +128,23 @@ static int show(const struct rootfs *rfs, const struct ps_look *look, unsigned l
         return 0;
 }
 
+/* the switch's table made a plan of the values of SOURCE, as apply writes a plan */
+static void table_for_source(struct plan *table, enum power_source source)
+{
+        for (size_t i = 0; i < table->n; i++) {
+                struct setting *s = &table->v[i];
+                if (source == PS_BATTERY) {
+                        free(s->value);
+                        s->value = TAKE_PTR(s->value_battery);
+                } else {
+                        free(s->value_battery);
+                        s->value_battery = NULL;
+                }
+        }
+        free(table->profile);
+        table->profile = xasprintf("power-source-%s", power_source_name(source));
+}
+
 int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json)
 {
         _cleanup_free_ char *buf = NULL, *shown = rootfs_display(rfs, PS_TABLE_PATH);
@@ -141,7 +158,7 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
         struct apply_result res = {};
         struct xerror e = {};
         enum power_source last;
-        bool battery, have_last, last_forced = false;
+        bool have_last, last_forced = false;
         unsigned looks = 0;
         size_t len = 0;
         int r, code = 0;
@@ -173,7 +190,6 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 ps_look_done(&look);
                 return code;
         }
-        battery = look.source == PS_BATTERY;
         have_last = ps_last_read(rfs, &last, &last_forced) == 0;
         printf(_("Power source: %s (%s)\n"), power_source_name(look.source), look.why);
         if (verbose && looks > 0)
@@ -206,19 +222,7 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 code = 2;
                 goto done;
         }
-        /* the values of this source, as apply writes a plan */
-        for (size_t i = 0; i < table->n; i++) {
-                struct setting *s = &table->v[i];
-                if (battery) {
-                        free(s->value);
-                        s->value = TAKE_PTR(s->value_battery);
-                } else {
-                        free(s->value_battery);
-                        s->value_battery = NULL;
-                }
-        }
-        free(table->profile);
-        table->profile = xasprintf("power-source-%s", power_source_name(look.source));
+        table_for_source(table, look.source);
         /* the mark first: a device bound or a module loaded from now on takes
          * this source's value from the udev rules, one bound before it gets it
          * from the writes below */
