@@ -232,6 +232,33 @@ char *strstrip(char *s)
         return s;
 }
 
+char *words_missing(const char *line, const char *words)
+{
+        _cleanup_free_ char *w = xstrdup(words);
+        struct strbuf sb = {};
+        char *save = NULL;
+
+        for (char *tok = strtok_r(w, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+                bool have = false;
+                size_t n = strlen(tok);
+                for (const char *p = line; *p && !have;) {
+                        size_t k;
+                        p += strspn(p, " \t");
+                        k = strcspn(p, " \t");
+                        have = k == n && strncmp(p, tok, n) == 0;
+                        p += k;
+                }
+                for (const char *p = sb_str(&sb); *p && !have;) {
+                        size_t k = strcspn(p, " ");
+                        have = k == n && strncmp(p, tok, n) == 0;
+                        p += k + (p[k] == ' ');
+                }
+                if (!have)
+                        sb_appendf(&sb, "%s%s", sb.len ? " " : "", tok);
+        }
+        return sb_steal(&sb);
+}
+
 int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms, void **ret_dl, char **ret_error)
 {
         void *dl = dlopen(soname, RTLD_NOW | RTLD_NODELETE);

@@ -115,6 +115,8 @@ int read_file_full(const char *path, size_t max, char **ret, size_t *ret_len);
  * loop of rootfs_read_file(), rootfs.h, the one reader of a root's files */
 int read_fd_full(int fd, size_t max, char **ret, size_t *ret_len);
 char *strstrip(char *s);
+/* the words of WORDS (space-separated) that LINE does not have yet, in order */
+char *words_missing(const char *line, const char *words);
 int parse_selected(const char *list, char **ret);
 
 /* paths below a root ("/" or an installer's target) */
