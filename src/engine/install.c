@@ -764,6 +764,37 @@ static void dry_run(const struct rootfs *rfs, const struct manifest *m, const st
         }
 }
 
+/* the manifest's record of this run: profile, fingerprint, kernel, where
+ * the command line went, refresh's inputs; no write pending */
+static void record_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+                       const struct install_options *o, const struct targets *t, struct manifest *m)
+{
+        free(m->profile);
+        m->profile = xstrdup(p->profile);
+        free(m->fingerprint);
+        m->fingerprint = xstrdup(p->fingerprint);
+        free(m->kernel);
+        m->kernel = p->kernel ? xstrdup(p->kernel) : NULL;
+        free(m->cmdline_target);
+        m->cmdline_target = NULL;
+        for (size_t i = 0; i < t->n; i++)
+                if (t->v[i].kind >= T_CMDLINE_KERNEL && t->v[i].kind <= T_CMDLINE_OWN && t->v[i].content &&
+                    !endswith_str(t->v[i].path, NEW_SUFFIX))
+                        m->cmdline_target = xstrdup(t->v[i].path);
+        kv_free(&m->inputs);
+        refresh_inputs(rfs, inv, p->profile, o->profiles_dir, REFRESH_CONTENT, &m->inputs);
+        kv_add(&m->inputs, "profile-reason", p->profile_reason);
+        if (o->image)
+                /* not the build host's: the machine the image boots on installs again */
+                for (size_t i = 0; i < m->inputs.n; i++)
+                        if (streq(m->inputs.v[i].key, "fingerprint")) {
+                                free(m->inputs.v[i].value);
+                                m->inputs.v[i].value = xstrdup(IMAGE_FINGERPRINT);
+                        }
+        for (size_t i = 0; i < m->n_files; i++)
+                m->files[i].pending = false;    /* every write is done */
+}
+
 static int install_targets(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
                            const struct install_options *o, struct install_result *res, struct targets *t,
                            struct xerror *ret_error)
@@ -852,30 +883,7 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         }
 
         /* the whole record, now that the files are in place */
-        free(m->profile);
-        m->profile = xstrdup(p->profile);
-        free(m->fingerprint);
-        m->fingerprint = xstrdup(p->fingerprint);
-        free(m->kernel);
-        m->kernel = p->kernel ? xstrdup(p->kernel) : NULL;
-        free(m->cmdline_target);
-        m->cmdline_target = NULL;
-        for (size_t i = 0; i < t->n; i++)
-                if (t->v[i].kind >= T_CMDLINE_KERNEL && t->v[i].kind <= T_CMDLINE_OWN && t->v[i].content &&
-                    !endswith_str(t->v[i].path, NEW_SUFFIX))
-                        m->cmdline_target = xstrdup(t->v[i].path);
-        kv_free(&m->inputs);
-        refresh_inputs(rfs, inv, p->profile, o->profiles_dir, REFRESH_CONTENT, &m->inputs);
-        kv_add(&m->inputs, "profile-reason", p->profile_reason);
-        if (o->image)
-                /* not the build host's: the machine the image boots on installs again */
-                for (size_t i = 0; i < m->inputs.n; i++)
-                        if (streq(m->inputs.v[i].key, "fingerprint")) {
-                                free(m->inputs.v[i].value);
-                                m->inputs.v[i].value = xstrdup(IMAGE_FINGERPRINT);
-                        }
-        for (size_t i = 0; i < m->n_files; i++)
-                m->files[i].pending = false;    /* every write is done */
+        record_run(rfs, p, inv, o, t, m);
         r = manifest_save(rfs, m, ret_error);
         if (r < 0)
                 return r;
