@@ -6,7 +6,7 @@
 # HACKING names exists.
 . "$top_srcdir/tests/lib.sh"
 need python3
-plan 7
+plan 9
 
 # prints one line per problem; $1: what to check
 layers() {
@@ -93,6 +93,45 @@ elif what == 'bare':
     for m in sorted(set(re.findall(r'(?<![/\w.-])([a-z][a-z0-9-]*\.[ch])\b', hacking))):
         if m not in names:
             bad.append('HACKING names %s: no such file in src/ or tests/' % m)
+elif what == 'sizes':
+    # no function over 120 lines (from the line of its name to its closing
+    # brace) and no file over 1000 lines in src/: braces counted outside
+    # comments, strings, character constants and preprocessor lines
+    def blank(m):
+        return re.sub(r'[^\n]', ' ', m.group(0))
+    tok = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*',
+                     re.S | re.M)
+    for root, dirs, fs in sorted(os.walk(src)):
+        dirs.sort()
+        for f in sorted(fs):
+            if not f.endswith(('.c', '.h')):
+                continue
+            p = os.path.join(root, f)
+            rel = os.path.relpath(p, top)
+            text = open(p, encoding='utf-8', errors='replace').read()
+            if text.count('\n') > 1000:
+                bad.append('%s: %d lines (at most 1000)' % (rel, text.count('\n')))
+            s = tok.sub(blank, text)
+            depth, head, start = 0, 0, None
+            for i, c in enumerate(s):
+                if c == '{':
+                    if depth == 0:
+                        before = s[head:i]
+                        m = re.search(r'(\w+)\s*\([^;{}]*\)\s*$', before)
+                        start = None
+                        if m and not re.search(r'=\s*$', before):
+                            start = (m.group(1), s.count('\n', 0, head + m.start()) + 1)
+                    depth += 1
+                elif c == '}':
+                    depth -= 1
+                    if depth == 0:
+                        if start:
+                            n = s.count('\n', 0, i) + 1 - start[1] + 1
+                            if n > 120:
+                                bad.append('%s:%d: %s() is %d lines (at most 120)' % (rel, start[1], start[0], n))
+                        head, start = i + 1, None
+                elif c == ';' and depth == 0:
+                    head = i + 1
 for b in bad:
     print(b)
 PY
@@ -109,6 +148,7 @@ point "no include runs up: a file includes its own layer or one below" upward
 point "Makefile.am lists each folder's files in its own FOLDER_sources, and only those" lists
 point "every path HACKING names exists" paths
 point "every file name HACKING gives (x.c, x.h) exists in src/ or tests/" bare
+point "no function in src/ is over 120 lines, no file over 1000" sizes
 
 # the check itself fails on an include that runs up (a copy of the tree with one)
 mkdir -p "$tmp/copy" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy/"
@@ -118,5 +158,21 @@ printf '#include "cli/run.h"\n' >>"$tmp/copy/src/base/util.c"
         layers upward
 ) >"$tmp/planted.out" 2>&1
 check "a planted include from src/base to src/cli is found" grep -q 'src/base/util.c:.*runs up from base to cli' "$tmp/planted.out"
+
+# ... and a function of 121 lines, a file of 1001 (braces in strings and comments not counted)
+{
+        printf 'static int long_one(void)\n{\n'
+        i=0; while [ $i -lt 118 ]; do printf '        x("{");   /* } */\n'; i=$((i + 1)); done
+        printf '}\n'
+        printf 'int short_one(int a)\n{\n        return a;\n}\n'
+} >"$tmp/copy/src/base/planted.c"
+i=0; while [ $i -lt 1001 ]; do echo; i=$((i + 1)); done >"$tmp/copy/src/cli/planted.h"
+(
+        top_srcdir=$tmp/copy
+        layers sizes
+) >"$tmp/planted-sizes.out" 2>&1
+check "a planted function of 121 lines and a file of 1001 are found, nothing else" \
+        sh -c 'grep -q "src/base/planted.c:1: long_one() is 121 lines" "$1" && grep -q "src/cli/planted.h: 1001 lines" "$1" &&
+               [ "$(wc -l <"$1")" -eq 2 ]' sh "$tmp/planted-sizes.out"
 
 done_testing
