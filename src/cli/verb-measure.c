@@ -4,6 +4,7 @@
 #include "base/json.h"
 #include "engine/measure.h"
 #include "cli/verb-measure.h"
+#include "cli/run.h"
 
 #define EXIT_FAIL 3
 #define SETTLE_MARGIN_MS 1000u
@@ -862,4 +863,13 @@ int measure_around(const struct measure_request *q, const char *what, const stru
                 return EXIT_FAIL;
         }
         return code;
+}
+
+/* ---- the verb (idlecfg.c's table runs it) ---- */
+
+int verb_measure(struct run *c, int argc, char **argv)
+{
+        struct measure_request q = { .seconds = c->a->seconds, .json = c->a->json, .verbose = c->a->verbose };
+
+        return measure_verb(&q, c->plan, c->inv);
 }

@@ -1,4 +1,4 @@
-/* verb-plan.h: what plan prints (the verb layer renders; plan.h holds the data) */
+/* verb-plan.h: the plan verb and what it prints (the verb layer renders; plan.h holds the data) */
 #pragma once
 
 #include <stdio.h>
@@ -15,3 +15,9 @@ void plan_json_identity(struct json *j, const struct plan *p);
  * lines of text; "boot": {scheme, reason, booted, initramfs, initramfs_reason} */
 void plan_print_boot_text(const struct plan *p, FILE *f);
 void plan_json_boot(struct json *j, const struct plan *p);
+
+/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
+struct run;
+struct args;
+int check_plan(const struct args *a, int argc, char **argv);
+int verb_plan(struct run *c, int argc, char **argv);

@@ -14,6 +14,7 @@
 #include "engine/pstable.h"
 #include "cli/verb-apply.h"
 #include "cli/verb-power.h"
+#include "cli/run.h"
 
 bool power_source_mode_ok(const char *mode)
 {
@@ -280,4 +281,25 @@ void power_source_for_verify(struct plan *p, char **ret_text)
                         }
                 }
         ps_look_done(&look);
+}
+
+/* ---- the verb (idlecfg.c's table runs it) ---- */
+
+int check_power_source(const struct args *a, int argc, char **argv)
+{
+        if (argc > 0 && !power_source_mode_ok(argv[0])) {
+                fprintf(stderr, _("idlecfg: power-source takes event, boot, resume, show, ac or battery, not '%s'\n"),
+                        argv[0]);
+                return EXIT_USAGE;
+        }
+        if (a->json && !(argc > 0 && streq(argv[0], "show"))) {
+                fprintf(stderr, _("idlecfg: power-source prints JSON only with show\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+int verb_power_source(struct run *c, int argc, char **argv)
+{
+        return power_source_verb(&c->rfs, argc > 0 ? argv[0] : "event", c->a->dry_run, c->a->verbose, c->a->json);
 }
