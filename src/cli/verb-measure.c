@@ -708,19 +708,26 @@ static void json_log(struct json *j, const char *log)
         json_end_array(j);
 }
 
+/* measure's JSON around a change begins: the change, its exit code, the
+ * profile, and the change's own lines */
+static void around_json_begin(struct json *j, const char *what, int code, const struct plan *p, const char *log)
+{
+        json_init(j, stdout);
+        json_begin_object(j);
+        json_kv_int(j, "schema", 1);
+        json_kv_string(j, "change", what);
+        json_kv_int(j, "exit", code);
+        json_kv_string(j, "profile", p ? p->profile : NULL);
+        json_log(j, log);
+}
+
 /* measure's JSON after the change: the settling, what changed, both intervals */
 static void around_json(const struct around *x, const char *what, int code, const struct plan *p,
                         unsigned long long settle, const struct measure_sample *mid, size_t n_chain, size_t n_ch)
 {
         struct json j;
 
-        json_init(&j, stdout);
-        json_begin_object(&j);
-        json_kv_int(&j, "schema", 1);
-        json_kv_string(&j, "change", what);
-        json_kv_int(&j, "exit", code);
-        json_kv_string(&j, "profile", p ? p->profile : NULL);
-        json_log(&j, x->log);
+        around_json_begin(&j, what, code, p, x->log);
         json_kv_int(&j, "settle_ms", (long long) settle);
         json_key(&j, "settle_chain");
         json_begin_array(&j);
@@ -800,13 +807,7 @@ int measure_around(const struct measure_request *q, const char *what, const stru
                 /* the change failed (and apply undid itself): nothing to compare */
                 if (q->json) {
                         struct json j;
-                        json_init(&j, stdout);
-                        json_begin_object(&j);
-                        json_kv_int(&j, "schema", 1);
-                        json_kv_string(&j, "change", what);
-                        json_kv_int(&j, "exit", code);
-                        json_kv_string(&j, "profile", p ? p->profile : NULL);
-                        json_log(&j, x.log);
+                        around_json_begin(&j, what, code, p, x.log);
                         json_end_object(&j);
                         json_finish(&j);
                 }
