@@ -50,13 +50,15 @@ for m in $(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /); do
                 # /proc is the host's: an empty one keeps measure's counters out
                 IDLECFG_TEST_PROC=$tmp/proc-$m-$which BIN=$bin ROOT=$root KVER=$KVER PROFILES=$profiles \
                         OUT=$tmp/$which/$m run_machine "$TESTS_DATA/machines/$m" sh "$tmp/inner.sh"
-                # the temporary root, the version and measure's own timing differ by design
+                # the temporary root, the version, measure's own timing and verify's
+                # wall-clock gauge (the Prometheus last success) differ by design
                 for f in "$tmp/$which/$m".*; do
                         sed -i -e "s|$root|@ROOT@|g" -e "s|$tmp/proc-$m-$which|@PROC@|g" \
                                 -e 's|"version": "[^"]*"|"version": "@VERSION@"|' \
                                 -e 's|idlecfg [0-9][^ ]* for profile|idlecfg @VERSION@ for profile|' \
                                 -e 's|"interval_us": [0-9]*|"interval_us": @US@|' \
-                                -e 's|^Measured [0-9.]* s\.|Measured @S@ s.|' "$f"
+                                -e 's|^Measured [0-9.]* s\.|Measured @S@ s.|' \
+                                -e 's|^idlecfg_last_success_timestamp_seconds [0-9]*$|idlecfg_last_success_timestamp_seconds @TIME@|' "$f"
                 done
         done
 done

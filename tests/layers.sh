@@ -6,7 +6,7 @@
 # HACKING names exists.
 . "$top_srcdir/tests/lib.sh"
 need python3
-plan 7
+plan 10
 
 # prints one line per problem; $1: what to check
 layers() {
@@ -93,6 +93,62 @@ elif what == 'bare':
     for m in sorted(set(re.findall(r'(?<![/\w.-])([a-z][a-z0-9-]*\.[ch])\b', hacking))):
         if m not in names:
             bad.append('HACKING names %s: no such file in src/ or tests/' % m)
+elif what == 'sizes':
+    # no function over 120 lines (from the line of its name to its closing
+    # brace) and no file over 1000 lines in src/: braces counted outside
+    # comments, strings, character constants and preprocessor lines
+    def blank(m):
+        return re.sub(r'[^\n]', ' ', m.group(0))
+    tok = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|^[ \t]*#(?:[^\n]*\\\n)*[^\n]*',
+                     re.S | re.M)
+    for root, dirs, fs in sorted(os.walk(src)):
+        dirs.sort()
+        for f in sorted(fs):
+            if not f.endswith(('.c', '.h')):
+                continue
+            p = os.path.join(root, f)
+            rel = os.path.relpath(p, top)
+            text = open(p, encoding='utf-8', errors='replace').read()
+            if text.count('\n') > 1000:
+                bad.append('%s: %d lines (at most 1000)' % (rel, text.count('\n')))
+            s = tok.sub(blank, text)
+            depth, head, start = 0, 0, None
+            for i, c in enumerate(s):
+                if c == '{':
+                    if depth == 0:
+                        before = s[head:i]
+                        m = re.search(r'(\w+)\s*\([^;{}]*\)\s*$', before)
+                        start = None
+                        if m and not re.search(r'=\s*$', before):
+                            start = (m.group(1), s.count('\n', 0, head + m.start()) + 1)
+                    depth += 1
+                elif c == '}':
+                    depth -= 1
+                    if depth == 0:
+                        if start:
+                            n = s.count('\n', 0, i) + 1 - start[1] + 1
+                            if n > 120:
+                                bad.append('%s:%d: %s() is %d lines (at most 120)' % (rel, start[1], start[0], n))
+                        head, start = i + 1, None
+                elif c == ';' and depth == 0:
+                    head = i + 1
+elif what == 'prints':
+    # nothing below src/cli prints: no printf, puts, perror, and no stdout or
+    # stderr named, outside comments and strings (src/base's out-of-memory
+    # message and the tests' fault injection excepted)
+    tok = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+    bad_call = re.compile(r'\b(printf|vprintf|puts|putchar|perror)\s*\(|\b(stdout|stderr)\b')
+    for d in order:
+        if d in ('base', 'cli'):
+            continue
+        for f in sorted(os.listdir(os.path.join(src, d))):
+            if not f.endswith(('.c', '.h')):
+                continue
+            text = open(os.path.join(src, d, f), encoding='utf-8', errors='replace').read()
+            s = tok.sub(lambda m: re.sub(r'[^\n]', ' ', m.group(0)), text)
+            for m in bad_call.finditer(s):
+                bad.append('src/%s/%s:%d: %s below src/cli' % (d, f, s.count('\n', 0, m.start()) + 1,
+                                                               m.group(0).rstrip('( ')))
 for b in bad:
     print(b)
 PY
@@ -109,6 +165,8 @@ point "no include runs up: a file includes its own layer or one below" upward
 point "Makefile.am lists each folder's files in its own FOLDER_sources, and only those" lists
 point "every path HACKING names exists" paths
 point "every file name HACKING gives (x.c, x.h) exists in src/ or tests/" bare
+point "no function in src/ is over 120 lines, no file over 1000" sizes
+point "nothing below src/cli prints (printf, puts, stdout, stderr), src/base's exits excepted" prints
 
 # the check itself fails on an include that runs up (a copy of the tree with one)
 mkdir -p "$tmp/copy" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy/"
@@ -118,5 +176,23 @@ printf '#include "cli/run.h"\n' >>"$tmp/copy/src/base/util.c"
         layers upward
 ) >"$tmp/planted.out" 2>&1
 check "a planted include from src/base to src/cli is found" grep -q 'src/base/util.c:.*runs up from base to cli' "$tmp/planted.out"
+
+# ... and a function of 121 lines, a file of 1001 (braces in strings and comments not counted)
+{
+        printf 'static int long_one(void)\n{\n'
+        i=0; while [ $i -lt 118 ]; do printf '        x("{");   /* } */\n'; i=$((i + 1)); done
+        printf '}\n'
+        printf 'int short_one(int a)\n{\n        return a;\n}\n'
+} >"$tmp/copy/src/base/planted.c"
+i=0; while [ $i -lt 1001 ]; do echo; i=$((i + 1)); done >"$tmp/copy/src/cli/planted.h"
+printf 'static void say(void)\n{\n        /* printf("in a comment"); */ fputs("stdout", stderr);\n}\n' >"$tmp/copy/src/engine/planted.c"
+(
+        top_srcdir=$tmp/copy
+        layers sizes
+        layers prints
+) >"$tmp/planted-sizes.out" 2>&1
+check "a planted function of 121 lines, a file of 1001 and an fputs to stderr in src/engine are found, nothing else" \
+        sh -c 'grep -q "src/base/planted.c:1: long_one() is 121 lines" "$1" && grep -q "src/cli/planted.h: 1001 lines" "$1" &&
+               grep -q "src/engine/planted.c:3: stderr below src/cli" "$1" && [ "$(wc -l <"$1")" -eq 3 ]' sh "$tmp/planted-sizes.out"
 
 done_testing

@@ -232,6 +232,33 @@ char *strstrip(char *s)
         return s;
 }
 
+char *words_missing(const char *line, const char *words)
+{
+        _cleanup_free_ char *w = xstrdup(words);
+        struct strbuf sb = {};
+        char *save = NULL;
+
+        for (char *tok = strtok_r(w, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+                bool have = false;
+                size_t n = strlen(tok);
+                for (const char *p = line; *p && !have;) {
+                        size_t k;
+                        p += strspn(p, " \t");
+                        k = strcspn(p, " \t");
+                        have = k == n && strncmp(p, tok, n) == 0;
+                        p += k;
+                }
+                for (const char *p = sb_str(&sb); *p && !have;) {
+                        size_t k = strcspn(p, " ");
+                        have = k == n && strncmp(p, tok, n) == 0;
+                        p += k + (p[k] == ' ');
+                }
+                if (!have)
+                        sb_appendf(&sb, "%s%s", sb.len ? " " : "", tok);
+        }
+        return sb_steal(&sb);
+}
+
 int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms, void **ret_dl, char **ret_error)
 {
         void *dl = dlopen(soname, RTLD_NOW | RTLD_NODELETE);
@@ -252,11 +279,12 @@ int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms,
         return 0;
 }
 
-/* One read() of a sysfs attribute (a page at most) from FD, which was opened
- * O_NONBLOCK: BUF holds *RET_LEN bytes and a NUL after them. */
+/* The one reader of a live attribute: one read() of a page at most from FD,
+ * opened O_NONBLOCK; the value as TRIM says (util.h). */
 #define ATTR_MAX 4096
-static int read_attr_once(int fd, char buf[static ATTR_MAX + 1], size_t *ret_len)
+int read_live_fd(int fd, enum live_trim trim, char **ret)
 {
+        char buf[ATTR_MAX + 1];
         ssize_t n;
 
         if (fd < 0)
@@ -265,32 +293,38 @@ static int read_attr_once(int fd, char buf[static ATTR_MAX + 1], size_t *ret_len
         if (n < 0)
                 return -errno;
         buf[n] = '\0';
-        *ret_len = (size_t) n;
+        switch (trim) {
+        case LIVE_RAW:
+                if (memchr(buf, '\0', (size_t) n))
+                        return -EBADMSG;
+                break;
+        case LIVE_LINE:
+                /* only the first line: sysfs attributes are single values */
+                buf[strcspn(buf, "\n")] = '\0';
+                for (size_t l = strlen(buf); l > 0 && (buf[l - 1] == ' ' || buf[l - 1] == '\t'); l--)
+                        buf[l - 1] = '\0';
+                break;
+        case LIVE_STRIP:
+                buf[strcspn(buf, "\n")] = '\0';
+                *ret = xstrdup(strstrip(buf));
+                return 0;
+        }
+        *ret = xstrdup(buf);
         return 0;
 }
 
-/* Trailing newline stripped; values without one are fine too. Only the
- * first line is kept: sysfs attributes are single values. */
-static int read_attr_fd(int fd, char **ret)
+int read_live(const char *path, enum live_trim trim, char **ret)
 {
-        char buf[ATTR_MAX + 1];
-        size_t n;
-        int r = read_attr_once(fd, buf, &n);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
-        if (r < 0)
-                return r;
-        buf[strcspn(buf, "\n")] = '\0';
-        for (size_t l = strlen(buf); l > 0 && (buf[l - 1] == ' ' || buf[l - 1] == '\t'); l--)
-                buf[l - 1] = '\0';
-        *ret = xstrdup(buf);
-        return 0;
+        return read_live_fd(fd, trim, ret);
 }
 
 int read_attr_at(int dirfd, const char *attr, char **ret)
 {
         _cleanup_close_ int fd = openat(dirfd, attr, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
-        return read_attr_fd(fd, ret);
+        return read_live_fd(fd, LIVE_LINE, ret);
 }
 
 /* one open of DIR/ATTR: under umockdev a path is translated once, where an
@@ -298,24 +332,13 @@ int read_attr_at(int dirfd, const char *attr, char **ret)
 int read_attr(const char *dir, const char *attr, char **ret)
 {
         _cleanup_free_ char *path = xasprintf("%s/%s", dir, attr);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
-        return read_attr_fd(fd, ret);
+        return read_live(path, LIVE_LINE, ret);
 }
 
 int read_raw(const char *path, char **ret)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        char buf[ATTR_MAX + 1];
-        size_t n;
-        int r = read_attr_once(fd, buf, &n);
-
-        if (r < 0)
-                return r;
-        if (memchr(buf, '\0', n))
-                return -EBADMSG;
-        *ret = xstrdup(buf);
-        return 0;
+        return read_live(path, LIVE_RAW, ret);
 }
 
 /* The one loop that reads a whole file: FD's size, where fstat() knows it,

@@ -94,16 +94,29 @@ struct dlsym_arg {
 #define DLSYM_ARG(name) { (void **) &sym_##name, #name }
 int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms, void **ret_dl, char **ret_error);
 
-/* sysfs and small files */
+/* sysfs and small files. The one reader of a live attribute (sysfs,
+ * /proc/sys): one read() of a page at most from FD, opened O_NONBLOCK (FD < 0:
+ * -errno of the open), and the value as TRIM says. */
+enum live_trim {
+        LIVE_LINE,      /* the first line, trailing blanks off (read_attr) */
+        LIVE_STRIP,     /* the first line, white space off both ends (strstrip) */
+        LIVE_RAW,       /* as it is, newlines kept; a NUL in it: -EBADMSG (read_raw) */
+};
+int read_live_fd(int fd, enum live_trim trim, char **ret);
+/* the same, opening PATH */
+int read_live(const char *path, enum live_trim trim, char **ret);
+/* DIRFD's or DIR's attribute ATTR, LIVE_LINE */
 int read_attr_at(int dirfd, const char *attr, char **ret);
 int read_attr(const char *dir, const char *attr, char **ret);
-/* PATH's attribute as it is (newlines kept), the same one read(); a NUL in it: -EBADMSG */
+/* PATH's attribute, LIVE_RAW */
 int read_raw(const char *path, char **ret);
 int read_file_full(const char *path, size_t max, char **ret, size_t *ret_len);
 /* all of FD (at most MAX bytes, -EFBIG beyond), NUL-terminated: the read
  * loop of rootfs_read_file(), rootfs.h, the one reader of a root's files */
 int read_fd_full(int fd, size_t max, char **ret, size_t *ret_len);
 char *strstrip(char *s);
+/* the words of WORDS (space-separated) that LINE does not have yet, in order */
+char *words_missing(const char *line, const char *words);
 int parse_selected(const char *list, char **ret);
 
 /* paths below a root ("/" or an installer's target) */

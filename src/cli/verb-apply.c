@@ -1,9 +1,14 @@
-/* verb-apply.c: the printing side of apply, verify and rollback: text and JSON
- * from the results apply.c, verify.c and install.c return */
+/* verb-apply.c: the verbs apply, rollback and verify, and what they print:
+ * text and JSON from the results apply.c, verify.c and rollback.c return */
 #include "config.h"
 
 #include "base/json.h"
 #include "cli/verb-apply.h"
+#include "cli/run.h"
+#include "cli/verb-measure.h"
+#include "cli/verb-monitor.h"
+#include "cli/verb-power.h"
+#include "engine/next-steps.h"
 #include "cli/verb-install.h"
 
 void setting_json_place(struct json *j, const struct setting *s)
@@ -343,4 +348,242 @@ void verify_print(const struct verify_result *r, const struct plan *p, const str
                                 r->residency[i].value, r->residency[i].delta);
         next_steps_print_text(steps, _("The boot configuration still lacks what idlecfg installed; run:\n"), out);
         boot_lefts_text(left, out);
+}
+
+/* ---- the verb (idlecfg.c's table runs it) ---- */
+
+static int do_apply(void *userdata, FILE *out)
+{
+        const struct run *c = userdata;
+        struct apply_options o = { .keep_going = c->a->keep_going, .dry_run = c->a->dry_run };
+        _cleanup_(apply_result_free) struct apply_result res = {};
+        _cleanup_free_ char *source = NULL;
+        struct xerror e = {};
+        int r;
+
+        /* values per power source: those of the source the supplies show now, as verify compares */
+        power_source_for_verify(&c->rfs, c->plan, &source);
+        fprintf(out, c->a->dry_run ? _("Would apply profile %s to the running system:\n")
+                                   : _("Applying profile %s to the running system:\n"), c->plan->profile);
+        if (source)
+                fputs(source, out);
+        r = apply_run(&c->rfs, c->plan, &o, &res, &e);
+        apply_print(&res, c->a->dry_run, out);
+        return r < 0 ? report(r, &e, _("apply failed")) : (c->a->dry_run && r > 0 ? EXIT_CHANGES : EXIT_OK);
+}
+
+int verb_apply(struct run *c, int argc, char **argv)
+{
+        const struct args *a = c->a;
+        struct measure_request q = { .seconds = a->measure, .json = a->json, .verbose = a->verbose };
+
+        return a->measure ? measure_around(&q, "apply", c->plan, c->inv, do_apply, c) : do_apply(c, stdout);
+}
+
+struct rollback_ctx {
+        const struct run *c;
+        const char *what;
+        struct next_steps *steps;       /* what the boot artifacts still hold: the steps */
+};
+
+/* after the install's rollback: what the boot artifacts still hold of
+ * what it put there (grub.cfg, the boot entries, a UKI, the initramfs), and
+ * the steps that take it out, in STEPS and said on OUT; true when there is
+ * any (exit 4) */
+static bool rollback_boot_left(const struct run *c, const struct rollback_result *res, struct next_steps *steps,
+                               FILE *out)
+{
+        next_steps_undo(steps, &c->rfs, res->boot_words, res->kernel, res->modprobe ? &res->modprobe_time : NULL);
+        next_steps_print_text(steps, steps->running
+                              ? _("The boot artifacts may still hold what idlecfg installed; run (idlecfg runs "
+                                  "none of them):\n")
+                              : _("The boot artifacts may still hold what idlecfg installed; next steps for the "
+                                  "installer (idlecfg runs nothing in the target):\n"), out);
+        return next_steps_boot_incomplete(steps);
+}
+
+static int do_rollback(void *userdata, FILE *out)
+{
+        const struct rollback_ctx *rc = userdata;
+        const struct run *c = rc->c;
+        static const struct {
+                const char *part;
+                int (*undo)(const struct rootfs *rfs, bool force, struct rollback_result *ret, struct xerror *ret_error);
+                bool values;            /* live values (apply), or files (install) */
+                const char *failed;
+        } parts[] = {
+                /* the live values first, then the files */
+                { "apply", apply_rollback, true, N_("rollback of apply failed") },
+                { "install", install_rollback, false, N_("rollback of install failed") },
+        };
+        struct xerror e = {};
+        bool any = false;
+        int r, code = EXIT_OK;
+
+        for (size_t i = 0; i < ELEMENTSOF(parts) && (code == EXIT_OK || code == EXIT_CHANGES); i++) {
+                if (!streq(rc->what, "all") && !streq(rc->what, parts[i].part))
+                        continue;
+                _cleanup_(rollback_result_free) struct rollback_result res = {};
+                r = parts[i].undo(&c->rfs, c->a->force, &res, &e);
+                rollback_print(&res, parts[i].values, out);
+                if (r == 0 && !parts[i].values && rollback_boot_left(c, &res, rc->steps, out))
+                        code = EXIT_BOOT_INCOMPLETE;
+                if (r == -EBUSY) {
+                        /* some values or files were left alone: said, not a failure */
+                        print_error(NULL, &e, strerror(-r));
+                        xerror_done(&e);
+                        code = EXIT_CHANGES;
+                        any = true;
+                } else if (r < 0)
+                        code = report(r, &e, _(parts[i].failed));
+                else
+                        any = any || r == 0;
+        }
+        if (code == EXIT_OK && !any)
+                fprintf(out, _("Nothing to roll back: no journal of apply and no manifest of install in %s.\n"),
+                        c->rfs.path);
+        return code;
+}
+
+int check_rollback(const struct args *a, int argc, char **argv)
+{
+        const char *what = argc > 0 ? argv[0] : "all";
+
+        if (!streq(what, "all") && !streq(what, "apply") && !streq(what, "install")) {
+                fprintf(stderr, _("idlecfg: rollback takes apply, install or all, not '%s'\n"), what);
+                return EXIT_USAGE;
+        }
+        /* JSON: with --measure the measurement's, else what was done and the
+         * next steps (the plan's inputs are taken all the same, for a
+         * script's wrapper that gives them to every verb) */
+        return EXIT_OK;
+}
+
+/* rollback --json: {"schema", "root", "exit", "messages": [the text's lines],
+ * "next_steps", "boot_incomplete"} */
+static int rollback_json(struct rollback_ctx *rc)
+{
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        struct json j;
+        int code;
+
+        if (!f)
+                return EXIT_FAILURE_;
+        code = do_rollback(rc, f);
+        if (fclose(f) != 0)
+                return EXIT_FAILURE_;
+        json_init(&j, stdout);
+        json_begin_object(&j);
+        json_kv_int(&j, "schema", 1);
+        json_kv_string(&j, "root", rc->c->rfs.path);
+        json_kv_int(&j, "exit", code);
+        json_key(&j, "messages");
+        json_begin_array(&j);
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+                json_string(&j, line + strspn(line, " "));
+        json_end_array(&j);
+        next_steps_print_json(rc->steps, &j);
+        json_end_object(&j);
+        json_finish(&j);
+        return code;
+}
+
+int verb_rollback(struct run *c, int argc, char **argv)
+{
+        _cleanup_(next_steps_free) struct next_steps steps = {};
+        struct rollback_ctx rc = { .c = c, .what = argc > 0 ? argv[0] : "all", .steps = &steps };
+
+        next_steps_init(&steps, &c->rfs);
+        if (c->a->json && !c->a->measure)
+                return rollback_json(&rc);
+
+        if (c->a->measure) {
+                /* the plan only names knobs and reasons in the measurement: without one, measured all the same */
+                struct measure_request q = { .seconds = c->a->measure, .json = c->a->json, .verbose = c->a->verbose };
+                (void) run_plan(c);
+                return measure_around(&q, "rollback", c->plan, c->plan ? c->inv : NULL, do_rollback, &rc);
+        }
+        return do_rollback(&rc, stdout);
+}
+
+int check_verify(const struct args *a, int argc, char **argv)
+{
+        if (a->format && !streq(a->format, "prometheus") && !streq(a->format, "text") && !streq(a->format, "json")) {
+                fprintf(stderr, _("idlecfg: unknown --format '%s' for verify; valid: text, json, prometheus\n"),
+                        a->format);
+                return EXIT_USAGE;
+        }
+        if (a->output && !streq_ptr(a->format, "prometheus")) {
+                fprintf(stderr, _("idlecfg: --output goes with --format prometheus\n"));
+                return EXIT_USAGE;
+        }
+        if (a->nagios && (a->format || a->json)) {
+                fprintf(stderr, _("idlecfg: --nagios prints the plugin's status line: not with --format or --json\n"));
+                return EXIT_USAGE;
+        }
+        return nagios_check_args(a);
+}
+
+int verb_verify(struct run *c, int argc, char **argv)
+{
+        const struct args *a = c->a;
+        _cleanup_(verify_result_free) struct verify_result res = {};
+        _cleanup_free_ char *source = NULL;
+        _cleanup_(next_steps_free) struct next_steps steps = {};
+        _cleanup_(boot_lefts_free) struct boot_lefts left = {};
+        struct xerror e = {};
+        int r;
+
+        /* values per power source: those of the source the supplies show now */
+        power_source_for_verify(&c->rfs, c->plan, &source);
+        r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
+        if (r < 0)
+                return report(r, &e, NULL);
+        /* said in text, on stderr beside JSON; the plugin and the gauges stay as their readers parse them */
+        if (source && !a->nagios && !streq_ptr(a->format, "prometheus"))
+                fputs(source, a->json || streq_ptr(a->format, "json") ? stderr : stdout);
+        /* what the boot configuration still lacks of what was installed */
+        next_steps_init(&steps, &c->rfs);
+        next_steps_boot_pending(&steps, &c->rfs);
+        if (a->nagios) {
+                r = verify_print_nagios(&res, c->plan, &steps, a, stdout);
+                return flush_stdout() == EXIT_OK ? r : NAGIOS_UNKNOWN;
+        }
+        if (streq_ptr(a->format, "prometheus")) {
+                if (a->output) {
+                        _cleanup_free_ char *text = NULL, *why = NULL;
+                        size_t len = 0;
+                        FILE *f = open_memstream(&text, &len);
+                        if (!f)
+                                return report(-ENOMEM, &e, NULL);
+                        verify_print_prometheus(&res, c->plan, &steps, f);
+                        if (fclose(f) != 0)
+                                return report(-ENOMEM, &e, NULL);
+                        if (monitor_write_file(a->output, text, &why) < 0) {
+                                fprintf(stderr, _("idlecfg: cannot write %s: %s\n"),
+                                        a->output, why);
+                                return EXIT_FAILURE_;
+                        }
+                } else
+                        verify_print_prometheus(&res, c->plan, &steps, stdout);
+                /* a monitoring system reads the gauges: drift is no failure of the run */
+                return flush_stdout();
+        }
+        /* what a rollback took out and the running kernel or the initramfs still hold */
+        boot_lefts_find(&c->rfs, &left);
+        verify_print(&res, c->plan, &steps, &left, a->json || streq_ptr(a->format, "json"), stdout);
+        if (r > 0)
+                return EXIT_CHANGES;
+        return next_steps_boot_incomplete(&steps) || left.n ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
+}
+
+int check_apply(const struct args *a, int argc, char **argv)
+{
+        if (a->json && !a->measure) {
+                fprintf(stderr, _("idlecfg: apply prints JSON only with --measure (the measurement)\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
 }

@@ -1,4 +1,4 @@
-/* verb-apply.h: the printing side of apply, verify and rollback (the results of apply.c, verify.c and install.c) */
+/* verb-apply.h: the verbs apply, rollback and verify, and what they print (the results of apply.c, verify.c and rollback.c) */
 #pragma once
 
 #include <stdio.h>
@@ -24,3 +24,14 @@ void verify_prereqs_json(struct json *j, const struct verify_prereq *v, size_t n
 /* verify's result as text, or as JSON (schema in idlecfg(8)) */
 void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
                   const struct boot_lefts *left, bool json, FILE *out);
+
+/* the verbs apply, rollback and verify and their checks, for the verb table
+ * of idlecfg.c (cli/run.h) */
+struct run;
+struct args;
+int verb_apply(struct run *c, int argc, char **argv);
+int check_rollback(const struct args *a, int argc, char **argv);
+int verb_rollback(struct run *c, int argc, char **argv);
+int check_verify(const struct args *a, int argc, char **argv);
+int verb_verify(struct run *c, int argc, char **argv);
+int check_apply(const struct args *a, int argc, char **argv);

@@ -1,4 +1,4 @@
-/* verb-detect.c: what detect prints, the inventory as text and as JSON (the verb layer renders) */
+/* verb-detect.c: the detect verb and what it prints, the inventory as text and as JSON (the verb layer renders) */
 #include "config.h"
 
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 #include "model/inventory.h"
 #include "root/rootfs.h"
 #include "cli/verb-detect.h"
+#include "cli/run.h"
 
 /* ---- text ---- */
 
@@ -323,4 +324,23 @@ void inventory_print_json(const struct inventory *inv, FILE *f)
         json_notes(&j, inv->notes, inv->n_notes);
         json_end_object(&j);
         json_finish(&j);
+}
+
+/* ---- the verb (idlecfg.c's table runs it) ---- */
+
+int verb_detect(struct run *c, int argc, char **argv)
+{
+        struct xerror e = {};
+
+        /* the modules of every device are shown: resolve them all (libkmod) */
+        if (inventory_resolve_modules(c->inv, &e) < 0) {
+                print_error(NULL, &e, NULL);
+                xerror_done(&e);
+                return EXIT_FAILURE_;
+        }
+        if (c->a->json)
+                inventory_print_json(c->inv, stdout);
+        else
+                inventory_print_text(c->inv, stdout);
+        return flush_stdout();
 }

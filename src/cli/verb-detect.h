@@ -1,4 +1,4 @@
-/* verb-detect.h: what detect prints (the verb layer renders; inventory.h holds the data) */
+/* verb-detect.h: the detect verb and what it prints (the verb layer renders; inventory.h holds the data) */
 #pragma once
 
 #include <stdio.h>
@@ -7,3 +7,8 @@
 
 void inventory_print_text(const struct inventory *inv, FILE *f);
 void inventory_print_json(const struct inventory *inv, FILE *f);
+
+/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
+struct run;
+struct args;
+int verb_detect(struct run *c, int argc, char **argv);

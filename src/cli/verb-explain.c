@@ -4,6 +4,7 @@
 
 #include "pipeline/planner.h"
 #include "cli/verb-explain.h"
+#include "cli/run.h"
 
 /* ARG's vendor:product (USB) or vendor:device (PCI) is D's */
 static bool names_ids(const struct device *d, const char *arg)
@@ -156,3 +157,9 @@ int explain_device(const struct inventory *inv, const struct plan *p, const char
         return 0;
 }
 
+/* ---- the verb (idlecfg.c's table runs it) ---- */
+
+int verb_explain(struct run *c, int argc, char **argv)
+{
+        return explain_device(c->inv, c->plan, argv[0]);
+}

@@ -6,6 +6,7 @@
 #include "engine/verify.h"
 #include "cli/verb-apply.h"
 #include "cli/verb-measure.h"
+#include "cli/run.h"
 
 #define EXIT_FAIL 3
 #define SETTLE_MARGIN_MS 1000u
@@ -314,9 +315,9 @@ static void json_chain(struct json *j, const struct measure_result *r, const siz
         json_end_array(j);
 }
 
-static void print_json_body(struct json *j, const struct measure_result *r)
+/* measure --json: "devices", each device's runtime PM over the interval */
+static void json_devices(struct json *j, const struct measure_result *r)
 {
-        json_kv_int(j, "interval_us", (long long) r->interval_us);
         json_key(j, "devices");
         json_begin_array(j);
         for (size_t i = 0; i < r->n_devs; i++) {
@@ -347,7 +348,11 @@ static void print_json_body(struct json *j, const struct measure_result *r)
                 json_end_object(j);
         }
         json_end_array(j);
+}
 
+/* measure --json: "cpuidle", each CPU's idle states over the interval */
+static void json_cpuidle(struct json *j, const struct measure_result *r)
+{
         json_key(j, "cpuidle");
         json_begin_object(j);
         json_kv_string(j, "driver", r->b->cpuidle_driver);
@@ -372,6 +377,13 @@ static void print_json_body(struct json *j, const struct measure_result *r)
         }
         json_end_array(j);
         json_end_object(j);
+}
+
+static void print_json_body(struct json *j, const struct measure_result *r)
+{
+        json_kv_int(j, "interval_us", (long long) r->interval_us);
+        json_devices(j, r);
+        json_cpuidle(j, r);
 
         json_key(j, "residency");
         json_begin_array(j);
@@ -746,6 +758,75 @@ static void json_log(struct json *j, const char *log)
         json_end_array(j);
 }
 
+/* measure's JSON around a change begins: the change, its exit code, the
+ * profile, and the change's own lines */
+static void around_json_begin(struct json *j, const char *what, int code, const struct plan *p, const char *log)
+{
+        json_init(j, stdout);
+        json_begin_object(j);
+        json_kv_int(j, "schema", 1);
+        json_kv_string(j, "change", what);
+        json_kv_int(j, "exit", code);
+        json_kv_string(j, "profile", p ? p->profile : NULL);
+        json_log(j, log);
+}
+
+/* measure's JSON after the change: the settling, what changed, both intervals */
+static void around_json(const struct around *x, const char *what, int code, const struct plan *p,
+                        unsigned long long settle, const struct measure_sample *mid, size_t n_chain, size_t n_ch)
+{
+        struct json j;
+
+        around_json_begin(&j, what, code, p, x->log);
+        json_kv_int(&j, "settle_ms", (long long) settle);
+        json_key(&j, "settle_chain");
+        json_begin_array(&j);
+        for (size_t k = 0; k < n_chain; k++)
+                json_string(&j, mid->devs[x->chain[k]].name);
+        json_end_array(&j);
+        json_key(&j, "changes");
+        json_begin_array(&j);
+        for (size_t i = 0; i < n_ch; i++)
+                json_change(&j, &x->ch[i]);
+        json_end_array(&j);
+        json_key(&j, "before");
+        json_begin_object(&j);
+        print_json_body(&j, x->before);
+        json_end_object(&j);
+        json_key(&j, "after");
+        json_begin_object(&j);
+        print_json_body(&j, x->after);
+        json_end_object(&j);
+        json_end_object(&j);
+        json_finish(&j);
+}
+
+/* measure's text after the change: the table, what suspends now and what no longer does */
+static void around_text(const struct around *x, const struct measure_request *q, const char *what, size_t n_ch)
+{
+        size_t ns = 0, na = 0;
+
+        printf(_("\nBefore and after %s (%.1f s and %.1f s):\n"), what, (double) x->before->interval_us / 1e6,
+               (double) x->after->interval_us / 1e6);
+        print_table(x->before, x->after, stdout);
+        for (size_t i = 0; i < n_ch; i++)
+                ns += x->ch[i].now_suspends, na += !x->ch[i].now_suspends;
+        printf(ns ? _("Newly suspended (%zu):\n") : _("Newly suspended: none\n"), ns);
+        for (size_t i = 0; i < n_ch; i++)
+                if (x->ch[i].now_suspends)
+                        print_change(&x->ch[i], stdout);
+        if (na) {
+                printf(_("Now awake the whole time (%zu):\n"), na);
+                for (size_t i = 0; i < n_ch; i++)
+                        if (!x->ch[i].now_suspends)
+                                print_change(&x->ch[i], stdout);
+        }
+        if (q->verbose) {
+                printf(_("\nAfter %s:\n"), what);
+                print_text(x->after, q->verbose, stdout);
+        }
+}
+
 int measure_around(const struct measure_request *q, const char *what, const struct plan *p,
                    const struct inventory *inv, int (*change)(void *userdata, FILE *out), void *userdata)
 {
@@ -776,13 +857,7 @@ int measure_around(const struct measure_request *q, const char *what, const stru
                 /* the change failed (and apply undid itself): nothing to compare */
                 if (q->json) {
                         struct json j;
-                        json_init(&j, stdout);
-                        json_begin_object(&j);
-                        json_kv_int(&j, "schema", 1);
-                        json_kv_string(&j, "change", what);
-                        json_kv_int(&j, "exit", code);
-                        json_kv_string(&j, "profile", p ? p->profile : NULL);
-                        json_log(&j, x.log);
+                        around_json_begin(&j, what, code, p, x.log);
                         json_end_object(&j);
                         json_finish(&j);
                 }
@@ -830,61 +905,22 @@ int measure_around(const struct measure_request *q, const char *what, const stru
         measure_diff(x.a0, x.a1, p, inv, &x.before);
         measure_diff(x.b0, x.b1, p, inv, &x.after);
         measure_compare(x.before, x.after, p, &x.ch, &n_ch);
-        if (q->json) {
-                struct json j;
-                json_init(&j, stdout);
-                json_begin_object(&j);
-                json_kv_int(&j, "schema", 1);
-                json_kv_string(&j, "change", what);
-                json_kv_int(&j, "exit", code);
-                json_kv_string(&j, "profile", p ? p->profile : NULL);
-                json_log(&j, x.log);
-                json_kv_int(&j, "settle_ms", (long long) settle);
-                json_key(&j, "settle_chain");
-                json_begin_array(&j);
-                for (size_t k = 0; k < n_chain; k++)
-                        json_string(&j, mid->devs[x.chain[k]].name);
-                json_end_array(&j);
-                json_key(&j, "changes");
-                json_begin_array(&j);
-                for (size_t i = 0; i < n_ch; i++)
-                        json_change(&j, &x.ch[i]);
-                json_end_array(&j);
-                json_key(&j, "before");
-                json_begin_object(&j);
-                print_json_body(&j, x.before);
-                json_end_object(&j);
-                json_key(&j, "after");
-                json_begin_object(&j);
-                print_json_body(&j, x.after);
-                json_end_object(&j);
-                json_end_object(&j);
-                json_finish(&j);
-        } else {
-                size_t ns = 0, na = 0;
-                printf(_("\nBefore and after %s (%.1f s and %.1f s):\n"), what, (double) x.before->interval_us / 1e6,
-                       (double) x.after->interval_us / 1e6);
-                print_table(x.before, x.after, stdout);
-                for (size_t i = 0; i < n_ch; i++)
-                        ns += x.ch[i].now_suspends, na += !x.ch[i].now_suspends;
-                printf(ns ? _("Newly suspended (%zu):\n") : _("Newly suspended: none\n"), ns);
-                for (size_t i = 0; i < n_ch; i++)
-                        if (x.ch[i].now_suspends)
-                                print_change(&x.ch[i], stdout);
-                if (na) {
-                        printf(_("Now awake the whole time (%zu):\n"), na);
-                        for (size_t i = 0; i < n_ch; i++)
-                                if (!x.ch[i].now_suspends)
-                                        print_change(&x.ch[i], stdout);
-                }
-                if (q->verbose) {
-                        printf(_("\nAfter %s:\n"), what);
-                        print_text(x.after, q->verbose, stdout);
-                }
-        }
+        if (q->json)
+                around_json(&x, what, code, p, settle, mid, n_chain, n_ch);
+        else
+                around_text(&x, q, what, n_ch);
         if (fflush(stdout) != 0 || ferror(stdout)) {
                 fprintf(stderr, _("idlecfg: cannot write output: %s\n"), strerror(errno));
                 return EXIT_FAIL;
         }
         return code;
+}
+
+/* ---- the verb (idlecfg.c's table runs it) ---- */
+
+int verb_measure(struct run *c, int argc, char **argv)
+{
+        struct measure_request q = { .seconds = c->a->seconds, .json = c->a->json, .verbose = c->a->verbose };
+
+        return measure_verb(&q, c->plan, c->inv);
 }

@@ -20,3 +20,8 @@ int measure_verb(const struct measure_request *q, const struct plan *p, const st
  * WHAT is "apply" or "rollback". The exit status is CHANGE's, or 3. */
 int measure_around(const struct measure_request *q, const char *what, const struct plan *p,
                    const struct inventory *inv, int (*change)(void *userdata, FILE *out), void *userdata);
+
+/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
+struct run;
+struct args;
+int verb_measure(struct run *c, int argc, char **argv);

@@ -1,4 +1,4 @@
-/* verb-plan.c: what plan prints, the plan as text and as JSON (the verb layer renders) */
+/* verb-plan.c: the plan verb and what it prints, the plan as text and as JSON (the verb layer renders) */
 #include "config.h"
 
 #include <stdarg.h>
@@ -9,6 +9,8 @@
 #include "base/i18n.h"
 #include "model/plan.h"
 #include "cli/verb-plan.h"
+#include "cli/run.h"
+#include "pipeline/emit.h"
 
 /* ---- printing ---- */
 
@@ -190,4 +192,52 @@ void plan_print_json(const struct plan *p, FILE *f)
                 plan_json_exclusions(&j, p);
         json_end_object(&j);
         json_finish(&j);
+}
+
+/* ---- the verb (idlecfg.c's table runs it) ---- */
+
+static const struct { const char *name; enum emit_format fmt; } plan_formats[] = {
+        { "udev", EMIT_UDEV }, { "modprobe", EMIT_MODPROBE },
+        { "tmpfiles", EMIT_TMPFILES }, { "cmdline", EMIT_CMDLINE },
+        { "sysctl", EMIT_SYSCTL },
+        { "networkmanager", EMIT_NM }, { "link", EMIT_LINK },
+};
+
+int check_plan(const struct args *a, int argc, char **argv)
+{
+        if (a->format && !streq(a->format, "text") && !streq(a->format, "json")) {
+                bool known = false;
+                for (size_t i = 0; i < ELEMENTSOF(plan_formats); i++)
+                        known = known || streq(a->format, plan_formats[i].name);
+                if (!known) {
+                        fprintf(stderr, _("idlecfg: unknown --format '%s'; valid: text, json, udev, modprobe, "
+                                          "tmpfiles, cmdline, sysctl, networkmanager, link\n"), a->format);
+                        return EXIT_USAGE;
+                }
+        }
+        return EXIT_OK;
+}
+
+int verb_plan(struct run *c, int argc, char **argv)
+{
+        const struct args *a = c->a;
+        int r = EXIT_OK;
+
+        if (a->json || streq_ptr(a->format, "json"))
+                plan_print_json(c->plan, stdout);
+        else if (!a->format || streq(a->format, "text"))
+                plan_print_text(c->plan, stdout);
+        else
+                for (size_t i = 0; i < ELEMENTSOF(plan_formats); i++)
+                        if (streq(a->format, plan_formats[i].name)) {
+                                struct xerror ee = {};
+                                if (emit_render(c->plan, plan_formats[i].fmt, stdout, &ee) < 0) {
+                                        print_error(NULL, &ee, "?");
+                                        xerror_done(&ee);
+                                        r = EXIT_USAGE;
+                                }
+                        }
+        if (r == EXIT_OK)
+                r = flush_stdout();
+        return r;
 }

@@ -14,6 +14,7 @@
 #include "engine/pstable.h"
 #include "cli/verb-apply.h"
 #include "cli/verb-power.h"
+#include "cli/run.h"
 
 bool power_source_mode_ok(const char *mode)
 {
@@ -142,6 +143,23 @@ static int pinned_look(const struct rootfs *rfs, struct ps_look *look, char **re
         return 1;
 }
 
+/* the switch's table made a plan of the values of SOURCE, as apply writes a plan */
+static void table_for_source(struct plan *table, enum power_source source)
+{
+        for (size_t i = 0; i < table->n; i++) {
+                struct setting *s = &table->v[i];
+                if (source == PS_BATTERY) {
+                        free(s->value);
+                        s->value = TAKE_PTR(s->value_battery);
+                } else {
+                        free(s->value_battery);
+                        s->value_battery = NULL;
+                }
+        }
+        free(table->profile);
+        table->profile = xasprintf("power-source-%s", power_source_name(source));
+}
+
 int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json)
 {
         _cleanup_free_ char *buf = NULL, *shown = rootfs_display(rfs, PS_TABLE_PATH);
@@ -155,7 +173,7 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
         struct apply_result res = {};
         struct xerror e = {};
         enum power_source last;
-        bool battery, have_last, last_forced = false;
+        bool have_last, last_forced = false;
         unsigned looks = 0;
         size_t len = 0;
         int r, code = 0;
@@ -185,7 +203,6 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 ps_look_done(&look);
                 return code;
         }
-        battery = look.source == PS_BATTERY;
         have_last = ps_last_read(rfs, &last, &last_forced) == 0;
         printf(_("Power source: %s (%s)\n"), power_source_name(look.source), look.why);
         if (verbose && looks > 0)
@@ -218,19 +235,7 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 code = 2;
                 goto done;
         }
-        /* the values of this source, as apply writes a plan */
-        for (size_t i = 0; i < table->n; i++) {
-                struct setting *s = &table->v[i];
-                if (battery) {
-                        free(s->value);
-                        s->value = TAKE_PTR(s->value_battery);
-                } else {
-                        free(s->value_battery);
-                        s->value_battery = NULL;
-                }
-        }
-        free(table->profile);
-        table->profile = xasprintf("power-source-%s", power_source_name(look.source));
+        table_for_source(table, look.source);
         /* the mark first: a device bound or a module loaded from now on takes
          * this source's value from the udev rules, one bound before it gets it
          * from the writes below */
@@ -305,4 +310,25 @@ void power_source_for_verify(const struct rootfs *rfs, struct plan *p, char **re
                         }
                 }
         ps_look_done(&look);
+}
+
+/* ---- the verb (idlecfg.c's table runs it) ---- */
+
+int check_power_source(const struct args *a, int argc, char **argv)
+{
+        if (argc > 0 && !power_source_mode_ok(argv[0])) {
+                fprintf(stderr, _("idlecfg: power-source takes event, boot, resume, show, ac or battery, not '%s'\n"),
+                        argv[0]);
+                return EXIT_USAGE;
+        }
+        if (a->json && !(argc > 0 && streq(argv[0], "show"))) {
+                fprintf(stderr, _("idlecfg: power-source prints JSON only with show\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+int verb_power_source(struct run *c, int argc, char **argv)
+{
+        return power_source_verb(&c->rfs, argc > 0 ? argv[0] : "event", c->a->dry_run, c->a->verbose, c->a->json);
 }

@@ -21,3 +21,9 @@ bool power_source_mode_ok(const char *mode);
  * *ret_text says which source was assumed and why (text to print); NULL
  * when no setting has a value per source. */
 void power_source_for_verify(const struct rootfs *rfs, struct plan *p, char **ret_text);
+
+/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
+struct run;
+struct args;
+int check_power_source(const struct args *a, int argc, char **argv);
+int verb_power_source(struct run *c, int argc, char **argv);

@@ -172,6 +172,38 @@ static int add_prop(struct hwdb *h, bool strict, struct xerror *ret_error,
 }
 
 /* systemd's import_file(): the same states, the same skipped lines and records */
+/* past the end of a line at P: one line ends at a run of \n, \r and NUL
+ * with no kind twice, and right after a NUL: "\r\n" and "\n\r" are one
+ * end, "\n\n" two */
+static char *skip_eol(char *p, const char *end)
+{
+        int seen = 0;
+
+        while (p < end) {
+                int k = eol_kind(*p);
+
+                if (k == 0 || (seen & EOL_NUL) || (seen & k))
+                        break;
+                seen |= k;
+                p++;
+        }
+        return p;
+}
+
+/* LINE (LEN bytes) cut at its COMMENT (NULL: none; a '#' anywhere starts a
+ * comment, in values too) and its trailing blanks: its length now */
+static size_t line_trim(char *line, size_t len, char *comment)
+{
+        if (comment) {
+                *comment = '\0';
+                len = (size_t) (comment - line);
+        }
+        while (len > 0 && is_space(line[len - 1]))
+                len--;
+        line[len] = '\0';
+        return len;
+}
+
 int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, bool strict, struct xerror *ret_error)
 {
         char *p = h->data[file], *end = p + size;
@@ -183,7 +215,6 @@ int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, bool strict, str
         while (p < end) {
                 char *line = p, *comment = NULL;
                 size_t len;
-                int seen = 0;
 
                 /* data[size] is a NUL, so strcspn() stops at the end too */
                 p += strcspn(p, "\n\r#");
@@ -205,29 +236,13 @@ int hwdb_parse_file(struct hwdb *h, uint32_t file, size_t size, bool strict, str
                                 record_end(h, first_match, first_prop);
                         return 0;
                 }
-                /* one line ends at a run of \n, \r and NUL with no kind twice,
-                 * and right after a NUL: "\r\n" and "\n\r" are one end, "\n\n" two */
-                while (p < end) {
-                        int k = eol_kind(*p);
-
-                        if (k == 0 || (seen & EOL_NUL) || (seen & k))
-                                break;
-                        seen |= k;
-                        p++;
-                }
+                p = skip_eol(p, end);
                 line[len] = '\0';
                 line_number++;
 
                 if (line[0] == '#')
                         continue;
-                /* a '#' anywhere starts a comment, in values too */
-                if (comment) {
-                        *comment = '\0';
-                        len = (size_t) (comment - line);
-                }
-                while (len > 0 && is_space(line[len - 1]))
-                        len--;
-                line[len] = '\0';
+                len = line_trim(line, len, comment);
 
                 switch (state) {
                 case HW_NONE:

@@ -193,6 +193,121 @@ static int journal_run(const struct rootfs *rfs, const struct journal *j, const 
         return journal_commit(rfs, text, ret_error);
 }
 
+struct apply_counts {
+        size_t done, would, failed, later, same;
+};
+
+/* Setting S's old value from its live file PATH (NULL: WHY it has none): an
+ * entry of RES, and the change to make added to *CH. 0; or -EIO with
+ * *ret_error set when it cannot be read and --keep-going is not given. */
+static int read_old(const struct setting *s, const char *path, const char *why, const struct apply_options *o,
+                    struct apply_result *res, struct apply_counts *n, struct change **ch, size_t *n_ch,
+                    struct xerror *ret_error)
+{
+        _cleanup_free_ char *old = NULL, *norm = NULL;
+        struct stat st;
+        int r;
+
+        if (!path) {
+                n->later++;
+                entry_add(res, APPLY_LATER, s, NULL)->why = why;
+                return 0;
+        }
+        r = read_raw(path, &old);
+        if (s->mech == MECH_SYSCTL && (r == -ENOENT || (r == 0 && stat(path, &st) == 0 &&
+                                                         !(st.st_mode & 0222)))) {
+                /* the running kernel lacks it, or has it read-only (nmi_watchdog
+                 * without a hard-lockup detector): systemd-sysctl gets nowhere either */
+                n->later++;
+                entry_add(res, r == -ENOENT ? APPLY_SYSCTL_ABSENT : APPLY_SYSCTL_READONLY, s, path);
+                return 0;
+        }
+        if (r == -ENOENT && s->mech != MECH_UDEV) {
+                n->later++;
+                entry_add(res, APPLY_MODULE_LATER, s, path);
+                return 0;
+        }
+        if (r == 0 && s->mech != MECH_UDEV && stat(path, &st) == 0 && !(st.st_mode & 0222)) {
+                n->later++;
+                entry_add(res, APPLY_PARAM_READONLY, s, path);
+                return 0;
+        }
+        if (r == -ENOENT) {
+                /* the generated rule's TEST== guard skips it the same way */
+                n->later++;
+                entry_add(res, APPLY_ABSENT, s, path);
+                return 0;
+        }
+        if (r < 0) {
+                entry_add(res, APPLY_READ_FAILED, s, path)->err = r;
+                n->failed++;
+                if (!o->keep_going) {
+                        xerror_set(ret_error, r, _("%s on %s: cannot read %s: %s"), s->knob, setting_where(s),
+                                   path, strerror(-r));
+                        return -EIO;
+                }
+                return 0;
+        }
+        norm = value_normalize(old);
+        if (streq(norm, s->value)) {
+                n->same++;
+                return 0;
+        }
+        if (!journal_value_ok(path, old, true) || !journal_value_ok(path, s->value, false)) {
+                /* rollback would refuse the journal line: not written */
+                n->later++;
+                entry_add(res, APPLY_LATER, s, NULL)->why =
+                        _("its value now is none that rollback could put back: left as it is");
+                return 0;
+        }
+        entry_add(res, APPLY_WOULD_SET, s, path)->old = TAKE_PTR(norm);
+        if (o->dry_run) {
+                n->would++;
+                return 0;
+        }
+        *ch = xrealloc(*ch, (*n_ch + 1) * sizeof(**ch));
+        (*ch)[(*n_ch)++] = (struct change) { .path = xstrdup(path), .old = TAKE_PTR(old), .s = s,
+                                       .entry = res->n - 1 };
+        return 0;
+}
+
+/* the writes of CH, in order: 0; or -EIO with *ret_error set at the first
+ * one the kernel refuses, without --keep-going */
+static int write_changes(struct change *ch, size_t n_ch, const struct apply_options *o, struct apply_result *res,
+                         struct apply_counts *n, struct xerror *ret_error)
+{
+        int r;
+
+        for (size_t k = 0; k < n_ch; k++) {
+                struct change *c = &ch[k];
+                struct apply_entry *e = &res->v[c->entry];
+
+                /* the write the journal announces: a signal waits for it */
+                signals_defer();
+                r = write_attr(c->path, c->s->value);
+                signals_undefer();
+                if (r < 0) {
+                        free(e->old);
+                        e->old = NULL;
+                        e->state = APPLY_REFUSED;
+                        e->err = r;
+                        n->failed++;
+                        if (!o->keep_going) {
+                                xerror_set(ret_error, r, _("%s on %s: the kernel refused %s for %s: %s"), c->s->knob,
+                                           setting_where(c->s), c->s->value, c->path, strerror(-r));
+                                /* what came after it was never reached */
+                                entries_truncate(res, c->entry + 1);
+                                return -EIO;    /* a runtime failure, not bad input */
+                        }
+                        continue;
+                }
+                e->state = APPLY_SET;
+                c->written = true;
+                n->done++;
+        }
+        return 0;
+}
+
 int apply_run(const struct rootfs *root, const struct plan *p, const struct apply_options *o,
               struct apply_result *res, struct xerror *ret_error)
 {
@@ -204,7 +319,8 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         char **paths = NULL;
         const char **whys = NULL;
         bool covered;
-        size_t n_ch = 0, n_done = 0, n_would = 0, n_failed = 0, n_later = 0, n_same = 0;
+        struct apply_counts n = {};
+        size_t n_ch = 0;
         int r;
 
         /* the live values are the running system's: so is their journal, whatever --root says */
@@ -232,9 +348,7 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
         /* every old value is read first: they all go into the journal before the first write */
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
-                const char *why = whys[i], *path = paths[i];
-                _cleanup_free_ char *old = NULL, *norm = NULL;
-                struct stat st;
+                const char *path = paths[i];
 
                 if (!s->value)
                         continue;
@@ -247,69 +361,12 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                         if (dup)
                                 continue;
                 }
-                if (!path) {
-                        n_later++;
-                        entry_add(res, APPLY_LATER, s, NULL)->why = why;
-                        continue;
-                }
-                r = read_raw(path, &old);
-                if (s->mech == MECH_SYSCTL && (r == -ENOENT || (r == 0 && stat(path, &st) == 0 &&
-                                                                 !(st.st_mode & 0222)))) {
-                        /* the running kernel lacks it, or has it read-only (nmi_watchdog
-                         * without a hard-lockup detector): systemd-sysctl gets nowhere either */
-                        n_later++;
-                        entry_add(res, r == -ENOENT ? APPLY_SYSCTL_ABSENT : APPLY_SYSCTL_READONLY, s, path);
-                        continue;
-                }
-                if (r == -ENOENT && s->mech != MECH_UDEV) {
-                        n_later++;
-                        entry_add(res, APPLY_MODULE_LATER, s, path);
-                        continue;
-                }
-                if (r == 0 && s->mech != MECH_UDEV && stat(path, &st) == 0 && !(st.st_mode & 0222)) {
-                        n_later++;
-                        entry_add(res, APPLY_PARAM_READONLY, s, path);
-                        continue;
-                }
-                if (r == -ENOENT) {
-                        /* the generated rule's TEST== guard skips it the same way */
-                        n_later++;
-                        entry_add(res, APPLY_ABSENT, s, path);
-                        continue;
-                }
+                r = read_old(s, path, whys[i], o, res, &n, &ch, &n_ch, ret_error);
                 if (r < 0) {
-                        entry_add(res, APPLY_READ_FAILED, s, path)->err = r;
-                        n_failed++;
-                        if (!o->keep_going) {
-                                xerror_set(ret_error, r, _("%s on %s: cannot read %s: %s"), s->knob, setting_where(s),
-                                           path, strerror(-r));
-                                r = -EIO;
-                                /* nothing was written: the writes planned so far go from the list */
-                                entries_drop_planned(res, ch, n_ch);
-                                goto fail;
-                        }
-                        continue;
+                        /* nothing was written: the writes planned so far go from the list */
+                        entries_drop_planned(res, ch, n_ch);
+                        goto fail;
                 }
-                norm = value_normalize(old);
-                if (streq(norm, s->value)) {
-                        n_same++;
-                        continue;
-                }
-                if (!journal_value_ok(path, old, true) || !journal_value_ok(path, s->value, false)) {
-                        /* rollback would refuse the journal line: not written */
-                        n_later++;
-                        entry_add(res, APPLY_LATER, s, NULL)->why =
-                                _("its value now is none that rollback could put back: left as it is");
-                        continue;
-                }
-                entry_add(res, APPLY_WOULD_SET, s, path)->old = TAKE_PTR(norm);
-                if (o->dry_run) {
-                        n_would++;
-                        continue;
-                }
-                ch = xrealloc(ch, (n_ch + 1) * sizeof(*ch));
-                ch[n_ch++] = (struct change) { .path = xstrdup(path), .old = TAKE_PTR(old), .s = s,
-                                               .entry = res->n - 1 };
         }
         covered = n_ch > 0;
         for (size_t k = 0; k < n_ch && covered; k++)
@@ -322,50 +379,25 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                         goto fail;
                 }
         }
-        for (size_t k = 0; k < n_ch; k++) {
-                struct change *c = &ch[k];
-                struct apply_entry *e = &res->v[c->entry];
-
-                /* the write the journal announces: a signal waits for it */
-                signals_defer();
-                r = write_attr(c->path, c->s->value);
-                signals_undefer();
-                if (r < 0) {
-                        free(e->old);
-                        e->old = NULL;
-                        e->state = APPLY_REFUSED;
-                        e->err = r;
-                        n_failed++;
-                        if (!o->keep_going) {
-                                xerror_set(ret_error, r, _("%s on %s: the kernel refused %s for %s: %s"), c->s->knob,
-                                           setting_where(c->s), c->s->value, c->path, strerror(-r));
-                                /* what came after it was never reached */
-                                entries_truncate(res, c->entry + 1);
-                                r = -EIO;       /* a runtime failure, not bad input */
-                                goto fail;
-                        }
-                        continue;
-                }
-                e->state = APPLY_SET;
-                c->written = true;
-                n_done++;
-        }
+        r = write_changes(ch, n_ch, o, res, &n, ret_error);
+        if (r < 0)
+                goto fail;
         res->finished = true;
-        res->n_changed = n_done;
-        res->n_would = n_would;
-        res->n_same = n_same;
-        res->n_later = n_later;
-        res->n_failed = n_failed;
-        if (n_failed > 0)
+        res->n_changed = n.done;
+        res->n_would = n.would;
+        res->n_same = n.same;
+        res->n_later = n.later;
+        res->n_failed = n.failed;
+        if (n.failed > 0)
                 r = xerror_set(ret_error, -EIO, _("%zu settings were refused (--keep-going: the rest is applied; "
-                                                  "\"idlecfg rollback\" undoes it)"), n_failed);
+                                                  "\"idlecfg rollback\" undoes it)"), n.failed);
         else
-                r = n_done + n_would > 0;
+                r = n.done + n.would > 0;
         goto out;
 
 fail:
-        if (n_done > 0)
-                entry_add(res, APPLY_UNDOING, NULL, NULL)->n_undo = n_done;
+        if (n.done > 0)
+                entry_add(res, APPLY_UNDOING, NULL, NULL)->n_undo = n.done;
         if (undo(ch, n_ch, res) > 0)
                 xerror_set(ret_error, -EIO, _("apply failed and could not undo everything"));
         r = r < 0 ? r : -EIO;

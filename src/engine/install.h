@@ -6,6 +6,7 @@
 #include "model/plan.h"
 #include "root/rootfs.h"
 #include "state/state.h"
+#include "engine/rollback.h"
 
 /* the files install owns: targets.h */
 #include "root/targets.h"
@@ -105,9 +106,4 @@ void install_result_free(struct install_result *r);
 int install_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
                 const struct install_options *o, struct install_result *ret, struct xerror *ret_error);
 
-/* Undo install: restore every file in the manifest as it was, remove the
- * directories install made, then the manifest and backups. Files changed by
- * someone else since install are reported and kept unless FORCE. 0 done,
- * 1 nothing to undo, <0 failure (-EBUSY: some files were left alone). What
- * happened is in *ret, also on failure. */
-int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *ret, struct xerror *ret_error);
+/* install_rollback(): engine/rollback.h */

@@ -334,7 +334,8 @@ size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const
         return changed;
 }
 
-/* ---- the fingerprint, from /sys without libudev ---- */
+/* ---- the fingerprint, from /sys without libudev: which devices have an
+ * identity is detect's route table's answer (detect_fp_of()) ---- */
 
 struct sysdev {
         char *devpath;          /* /devices/... */
@@ -599,7 +600,8 @@ static bool under_any(const char *devpath, char **anchors, size_t n)
 
 int refresh_fingerprint(char ret[17], char **ret_chassis_type)
 {
-        static const char *const subsystems[] = { "pci", "usb", "scsi_host", "scsi", "nvme", "sound", "hdaudio", "i2c" };
+        size_t n_sub;
+        const char *const *subsystems = detect_fp_subsystems(&n_sub);
         struct inventory inv = {};
         struct sysdevs l = {};
         char **hosts = NULL, **cards = NULL, **adapters = NULL;
@@ -622,25 +624,27 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
         if (cpu)
                 platform_add_cpu(&inv.platform, cpu);
 
-        for (size_t i = 0; i < ELEMENTSOF(subsystems); i++)
+        /* the devices of detect's routes that have an identity (detect_fp_of()) */
+        for (size_t i = 0; i < n_sub; i++)
                 list_subsystem(&l, subsystems[i]);
         /* the parents first: SCSI hosts, sound cards, I2C adapters */
         for (size_t i = 0; i < l.n; i++) {
                 const struct sysdev *d = &l.v[i];
                 const char *n = sysname_of(d);
+                enum detect_fp fp = detect_fp_of(d->subsystem, d->devtype);
 
-                if (streq(d->subsystem, "scsi_host")) {
+                if (fp == FP_SCSI_HOST) {
                         /* the disks hang below the host device, not its class device */
                         char *p = parent_of(d->devpath);
                         hosts = xrealloc(hosts, (n_hosts + 1) * sizeof(*hosts));
                         hosts[n_hosts++] = p ? p : xstrdup(d->devpath);
-                } else if (streq(d->subsystem, "sound") && is_numbered(n, "card")) {
+                } else if (fp == FP_SOUND && is_numbered(n, "card")) {
                         char *p = ancestor_in(d->devpath, "pci");
                         if (!p)
                                 p = parent_of(d->devpath);
                         cards = xrealloc(cards, (n_cards + 1) * sizeof(*cards));
                         cards[n_cards++] = p;
-                } else if (streq(d->subsystem, "i2c") && is_numbered(n, "i2c-")) {
+                } else if (fp == FP_I2C && is_numbered(n, "i2c-")) {
                         adapters = xrealloc(adapters, (n_adapters + 1) * sizeof(*adapters));
                         adapters[n_adapters++] = xstrdup(d->devpath);
                 }
@@ -648,24 +652,24 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
         for (size_t i = 0; i < l.n; i++) {
                 const struct sysdev *d = &l.v[i];
                 const char *n = sysname_of(d), *dp = d->devpath;
+                enum detect_fp fp = detect_fp_of(d->subsystem, d->devtype);
                 char *id = NULL;
 
-                if (streq(d->subsystem, "pci")) {
+                if (fp == FP_PCI) {
                         id = pci_identity_uevent(d);
                         if (!id)
                                 id = pci_identity_attrs(d);
-                } else if (streq(d->subsystem, "usb") && streq_ptr(d->devtype, "usb_device")) {
+                } else if (fp == FP_USB) {
                         id = usb_identity_uevent(d);
                         if (!id)
                                 id = identity_attrs_of(dp, ID_USB);
-                } else if (streq(d->subsystem, "scsi") && streq_ptr(d->devtype, "scsi_device") &&
-                           under_any(dp, hosts, n_hosts))
+                } else if (fp == FP_SCSI_DEVICE && under_any(dp, hosts, n_hosts))
                         id = identity_attrs_of(dp, ID_DISK);
-                else if (streq(d->subsystem, "nvme") && is_numbered(n, "nvme"))
+                else if (fp == FP_NVME && is_numbered(n, "nvme"))
                         id = identity_attrs_of(dp, ID_NVME);
-                else if (streq(d->subsystem, "hdaudio") && under_any(dp, cards, n_cards))
+                else if (fp == FP_HDAUDIO && under_any(dp, cards, n_cards))
                         id = identity_attrs_of(dp, ID_HDAUDIO);
-                else if (streq(d->subsystem, "i2c") && !is_numbered(n, "i2c-") && under_any(dp, adapters, n_adapters)) {
+                else if (fp == FP_I2C && !is_numbered(n, "i2c-") && under_any(dp, adapters, n_adapters)) {
                         _cleanup_free_ char *m = NULL, *name = NULL;
                         if (!d->modalias) {
                                 _cleanup_free_ char *sp = syspath(dp);

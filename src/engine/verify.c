@@ -1,5 +1,6 @@
 /* verify.c: each setting of the plan against the running system; the idle
- * blockers, as the knob families declare them (src/knobs/X.c, .blockers);
+ * blockers, as the knob families declare them (src/knobs/X.c, .blockers;
+ * .live_value where sysfs does not show a setting);
  * the package residency counters */
 #include "config.h"
 
@@ -7,11 +8,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <sys/stat.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
-#include <net/if.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "engine/apply.h"
@@ -136,43 +133,6 @@ static void residencies(struct verify_result *res)
         }
 }
 
-/* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL, read
- * only): 0 and "off" or the ethtool letters ("g", "pumbg"), or -errno. The
- * interface must be the one sysfs shows: under umockdev /sys is a recording
- * and the kernel's interface of that name, if any, is another NIC. */
-static int wol_read(const char *name, char **ret)
-{
-        static const struct { unsigned bit; char letter; } bits[] = {
-                { WAKE_PHY, 'p' }, { WAKE_UCAST, 'u' }, { WAKE_MCAST, 'm' }, { WAKE_BCAST, 'b' },
-                { WAKE_ARP, 'a' }, { WAKE_MAGIC, 'g' }, { WAKE_MAGICSECURE, 's' }, { WAKE_FILTER, 'f' },
-        };
-        struct ethtool_wolinfo wol = { .cmd = ETHTOOL_GWOL };
-        _cleanup_free_ char *path = NULL, *idx = NULL;
-        _cleanup_close_ int fd = -1;
-        struct ifreq ifr = {};
-        char letters[ELEMENTSOF(bits) + 1];
-        size_t n = 0;
-
-        if (!name || strlen(name) >= sizeof(ifr.ifr_name) || getenv("UMOCKDEV_DIR"))
-                return -ENODEV;
-        path = xasprintf("/sys/class/net/%s/ifindex", name);
-        if (read_raw(path, &idx) < 0 || strtoul(idx, NULL, 10) != if_nametoindex(name))
-                return -ENODEV;
-        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0)
-                return -errno;
-        memcpy(ifr.ifr_name, name, strlen(name));
-        ifr.ifr_data = (void *) &wol;
-        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-                return -errno;
-        for (size_t i = 0; i < ELEMENTSOF(bits); i++)
-                if (wol.wolopts & bits[i].bit)
-                        letters[n++] = bits[i].letter;
-        letters[n] = '\0';
-        *ret = xstrdup(n ? letters : "off");
-        return 0;
-}
-
 /* /sys/bus/BUS/devices/NAME/driver: a link whose last part is DRIVER */
 static bool sys_bound(const char *bus, const char *driver)
 {
@@ -273,9 +233,8 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
                 enum verify_state *st = &res->state[i];
                 if (!s->value)
                         continue;
-                if (s->mech == MECH_LINK && streq_ptr(s->param, "WakeOnLan") &&
-                    wol_read(s->device_name, &res->actual[i]) == 0)
-                        /* the kernel answers: the one network setting verify can read */
+                if (knob_live_value(s, &res->actual[i]) == 0)
+                        /* the kernel answers (a family's .live_value) */
                         *st = streq(res->actual[i], s->value) ? VERIFY_MATCH : VERIFY_DRIFT;
                 else if (!path)
                         *st = VERIFY_LATER;

@@ -11,7 +11,6 @@
 #include "root/rootfs.h"
 #include "root/targets.h"
 
-#define PROC_SYS_MAX 4096
 #define SYSCTL_CONF_MAX (1u << 20)
 #define SYSCTL_CONF "/etc/sysctl.conf"
 
@@ -32,9 +31,8 @@ static int sysctl_read_live(const char *key, char **ret, bool *ret_writable)
 {
         _cleanup_free_ char *path = sysctl_proc_path(key);
         _cleanup_close_ int fd = -1;
-        char buf[PROC_SYS_MAX];
         struct stat st;
-        ssize_t n;
+        int r;
 
         if (!path)
                 return -EOPNOTSUPP;
@@ -45,12 +43,9 @@ static int sysctl_read_live(const char *key, char **ret, bool *ret_writable)
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -EBADFD;
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        *ret = xstrdup(strstrip(buf));
+        r = read_live_fd(fd, LIVE_STRIP, ret);
+        if (r < 0)
+                return r;
         *ret_writable = (st.st_mode & 0222) != 0;
         return 0;
 }

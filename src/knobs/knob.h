@@ -275,6 +275,11 @@ struct knob_family {
         const struct knob_prereq *prereqs;
         size_t n_prereqs;
         void (*plan)(struct planctx *c);
+        /* verify: the live value of setting S of the family where sysfs does
+         * not show it (the kernel answers another way): 0 and *RET (free it),
+         * or -errno (not such a setting, or no answer: verify reads the
+         * setting's sysfs path, if it has one). NULL if none. */
+        int (*live_value)(const struct setting *s, char **ret);
 };
 
 #define KNOB_LIST(field, array) .field = (array), .n_##field = ELEMENTSOF(array)
@@ -340,6 +345,9 @@ const char *knob_runtime_pm_of(const char *class);
 /* measure: the knob that sets the power/control of a device of CLASS (the
  * above, then the families' runtime_pm_through) */
 const char *knob_runtime_pm_measured(const char *class);
+/* verify: the live value of S from the family that reads it without sysfs
+ * (.live_value): 0 and *RET (free it), or -errno when none does */
+int knob_live_value(const struct setting *s, char **ret);
 /* is the runtime PM of a device of CLASS planned on its parent? */
 bool knob_on_parent(const char *class);
 /* the hwdb property NAME (an IDLECFG_ property of some family), NULL if unknown */

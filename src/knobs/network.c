@@ -17,6 +17,11 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "knobs/knob.h"
 #include "root/rootfs.h"
@@ -336,6 +341,51 @@ static const struct knob_input inputs[] = {
         KNOB_INPUT(INPUT_NAMES, systemd_dirs, SYSTEMD_SHARED),
 };
 
+/* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL, read
+ * only): 0 and "off" or the ethtool letters ("g", "pumbg"), or -errno. The
+ * interface must be the one sysfs shows: under umockdev /sys is a recording
+ * and the kernel's interface of that name, if any, is another NIC. */
+static int wol_read(const char *name, char **ret)
+{
+        static const struct { unsigned bit; char letter; } bits[] = {
+                { WAKE_PHY, 'p' }, { WAKE_UCAST, 'u' }, { WAKE_MCAST, 'm' }, { WAKE_BCAST, 'b' },
+                { WAKE_ARP, 'a' }, { WAKE_MAGIC, 'g' }, { WAKE_MAGICSECURE, 's' }, { WAKE_FILTER, 'f' },
+        };
+        struct ethtool_wolinfo wol = { .cmd = ETHTOOL_GWOL };
+        _cleanup_free_ char *path = NULL, *idx = NULL;
+        _cleanup_close_ int fd = -1;
+        struct ifreq ifr = {};
+        char letters[ELEMENTSOF(bits) + 1];
+        size_t n = 0;
+
+        if (!name || strlen(name) >= sizeof(ifr.ifr_name) || getenv("UMOCKDEV_DIR"))
+                return -ENODEV;
+        path = xasprintf("/sys/class/net/%s/ifindex", name);
+        if (read_raw(path, &idx) < 0 || strtoul(idx, NULL, 10) != if_nametoindex(name))
+                return -ENODEV;
+        fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        memcpy(ifr.ifr_name, name, strlen(name));
+        ifr.ifr_data = (void *) &wol;
+        if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+                return -errno;
+        for (size_t i = 0; i < ELEMENTSOF(bits); i++)
+                if (wol.wolopts & bits[i].bit)
+                        letters[n++] = bits[i].letter;
+        letters[n] = '\0';
+        *ret = xstrdup(n ? letters : "off");
+        return 0;
+}
+
+/* verify: a WakeOnLan= setting's live value is the kernel's answer; sysfs shows none */
+static int network_live_value(const struct setting *s, char **ret)
+{
+        if (s->mech != MECH_LINK || !streq_ptr(s->param, "WakeOnLan"))
+                return -ENOENT;
+        return wol_read(s->device_name, ret);
+}
+
 const struct knob_family knob_family_network = {
         .name = "network",
         .section = "network",
@@ -343,4 +393,5 @@ const struct knob_family knob_family_network = {
         KNOB_LIST(rules, rules),
         KNOB_LIST(inputs, inputs),
         .plan = knob_network,
+        .live_value = network_live_value,
 };

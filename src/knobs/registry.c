@@ -128,6 +128,14 @@ const char *knob_runtime_pm_measured(const char *class)
         return k;
 }
 
+int knob_live_value(const struct setting *s, char **ret)
+{
+        for (size_t i = 0; i < ELEMENTSOF(families); i++)
+                if (families[i]->live_value && families[i]->live_value(s, ret) == 0)
+                        return 0;
+        return -ENOENT;
+}
+
 bool knob_on_parent(const char *class)
 {
         for (size_t i = 0; class && i < ELEMENTSOF(families); i++)

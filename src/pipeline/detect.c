@@ -727,29 +727,32 @@ static const struct route {
         const char *subsystem, *devtype;
         int pass;
         visit_fn fn;
+        enum detect_fp fp;      /* what the device is to refresh's fingerprint */
 } routes[] = {
-        { "pci", NULL, 1, visit_pci },
-        { "usb", "usb_device", 1, visit_usb },
-        { "scsi_host", NULL, 1, visit_scsi_host },
-        { "nvme", NULL, 1, visit_nvme },
-        { "sound", NULL, 1, visit_sound },
-        { "usb", "usb_interface", 2, visit_usb_interface },
-        { "scsi", "scsi_device", 2, visit_scsi_device },
-        { "hdaudio", NULL, 2, visit_hdaudio },
-        { "drm", NULL, 2, visit_drm },
-        { "i2c", NULL, 2, visit_i2c },
-        { "net", NULL, 2, visit_net },
-        { "serio", NULL, 1, visit_serio },
+        { "pci", NULL, 1, visit_pci, FP_PCI },
+        { "usb", "usb_device", 1, visit_usb, FP_USB },
+        { "scsi_host", NULL, 1, visit_scsi_host, FP_SCSI_HOST },
+        { "nvme", NULL, 1, visit_nvme, FP_NVME },
+        { "sound", NULL, 1, visit_sound, FP_SOUND },
+        { "usb", "usb_interface", 2, visit_usb_interface, FP_NONE },
+        { "scsi", "scsi_device", 2, visit_scsi_device, FP_SCSI_DEVICE },
+        { "hdaudio", NULL, 2, visit_hdaudio, FP_HDAUDIO },
+        { "drm", NULL, 2, visit_drm, FP_NONE },
+        { "i2c", NULL, 2, visit_i2c, FP_I2C },
+        { "net", NULL, 2, visit_net, FP_NONE },
+        { "serio", NULL, 1, visit_serio, FP_NONE },
 };
 
-const char *const *detect_subsystems(size_t *ret_n)
+/* the subsystems of the routes (with an identity only: FP), each once */
+static const char *const *subsystems_of(bool fp, const char **v, size_t *ret_n)
 {
-        static const char *v[ELEMENTSOF(routes)];
         size_t n = 0;
 
         for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
                 bool seen = false;
 
+                if (fp && routes[i].fp == FP_NONE)
+                        continue;
                 for (size_t k = 0; k < n && !seen; k++)
                         seen = streq(v[k], routes[i].subsystem);
                 if (!seen)
@@ -759,14 +762,38 @@ const char *const *detect_subsystems(size_t *ret_n)
         return v;
 }
 
-static const struct route *route_of(struct udev_device *u)
+const char *const *detect_subsystems(size_t *ret_n)
 {
-        const char *sub = udev_device_get_subsystem(u), *type = udev_device_get_devtype(u);
+        static const char *v[ELEMENTSOF(routes)];
 
+        return subsystems_of(false, v, ret_n);
+}
+
+const char *const *detect_fp_subsystems(size_t *ret_n)
+{
+        static const char *v[ELEMENTSOF(routes)];
+
+        return subsystems_of(true, v, ret_n);
+}
+
+static const struct route *route_find(const char *sub, const char *type)
+{
         for (size_t i = 0; sub && i < ELEMENTSOF(routes); i++)
                 if (streq(routes[i].subsystem, sub) && (!routes[i].devtype || streq_ptr(routes[i].devtype, type)))
                         return &routes[i];
         return NULL;
+}
+
+enum detect_fp detect_fp_of(const char *subsystem, const char *devtype)
+{
+        const struct route *r = route_find(subsystem, devtype);
+
+        return r ? r->fp : FP_NONE;
+}
+
+static const struct route *route_of(struct udev_device *u)
+{
+        return route_find(udev_device_get_subsystem(u), udev_device_get_devtype(u));
 }
 
 static void visit(struct inventory *inv, struct udev *udev, struct udev_device *u,

@@ -18,3 +18,22 @@ struct knob_input;
 const struct knob_input *detect_inputs(size_t *ret_n);
 /* the subsystems detect lists (src/root/sysfs.c), each once */
 const char *const *detect_subsystems(size_t *ret_n);
+
+/* Refresh's fingerprint (engine/refresh.c) reads /sys without libudev and
+ * asks detect's own route table which devices have an identity: what a
+ * device of a route is to the fingerprint. */
+enum detect_fp {
+        FP_NONE,                /* no identity (USB interfaces, DRM, network) */
+        FP_PCI,                 /* a PCI function */
+        FP_USB,                 /* a USB device */
+        FP_SCSI_HOST,           /* a SCSI host: the disks below it have one */
+        FP_SCSI_DEVICE,         /* a disk, below a SCSI host */
+        FP_NVME,                /* an NVMe controller (nvmeN) */
+        FP_SOUND,               /* a sound card (cardN): the codecs below it have one */
+        FP_HDAUDIO,             /* a codec, below a sound card */
+        FP_I2C,                 /* an adapter (i2c-N), or a client below one, which has one */
+};
+/* the route of a device of SUBSYSTEM and DEVTYPE (may be NULL), as detect takes it */
+enum detect_fp detect_fp_of(const char *subsystem, const char *devtype);
+/* the subsystems of the routes with an identity (not FP_NONE), each once, in the table's order */
+const char *const *detect_fp_subsystems(size_t *ret_n);

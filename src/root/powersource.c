@@ -30,17 +30,9 @@ void ps_look_done(struct ps_look *l)
 static char *attr(const char *dir, const char *name, const char *file)
 {
         _cleanup_free_ char *path = xasprintf("%s/%s/%s", dir, name, file);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        char buf[256];
-        ssize_t n;
+        char *v;
 
-        if (fd < 0)
-                return NULL;
-        n = read(fd, buf, sizeof(buf) - 1);
-        if (n < 0)
-                return NULL;
-        buf[n] = '\0';
-        return xstrdup(strstrip(buf));
+        return read_live(path, LIVE_STRIP, &v) < 0 ? NULL : v;
 }
 
 /* usb_type names USB Power Delivery: its selected word ("[PD_PPS]"), or the

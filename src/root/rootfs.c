@@ -1,4 +1,5 @@
-/* rootfs.c: a target root: paths resolved inside it, the one reader of its files, atomic writes, the lock */
+/* rootfs.c: a target root: paths resolved inside it, the one reader of its files, atomic writes, the lock;
+ * rootfs-why.c says why a file of it was refused */
 #include "config.h"
 
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 
 #include "base/fault.h"
 #include "root/rootfs.h"
+#include "root/rootfs-resolve.h"
 
 /* ---- resolution inside the root ---- */
 
@@ -119,7 +121,7 @@ static void trace_read(const char *kind, const char *path)
 
 /* The one resolver: every path of a root is opened here, links resolved
  * inside the root, magic links (/proc/self/fd/N) refused. */
-static int resolve_open(int rootfd, const char *path, int flags)
+int resolve_open(int rootfd, const char *path, int flags)
 {
         if (openat2_state == 0) {
                 /* IDLECFG_NO_OPENAT2=1: the tests run the fallback on new kernels too */
@@ -244,7 +246,7 @@ int rootfs_readlink(const struct rootfs *r, const char *path, char **ret)
  * as this machine sees it, or a file this machine has where the root has
  * nothing (an image build that linked to the build host's file). With the
  * root "/" (the running system, a chroot) no link leads out of it. */
-static bool link_leaves_root(const struct rootfs *r, const char *link, const char *target)
+bool link_leaves_root(const struct rootfs *r, const char *link, const char *target)
 {
         _cleanup_free_ char *copy = NULL;
         long depth = 0;
@@ -285,7 +287,7 @@ static bool link_leaves_root(const struct rootfs *r, const char *link, const cha
  * not there (a dangling link, as Debian's /etc/sysctl.d/99-sysctl.conf ->
  * ../sysctl.conf on a root without procps); else 0. RET_LINK, RET_TARGET (if
  * not NULL): that link's path and target. */
-static int dangling_link(const struct rootfs *r, const char *path, char **ret_link, char **ret_target)
+int dangling_link(const struct rootfs *r, const char *path, char **ret_link, char **ret_target)
 {
         _cleanup_free_ char *copy = xstrdup(path);
 
@@ -417,171 +419,6 @@ int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret
         int e = rootfs_read_file(r, path, ROOTFS_NOFOLLOW, max, ret, ret_len, ret_st);
 
         return e == -EBADFD ? -EINVAL : e;
-}
-
-const char *rootfs_strerror(int e)
-{
-        switch (e) {
-        case -EBADFD:
-                return _("not a regular file (a FIFO, socket or device node)");
-        case -EISDIR:
-                return _("is a directory, not a file");
-        case -EFBIG:
-                return _("larger than idlecfg reads for this file");
-        case -ELOOP:
-                return _("a symbolic link loop, or a link where none is allowed");
-        case -EXDEV:
-                return _("a symbolic link leading out of the root");
-        case -ENOLINK:
-                return _("a symbolic link to a file that does not exist");
-        default:
-                return strerror(e < 0 ? -e : e);
-        }
-}
-
-char *rootfs_read_strerror(int e, size_t max)
-{
-        if (e == -EFBIG) {
-                bool mib = max >= (1u << 20) && max % (1u << 20) == 0;
-                return xasprintf(_("larger than %zu %s, idlecfg's limit for this file"),
-                                 mib ? max >> 20 : max >> 10, mib ? "MiB" : "KiB");
-        }
-        return xstrdup(rootfs_strerror(e));
-}
-
-/* what is at PATH that the reader refused for not being a regular file */
-static char *file_type_words(const struct rootfs *r, const char *path, int e)
-{
-        _cleanup_close_ int fd = r ? resolve_open(r->fd, path, O_PATH) : open(path, O_PATH | O_CLOEXEC);
-        struct stat st;
-
-        if (fd < 0 || fstat(fd, &st) < 0)
-                return xstrdup(rootfs_strerror(e));
-        if (S_ISDIR(st.st_mode))
-                return xstrdup(_("is a directory, not a file"));
-        if (S_ISFIFO(st.st_mode))
-                return xstrdup(_("not a regular file (a FIFO)"));
-        if (S_ISSOCK(st.st_mode))
-                return xstrdup(_("not a regular file (a socket)"));
-        if (S_ISCHR(st.st_mode))
-                return xstrdup(_("not a regular file (a character device node)"));
-        if (S_ISBLK(st.st_mode))
-                return xstrdup(_("not a regular file (a block device node)"));
-        return xstrdup(rootfs_strerror(e));
-}
-
-/* lstat() and readlink() of PATH, in the root R or (R NULL) on this machine */
-static int lstat_any(const struct rootfs *r, const char *path, struct stat *ret)
-{
-        if (r)
-                return rootfs_lstat(r, path, ret);
-        return lstat(path, ret) < 0 ? -errno : 0;
-}
-
-static int readlink_any(const struct rootfs *r, const char *path, char **ret)
-{
-        char target[PATH_MAX];
-        ssize_t n;
-
-        if (r)
-                return rootfs_readlink(r, path, ret);
-        n = readlink(path, target, sizeof(target) - 1);
-        if (n < 0)
-                return -errno;
-        target[n] = '\0';
-        *ret = xstrdup(target);
-        return 0;
-}
-
-/* The words for the symbolic link PATH with target TARGET, by where it leads:
- * to a file of the root, to nothing there, out of the root, round in a loop */
-static char *link_words(const struct rootfs *r, const char *path, const char *target)
-{
-        _cleanup_close_ int fd = -1;
-
-        if (r)
-                fd = resolve_open(r->fd, path, O_PATH);
-        else {
-                fd = open(path, O_PATH | O_CLOEXEC);
-                if (fd < 0)
-                        fd = -errno;
-        }
-        if (fd == -ELOOP)
-                return xasprintf(_("a symbolic link loop (to %s)"), target);
-        if (fd == -ENOENT && r && link_leaves_root(r, path, target))
-                return xasprintf(_("a symbolic link leading out of the root (to %s)"), target);
-        if (fd == -ENOENT)
-                return xasprintf(_("a symbolic link to %s, which does not exist"), target);
-        return xasprintf(_("a symbolic link to %s"), target);
-}
-
-/* -ENOTDIR: the first component on the way to PATH that is no directory */
-static char *not_dir_words(const struct rootfs *r, const char *path)
-{
-        _cleanup_free_ char *copy = xstrdup(path);
-
-        for (char *p = copy + 1; *p; p++) {
-                _cleanup_free_ char *shown = NULL, *target = NULL;
-                struct stat st;
-
-                if (*p != '/')
-                        continue;
-                *p = '\0';
-                if (lstat_any(r, copy, &st) < 0)
-                        break;
-                shown = r ? rootfs_display(r, copy) : xstrdup(copy);
-                if (S_ISLNK(st.st_mode) && readlink_any(r, copy, &target) == 0) {
-                        struct stat tst;
-                        _cleanup_close_ int fd = r ? resolve_open(r->fd, copy, O_PATH) : open(copy, O_PATH | O_CLOEXEC);
-                        if (fd >= 0 && fstat(fd, &tst) == 0 && !S_ISDIR(tst.st_mode))
-                                return xasprintf(_("on its way, %s is a symbolic link to %s, not to a directory"),
-                                                 shown, target);
-                } else if (S_ISREG(st.st_mode))
-                        return xasprintf(_("on its way, %s is a regular file, not a directory"), shown);
-                else if (!S_ISDIR(st.st_mode)) {
-                        _cleanup_free_ char *what = file_type_words(r, copy, -ENOTDIR);
-                        return xasprintf(_("on its way, %s: %s"), shown, what);
-                }
-                *p = '/';
-        }
-        return xstrdup(rootfs_strerror(-ENOTDIR));
-}
-
-char *rootfs_why(const struct rootfs *r, const char *path, int e, size_t max)
-{
-        _cleanup_free_ char *link = NULL, *target = NULL, *shown = NULL;
-        struct stat st;
-
-        switch (e) {
-        case -ELOOP:
-                /* a link where none is followed (a state file, a file idlecfg
-                 * writes), or a loop: said for where it leads */
-                if (lstat_any(r, path, &st) == 0 && S_ISLNK(st.st_mode) && readlink_any(r, path, &target) == 0)
-                        return link_words(r, path, target);
-                break;
-        case -EBADFD:
-        case -EISDIR:
-        case -EINVAL:   /* rootfs_read()'s FIFO, socket or device node */
-                return file_type_words(r, path, e);
-        case -ENOTDIR:
-                return not_dir_words(r, path);
-        case -EXDEV:
-        case -ENOLINK:
-                if (!r || dangling_link(r, path, &link, &target) != e)
-                        break;
-                if (streq(link, path))
-                        return e == -ENOLINK ? xasprintf(_("a symbolic link to %s, which does not exist"), target)
-                                             : xasprintf(_("a symbolic link leading out of the root (to %s)"),
-                                                         target);
-                shown = rootfs_display(r, link);
-                return e == -ENOLINK ? xasprintf(_("on its way, %s is a symbolic link to %s, which does not exist"),
-                                                 shown, target)
-                                     : xasprintf(_("on its way, %s is a symbolic link leading out of the root "
-                                                   "(to %s)"), shown, target);
-        default:
-                break;
-        }
-        return rootfs_read_strerror(e, max);
 }
 
 void rootfs_warn(const struct rootfs *r, const char *fmt, ...)

@@ -215,6 +215,74 @@ void manifest_free(struct manifest *m)
 
 #define MAX_FIELDS 10
 
+/* a manifest's "pending" line, its fields V (unescaped) and F (as written), N of them */
+static int parse_pending_line(struct manifest *m, const char *name, unsigned lineno, char **v, char **f, size_t n,
+                              struct xerror *ret_error)
+{
+#define PBAD(...) return xerror_set(ret_error, -EINVAL, __VA_ARGS__)
+        struct manifest_file *mf = n == 3 ? manifest_find(m, v[1]) : NULL;
+
+        if (n != 3 || (!streq(v[2], "-") && !sha_is_valid(v[2])))
+                PBAD(_("%s:%u: expected \"pending PATH SHA256\" or \"pending PATH -\""), name,
+                     lineno);
+        if (!mf || mf->pending)
+                PBAD(_("%s:%u: \"pending\" for %s without its file line, or twice"), name, lineno,
+                     f[1]);
+        mf->pending = true;
+        mf->pending_was_ours = !streq(v[2], "-");
+        if (mf->pending_was_ours)
+                memcpy(mf->pending_sha, v[2], 65);
+        return 0;
+#undef PBAD
+}
+
+/* a manifest's "file" line, its fields V (unescaped) and F (as written), N of them */
+static int parse_file_line(struct manifest *m, const char *name, unsigned lineno, char **v, char **f, size_t n,
+                           struct xerror *ret_error)
+{
+#define FBAD(...) return xerror_set(ret_error, -EINVAL, __VA_ARGS__)
+        struct manifest_file *mf;
+        bool replaced = n >= 5 && streq(v[4], "replaced");
+
+        if (!(n == 5 && streq(v[4], "new")) && !(n == 9 && replaced))
+                FBAD(_("%s:%u: expected \"file PATH SHA256 MODE new\" or "
+                       "\"file PATH SHA256 MODE replaced SHA256 MODE UID GID\""), name, lineno);
+        if (!path_is_clean(v[1]))
+                FBAD(_("%s:%u: not a clean absolute path: %s"), name, lineno, f[1]);
+        if (startswith(v[1], STATE_DIR "/") || manifest_find(m, v[1]))
+                FBAD(_("%s:%u: file %s listed twice or inside idlecfg's own state"), name,
+                     lineno, v[1]);
+        if (!manifest_path_allowed(v[1]))
+                FBAD(_("%s:%u: %s is not a file idlecfg writes"), name, lineno, f[1]);
+        mf = manifest_add_file(m, v[1]);
+        if (!sha_is_valid(v[2]) || !parse_mode(v[3], &mf->mode)) {
+                manifest_remove_file(m, v[1]);
+                FBAD(_("%s:%u: bad checksum or mode"), name, lineno);
+        }
+        memcpy(mf->sha, v[2], 65);
+        /* install makes a link only where nothing was, and only the links of targets.h */
+        if (S_ISLNK(mf->mode) != manifest_path_is_link(v[1]) || (S_ISLNK(mf->mode) && replaced)) {
+                manifest_remove_file(m, v[1]);
+                FBAD(_("%s:%u: %s: a symbolic link of idlecfg is \"file PATH SHA256 120777 new\", "
+                       "and only %s is one"), name, lineno, f[1], FIRSTBOOT_WANTS_PATH);
+        }
+        if (replaced) {
+                unsigned uid, gid;
+                if (!sha_is_valid(v[5]) || !parse_mode(v[6], &mf->prev_mode) || S_ISLNK(mf->prev_mode) ||
+                    !parse_id(v[7], &uid) || !parse_id(v[8], &gid)) {
+                        manifest_remove_file(m, v[1]);
+                        FBAD(_("%s:%u: bad checksum, mode or owner of the replaced file"),
+                             name, lineno);
+                }
+                mf->prev_exists = true;
+                memcpy(mf->prev_sha, v[5], 65);
+                mf->prev_uid = uid;
+                mf->prev_gid = gid;
+        }
+        return 0;
+#undef FBAD
+}
+
 int manifest_parse(const char *name, const char *buf, size_t len, struct manifest **ret, struct xerror *ret_error)
 {
         struct manifest *m = xcalloc(1, sizeof(*m));
@@ -272,17 +340,11 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
                                        "were lost or changed"), name, lineno, lineno - 1);
                         ended = true;
                 } else if (streq(v[0], "pending") && m->format >= 2) {
-                        struct manifest_file *mf = n == 3 ? manifest_find(m, v[1]) : NULL;
-                        if (n != 3 || (!streq(v[2], "-") && !sha_is_valid(v[2])))
-                                LBAD(_("%s:%u: expected \"pending PATH SHA256\" or \"pending PATH -\""), name,
-                                     lineno);
-                        if (!mf || mf->pending)
-                                LBAD(_("%s:%u: \"pending\" for %s without its file line, or twice"), name, lineno,
-                                     f[1]);
-                        mf->pending = true;
-                        mf->pending_was_ours = !streq(v[2], "-");
-                        if (mf->pending_was_ours)
-                                memcpy(mf->pending_sha, v[2], 65);
+                        if (parse_pending_line(m, name, lineno, v, f, n, ret_error) < 0) {
+                                r = -EINVAL;
+                                FREE_V();
+                                goto out;
+                        }
                 } else if (streq(v[0], "version") || streq(v[0], "profile") || streq(v[0], "fingerprint") ||
                            streq(v[0], "kernel") || streq(v[0], "cmdline")) {
                         char **slot = streq(v[0], "version") ? &m->version :
@@ -312,42 +374,10 @@ int manifest_parse(const char *name, const char *buf, size_t len, struct manifes
                                 LBAD(_("%s:%u: directory %s given twice"), name, lineno, v[1]);
                         manifest_add_dir(m, v[1]);
                 } else if (streq(v[0], "file")) {
-                        struct manifest_file *mf;
-                        bool replaced = n >= 5 && streq(v[4], "replaced");
-                        if (!(n == 5 && streq(v[4], "new")) && !(n == 9 && replaced))
-                                LBAD(_("%s:%u: expected \"file PATH SHA256 MODE new\" or "
-                                       "\"file PATH SHA256 MODE replaced SHA256 MODE UID GID\""), name, lineno);
-                        if (!path_is_clean(v[1]))
-                                LBAD(_("%s:%u: not a clean absolute path: %s"), name, lineno, f[1]);
-                        if (startswith(v[1], STATE_DIR "/") || manifest_find(m, v[1]))
-                                LBAD(_("%s:%u: file %s listed twice or inside idlecfg's own state"), name,
-                                     lineno, v[1]);
-                        if (!manifest_path_allowed(v[1]))
-                                LBAD(_("%s:%u: %s is not a file idlecfg writes"), name, lineno, f[1]);
-                        mf = manifest_add_file(m, v[1]);
-                        if (!sha_is_valid(v[2]) || !parse_mode(v[3], &mf->mode)) {
-                                manifest_remove_file(m, v[1]);
-                                LBAD(_("%s:%u: bad checksum or mode"), name, lineno);
-                        }
-                        memcpy(mf->sha, v[2], 65);
-                        /* install makes a link only where nothing was, and only the links of targets.h */
-                        if (S_ISLNK(mf->mode) != manifest_path_is_link(v[1]) || (S_ISLNK(mf->mode) && replaced)) {
-                                manifest_remove_file(m, v[1]);
-                                LBAD(_("%s:%u: %s: a symbolic link of idlecfg is \"file PATH SHA256 120777 new\", "
-                                       "and only %s is one"), name, lineno, f[1], FIRSTBOOT_WANTS_PATH);
-                        }
-                        if (replaced) {
-                                unsigned uid, gid;
-                                if (!sha_is_valid(v[5]) || !parse_mode(v[6], &mf->prev_mode) || S_ISLNK(mf->prev_mode) ||
-                                    !parse_id(v[7], &uid) || !parse_id(v[8], &gid)) {
-                                        manifest_remove_file(m, v[1]);
-                                        LBAD(_("%s:%u: bad checksum, mode or owner of the replaced file"),
-                                             name, lineno);
-                                }
-                                mf->prev_exists = true;
-                                memcpy(mf->prev_sha, v[5], 65);
-                                mf->prev_uid = uid;
-                                mf->prev_gid = gid;
+                        if (parse_file_line(m, name, lineno, v, f, n, ret_error) < 0) {
+                                r = -EINVAL;
+                                FREE_V();
+                                goto out;
                         }
                 } else
                         LBAD(_("%s:%u: unknown line \"%s\""), name, lineno, f[0]);

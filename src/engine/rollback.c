@@ -1,0 +1,348 @@
+/* rollback.c: undo install: every file of the manifest back as it was
+ * before idlecfg, the directories install made removed, then the manifest
+ * and backups (state.c) */
+#include "config.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "base/sha256.h"
+#include "engine/install.h"
+#include "engine/rollback.h"
+#include "engine/next-steps.h"
+#include "state/manifest.h"
+#include "state/state.h"
+
+#define MAX_FILE STATE_FILE_MAX
+
+/* put PATH back as the manifest entry says it was before idlecfg */
+int rollback_restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
+        int r;
+
+        if (mf->prev_exists) {
+                _cleanup_free_ char *data = NULL;
+                size_t len;
+                r = read_backup(rfs, mf->prev_sha, &data, &len, e);
+                if (r < 0)
+                        return r;
+                r = rootfs_write_atomic(rfs, mf->path, data, len, mf->prev_mode, mf->prev_uid, mf->prev_gid);
+        } else if (S_ISLNK(mf->mode))
+                r = rootfs_unlink_symlink(rfs, mf->path);
+        else
+                r = rootfs_unlink(rfs, mf->path);
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
+                return xerror_set(e, r, _("cannot restore %s: %s"), shown, why);
+        }
+        r = rootfs_remove_temps(rfs, mf->path);
+        if (r < 0)
+                return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));
+        return 0;
+}
+
+/* /var and /var/lib when install made them (a root that had none): they go
+ * after the manifest that names them, so a note in the root's /run says
+ * which while the last steps of a rollback remove them; a rollback killed
+ * there is finished by the next one, which finds the note and no manifest */
+#define PARENTS_NOTE_PATH "/run/idlecfg/rollback-parents"
+
+static int parents_note(const struct rootfs *rfs, const struct manifest *m)
+{
+        struct strbuf sb = {};
+        int r;
+
+        /* deepest first */
+        for (size_t i = m->n_dirs; i-- > 0;)
+                if (streq(m->dirs[i], "/var/lib") || streq(m->dirs[i], "/var"))
+                        sb_appendf(&sb, "%s\n", m->dirs[i]);
+        if (sb.len == 0)
+                return 0;
+        r = rootfs_mkdir_p(rfs, "/run/idlecfg", NULL, NULL);
+        if (r >= 0)
+                r = rootfs_write_atomic(rfs, PARENTS_NOTE_PATH, sb.s, sb.len, 0644, (uid_t) -1, (gid_t) -1);
+        sb_free(&sb);
+        return r;
+}
+
+/* the parents the note names, once the state directory is gone; then the note */
+static int parents_finish(const struct rootfs *rfs)
+{
+        _cleanup_free_ char *text = NULL;
+        struct stat st;
+        char *save = NULL;
+        int r = rootfs_read(rfs, PARENTS_NOTE_PATH, 4096, &text, NULL, NULL);
+
+        if (r == -ENOENT || r == -ENOTDIR)
+                return 0;
+        if (r < 0)
+                return r;
+        if (rootfs_lstat(rfs, STATE_DIR, &st) == 0)
+                return 0;       /* the journal of apply keeps it: the note waits */
+        for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+                /* these two only, whatever else the file says */
+                if (streq(l, "/var/lib") || streq(l, "/var")) {
+                        r = rootfs_rmdir(rfs, l);
+                        if (r < 0 && r != -ENOTEMPTY)
+                                return r;
+                }
+        r = rootfs_unlink(rfs, PARENTS_NOTE_PATH);
+        if (r < 0)
+                return r;
+        r = rootfs_rmdir(rfs, "/run/idlecfg");
+        return r == -ENOTEMPTY ? 0 : r;
+}
+
+/* A command line (/etc/kernel/cmdline) the administrator changed since
+ * install: which of its words were idlecfg's? install wrote BASE (the line
+ * before it, or the vendor's it made the file from), a blank, and its words,
+ * in order: the words of CUR beyond BASE's whose line has the manifest's
+ * checksum. 0 with *RET (CUR without them, one line) and *RET_WORDS, -ESRCH
+ * when no choice gives the checksum (the line before is not known, too many
+ * words: the file is left alone). */
+static int words_undo(const char *base, const char *cur, const char *sha, char **ret, char **ret_words)
+{
+        _cleanup_free_ char *extra = words_missing(base, cur), *b = xstrdup(base);
+        char *v[16];
+        size_t n = 0;
+
+        strstrip(b);
+        for (char *save = NULL, *w = strtok_r(extra, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+                if (n == ELEMENTSOF(v))
+                        return -ESRCH;
+                v[n++] = w;
+        }
+        for (unsigned long mask = 1; n && mask < (1ul << n); mask++) {
+                struct strbuf add = {}, out = {};
+                _cleanup_free_ char *line = NULL, *ours = NULL;
+                char s[65];
+
+                for (size_t i = 0; i < n; i++)
+                        if (mask & (1ul << i))
+                                sb_appendf(&add, "%s%s", add.len ? " " : "", v[i]);
+                ours = xasprintf("%s%s%s\n", b, *b ? " " : "", sb_str(&add));
+                sha256_hex(ours, strlen(ours), 32, s);
+                if (!streq(s, sha)) {
+                        sb_free(&add);
+                        continue;
+                }
+                /* CUR, word by word, without those */
+                line = xstrdup(cur);
+                for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+                        bool theirs = true;
+                        for (size_t i = 0; i < n && theirs; i++)
+                                theirs = !((mask & (1ul << i)) && streq(w, v[i]));
+                        if (theirs)
+                                sb_appendf(&out, "%s%s", out.len ? " " : "", w);
+                }
+                sb_putc(&out, '\n');
+                *ret = sb_steal(&out);
+                *ret_words = sb_steal(&add);
+                return 0;
+        }
+        return -ESRCH;
+}
+
+/* the kernel parameters in TEXT, a command-line file of PATH: the GRUB
+ * snippet's after ${GRUB_CMDLINE_LINUX_DEFAULT}, the kargs.d file's quoted
+ * strings, the words of the others */
+static char *cmdline_file_words(const char *path, const char *text)
+{
+        struct strbuf sb = {};
+
+        if (streq(path, GRUB_SNIPPET_PATH)) {
+                const char *p = strstr(text, "${GRUB_CMDLINE_LINUX_DEFAULT} "), *end;
+                if (!p)
+                        return xstrdup("");
+                p += strlen("${GRUB_CMDLINE_LINUX_DEFAULT} ");
+                end = strchr(p, '"');
+                return end ? xstrndup(p, (size_t) (end - p)) : xstrdup("");
+        }
+        if (streq(path, BOOTC_KARGS_PATH)) {
+                const char *p = strstr(text, "kargs = [");
+                for (p = p ? strchr(p, '"') : NULL; p; p = strchr(p, '"')) {
+                        const char *end = strchr(p + 1, '"');
+                        if (!end)
+                                break;
+                        sb_appendf(&sb, "%s%.*s", sb.len ? " " : "", (int) (end - p - 1), p + 1);
+                        p = end + 1;
+                }
+                return sb.len ? sb_steal(&sb) : xstrdup("");
+        }
+        /* the words of the line(s), newlines as blanks (words_missing() splits at blanks) */
+        for (const char *p = text; *p; p++)
+                sb_putc(&sb, *p == '\n' || *p == '\r' ? ' ' : *p);
+        return sb.len ? sb_steal(&sb) : xstrdup("");
+}
+
+/* what the boot configuration got from this install (RES), before rollback
+ * takes the files back: the words idlecfg's command-line file has beyond
+ * what was there before it, and when modprobe.d/idlecfg.conf was written */
+static void note_boot(const struct rootfs *rfs, const struct manifest *m, struct rollback_result *res)
+{
+        const struct manifest_file *mf;
+        struct stat st;
+
+        res->kernel = m->kernel ? xstrdup(m->kernel) : NULL;
+        if (manifest_find(m, MODPROBE_PATH) && rootfs_lstat(rfs, MODPROBE_PATH, &st) == 0) {
+                res->modprobe = true;
+                res->modprobe_time = st.st_mtim;
+        }
+        if (m->cmdline_target && (mf = manifest_find(m, m->cmdline_target))) {
+                _cleanup_free_ char *cur = NULL, *prev = NULL, *cw = NULL, *pw = NULL;
+                size_t len = 0;
+                struct xerror e = {};
+
+                if (rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL) < 0)
+                        return;
+                if (mf->prev_exists && read_backup(rfs, mf->prev_sha, &prev, &len, &e) < 0) {
+                        xerror_done(&e);
+                        return;
+                }
+                cw = cmdline_file_words(mf->path, cur);
+                pw = cmdline_file_words(mf->path, prev ? prev : "");
+                free(res->boot_words);
+                res->boot_words = words_missing(pw, cw);
+                if (!*res->boot_words) {
+                        free(res->boot_words);
+                        res->boot_words = NULL;
+                }
+        }
+}
+
+/* the administrator's /etc/kernel/cmdline (CUR, ST) with idlecfg's words
+ * taken out and theirs kept: 1 done, 0 not (its words cannot be told
+ * apart: left alone as any changed file), <0 a write failed */
+static int words_undo_file(const struct rootfs *rfs, const struct manifest_file *mf, const char *cur,
+                           const struct stat *st, struct rollback_result *res, const char *shown,
+                           struct xerror *ret_error)
+{
+        _cleanup_free_ char *base = NULL, *text = NULL, *words = NULL;
+        size_t len = 0;
+        struct xerror e = {};
+        int r;
+
+        if (memchr(cur, '\n', strlen(cur)) != strrchr(cur, '\n'))
+                return 0;       /* no longer one line */
+        if (mf->prev_exists)
+                r = read_backup(rfs, mf->prev_sha, &base, &len, &e);
+        else {
+                /* made from the vendor's line */
+                r = rootfs_read_file(rfs, USR_KERNEL_CMDLINE_PATH, 0, KERNEL_CMDLINE_MAX, &base, &len, NULL);
+                if (r == -ENOENT)
+                        base = xstrdup(""), r = 0;
+        }
+        xerror_done(&e);
+        if (r < 0 || words_undo(base, cur, mf->sha, &text, &words) < 0)
+                return 0;
+        r = rootfs_write_atomic(rfs, mf->path, text, strlen(text), st->st_mode & 07777, st->st_uid, st->st_gid);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, rootfs_strerror(r));
+        /* the words the boot artifacts may still hold: these, not the administrator's */
+        free(res->boot_words);
+        res->boot_words = xstrdup(words);
+        rollback_add(res, RB_WORDS_REMOVED, shown)->set = TAKE_PTR(words);
+        return 1;
+}
+
+int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *res, struct xerror *ret_error)
+{
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        _cleanup_free_ char *mshown = rootfs_display(rfs, MANIFEST_PATH);
+        size_t left = 0;
+        int r;
+
+        r = manifest_load(rfs, &m, ret_error);
+        if (r == -ENOENT) {
+                /* an earlier rollback's note: gone once nothing of it is left */
+                r = boot_left_note(rfs, NULL, false, NULL);
+                if (r < 0)
+                        return xerror_set(ret_error, r, _("cannot remove %s: %s"), LEFT_NOTE_PATH, strerror(-r));
+                r = state_cleanup(rfs);
+                if (r >= 0)
+                        r = parents_finish(rfs);
+                if (r < 0)
+                        return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
+                return 1;
+        }
+        if (r < 0)
+                return r;
+        r = state_recover(rfs, m, false, ret_error);
+        if (r < 0)
+                return r;
+        note_boot(rfs, m, res);
+        for (size_t i = m->n_files; i-- > 0;) {
+                struct manifest_file *mf = &m->files[i];
+                _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
+                _cleanup_(state_seen_done) struct state_seen now = {};
+                const char *sha = now.sha;
+                bool exists;
+
+                r = state_look(rfs, mf->path, &now, ret_error);
+                if (r < 0)
+                        return r;
+                exists = now.exists;
+                if (now.other_type) {
+                        rollback_add(res, RB_NOT_REGULAR, shown);
+                        left++;
+                        continue;
+                }
+                if (exists ? (mf->prev_exists && streq(sha, mf->prev_sha) && !streq(sha, mf->sha)) : !mf->prev_exists) {
+                        /* already as it was (a crash before our write, or an earlier rollback) */
+                        r = rootfs_remove_temps(rfs, mf->path);
+                        if (r < 0)
+                                return xerror_set(ret_error, r, _("cannot remove temporary files beside %s: %s"),
+                                                  shown, strerror(-r));
+                } else if ((exists && streq(sha, mf->sha)) || force) {
+                        r = rollback_restore_file(rfs, mf, ret_error);
+                        if (r < 0)
+                                return r;
+                        rollback_add(res, mf->prev_exists ? RB_FILE_RESTORED : RB_FILE_REMOVED, shown);
+                } else if (exists && streq(mf->path, KERNEL_CMDLINE_PATH) &&
+                           (r = words_undo_file(rfs, mf, now.content, &now.st, res, shown, ret_error)) != 0) {
+                        if (r < 0)
+                                return r;
+                } else {
+                        rollback_add(res, exists ? RB_FILE_CHANGED : RB_FILE_DELETED, shown);
+                        left++;
+                        continue;
+                }
+                manifest_remove_file(m, mf->path);
+                r = manifest_save(rfs, m, ret_error);
+                if (r < 0)
+                        return r;
+        }
+        if (left > 0)
+                return xerror_set(ret_error, -EBUSY, P_("%zu file was left alone; %s keeps it for a later rollback",
+                                                          "%zu files were left alone; %s keeps them for a later rollback",
+                                                          left), left, mshown);
+        /* every file is as before: the directories install made, then the state */
+        for (size_t i = m->n_dirs; i-- > 0;) {
+                if (startswith(m->dirs[i], STATE_DIR) || streq(m->dirs[i], "/var") || streq(m->dirs[i], "/var/lib"))
+                        continue;
+                r = rootfs_rmdir(rfs, m->dirs[i]);
+                if (r < 0 && r != -ENOTEMPTY)
+                        return xerror_set(ret_error, r, _("cannot remove the directory %s: %s"), m->dirs[i],
+                                          strerror(-r));
+        }
+        r = parents_note(rfs, m);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), PARENTS_NOTE_PATH, strerror(-r));
+        r = rootfs_unlink(rfs, MANIFEST_PATH);
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, MANIFEST_PATH, r, MAX_FILE);
+                return xerror_set(ret_error, r, _("cannot remove %s: %s"), mshown, why);
+        }
+        /* what the running kernel or the initramfs may still hold: kept for verify */
+        r = boot_left_note(rfs, res->boot_words, res->modprobe, res->kernel);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), LEFT_NOTE_PATH, strerror(-r));
+        r = state_cleanup(rfs);
+        if (r >= 0)
+                r = parents_finish(rfs);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
+        res->done = true;
+        return 0;
+}
