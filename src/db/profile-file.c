@@ -349,6 +349,86 @@ static size_t ini_line_limit(void)
 
 /* ---- one file: our own line check, then inih ---- */
 
+/* prescan(): the bytes of line LINE (P, N): a BOM, NUL, CR, control
+ * characters, its length */
+static int prescan_bytes(const char *p, size_t n, unsigned line, size_t limit, const char *file,
+                         struct xerror *err)
+{
+        if (line == 1 && n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
+                profile_set_error(err, file, line, _("byte order mark (BOM) at the start of the file; save it as UTF-8 without a BOM"));
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < n; i++) {
+                unsigned char ch = (unsigned char) p[i];
+                if (ch == '\0') {
+                        profile_set_error(err, file, line, _("NUL byte in the line"));
+                        return -EINVAL;
+                }
+                if (ch == '\r') {
+                        if (i == n - 1)
+                                profile_set_error(err, file, line, _("carriage return at the end of the line (CRLF line endings); convert the file to LF line endings"));
+                        else
+                                profile_set_error(err, file, line, _("carriage return inside the line"));
+                        return -EINVAL;
+                }
+                if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+                        profile_set_error(err, file, line, _("control character 0x%02x in the line"), ch);
+                        return -EINVAL;
+                }
+        }
+        if (n > limit) {
+                profile_set_error(err, file, line, _("line too long (%zu bytes, limit %zu)"), n, limit);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* prescan(): the section header REST ("[NAME]") of line LINE */
+static int prescan_section(char *rest, unsigned line, const char *file, const struct profile_keyset *s,
+                           struct xerror *err)
+{
+        _cleanup_free_ char *arg = NULL, *valid = NULL;
+        char *close = strchr(rest, ']');
+
+        if (!close) {
+                profile_set_error(err, file, line, _("missing ']' in section header"));
+                return -EINVAL;
+        }
+        if (close[1 + strspn(close + 1, " \t")]) {
+                profile_set_error(err, file, line, _("unexpected text after ']'"));
+                return -EINVAL;
+        }
+        *close = '\0';
+        arg = arg_of(s, rest + 1);
+        if (arg) {
+                /* the reader hands inih "[NAME]" alone: no length limit for ARG */
+                if (!arg[0]) {
+                        profile_set_error(err, file, line, _("[%s] needs a device: [%s DEVICE]"),
+                                          s->arg_section, s->arg_section);
+                        return -EINVAL;
+                }
+                if (arg[strcspn(arg, " \t\"\\")]) {
+                        profile_set_error(err, file, line, _("'%s' in [%s %s]: one device per "
+                                                             "section, without blanks, double "
+                                                             "quotes or backslashes"),
+                                          arg, s->arg_section, arg);
+                        return -EINVAL;
+                }
+                return 0;
+        }
+        if (strlen(rest + 1) > NAME_MAX_LEN) {
+                profile_set_error(err, file, line, _("section name too long (%zu characters, limit %d)"),
+                          strlen(rest + 1), NAME_MAX_LEN);
+                return -EINVAL;
+        }
+        if (!schema_has_section(s, rest + 1)) {
+                valid = schema_sections(s);
+                profile_set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 /* Everything inih would accept silently but differently from what the
  * author meant: a long line (split), a long section name (cut), ';' after
  * a blank (a comment, or part of the value without the blank), indented
@@ -365,37 +445,12 @@ static int prescan(const char *buf, size_t len, const char *file, const struct p
         for (unsigned line = 1; p < end; line++) {
                 const char *nl = memchr(p, '\n', (size_t) (end - p));
                 size_t n = nl ? (size_t) (nl - p) : (size_t) (end - p);
-                _cleanup_free_ char *copy = NULL, *arg = NULL;
+                _cleanup_free_ char *copy = NULL;
                 char *rest, *c;
 
                 *ret_stop = (size_t) (p - buf);
-                if (line == 1 && n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
-                        profile_set_error(err, file, line, _("byte order mark (BOM) at the start of the file; save it as UTF-8 without a BOM"));
+                if (prescan_bytes(p, n, line, limit, file, err) < 0)
                         return -EINVAL;
-                }
-                for (size_t i = 0; i < n; i++) {
-                        unsigned char ch = (unsigned char) p[i];
-                        if (ch == '\0') {
-                                profile_set_error(err, file, line, _("NUL byte in the line"));
-                                return -EINVAL;
-                        }
-                        if (ch == '\r') {
-                                if (i == n - 1)
-                                        profile_set_error(err, file, line, _("carriage return at the end of the line (CRLF line endings); convert the file to LF line endings"));
-                                else
-                                        profile_set_error(err, file, line, _("carriage return inside the line"));
-                                return -EINVAL;
-                        }
-                        if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
-                                profile_set_error(err, file, line, _("control character 0x%02x in the line"), ch);
-                                return -EINVAL;
-                        }
-                }
-                if (n > limit) {
-                        profile_set_error(err, file, line, _("line too long (%zu bytes, limit %zu)"), n, limit);
-                        return -EINVAL;
-                }
-
                 copy = xstrndup(p, n);
                 p = nl ? nl + 1 : end;
                 rest = copy + strspn(copy, " \t");
@@ -411,46 +466,8 @@ static int prescan(const char *buf, size_t len, const char *file, const struct p
                         return -EINVAL;
                 }
                 if (*rest == '[') {
-                        char *close = strchr(rest, ']');
-                        _cleanup_free_ char *valid = NULL;
-
-                        if (!close) {
-                                profile_set_error(err, file, line, _("missing ']' in section header"));
+                        if (prescan_section(rest, line, file, s, err) < 0)
                                 return -EINVAL;
-                        }
-                        if (close[1 + strspn(close + 1, " \t")]) {
-                                profile_set_error(err, file, line, _("unexpected text after ']'"));
-                                return -EINVAL;
-                        }
-                        *close = '\0';
-                        arg = arg_of(s, rest + 1);
-                        if (arg) {
-                                /* the reader hands inih "[NAME]" alone: no length limit for ARG */
-                                if (!arg[0]) {
-                                        profile_set_error(err, file, line, _("[%s] needs a device: [%s DEVICE]"),
-                                                          s->arg_section, s->arg_section);
-                                        return -EINVAL;
-                                }
-                                if (arg[strcspn(arg, " \t\"\\")]) {
-                                        profile_set_error(err, file, line, _("'%s' in [%s %s]: one device per "
-                                                                             "section, without blanks, double "
-                                                                             "quotes or backslashes"),
-                                                          arg, s->arg_section, arg);
-                                        return -EINVAL;
-                                }
-                                in_section = true;
-                                continue;
-                        }
-                        if (strlen(rest + 1) > NAME_MAX_LEN) {
-                                profile_set_error(err, file, line, _("section name too long (%zu characters, limit %d)"),
-                                          strlen(rest + 1), NAME_MAX_LEN);
-                                return -EINVAL;
-                        }
-                        if (!schema_has_section(s, rest + 1)) {
-                                valid = schema_sections(s);
-                                profile_set_error(err, file, line, _("unknown section [%s]; valid: %s"), rest + 1, valid);
-                                return -EINVAL;
-                        }
                         in_section = true;
                 } else {
                         char *sep = strpbrk(rest, "=:"), *name;

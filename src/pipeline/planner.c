@@ -193,6 +193,35 @@ static void one_source(struct plan *p, const struct inventory *inv)
         }
 }
 
+/* a new plan's head: the profile, the fingerprint, the kernel and the
+ * version its _KERNEL ranges compare (src/knobs/knob.c), the boot scheme */
+static struct plan *plan_head(const struct inventory *inv, const char *name, const char *why)
+{
+        struct plan *p = xcalloc(1, sizeof(*p));
+
+        p->profile = xstrdup(name);
+        p->profile_reason = xstrdup(why);
+        p->fingerprint = xstrdup(inv->fingerprint);
+        p->kernel = inv->kernel ? xstrdup(inv->kernel) : NULL;
+        p->kernel_source = inv->kernel_source ? xstrdup(inv->kernel_source) : NULL;
+        p->kernel_reason = inv->kernel_reason ? xstrdup(inv->kernel_reason) : NULL;
+        boot_detect(inv->rfs, &p->boot);
+        if (inv->kernel_version) {
+                p->kernel_version = xstrdup(inv->kernel_version);
+                p->kernel_version_source = xstrdup(strempty(inv->kernel_version_source));
+        } else if (inv->kernel && kernel_release_abi_only(inv->kernel)) {
+                p->kernel_version_source = xasprintf("unknown: %s names no upstream sublevel and the root does not "
+                                                     "say it (%s); ranges that need it are not decided",
+                                                     inv->kernel,
+                                                     inv->kernel_version_source ? inv->kernel_version_source
+                                                                                : "not looked up");
+        } else if (inv->kernel) {
+                p->kernel_version = xstrdup(inv->kernel);
+                p->kernel_version_source = xstrdup("the release");
+        }
+        return p;
+}
+
 int plan_build(const struct inventory *inv, const struct plan_options *o, struct plan **ret,
                struct xerror *ret_error)
 {
@@ -247,28 +276,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 conf_exclusions_done(&excl);
                 return r;
         }
-        p = xcalloc(1, sizeof(*p));
-        p->profile = xstrdup(name);
-        p->profile_reason = xstrdup(why);
-        p->fingerprint = xstrdup(inv->fingerprint);
-        p->kernel = inv->kernel ? xstrdup(inv->kernel) : NULL;
-        p->kernel_source = inv->kernel_source ? xstrdup(inv->kernel_source) : NULL;
-        p->kernel_reason = inv->kernel_reason ? xstrdup(inv->kernel_reason) : NULL;
-        boot_detect(inv->rfs, &p->boot);
-        /* what _KERNEL ranges compare (src/knobs/knob.c) */
-        if (inv->kernel_version) {
-                p->kernel_version = xstrdup(inv->kernel_version);
-                p->kernel_version_source = xstrdup(strempty(inv->kernel_version_source));
-        } else if (inv->kernel && kernel_release_abi_only(inv->kernel)) {
-                p->kernel_version_source = xasprintf("unknown: %s names no upstream sublevel and the root does not "
-                                                     "say it (%s); ranges that need it are not decided",
-                                                     inv->kernel,
-                                                     inv->kernel_version_source ? inv->kernel_version_source
-                                                                                : "not looked up");
-        } else if (inv->kernel) {
-                p->kernel_version = xstrdup(inv->kernel);
-                p->kernel_version_source = xstrdup("the release");
-        }
+        p = plan_head(inv, name, why);
         warn = hwdb_warnings(hwdb, &n_warn);
         for (size_t i = 0; i < n_warn; i++) {
                 _cleanup_free_ char *w = xerror_format(&warn[i]);
