@@ -179,23 +179,8 @@ EOF
 # Runs inside umockdev-run (LD_PRELOAD: /sys is the recording) and a new mount
 # namespace: tmpfs over the real /sys, /run and every rules directory, so only
 # our file is read and a write the preload missed cannot reach a live device.
-cat >"$tmp/udev-inner.sh" <<'EOF'
-set -eu
-out=$1 host_ns=$2 rules=$3
-test "$(readlink /proc/self/ns/mnt)" != "$host_ns"
-test -n "${UMOCKDEV_DIR:-}"
-mount -t tmpfs tmpfs /sys
-# the preload rewrites /sys paths: make sure the tmpfs really covers the host's /sys
-awk '$5 == "/sys" && / - tmpfs / { f = 1 } END { exit !f }' /proc/self/mountinfo
-case "$out:$UMOCKDEV_DIR" in
-/run/*|*:/run/*) ;;
-*) mount -t tmpfs tmpfs /run ;;
-esac
-for d in /etc/udev/rules.d /usr/local/lib/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d; do
-        if [ -d "$d" ]; then mount -t tmpfs tmpfs "$d"; fi
-done
-test -z "$(ls -A /etc/udev/rules.d)"
-cp "$rules" /etc/udev/rules.d/70-idlecfg.rules
+udev_sandbox "$tmp/udev-inner.sh"
+cat >>"$tmp/udev-inner.sh" <<'EOF'
 for dev in 0000:00:1f.6 0000:00:1f.7 0000:00:1c.0 0000:00:1f.2/ata1/host0/scsi_host/host0; do
         name=$(echo "$dev" | tr '/:' '__')
         udevadm test --action=add "/sys/devices/pci0000:00/$dev" >"$out/test.$name" 2>&1

@@ -272,10 +272,11 @@ test "$(readlink /proc/self/ns/mnt)" != "$host_ns"
 test -n "${UMOCKDEV_DIR:-}"
 mount -t tmpfs tmpfs /sys
 awk '$5 == "/sys" && / - tmpfs / { f = 1 } END { exit !f }' /proc/self/mountinfo
-case "$UMOCKDEV_DIR" in /run/*) ;; *) mount -t tmpfs tmpfs /run ;; esac
+case "$out:$UMOCKDEV_DIR" in /run/*|*:/run/*) ;; *) mount -t tmpfs tmpfs /run ;; esac
 for d in /etc/udev/rules.d /usr/local/lib/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d; do
         if [ -d "$d" ]; then mount -t tmpfs tmpfs "$d"; fi
 done
+test -z "$(ls -A /etc/udev/rules.d)"
 cp "$rules" /etc/udev/rules.d/70-idlecfg.rules
 SH
 }
