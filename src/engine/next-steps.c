@@ -691,8 +691,17 @@ static struct boot_left *left_add(struct boot_lefts *l, const struct rootfs *rfs
         return x;
 }
 
+/* an initramfs of KERNEL is there (it may hold a copy of modprobe.d) */
+static bool initramfs_exists(const struct rootfs *rfs, const char *kernel)
+{
+        _cleanup_free_ char *img = initramfs_of(rfs, kernel);
+        struct stat st;
+
+        return img && rootfs_lstat(rfs, img, &st) == 0;
+}
+
 /* what of NOTE the running kernel and the initramfs still hold */
-static void lefts_of(const struct rootfs *rfs, const struct left_note note, struct boot_lefts *ret)
+static void lefts_of(const struct rootfs *rfs, const struct left_note note, bool list, struct boot_lefts *ret)
 {
         *ret = (struct boot_lefts) {};
         if (note.words && target_is_running_system(rfs)) {
@@ -715,7 +724,8 @@ static void lefts_of(const struct rootfs *rfs, const struct left_note note, stru
                 }
                 sb_free(&held);
         }
-        if (note.modprobe && initramfs_holds_file(rfs, note.kernel, INITRAMFS_MODPROBE) == INITRAMFS_HOLDS) {
+        if (note.modprobe && (list ? initramfs_holds_file(rfs, note.kernel, INITRAMFS_MODPROBE) == INITRAMFS_HOLDS
+                                   : initramfs_exists(rfs, note.kernel))) {
                 _cleanup_free_ char *img = initramfs_of(rfs, note.kernel);
                 struct boot_left *x = left_add(ret, rfs, "initramfs", img, INITRAMFS_MODPROBE);
                 struct timespec always = {};
@@ -738,7 +748,7 @@ void boot_lefts_find(const struct rootfs *rfs, struct boot_lefts *ret)
         /* installed again: what it installs is install's to say */
         if (r != -ENOENT || left_note_read(rfs, &note) < 0)
                 return;
-        lefts_of(rfs, note, ret);
+        lefts_of(rfs, note, true, ret);
         left_note_done(&note);
 }
 
@@ -761,7 +771,10 @@ int boot_left_note(const struct rootfs *rfs, const char *words, bool modprobe, c
         if ((words && *words) || modprobe) {
                 struct left_note n = { .kernel = (char *) kernel, .words = (char *) (words && *words ? words : NULL),
                                        .modprobe = modprobe };
-                lefts_of(rfs, n, &l);
+                /* no listing of the initramfs here: unpacking it takes seconds (half a
+                 * minute in check-vm's guest under TCG) in every rollback; an initramfs
+                 * of that kernel may hold the options, and verify lists it */
+                lefts_of(rfs, n, false, &l);
                 if (l.n) {
                         r = left_note_write(rfs, &n);
                         return r == -ENOENT ? 0 : r;    /* a root without /var/lib: nothing kept */
