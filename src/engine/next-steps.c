@@ -691,13 +691,18 @@ static struct boot_left *left_add(struct boot_lefts *l, const struct rootfs *rfs
         return x;
 }
 
-/* an initramfs of KERNEL is there (it may hold a copy of modprobe.d) */
+/* an initramfs of KERNEL is there and may hold a copy of modprobe.d: as
+ * initramfs_check() lists one, only on the running system (tests: with
+ * IDLECFG_TEST_TAKE_EFFECT, where the listing tells) */
 static bool initramfs_exists(const struct rootfs *rfs, const char *kernel)
 {
         _cleanup_free_ char *img = initramfs_of(rfs, kernel);
+        const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
         struct stat st;
 
-        return img && rootfs_lstat(rfs, img, &st) == 0;
+        if (t && *t)
+                return initramfs_holds_file(rfs, kernel, INITRAMFS_MODPROBE) == INITRAMFS_HOLDS;
+        return img && target_is_running_system(rfs) && rootfs_lstat(rfs, img, &st) == 0;
 }
 
 /* what of NOTE the running kernel and the initramfs still hold */
