@@ -29,24 +29,21 @@ mkosi_get() {
         command -v reprepro >/dev/null || { mkosi_why="reprepro not installed (mkosi's PackageDirectories= needs it)"; return 1; }
         command -v python3 >/dev/null || { mkosi_why="python3 not installed"; return 1; }
         _mc=$cache/mkosi
-        _ma=$_mc/apt
-        mkdir -p "$_ma/lists/partial" "$_ma/archives/partial"
-        [ -n "${m:-}" ] || m=$(mirror)
-        printf 'deb %s trixie main\n' "$m" >"$_ma/sources.list"
-        : >>"$_ma/status"
-        set -- -o Dir::Etc::sourcelist="$_ma/sources.list" -o Dir::Etc::sourceparts=- \
-                -o Dir::State::Lists="$_ma/lists" -o Dir::Cache="$_ma" -o Dir::Cache::Archives="$_ma/archives" \
-                -o Dir::State::status="$_ma/status" -o APT::Get::List-Cleanup=0 -o Debug::NoLocking=1 \
-                -o APT::Sandbox::User=root
-        if [ -z "$(find "$_ma/lists" -name '*_Packages*' -mtime -7 2>/dev/null)" ]; then
-                apt-get "$@" -q update >"$_mc/update.log" 2>&1 ||
-                        { mkosi_why="apt-get update for trixie failed: $(tail -n 3 "$_mc/update.log")"; return 1; }
-        fi
-        _mv=$(apt-cache "$@" policy mkosi 2>/dev/null | awk '/Candidate:/ { print $2 }')
+        mkdir -p "$_mc"
+        # trixie's archive through suite.sh's private apt configuration
+        # ($cache/apt-trixie), the current suite's apt_get and apt_cache kept
+        _ms=$suite _mag=$apt_get _mac=$apt_cache
+        suite=trixie
+        suite_apt
+        _mr=$?
+        _tget=$apt_get _tcache=$apt_cache
+        suite=$_ms apt_get=$_mag apt_cache=$_mac
+        [ $_mr -eq 0 ] || { mkosi_why="apt-get update for trixie failed: $(tail -n 3 "$cache/apt-trixie/update.log")"; return 1; }
+        _mv=$($_tcache policy mkosi 2>/dev/null | awk '/Candidate:/ { print $2 }')
         [ -n "$_mv" ] && [ "$_mv" != "(none)" ] || { mkosi_why="trixie's archive at $m has no mkosi"; return 1; }
         if [ "$(cat "$_mc/key" 2>/dev/null)" != "mkosi $_mv" ] || [ ! -d "$_mc/root/usr/lib/python3/dist-packages/mkosi" ]; then
                 rm -rf "$_mc/root" "$_mc"/*.deb
-                (cd "$_mc" && apt-get "$@" -q download mkosi) >"$_mc/download.log" 2>&1 &&
+                (cd "$_mc" && $_tget -q download mkosi) >"$_mc/download.log" 2>&1 &&
                         dpkg-deb -x "$_mc"/mkosi_*.deb "$_mc/root" ||
                         { mkosi_why="mkosi $_mv from trixie: $(tail -n 3 "$_mc/download.log")"; return 1; }
                 echo "mkosi $_mv" >"$_mc/key"
