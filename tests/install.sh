@@ -12,7 +12,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 52
+plan 55
 
 m=desktop-sata
 dir=$TESTS_DATA/machines/$m
@@ -361,9 +361,41 @@ if command -v python3 >/dev/null 2>&1; then
         ic install --profile balanced --wait 20 >"$tmp/l2" 2>&1; rc=$?
         wait $holder 2>/dev/null
         check "... and goes ahead when the first one finishes in time" installed $rc
+        # refresh takes the lock only once it has something to write
+        rm -f "$tmp/held"
+        python3 "$tmp/hold.py" "$root/run/idlecfg.lock" "$tmp/held" 30 &
+        holder=$!
+        while [ ! -e "$tmp/held" ]; do sleep 0.1; done
+        s=$(date +%s)
+        ic refresh --wait 5 >"$tmp/l3" 2>&1; rc=$?
+        e=$(date +%s)
+        check "a refresh that finds nothing changed neither waits for the lock nor fails on it" sh -c "
+                { test $rc -eq 0 || test $rc -eq 4; } && test $((e - s)) -lt 4 && ! grep -q 'another idlecfg' '$tmp/l3'" 
+        mkdir -p "$root/etc/idlecfg"
+        printf '# an administrator was here\n' >"$root/etc/idlecfg/idlecfg.conf"
+        cp "$root/var/lib/idlecfg/manifest" "$tmp/m.before"
+        ic refresh --wait 1 >"$tmp/l4" 2>&1; rc=$?
+        check "one that finds a change waits for it, then fails clearly, writing nothing" sh -c "
+                test $rc -eq 3 && grep -q 'another idlecfg is running' '$tmp/l4' &&
+                cmp -s '$tmp/m.before' '$root/var/lib/idlecfg/manifest'"
+        ic refresh --wait 20 >"$tmp/l5" 2>&1 &
+        waiter=$!
+        sleep 1
+        # what the holder did meanwhile (a rollback): refresh looks again under the lock
+        mv "$root/var/lib/idlecfg/manifest" "$tmp/m.aside"
+        kill $holder 2>/dev/null; wait $holder 2>/dev/null
+        wait $waiter; rc=$?
+        check "... and one that waited looks again under the lock: the manifest is gone, nothing to refresh" sh -c "
+                test $rc -eq 0 && grep -q 'nothing to refresh' '$tmp/l5' && test ! -e '$root/var/lib/idlecfg/manifest'" ||
+                diag "$(cat "$tmp/l5")"
+        mv "$tmp/m.aside" "$root/var/lib/idlecfg/manifest"
+        rm -f "$root/etc/idlecfg/idlecfg.conf"
         ic rollback >/dev/null 2>&1
 else
         skip "no python3 to hold the lock"
+        skip "(same)"
+        skip "(same)"
+        skip "(same)"
         skip "(same)"
 fi
 done_testing

@@ -274,6 +274,69 @@ static void test_dangling_links(void)
         }
 }
 
+/* rootfs_lstat_in(), the directories of a pass opened once, answers as
+ * rootfs_lstat() does: a file, a link (not followed), a missing name, a
+ * missing directory, a link on the way that climbs out, more directories than
+ * it keeps; and each directory is opened once */
+static void test_lstat_in(void)
+{
+        char dir[] = "/tmp/idlecfg-unit.XXXXXX";
+        static const char *const paths[] = {
+                "/etc/a.conf", "/etc/link", "/etc/gone", "/nodir/x", "/etc/up/a.conf", "/a.conf", "/etc/a.conf/x",
+                "/etc/./a.conf", "/etc/../etc/a.conf", "etc/a.conf",
+        };
+        struct rootfs rfs = {};
+        struct rootfs_dirs dirs = {};
+        bool same = true;
+
+        if (!mkdtemp(dir)) {
+                ok(false, "mkdtemp");
+                return;
+        }
+        {
+                _cleanup_free_ char *cmd = xasprintf("cd '%s' && mkdir -p root/etc root/d && : >root/etc/a.conf && "
+                                                     ": >root/a.conf && ln -s a.conf root/etc/link && "
+                                                     "ln -s ../../../../../.. root/etc/up", dir);
+                _cleanup_free_ char *root = xasprintf("%s/root", dir);
+                (void) !system(cmd);
+                if (rootfs_open(root, &rfs) < 0) {
+                        ok(false, "rootfs_open");
+                        return;
+                }
+        }
+        for (int round = 0; round < 2; round++)
+                for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                        struct stat a = {}, b = {};
+                        int ra = rootfs_lstat(&rfs, paths[i], &a), rb = rootfs_lstat_in(&rfs, &dirs, paths[i], &b);
+
+                        if (ra != rb || (ra == 0 && (a.st_ino != b.st_ino || a.st_mode != b.st_mode))) {
+                                printf("# %s: rootfs_lstat %d, rootfs_lstat_in %d\n", paths[i], ra, rb);
+                                same = false;
+                        }
+                }
+        ok(same, "rootfs_lstat_in() answers as rootfs_lstat(), twice over the same directories");
+        ok(dirs.n == 7, "each directory opened once: 7 kept (%zu)", dirs.n);
+        {
+                /* more directories than it keeps: the rest looked at uncached */
+                bool all = true;
+                for (int i = 0; i < 40; i++) {
+                        _cleanup_free_ char *p = xasprintf("/d%d/x", i);
+                        struct stat st;
+                        all = all && rootfs_lstat_in(&rfs, &dirs, p, &st) == -ENOENT;
+                }
+                all = all && rootfs_lstat_in(&rfs, &dirs, "/etc/a.conf", &(struct stat) {}) == 0;
+                ok(all && dirs.n == ELEMENTSOF(dirs.v), "past %zu directories: the rest uncached, same answers",
+                   ELEMENTSOF(dirs.v));
+        }
+        rootfs_dirs_done(&dirs);
+        ok(dirs.n == 0, "rootfs_dirs_done() closes them all");
+        rootfs_close(&rfs);
+        {
+                _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", dir);
+                (void) !system(cmd);
+        }
+}
+
 static void test_read_attr(void)
 {
         char dir[] = "/tmp/idlecfg-unit.XXXXXX";
@@ -398,6 +461,7 @@ int main(void)
         test_read_attr();
         test_kernel_upstream_running();
         test_dangling_links();
+        test_lstat_in();
         test_parse_selected();
         test_kv();
         test_knob_declarations();

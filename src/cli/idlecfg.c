@@ -28,6 +28,7 @@ enum {
         VERB_INVENTORY = 1 << 1,        /* the inventory of the machine */
         VERB_PLAN = 1 << 2,             /* the inventory and the plan */
         VERB_INSTALLED = 1 << 3,        /* the plan of the installed profile unless --profile */
+        VERB_LOCK_LATE = 1 << 4,        /* the lock, taken by the verb once it has something to write */
 };
 
 struct verb {
@@ -65,7 +66,7 @@ static const struct verb verbs[] = {
           N_("Compare the running system with the plan; list idle blockers"),
           O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT | O_WARNING | O_CRITICAL | O_TIMEOUT, NULL },
         /* detects and plans itself, only when something changed */
-        { "refresh", 0, 0, VERB_LOCK, check_refresh, verb_refresh,
+        { "refresh", 0, 0, VERB_LOCK | VERB_LOCK_LATE, check_refresh, verb_refresh,
           N_("Re-install if hardware, kernel, hwdb or profile changed"),
           O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CONDITION | O_BOOT_STEPS, NULL },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
@@ -330,8 +331,10 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
         if (r == EXIT_OK)
                 r = check_kernel(v, &run);
         /* --dry-run and install --check write nothing, not even the lock;
-         * refresh --condition reads a stamp written whole */
-        if (r == EXIT_OK && (v->needs & VERB_LOCK) && !a->dry_run && !a->check && !a->condition)
+         * refresh --condition reads a stamp written whole; refresh's cheap
+         * look reads files written whole, and locks only when it writes */
+        if (r == EXIT_OK && (v->needs & VERB_LOCK) && !(v->needs & VERB_LOCK_LATE) && !a->dry_run && !a->check &&
+            !a->condition)
                 r = run_lock(&run);
         if (r == EXIT_OK && (v->needs & VERB_INSTALLED))
                 r = run_installed_profile(&run);

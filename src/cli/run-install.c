@@ -278,13 +278,13 @@ int do_install(struct run *c, bool json, bool take_effect)
 
 /* What the boot configuration of the root still lacks, said on every run
  * until it is done (the steps of an earlier install nobody ran): exit 4 */
-static int boot_still_lacks(const struct run *c)
+static int boot_still_lacks(const struct run *c, const struct manifest *m)
 {
         _cleanup_(next_steps_free) struct next_steps steps = {};
         _cleanup_free_ char *header = NULL;
 
         next_steps_init(&steps, &c->rfs);
-        next_steps_boot_pending(&steps, &c->rfs);
+        next_steps_boot_pending_of(&steps, &c->rfs, m);
         if (!next_steps_boot_incomplete(&steps))
                 return EXIT_OK;
         /* refresh --image: a first boot cut short before its boot steps ran */
@@ -324,6 +324,16 @@ static bool cheap_look_unchanged(struct run *c, const struct manifest *m, char *
         return unchanged;
 }
 
+/* the lock, taken late: refresh's cheap look reads files written whole
+ * (the manifest, the stamp: renamed into place), so "nothing changed" needs
+ * none; whatever refresh writes, it writes under the lock */
+static int refresh_lock(struct run *c)
+{
+        if (c->lock >= 0 || c->a->dry_run)
+                return EXIT_OK;
+        return run_lock(c);
+}
+
 static int refresh_run(struct run *c)
 {
         const struct args *a = c->a;
@@ -331,10 +341,14 @@ static int refresh_run(struct run *c)
         _cleanup_free_ char *name = NULL, *why = NULL, *chassis = NULL;
         struct kvlist now = {};
         struct xerror e = {};
-        bool selected;
+        bool selected, locked = c->lock >= 0 || a->dry_run;
+        const char *profile = c->profile;
+        struct stat was = {}, st;
         size_t changed = 0;
         int r;
 
+        /* which manifest this look reads (compared once refresh holds the lock) */
+        (void) rootfs_lstat(&c->rfs, MANIFEST_PATH, &was);
         r = manifest_load(&c->rfs, &m, &e);
         if (r == -ENOENT) {
                 printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), c->rfs.path);
@@ -360,7 +374,20 @@ static int refresh_run(struct run *c)
         if (cheap_look_unchanged(c, m, &chassis, &name, &why, &selected)) {
                 if (a->verbose)
                         printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                return boot_still_lacks(c);
+                return boot_still_lacks(c, m);
+        }
+        /* something differs: the lock; a manifest replaced meanwhile (an
+         * instance we waited for installed, or rolled back) is looked at again */
+        if (!locked) {
+                r = refresh_lock(c);
+                if (r != EXIT_OK)
+                        return r;
+                if (rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) < 0 || st.st_ino != was.st_ino ||
+                    st.st_dev != was.st_dev || st.st_size != was.st_size ||
+                    st.st_mtim.tv_sec != was.st_mtim.tv_sec || st.st_mtim.tv_nsec != was.st_mtim.tv_nsec) {
+                        c->profile = profile;
+                        return refresh_run(c);
+                }
         }
 
         /* something differs: the full inventory decides, and is what gets
@@ -399,7 +426,7 @@ static int refresh_run(struct run *c)
         if (changed == 0) {
                 if (a->verbose)
                         printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                return boot_still_lacks(c);
+                return boot_still_lacks(c, m);
         }
         /* the plan of this inventory and this profile: nothing detected or chosen twice */
         c->chosen = TAKE_PTR(name);
@@ -539,8 +566,10 @@ int verb_refresh(struct run *c, int argc, char **argv)
         /* the first-boot unit's ExecCondition=: 0 runs it, 1 skips it */
         if (a->condition)
                 return firstboot_condition(c);
-        if (a->boot_steps)
-                return run_boot_steps(c);
+        if (a->boot_steps) {
+                r = refresh_lock(c);
+                return r != EXIT_OK ? r : run_boot_steps(c);
+        }
         if (a->dry_run)
                 initramfs_cache_readonly();
         r = refresh_run(c);
@@ -548,7 +577,10 @@ int verb_refresh(struct run *c, int argc, char **argv)
          * (firstboot.h); with a boot step left, idlecfg-boot-steps.service
          * writes the stamp once it is done */
         if (r == EXIT_OK && a->image && !a->dry_run && image_can_take_effect(&c->rfs) &&
-            rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) == 0)
-                firstboot_done(c);
+            rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) == 0) {
+                r = refresh_lock(c);
+                if (r == EXIT_OK)
+                        firstboot_done(c);
+        }
         return r;
 }

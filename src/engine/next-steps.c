@@ -536,6 +536,11 @@ void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs)
                 xerror_done(&e);
                 return;
         }
+        next_steps_boot_pending_of(s, rfs, m);
+}
+
+void next_steps_boot_pending_of(struct next_steps *s, const struct rootfs *rfs, const struct manifest *m)
+{
         /* the initramfs first: kernel-install puts it into a UKI */
         if (manifest_find(m, MODPROBE_PATH))
                 pending_initramfs(s, rfs, m->kernel);

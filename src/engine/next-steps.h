@@ -45,6 +45,8 @@ void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const 
  * modprobe.d/idlecfg.conf that may hold a module it names (initramfs_check()).
  * Nothing installed: nothing. */
 void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs);
+/* the same, of manifest M the caller loaded already */
+void next_steps_boot_pending_of(struct next_steps *s, const struct rootfs *rfs, const struct manifest *m);
 
 /* does the boot configuration still lack something (exit 4) */
 bool next_steps_boot_incomplete(const struct next_steps *s);

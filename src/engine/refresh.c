@@ -92,12 +92,14 @@ static void digest_dir(const struct rootfs *rfs, const char *dir, const char *su
         closedir(d);
 }
 
-static void digest_file(const struct rootfs *rfs, const char *path, enum digest_mode mode, struct sha256 *s)
+/* DIRS: the directories of this pass, each opened once */
+static void digest_file(const struct rootfs *rfs, struct rootfs_dirs *dirs, const char *path, enum digest_mode mode,
+                        struct sha256 *s)
 {
         struct stat st;
 
         sha256_update(s, path, strlen(path) + 1);
-        if (rootfs_lstat(rfs, path, &st) == 0) {
+        if (rootfs_lstat_in(rfs, dirs, path, &st) == 0) {
                 if (mode == BY_STAT)
                         digest_stat(s, &st);
                 else
@@ -135,20 +137,29 @@ static void digest_names(const struct rootfs *rfs, const char *dir, const char *
         rootfs_list_free(names, n);
 }
 
-/* whether PATH exists: the name itself (a link, even a dangling one) and what it leads to */
-static void digest_exists(const struct rootfs *rfs, const char *path, struct sha256 *s)
+/* whether PATH exists: the name itself (a link, even a dangling one) and
+ * what it leads to; only a link needs the second look (most of these paths
+ * are missing, and a name that is not there leads nowhere) */
+static void digest_exists(const struct rootfs *rfs, struct rootfs_dirs *dirs, const char *path, struct sha256 *s)
 {
         struct stat st;
-        int fd = rootfs_openat(rfs, path, O_PATH);
-        char what[2] = { rootfs_lstat(rfs, path, &st) == 0 ? 'l' : '-', fd >= 0 ? 'e' : '-' };
+        bool name = rootfs_lstat_in(rfs, dirs, path, &st) == 0, target = name;
+        char what[2];
 
-        if (fd >= 0)
-                close(fd);
+        if (name && S_ISLNK(st.st_mode)) {
+                int fd = rootfs_openat(rfs, path, O_PATH);
+                target = fd >= 0;
+                if (fd >= 0)
+                        close(fd);
+        }
+        what[0] = name ? 'l' : '-';
+        what[1] = target ? 'e' : '-';
         sha256_update(s, path, strlen(path) + 1);
         sha256_update(s, what, sizeof(what));
 }
 
-static void digest_inputs(const struct rootfs *rfs, const struct knob_input *in, size_t n, const char *kernel,
+static void digest_inputs(const struct rootfs *rfs, struct rootfs_dirs *dirs, const struct knob_input *in, size_t n,
+                          const char *kernel,
                           enum digest_mode mode, struct sha256 *s)
 {
         for (size_t i = 0; i < n; i++)
@@ -159,7 +170,7 @@ static void digest_inputs(const struct rootfs *rfs, const struct knob_input *in,
                                 continue;
                         switch (in[i].kind) {
                         case INPUT_FILE:
-                                digest_file(rfs, path, mode, s);
+                                digest_file(rfs, dirs, path, mode, s);
                                 break;
                         case INPUT_DIR:
                                 digest_dir(rfs, path, in[i].match, mode, s);
@@ -168,7 +179,7 @@ static void digest_inputs(const struct rootfs *rfs, const struct knob_input *in,
                                 digest_names(rfs, path, in[i].match, s);
                                 break;
                         case INPUT_EXISTS:
-                                digest_exists(rfs, path, s);
+                                digest_exists(rfs, dirs, path, s);
                                 break;
                         }
                 }
@@ -192,6 +203,7 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                 "modules.dep.bin", "modules.alias.bin", "modules.builtin.bin", "modules.builtin.alias.bin",
                 "modules.symbols.bin", "modules.softdep", "modules.weakdep",
         };
+        struct rootfs_dirs cache = {}, *dirs = &cache;
         struct sha256 s;
 
         sha256_init(&s);
@@ -201,14 +213,14 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                         digest_dir(rfs, hwdb_dirs[i], ".hwdb", mode, &s);
                 break;
         case G_PROFILES:
-                digest_file(rfs, "/etc/idlecfg/idlecfg.conf", mode, &s);
+                digest_file(rfs, dirs, "/etc/idlecfg/idlecfg.conf", mode, &s);
                 digest_dir(rfs, "/etc/idlecfg/profiles", ".profile", mode, &s);
                 digest_dir(rfs, "/usr/share/idlecfg/profiles", ".profile", mode, &s);
                 if (root_is_host(rfs->path)) {
                         struct rootfs host = { .fd = rfs->fd, .path = rfs->path };
                         digest_dir(&host, SYSCONFDIR "/idlecfg/profiles", ".profile", mode, &s);
                         digest_dir(&host, PKGDATADIR "/profiles", ".profile", mode, &s);
-                        digest_file(&host, SYSCONFDIR "/idlecfg/idlecfg.conf", mode, &s);
+                        digest_file(&host, NULL, SYSCONFDIR "/idlecfg/idlecfg.conf", mode, &s);
                 }
                 if (profiles_dir) {
                         struct rootfs extra = {};
@@ -223,8 +235,8 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                         for (size_t i = 0; i < ELEMENTSOF(module_files); i++) {
                                 _cleanup_free_ char *a = xasprintf("/lib/modules/%s/%s", kernel, module_files[i]);
                                 _cleanup_free_ char *b = xasprintf("/usr/lib/modules/%s/%s", kernel, module_files[i]);
-                                digest_file(rfs, a, mode, &s);
-                                digest_file(rfs, b, mode, &s);
+                                digest_file(rfs, dirs, a, mode, &s);
+                                digest_file(rfs, dirs, b, mode, &s);
                         }
                 break;
         case G_BOOT:
@@ -233,8 +245,8 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                         if (rootfs_read_file(rfs, "/proc/cmdline", 0, KERNEL_CMDLINE_MAX, &c, NULL, NULL) == 0)
                                 sha256_update(&s, c, strlen(c));
                 } else {
-                        digest_file(rfs, KERNEL_CMDLINE_PATH, mode, &s);
-                        digest_file(rfs, "/etc/default/grub", mode, &s);
+                        digest_file(rfs, dirs, KERNEL_CMDLINE_PATH, mode, &s);
+                        digest_file(rfs, dirs, "/etc/default/grub", mode, &s);
                         /* grub-mkconfig sources these after it (src/root/grubenv.c) */
                         digest_dir(rfs, "/etc/default/grub.d", ".cfg", mode, &s);
                 }
@@ -244,14 +256,15 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                 const struct knob_input *d = detect_inputs(&n);
                 const struct knob_family *const *fam = knob_registry(&m);
 
-                digest_inputs(rfs, d, n, kernel, mode, &s);
+                digest_inputs(rfs, dirs, d, n, kernel, mode, &s);
                 for (size_t i = 0; i < m; i++)
-                        digest_inputs(rfs, fam[i]->inputs, fam[i]->n_inputs, kernel, mode, &s);
+                        digest_inputs(rfs, dirs, fam[i]->inputs, fam[i]->n_inputs, kernel, mode, &s);
                 break;
         }
         default:
                 break;
         }
+        rootfs_dirs_done(&cache);
         return digest_end(&s);
 }
 
@@ -386,7 +399,8 @@ static void list_subsystem(struct sysdevs *out, const char *sub)
                 _cleanup_free_ char *uevent = NULL, *sp = xasprintf("%s/uevent", paths[i]);
                 struct sysdev *x;
 
-                if (read_file_full(sp, 65536, &uevent, NULL) < 0)
+                /* one read: sysfs gives an attribute whole, a page at most */
+                if (read_live(sp, LIVE_RAW, &uevent) < 0)
                         continue;       /* not a device (or gone) */
                 if (out->n == out->cap) {
                         out->cap = out->cap ? out->cap * 2 : 64;

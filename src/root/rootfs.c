@@ -324,6 +324,50 @@ int dangling_link(const struct rootfs *r, const char *path, char **ret_link, cha
         }
 }
 
+int rootfs_lstat_in(const struct rootfs *r, struct rootfs_dirs *dirs, const char *path, struct stat *ret)
+{
+        const char *name = strrchr(path, '/');
+        _cleanup_free_ char *dir = NULL;
+        int dfd = -ENOENT;
+        size_t i;
+
+        /* a plain absolute path only; anything else as rootfs_lstat() takes it */
+        if (!dirs || path[0] != '/' || !name || !name[1] || streq(name, "/..") || streq(name, "/."))
+                return rootfs_lstat(r, path, ret);
+        trace_read("lstat", path);
+        dir = name == path ? xstrdup("/") : xstrndup(path, (size_t) (name - path));
+        name++;
+        for (i = 0; i < dirs->n && !streq(dirs->v[i].dir, dir); i++)
+                ;
+        if (i < dirs->n)
+                dfd = dirs->v[i].fd;
+        else {
+                dfd = resolve_open(r->fd, dir, O_RDONLY | O_DIRECTORY);
+                if (dirs->n == ELEMENTSOF(dirs->v)) {
+                        /* full: this one once, uncached */
+                        _cleanup_close_ int fd = dfd;
+                        if (fd < 0)
+                                return fd;
+                        return fstatat(fd, name, ret, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+                }
+                dirs->v[dirs->n].dir = TAKE_PTR(dir);
+                dirs->v[dirs->n++].fd = dfd;
+        }
+        if (dfd < 0)
+                return dfd;
+        return fstatat(dfd, name, ret, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+}
+
+void rootfs_dirs_done(struct rootfs_dirs *dirs)
+{
+        for (size_t i = 0; i < dirs->n; i++) {
+                free(dirs->v[i].dir);
+                if (dirs->v[i].fd >= 0)
+                        close(dirs->v[i].fd);
+        }
+        dirs->n = 0;
+}
+
 int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret)
 {
         _cleanup_free_ char *name = NULL;

@@ -93,6 +93,20 @@ int rootfs_read(const struct rootfs *r, const char *path, size_t max, char **ret
 /* lstat() of PATH: its directory resolved in the root, the last component not followed */
 int rootfs_lstat(const struct rootfs *r, const char *path, struct stat *ret);
 
+/* The directories a pass of many rootfs_lstat()s opens, each once (refresh's
+ * look at the files of a root, where most paths share a few directories,
+ * missing ones too). For a pass that writes nothing: a directory replaced
+ * during it is not seen. Zero-initialised; rootfs_dirs_done() closes them. */
+struct rootfs_dirs {
+        size_t n;
+        struct {
+                char *dir;
+                int fd;         /* or -errno: the directory is not there */
+        } v[32];
+};
+int rootfs_lstat_in(const struct rootfs *r, struct rootfs_dirs *dirs, const char *path, struct stat *ret);
+void rootfs_dirs_done(struct rootfs_dirs *dirs);
+
 /* Create the directories of DIRPATH that are missing, mode 0755 whatever the
  * umask, each followed by an fsync of its parent (a failure is returned); a
  * link on the way that leads to nothing: -EXDEV or -ENOLINK, as for the reader. Before each
