@@ -37,12 +37,12 @@ int main(void)
                                 printf("property %s %s%s\n", p->name, p->list ? "list:" : "", p->words);
                 }
                 for (size_t j = 0; j < fam[i]->n_rules; j++) {
-                        const char *k = fam[i]->rules[j].sysctls;
+                        const char *sc = fam[i]->rules[j].sysctls;
                         printf("rule %s\n", fam[i]->rules[j].knob);
-                        while (k && *k) {
-                                size_t m = strcspn(k, "|");
-                                printf("sysctl %.*s\n", (int) m, k);
-                                k += m + (k[m] == '|');
+                        while (sc && *sc) {
+                                size_t m = strcspn(sc, "|");
+                                printf("sysctl %.*s\n", (int) m, sc);
+                                sc += m + (sc[m] == '|');
                         }
                 }
                 for (const char *const *m = fam[i]->modules; m && *m; m++)

@@ -61,13 +61,13 @@ static void laptop(const char *online, const char *status)
         put("BAT0", "status", status);
 }
 
-static enum power_source decide(const struct change *v, size_t n, struct script *s, char **why)
+static enum power_source decide(const struct change *v, size_t n_changes, struct script *s, char **why)
 {
         struct ps_look l = {};
         enum power_source src;
         unsigned looks = 0;
 
-        *s = (struct script) { .v = v, .n = n };
+        *s = (struct script) { .v = v, .n = n_changes };
         if (ps_decide(sys, &ps_timing_default, wait_cb, s, &l, &looks) < 0)
                 abort();
         free(*why);

@@ -491,6 +491,11 @@ static void check_file(const struct plan *p, enum emit_format fmt, const char *o
                         set_add(&got, xasprintf("%s\x1d%s", line, eq + 3));
                         break;
                 }
+                case EMIT_NM:
+                case EMIT_LINK:
+                        /* not rendered by this fuzzer (LLVMFuzzerTestOneInput) */
+                        fuzz_assert(false, "format %d is not one this fuzzer renders", (int) fmt);
+                        break;
                 }
         }
         if (fmt == EMIT_CMDLINE)
