@@ -5,7 +5,8 @@
 # or the current initramfs (its listing: the tests' lister prints $TAKE_LIST,
 # lib.sh take_logger) still holds of what idlecfg no longer installs: "left
 # from before rollback: ... gone after STEP", text and JSON with the step's
-# argv; verify's exit is 4 then (1 when settings drift, as before). The rollback keeps a note of what it took out
+# argv; verify's exit is 4 then (1 when settings drift, as before: right after
+# the rollback they do, the plan being no one's; after apply they do not). The rollback keeps a note of what it took out
 # (/var/lib/idlecfg/left-by-rollback) while some of it is left, and a later
 # rollback that finds nothing left removes it. The running system's case runs
 # verify --root / in a private mount namespace (unshare -m) with tmpfs over
@@ -16,7 +17,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 10
+plan 12
 
 WORDS=pcie_aspm.policy=default
 R=$tmp/r
@@ -48,14 +49,26 @@ check "rollback exits 4 naming update-initramfs and keeps its note: words, modpr
         test $rc -eq 4 && grep -q 'update-initramfs -u -k $KVER' '$tmp/rb.out' && test ! -e '$R/var/lib/idlecfg/manifest' &&
         printf 'idlecfg-left 1\nkernel $KVER\nwords $WORDS\nmodprobe yes\n' | cmp - '$R/var/lib/idlecfg/left-by-rollback'"
 ic verify >"$tmp/v.out" 2>&1; rc=$?
-check "verify: left from before rollback: the initramfs holds idlecfg.conf, gone after update-initramfs (exit $rc: not 0)" sh -c "
-        test $rc -ne 0 && grep -qxF 'left from before rollback: the initramfs /boot/initrd.img-$KVER holds etc/modprobe.d/idlecfg.conf: gone after update-initramfs' '$tmp/v.out' &&
+check "verify: left from before rollback: the initramfs holds idlecfg.conf, gone after update-initramfs (exit 1: the recorded values drift from the plan)" sh -c "
+        test $rc -eq 1 && grep -q '^Settings of profile balanced (--profile): .* [1-9][0-9]* drift,' '$tmp/v.out' && grep -qxF 'left from before rollback: the initramfs /boot/initrd.img-$KVER holds etc/modprobe.d/idlecfg.conf: gone after update-initramfs' '$tmp/v.out' &&
         grep -qxF '  * chroot $R update-initramfs -u -k $KVER' '$tmp/v.out'"
 ic verify --json >"$tmp/v.json" 2>"$tmp/v.err"; rc=$?
 left "$tmp/v.json" >"$tmp/v.left"
 check "verify --json: left_from_before_rollback with the step's argv" sh -c "
         echo 'initramfs /boot/initrd.img-$KVER etc/modprobe.d/idlecfg.conf|chroot @ROOT@ update-initramfs -u -k $KVER|false' |
         diff -u - '$tmp/v.left'"
+# the values as planned (apply): nothing drifts, the step left is the answer: 4
+ic apply >"$tmp/a.out" 2>&1
+ic verify >"$tmp/va.out" 2>&1; rc=$?
+check "after apply nothing drifts: verify exits 4 (a boot step left), still saying what is left" sh -c "
+        test $rc -eq 4 && grep -q '^Settings of profile balanced (--profile): .* 0 drift,' '$tmp/va.out' &&
+        grep -qxF 'left from before rollback: the initramfs /boot/initrd.img-$KVER holds etc/modprobe.d/idlecfg.conf: gone after update-initramfs' '$tmp/va.out'"
+last_failed && diag "exit $rc" "$(grep -v '^  ' "$tmp/va.out" | head -n 5)" "$(tail -n 3 "$tmp/a.out")"
+ic rollback apply >"$tmp/rba.out" 2>&1; rc=$?
+ic verify >"$tmp/vb.out" 2>&1; rc2=$?
+check "rollback apply puts the values back and keeps the note (exit $rc); verify drifts again: 1" sh -c "
+        test $rc -eq 0 && test -e '$R/var/lib/idlecfg/left-by-rollback' && test ! -e '$R/var/lib/idlecfg/apply.journal' &&
+        test $rc2 -eq 1 && grep -q 'left from before rollback: the initramfs' '$tmp/vb.out'"
 # the step ran: the listing lacks it
 printf 'usr/lib/modules/%s/kernel/drivers/ata/ahci.ko\n' "$KVER" >"$TAKE_LIST"
 ic verify --json >"$tmp/v2.json" 2>&1
@@ -68,7 +81,7 @@ check "a later rollback finds nothing left: the note and the state directory go 
 
 # ---- the running system: /proc/cmdline (umockdev) still holds the word ----
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! unshare -m true 2>/dev/null; then
-        for i in 6 7 8 9 10; do skip "the running system's /proc/cmdline" "needs root and unshare -m (tmpfs over /var/lib and /boot)"; done
+        for i in 8 9 10 11 12; do skip "the running system's /proc/cmdline" "needs root and unshare -m (tmpfs over /var/lib and /boot)"; done
         done_testing
 fi
 printf 'idlecfg-left 1\nkernel %s\nwords %s\nmodprobe yes\n' "$KVER" "$WORDS" >"$tmp/note"

@@ -3,10 +3,10 @@
 # (HACKING "Layers" lists them bottom to top); every include names its folder
 # and points to its own layer or one below; every source file sits in a
 # layer folder and in that folder's source list of Makefile.am; every file
-# HACKING names exists.
+# HACKING names exists; no files include each other round a circle.
 . "$top_srcdir/tests/lib.sh"
 need python3
-plan 10
+plan 12
 
 # prints one line per problem; $1: what to check
 layers() {
@@ -132,6 +132,45 @@ elif what == 'sizes':
                         head, start = i + 1, None
                 elif c == ';' and depth == 0:
                     head = i + 1
+elif what == 'circles':
+    # among the files of src/cli: a file and its header are one unit
+    # (src/cli/run.c, src/cli/run.h: cli/run); an include is an arrow from the
+    # including unit to the included one; a circle is a strongly connected
+    # set of two or more units (Tarjan)
+    arrows = {}
+    for d, f in files:
+        if d != 'cli':
+            continue
+        unit = '%s/%s' % (d, f[:-2])
+        arrows.setdefault(unit, {})
+        for n, line in enumerate(open(os.path.join(src, d, f)), 1):
+            m = re.match(r'\s*#\s*include\s+"([a-z]+/[^"/]+)\.[ch]"', line)
+            if m and m.group(1) != unit:
+                arrows[unit].setdefault(m.group(1), 'src/%s/%s:%d' % (d, f, n))
+    index, low, stack, on, circles = {}, {}, [], set(), []
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v); on.add(v)
+        for w in sorted(arrows.get(v, {})):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            scc = []
+            while True:
+                w = stack.pop(); on.discard(w); scc.append(w)
+                if w == v:
+                    break
+            if len(scc) > 1:
+                circles.append(sorted(scc))
+    for v in sorted(arrows):
+        if v not in index:
+            visit(v)
+    for c in circles:
+        ties = ['%s -> %s (%s)' % (a, b, arrows[a][b]) for a in c for b in sorted(arrows[a]) if b in c]
+        bad.append('include circle of %s: %s' % (', '.join(c), '; '.join(ties)))
 elif what == 'prints':
     # nothing below src/cli prints: no printf, puts, perror, and no stdout or
     # stderr named, outside comments and strings (src/base's out-of-memory
@@ -167,6 +206,7 @@ point "every path HACKING names exists" paths
 point "every file name HACKING gives (x.c, x.h) exists in src/ or tests/" bare
 point "no function in src/ is over 120 lines, no file over 1000" sizes
 point "nothing below src/cli prints (printf, puts, stdout, stderr), src/base's exits excepted" prints
+point "no include circle in src/cli: no two files (a .c with its .h) include each other, directly or round a loop" circles
 
 # the check itself fails on an include that runs up (a copy of the tree with one)
 mkdir -p "$tmp/copy" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy/"
@@ -194,5 +234,17 @@ printf 'static void say(void)\n{\n        /* printf("in a comment"); */ fputs("s
 check "a planted function of 121 lines, a file of 1001 and an fputs to stderr in src/engine are found, nothing else" \
         sh -c 'grep -q "src/base/planted.c:1: long_one() is 121 lines" "$1" && grep -q "src/cli/planted.h: 1001 lines" "$1" &&
                grep -q "src/engine/planted.c:3: stderr below src/cli" "$1" && [ "$(wc -l <"$1")" -eq 3 ]' sh "$tmp/planted-sizes.out"
+
+# ... and an include circle inside src/cli (a copy of the tree where the
+# shared printers of print-apply.c include verb-apply.h, which includes them)
+mkdir -p "$tmp/copy2" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy2/"
+printf '#include "cli/verb-apply.h"\n' >>"$tmp/copy2/src/cli/print-apply.c"
+(
+        top_srcdir=$tmp/copy2
+        layers circles
+) >"$tmp/planted-circle.out" 2>&1
+check "a planted include circle between src/cli/print-apply.c and verb-apply.c is found, nothing else" \
+        sh -c 'grep -q "^include circle of cli/print-apply, cli/verb-apply, .*cli/print-apply -> cli/verb-apply (src/cli/print-apply.c:[0-9]*); cli/verb-apply -> cli/print-apply (src/cli/verb-apply.c:[0-9]*)" "$1" &&
+               [ "$(wc -l <"$1")" -eq 1 ]' sh "$tmp/planted-circle.out"
 
 done_testing

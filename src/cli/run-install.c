@@ -557,6 +557,48 @@ int install_with_boot_steps(struct run *c)
         return r == EXIT_BOOT_INCOMPLETE ? boot_steps(c) : r;
 }
 
+int check_install(const struct args *a, int argc, char **argv)
+{
+        if (a->format && !streq(a->format, "salt")) {
+                fprintf(stderr, _("idlecfg: install takes --format salt only, not '%s'\n"), a->format);
+                return EXIT_USAGE;
+        }
+        if (a->check && a->dry_run) {
+                fprintf(stderr, _("idlecfg: --check and --dry-run: choose one (--check --diff shows the diff)\n"));
+                return EXIT_USAGE;
+        }
+        if (a->diff && !a->check) {
+                fprintf(stderr, _("idlecfg: --diff goes with --check (--dry-run always shows the diff)\n"));
+                return EXIT_USAGE;
+        }
+        if (a->boot_steps && (a->image || a->check || a->dry_run || a->json || a->format)) {
+                fprintf(stderr, _("idlecfg: install --boot-steps runs the boot steps after the install: not with "
+                                  "--image, --check, --dry-run, --json or --format\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+int check_refresh(const struct args *a, int argc, char **argv)
+{
+        if (a->condition && (!a->image || a->dry_run)) {
+                fprintf(stderr, _("idlecfg: --condition goes with refresh --image, without --dry-run (the "
+                                  "first-boot unit's ExecCondition=)\n"));
+                return EXIT_USAGE;
+        }
+        if (a->boot_steps && (!a->image || a->dry_run || a->condition)) {
+                fprintf(stderr, _("idlecfg: --boot-steps goes with refresh --image, without --dry-run and "
+                                  "--condition (idlecfg-boot-steps.service)\n"));
+                return EXIT_USAGE;
+        }
+        return EXIT_OK;
+}
+
+int verb_install(struct run *c, int argc, char **argv)
+{
+        return c->a->boot_steps ? install_with_boot_steps(c) : do_install(c, c->a->json, false);
+}
+
 int verb_refresh(struct run *c, int argc, char **argv)
 {
         const struct args *a = c->a;

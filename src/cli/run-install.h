@@ -13,6 +13,11 @@ int do_install(struct run *c, bool json, bool take_effect);
  * it leaves (update-initramfs, update-grub, kernel-install; through chroot
  * for --root DIR). 0, 4 (a step by hand is left), or the failure's code. */
 int install_with_boot_steps(struct run *c);
+/* install: do_install(), or install_with_boot_steps() with --boot-steps */
+int verb_install(struct run *c, int argc, char **argv);
+/* the options install and refresh take together, checked before the run */
+int check_install(const struct args *a, int argc, char **argv);
+int check_refresh(const struct args *a, int argc, char **argv);
 /* refresh: the cheap look first, then detect, plan and install only when
  * something changed. The exit code. */
 int verb_refresh(struct run *c, int argc, char **argv);

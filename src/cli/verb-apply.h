@@ -8,19 +8,10 @@
 #include "state/state.h"
 #include "engine/verify.h"
 
-/* each entry of apply's result in order, then its counts when the run got to its end */
-/* a setting's knob and place as the JSON of verify and power-source show
- * name them: knob, device, devpath, attr, module, param */
 struct json;
-void setting_json_place(struct json *j, const struct setting *s);
-void apply_print(const struct apply_result *r, bool dry_run, FILE *out);
 /* each entry of a rollback's result in order, then the last line when everything is undone;
  * VALUES: the rollback of apply (live values), else of install (files) */
 void rollback_print(const struct rollback_result *r, bool values, FILE *out);
-/* the platform prerequisites of deep idle that apply (verify, measure): a count line and each missing one */
-void verify_print_prereqs(const struct verify_prereq *v, size_t n, FILE *out);
-/* the same as the "prerequisites" array of a JSON object */
-void verify_prereqs_json(struct json *j, const struct verify_prereq *v, size_t n);
 /* verify's result as text, or as JSON (schema in idlecfg(8)) */
 void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
                   const struct boot_lefts *left, bool json, FILE *out);

@@ -1,4 +1,4 @@
-/* verb-install.c: the install verb and its checks (refresh's too); the printing side of install: its progress, the --dry-run
+/* verb-install.c: the printing side of install (the verb and its checks are run-install.c's): its progress, the --dry-run
  * diff, the next steps and its JSON, from the result install.c returns */
 #include "config.h"
 
@@ -9,7 +9,6 @@
 #include "engine/pstable.h"
 #include "cli/verb-install.h"
 #include "cli/run.h"
-#include "cli/run-install.h"
 #include "cli/verb-plan.h"
 
 static const char *kind_name(enum target_kind k)
@@ -369,48 +368,4 @@ void install_print_json(const struct install_result *r, const struct rootfs *rfs
         }
         json_end_object(&j);
         json_finish(&j);
-}
-
-/* ---- the verb (idlecfg.c's table runs it) ---- */
-
-int check_install(const struct args *a, int argc, char **argv)
-{
-        if (a->format && !streq(a->format, "salt")) {
-                fprintf(stderr, _("idlecfg: install takes --format salt only, not '%s'\n"), a->format);
-                return EXIT_USAGE;
-        }
-        if (a->check && a->dry_run) {
-                fprintf(stderr, _("idlecfg: --check and --dry-run: choose one (--check --diff shows the diff)\n"));
-                return EXIT_USAGE;
-        }
-        if (a->diff && !a->check) {
-                fprintf(stderr, _("idlecfg: --diff goes with --check (--dry-run always shows the diff)\n"));
-                return EXIT_USAGE;
-        }
-        if (a->boot_steps && (a->image || a->check || a->dry_run || a->json || a->format)) {
-                fprintf(stderr, _("idlecfg: install --boot-steps runs the boot steps after the install: not with "
-                                  "--image, --check, --dry-run, --json or --format\n"));
-                return EXIT_USAGE;
-        }
-        return EXIT_OK;
-}
-
-int check_refresh(const struct args *a, int argc, char **argv)
-{
-        if (a->condition && (!a->image || a->dry_run)) {
-                fprintf(stderr, _("idlecfg: --condition goes with refresh --image, without --dry-run (the "
-                                  "first-boot unit's ExecCondition=)\n"));
-                return EXIT_USAGE;
-        }
-        if (a->boot_steps && (!a->image || a->dry_run || a->condition)) {
-                fprintf(stderr, _("idlecfg: --boot-steps goes with refresh --image, without --dry-run and "
-                                  "--condition (idlecfg-boot-steps.service)\n"));
-                return EXIT_USAGE;
-        }
-        return EXIT_OK;
-}
-
-int verb_install(struct run *c, int argc, char **argv)
-{
-        return c->a->boot_steps ? install_with_boot_steps(c) : do_install(c, c->a->json, false);
 }

@@ -1,4 +1,4 @@
-/* verb-install.h: the install verb and its checks (refresh's too), and the printing side of install (the results of install.c) */
+/* verb-install.h: the printing side of install (the results of install.c); the verb is run-install.h's */
 #pragma once
 
 #include <stdio.h>
@@ -27,10 +27,3 @@ void next_steps_print_text(const struct next_steps *s, const char *header, FILE 
 /* scripts: "next_steps": [ {"id", "argv", "boot", "why"[, "words"]} ],
  * "boot_incomplete": bool (schema in idlecfg(8)) */
 void next_steps_print_json(const struct next_steps *s, struct json *j);
-
-/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
-struct run;
-struct args;
-int check_install(const struct args *a, int argc, char **argv);
-int check_refresh(const struct args *a, int argc, char **argv);
-int verb_install(struct run *c, int argc, char **argv);

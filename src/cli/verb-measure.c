@@ -4,7 +4,7 @@
 #include "base/json.h"
 #include "engine/measure.h"
 #include "engine/verify.h"
-#include "cli/verb-apply.h"
+#include "cli/print-apply.h"
 #include "cli/verb-measure.h"
 #include "cli/run.h"
 

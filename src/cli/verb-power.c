@@ -12,7 +12,7 @@
 #include "db/profile-select.h"
 #include "root/powersource.h"
 #include "engine/pstable.h"
-#include "cli/verb-apply.h"
+#include "cli/print-apply.h"
 #include "cli/verb-power.h"
 #include "cli/run.h"
 

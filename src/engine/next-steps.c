@@ -696,20 +696,6 @@ static struct boot_left *left_add(struct boot_lefts *l, const struct rootfs *rfs
         return x;
 }
 
-/* an initramfs of KERNEL is there and may hold a copy of modprobe.d: as
- * initramfs_check() lists one, only on the running system (tests: with
- * IDLECFG_TEST_TAKE_EFFECT, where the listing tells) */
-static bool initramfs_exists(const struct rootfs *rfs, const char *kernel)
-{
-        _cleanup_free_ char *img = initramfs_of(rfs, kernel);
-        const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
-        struct stat st;
-
-        if (t && *t)
-                return initramfs_holds_file(rfs, kernel, INITRAMFS_MODPROBE) == INITRAMFS_HOLDS;
-        return img && target_is_running_system(rfs) && rootfs_lstat(rfs, img, &st) == 0;
-}
-
 /* what of NOTE the running kernel and the initramfs still hold */
 static void lefts_of(const struct rootfs *rfs, const struct left_note note, bool list, struct boot_lefts *ret)
 {
@@ -735,7 +721,7 @@ static void lefts_of(const struct rootfs *rfs, const struct left_note note, bool
                 sb_free(&held);
         }
         if (note.modprobe && (list ? initramfs_holds_file(rfs, note.kernel, INITRAMFS_MODPROBE) == INITRAMFS_HOLDS
-                                   : initramfs_exists(rfs, note.kernel))) {
+                                   : initramfs_may_hold_file(rfs, note.kernel, INITRAMFS_MODPROBE))) {
                 _cleanup_free_ char *img = initramfs_of(rfs, note.kernel);
                 struct boot_left *x = left_add(ret, rfs, "initramfs", img, INITRAMFS_MODPROBE);
                 struct timespec always = {};

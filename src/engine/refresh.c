@@ -288,6 +288,18 @@ static char *kernel_version_input(const struct rootfs *rfs, const char *kernel, 
         return v;
 }
 
+/* /sys/power/mem_sleep as detect records it ("" where absent): the suspend
+ * and pcie_aspm families plan on it, and firmware that starts or
+ * stops offering S3 changes it. INV: this run's inventory; NULL: one read */
+static char *mem_sleep_input(const struct inventory *inv)
+{
+        char *v = NULL;
+
+        if (inv)
+                return xstrdup(strempty(kv_get(&inv->platform, "mem_sleep")));
+        return read_live("/sys/power/mem_sleep", LIVE_STRIP, &v) < 0 ? xstrdup("") : v;
+}
+
 void refresh_inputs(const struct rootfs *rfs, const struct inventory *inv, const char *profile,
                     const char *profiles_dir, unsigned flags, struct kvlist *ret)
 {
@@ -298,6 +310,7 @@ void refresh_inputs(const struct rootfs *rfs, const struct inventory *inv, const
         kv_add(ret, "kernel", strempty(kernel));
         kv_add_take(ret, "kernel_version", kernel_version_input(rfs, kernel, inv));
         kv_add(ret, "profile", strempty(profile));
+        kv_add_take(ret, "mem_sleep", mem_sleep_input(inv));
         /* files: names and stat data (a package upgrade replaces a file, a new
          * inode, even when it keeps its time), then names and contents */
         for (enum group g = 0; g < _G_MAX; g++)
@@ -312,10 +325,11 @@ size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const
                        const char *profiles_dir, struct kvlist *ret_changed)
 {
         _cleanup_free_ char *kernel_version = kernel_version_input(rfs, kernel, inv);
+        _cleanup_free_ char *mem_sleep = mem_sleep_input(inv);
         const char *const values[][2] = {
                 { "version", PACKAGE_VERSION }, { "fingerprint", strempty(fingerprint) },
                 { "kernel", strempty(kernel) }, { "kernel_version", kernel_version },
-                { "profile", strempty(profile) },
+                { "profile", strempty(profile) }, { "mem_sleep", mem_sleep },
         };
         size_t changed = 0;
 

@@ -8,7 +8,8 @@
 #include "base/util.h"
 
 /* What a plan depends on, as recorded in the manifest's "input" lines:
- *   version, fingerprint, kernel, profile      the values themselves
+ *   version, fingerprint, kernel, profile,     the values themselves
+ *   kernel_version, mem_sleep                  (mem_sleep: /sys/power/mem_sleep)
  *   hwdb, profiles, modules, boot              digest of the files' names and
  *                                              stat data (size, mtime, inode)
  *   hwdb-content, ..., boot-content            digest of their names and contents

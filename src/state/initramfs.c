@@ -39,6 +39,15 @@ char *initramfs_of(const struct rootfs *rfs, const char *kernel)
         return found;
 }
 
+/* can an initramfs be listed here: only on the running system (tests:
+ * through their program, IDLECFG_TEST_TAKE_EFFECT) */
+static bool listed_here(const struct rootfs *rfs)
+{
+        const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
+
+        return (t && *t) || target_is_running_system(rfs);
+}
+
 /* a module name as modprobe compares them: '-' and '_' alike */
 static void normalize(char *name)
 {
@@ -301,7 +310,6 @@ enum initramfs_verdict initramfs_check(const struct rootfs *rfs, const char *ker
 {
         _cleanup_free_ char *img = initramfs_of(rfs, kernel), *text = NULL, *key = NULL, *names = NULL;
         _cleanup_free_ bool *found = NULL;
-        const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
         enum initramfs_verdict v;
         char **modules;
         struct stat st;
@@ -311,8 +319,7 @@ enum initramfs_verdict initramfs_check(const struct rootfs *rfs, const char *ker
                 *ret_modules = NULL;
         if (!img)
                 return INITRAMFS_NONE;
-        /* listed only on the running system (tests: through their program) */
-        if (!(t && *t) && !target_is_running_system(rfs))
+        if (!listed_here(rfs))
                 return INITRAMFS_UNKNOWN;
         if (rootfs_read_file(rfs, MODPROBE_PATH, 0, MODPROBE_MAX, &text, NULL, NULL) < 0)
                 return INITRAMFS_UNKNOWN;
@@ -387,14 +394,28 @@ static void line_file(const char *line, void *userdata)
 enum initramfs_verdict initramfs_holds_file(const struct rootfs *rfs, const char *kernel, const char *path)
 {
         _cleanup_free_ char *img = initramfs_of(rfs, kernel);
-        const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
         struct found_file ff = { .path = path };
 
         if (!img)
                 return INITRAMFS_NONE;
-        if (!(t && *t) && !target_is_running_system(rfs))
+        if (!listed_here(rfs))
                 return INITRAMFS_UNKNOWN;
         if (!list_initramfs(img, line_file, &ff))
                 return INITRAMFS_UNKNOWN;
         return ff.found ? INITRAMFS_HOLDS : INITRAMFS_LACKS;
+}
+
+bool initramfs_may_hold_file(const struct rootfs *rfs, const char *kernel, const char *path)
+{
+        _cleanup_free_ char *img = NULL;
+        const char *t = secure_getenv("IDLECFG_TEST_TAKE_EFFECT");
+        struct stat st;
+
+        if (!listed_here(rfs))
+                return false;
+        /* the tests' program stands for a listing: it tells */
+        if (t && *t)
+                return initramfs_holds_file(rfs, kernel, path) == INITRAMFS_HOLDS;
+        img = initramfs_of(rfs, kernel);
+        return img && rootfs_lstat(rfs, img, &st) == 0;
 }

@@ -41,3 +41,11 @@ void initramfs_cache_readonly(void);
  * idlecfg.conf")? Listed as initramfs_check() lists it (the running system,
  * or the tests' program), never cached: HOLDS, LACKS, UNKNOWN or NONE. */
 enum initramfs_verdict initramfs_holds_file(const struct rootfs *rfs, const char *kernel, const char *path);
+
+/* Cheap, without listing: may KERNEL's initramfs hold PATH? True when the
+ * kernel has an initramfs where initramfs_check() would list it (the
+ * running system); with IDLECFG_TEST_TAKE_EFFECT, the tests' program is
+ * asked as initramfs_holds_file() asks it. Elsewhere (a root that is not the
+ * running system, where initramfs_check() says UNKNOWN) false. rollback's
+ * note of what may be left decides by it; verify lists. */
+bool initramfs_may_hold_file(const struct rootfs *rfs, const char *kernel, const char *path);
