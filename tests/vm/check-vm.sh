@@ -33,10 +33,11 @@
 # IDLECFG_VM_IDLE (seconds of idle before the sample, default 30),
 # IDLECFG_VM_TIMEOUT (seconds per boot, default 900), IDLECFG_VM_MIRROR
 # (default: the Debian mirror of this machine's apt sources),
-# IDLECFG_VM_FLOWS (default "main power"): main is everything above (the
+# IDLECFG_VM_FLOWS (default "main power uki"): main is everything above (the
 # baseline, powertop, the profiles, the image and the installers), power the
 # power-source switch on an emulated AC adapter and battery
-# (tests/vm/power-source.sh); IDLECFG_VM_FLOWS=power runs that one alone.
+# (tests/vm/power-source.sh), uki a Debian 13 UKI under OVMF
+# (tests/vm/uki.sh); IDLECFG_VM_FLOWS=power runs that one alone.
 . "$top_srcdir/tests/lib.sh"
 # the image flow: install --image on the host, three boots of one image
 . "$top_srcdir/tests/vm/image-flow.sh"
@@ -55,7 +56,7 @@ cache=${IDLECFG_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/idlecfg-vm}
 work=${IDLECFG_VM_WORK:-$top_builddir/tests/vm/work}
 profiles=${IDLECFG_VM_PROFILES:-powersave balanced}
 machines=${IDLECFG_VM_MACHINES:-q35 pc}
-flows=${IDLECFG_VM_FLOWS:-main power}
+flows=${IDLECFG_VM_FLOWS:-main power uki}
 flow_on() { case " $flows " in *" $1 "*) return 0 ;; esac; return 1; }
 idle=${IDLECFG_VM_IDLE:-30}
 boot_timeout=${IDLECFG_VM_TIMEOUT:-900}
@@ -68,7 +69,7 @@ cache_key="debootstrap --variant=minbase --include=$include $suite (check-vm 1)"
 . "$vmdir/suite.sh"
 # the power-source switch: what this QEMU offers for a plug event (#23)
 . "$vmdir/power-source.sh"
-# Debian 13 booting a UKI through systemd-boot under OVMF (#31): IDLECFG_VM_UKI
+# Debian 13 booting a UKI through systemd-boot under OVMF (#31): the flow "uki"
 . "$vmdir/uki.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root (debootstrap, chroot, device nodes in the image)"
@@ -428,7 +429,7 @@ ic() {
         "$top_srcdir/tests/run-machine" "$work/$machine/machine" "$IDLECFG" "$@"
 }
 
-# IDLECFG_VM_UKI=only: the UKI flow alone (tests/vm/uki.sh)
+# IDLECFG_VM_FLOWS=uki: the UKI flow alone (tests/vm/uki.sh)
 if [ "$uki_mode" = only ]; then
         mkdir -p "$work" || skip_all "cannot create $work"
         : >"$work/timings"
@@ -446,7 +447,7 @@ for machine in $machines; do
 done
 case $idle in ''|*[!0-9]*) echo "Bail out! IDLECFG_VM_IDLE must be a number of seconds"; exit 1 ;; esac
 for f in $flows; do
-        case $f in main|power) ;; *) echo "Bail out! unknown flow '$f' in IDLECFG_VM_FLOWS (main, power)"; exit 1 ;; esac
+        case $f in main|power|uki) ;; *) echo "Bail out! unknown flow '$f' in IDLECFG_VM_FLOWS (main, power, uki)"; exit 1 ;; esac
 done
 for suite in $suites; do
         suite_known "$suite" || { echo "Bail out! unknown suite '$suite' in IDLECFG_VM_SUITES (bookworm, trixie)"; exit 1; }

@@ -23,12 +23,17 @@
 # and every power/control under /sys/devices are the baseline's. The UKI's
 # .cmdline and .initrd are read back with the root's objcopy at each stage.
 #
-# Environment: IDLECFG_VM_UKI: yes (default: after the suites' flows), no
-# (left out), only (this flow alone: the other flows are not run);
-# IDLECFG_VM_OVMF (default /usr/share/OVMF), IDLECFG_VM_TIMEOUT as for the
-# other boots.
+# Environment: the flow "uki" of IDLECFG_VM_FLOWS (check-vm.sh: in the
+# default, after the suites' flows; IDLECFG_VM_FLOWS=uki runs it alone, the
+# suites' roots not built); IDLECFG_VM_OVMF (default /usr/share/OVMF),
+# IDLECFG_VM_TIMEOUT as for the other boots.
 
-uki_mode=${IDLECFG_VM_UKI:-yes}
+# yes: after the suites' flows; only: alone; no: left out
+uki_mode=no
+if flow_on uki; then
+        uki_mode=yes
+        flow_on main || flow_on power || uki_mode=only
+fi
 uki_points=10
 uki_uuid=5f1d6a52-0c1e-4b7a-9d3e-1d1e5c0f6a02
 uki_base_cmdline="root=UUID=$uki_uuid rw console=ttyS0"
