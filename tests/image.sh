@@ -282,13 +282,13 @@ IDLECFG_TEST_CHROOT=0 ic rollback >/dev/null 2>&1
 
 # ---- the unit ----
 unit=$top_builddir/src/units/idlecfg-firstboot.service
-check "the first-boot unit: first boot or /usr updated (either), before first-boot-complete.target, refresh --image" sh -c "
-        grep -qx 'ConditionFirstBoot=|yes' '$unit' && grep -qx 'ConditionNeedsUpdate=|/etc' '$unit' &&
-        grep -q '^Before=.*first-boot-complete.target' '$unit' && grep -qx 'Wants=first-boot-complete.target' '$unit' &&
-        grep -q '^Before=.*systemd-update-done.service' '$unit' && grep -q '^ExecStart=/.*/idlecfg refresh --image\$' '$unit'"
-check "  with [Install] WantedBy=sysinit.target, exit 4 a success, no hour-long timeout before sysinit.target" sh -c "
+check "the first-boot unit: at every boot, its ExecCondition= deciding (no systemd condition), before first-boot-complete.target, refresh --image" sh -c "
+        ! grep -q '^Condition' '$unit' && grep -q '^ExecCondition=/.*/idlecfg refresh --image --condition\$' '$unit' &&
+        grep -qx 'Before=first-boot-complete.target shutdown.target' '$unit' && grep -qx 'Wants=first-boot-complete.target' '$unit' &&
+        grep -q '^ExecStart=/.*/idlecfg refresh --image\$' '$unit'"
+check "  with [Install] WantedBy=sysinit.target, exit 4 a success, beside the boot (before no unit of sysinit.target: tests/firstboot.sh follows the order), no hour-long timeout" sh -c "
         grep -qx '\[Install\]' '$unit' && grep -qx 'WantedBy=sysinit.target' '$unit' && grep -qx 'SuccessExitStatus=4' '$unit' &&
-        ! grep -q '^TimeoutSec=1h' '$unit'"
+        grep -qx 'DefaultDependencies=no' '$unit' && ! grep -q '^Before=.*sysinit.target' '$unit' && ! grep -q '^TimeoutSec=1h' '$unit'"
 bs=$top_builddir/src/units/idlecfg-boot-steps.service
 check "idlecfg-boot-steps.service: refresh --image --boot-steps, after the first-boot unit, in the ordinary boot (default dependencies)" sh -c "
         grep -q '^ExecStart=/.*/idlecfg refresh --image --boot-steps\$' '$bs' && grep -q '^After=idlecfg-firstboot.service' '$bs' &&
