@@ -192,7 +192,7 @@ fi
 # off the boot's critical path (#32): pulled in by sysinit.target, ordered
 # before nothing that sysinit.target waits for, following the Before= and
 # After= of this machine's systemd units (and systemd-update-done.service's
-# Before=sysinit.target, which Debian does not ship); no systemd condition (its
+# Before=sysinit.target: Debian 12 does not ship it, 13 does); no systemd condition (its
 # ExecCondition= decides at every boot: ConditionNeedsUpdate= would need the
 # order before systemd-update-done.service)
 if command -v python3 >/dev/null 2>&1; then
