@@ -190,6 +190,14 @@ image_root_host() {
         fi
         echo uninitialized >"$ir/etc/machine-id"
         rm -f "$ir/var/lib/dbus/machine-id"
+        # a systemd-boot machine's kernel-install makes Boot Loader
+        # Specification entries (its entry-token directory or loader/entries
+        # are there); the cached root has neither, so kernel-install 252 chose
+        # layout=other and made no entry: idlecfg-boot-steps.service found the
+        # words still missing (exit 4), wrote no stamp, and every later boot
+        # ran the unit again. The guest still boots the harness's -kernel and
+        # /etc/kernel/cmdline; the entry is what idlecfg checks
+        echo layout=bls >"$ir/etc/kernel/install.conf"
         cp "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before"
         "$IDLECFG" install --root "$ir" --kernel "$kver" --profile "$p" --image >"$mw/image/install.out" 2>&1
         irc=$?
