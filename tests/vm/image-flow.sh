@@ -298,6 +298,8 @@ image_flow_steps() {
         fi
         diag "$machine: the first boot's critical chain of sysinit.target:" "$(cat "$mw/image-first/out/critical-chain" 2>/dev/null)"
         timing "$machine $p image ($builder): first boot, sysinit.target reached (since the kernel started)" "$(mono first sysinit ActiveEnterTimestampMonotonic)"
+        timing "$machine $p image ($builder): first boot, idlecfg-firstboot.service beside the boot (start to end)" \
+                "$(awk -v a="$(mono first unit InactiveExitTimestampMonotonic)" -v b="$(mono first unit ActiveEnterTimestampMonotonic)" 'BEGIN { printf "%.3f", b - a }')"
         # what udev and sysfs can do took effect in that same boot: the plan's
         # udev settings (made for this machine on the host) in the first
         # boot's snapshot, taken once the unit had finished
@@ -309,7 +311,8 @@ json.dump(p, open(sys.argv[2], "w"))' "$mw/$p/plan.json" "$mw/image/plan-udev.js
                 "$base/vm.umockdev" >"$mw/image/compare-first.out" 2>&1
         _first=$(grep -m1 '^\(not \)\?ok	every planned setting' "$mw/image/compare-first.out")
         case $_first in
-        "ok	"*) ipass "first boot: the plan's udev settings in effect at its end, before any reboot (${_first#*took effect on first boot (})" ;;
+        "ok	"*) _first=${_first#*took effect on first boot (}
+            ipass "first boot: the plan's udev settings in effect at its end, before any reboot (${_first%)})" ;;
         *) ifail "first boot: the plan's udev settings in effect at its end, before any reboot"
            diag "$(grep -A30 '^not ok	every planned setting' "$mw/image/compare-first.out" | head -n 30)" ;;
         esac
