@@ -97,7 +97,8 @@ if [ -e /etc/idlecfg-vm/firstboot ]; then
         journalctl -b -u idlecfg-firstboot.service -o cat --no-pager >firstboot.log 2>&1
         # whether sysinit.target waited for it (image-flow.sh): when each was
         # reached (µs since the kernel started), what sysinit.target is ordered
-        # after and the chain systemd says it waited for
+        # after and the chain systemd says it waited for (systemd 252 gives none
+        # while the boot, this unit of it included, has not finished)
         { systemctl show -p InactiveExitTimestampMonotonic -p ActiveEnterTimestampMonotonic \
                 -p ExecMainExitTimestampMonotonic idlecfg-firstboot.service | sed 's/^/unit./'
           systemctl show -p ActiveEnterTimestampMonotonic -p After sysinit.target | sed 's/^/sysinit./'
