@@ -15,7 +15,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 31
+plan 32
 
 root=$tmp/root
 state=$root/var/lib/idlecfg
@@ -188,6 +188,74 @@ if command -v systemd-analyze >/dev/null 2>&1; then
                 diag "$(cat "$tmp/sa.out")"
 else
         skip "systemd-analyze verify of the unit" "no systemd-analyze"
+fi
+# off the boot's critical path (#32): pulled in by sysinit.target, ordered
+# before nothing that sysinit.target waits for, following the Before= and
+# After= of this machine's systemd units (and systemd-update-done.service's
+# Before=sysinit.target: Debian 12 does not ship it, 13 does); no systemd condition (its
+# ExecCondition= decides at every boot: ConditionNeedsUpdate= would need the
+# order before systemd-update-done.service)
+if command -v python3 >/dev/null 2>&1; then
+        check "the unit is off sysinit.target's critical path (ordered before first-boot-complete.target and shutdown.target, nothing of sysinit.target's), no Condition*=" \
+                python3 - "$unit" /usr/lib/systemd/system /lib/systemd/system <<'EOF'
+import os, re, sys
+unit, dirs = sys.argv[1], sys.argv[2:]
+def deps(path):
+    d = {"Before": set(), "After": set(), "WantedBy": set(), "DefaultDependencies": set(), "Condition": set()}
+    for line in open(path, errors="replace"):
+        m = re.match(r"(\w+)=(.*)", line.strip())
+        if not m:
+            continue
+        k, v = m.groups()
+        if k.startswith("Condition"):
+            d["Condition"].add(k)
+        elif k in d:
+            d[k].update(v.split())
+    return d
+ours = deps(unit)
+before = {}                     # unit -> the units it is ordered before
+def edge(a, b):
+    before.setdefault(a, set()).add(b)
+edge("systemd-update-done.service", "sysinit.target")   # systemd's units/systemd-update-done.service
+for d in dirs:
+    for n in os.listdir(d) if os.path.isdir(d) else []:
+        f = os.path.join(d, n)
+        if n == "idlecfg-firstboot.service" or not os.path.isfile(f):
+            continue
+        u = deps(f)
+        for b in u["Before"]:
+            edge(n, b)
+        for a in u["After"]:
+            edge(a, n)
+for b in ours["Before"]:
+    edge("idlecfg-firstboot.service", b)
+todo, path = ["idlecfg-firstboot.service"], {"idlecfg-firstboot.service": None}
+while todo:
+    n = todo.pop()
+    for b in before.get(n, ()):
+        if b not in path:
+            path[b] = n
+            todo.append(b)
+bad = []
+if "sysinit.target" in path:
+    chain, n = [], "sysinit.target"
+    while n:
+        chain.append(n)
+        n = path[n]
+    bad.append("sysinit.target waits for it: " + " <- ".join(chain))
+if ours["DefaultDependencies"] != {"no"}:
+    bad.append("DefaultDependencies=no missing (the defaults order it after sysinit.target)")
+if "sysinit.target" not in ours["WantedBy"]:
+    bad.append("not WantedBy=sysinit.target")
+if ours["Before"] != {"first-boot-complete.target", "shutdown.target"}:
+    bad.append("Before=%s" % " ".join(sorted(ours["Before"])))
+if ours["Condition"]:
+    bad.append("systemd conditions: %s" % " ".join(sorted(ours["Condition"])))
+print("\n".join(bad) or "ordered before: %s" % " ".join(sorted(ours["Before"])))
+sys.exit(1 if bad else 0)
+EOF
+else
+        skip "the unit is off sysinit.target's critical path" "no python3"
 fi
 
 # ---- an image made of a configured root, and rollback ----

@@ -197,7 +197,10 @@ static bool changed(const struct install_result *res, enum target_kind kind)
         return false;
 }
 
-/* udevadm trigger of the devices of the plan's udev settings, each once */
+/* udevadm trigger of the devices of the plan's udev settings, each once, with
+ * an "add" event: the rules match ACTION=="add" (emit.c; wakeup's add|bind|change
+ * too), so a "change" event sets nothing. An add event of a device that is
+ * there is what systemd-udev-trigger.service sends each at every boot. */
 static void take_effect_udev(const struct plan *p, const char *udevadm, struct image_log *l)
 {
         char **argv = xcalloc(p->n + 4, sizeof(char *));
@@ -206,7 +209,7 @@ static void take_effect_udev(const struct plan *p, const char *udevadm, struct i
         say(l, "%s", _("udev rules: applied now to the devices they match"));
         argv[n++] = (char *) udevadm;
         argv[n++] = (char *) "trigger";
-        argv[n++] = (char *) "--action=change";
+        argv[n++] = (char *) "--action=add";
         for (size_t i = 0; i < p->n; i++) {
                 bool seen = false;
                 if (p->v[i].mech != MECH_UDEV || !p->v[i].value || !p->v[i].device)

@@ -384,8 +384,9 @@ static int collect_targets(const struct rootfs *rfs, const struct plan *p, const
                 return r;
         /* image mode enables the first-boot unit as systemctl enable does
          * (its [Install] section: presets and is-enabled see it); the installs
-         * after it (the first boot's among them) keep it enabled, for
-         * ConditionNeedsUpdate=. An older install's drop-in goes. */
+         * after it (the first boot's among them) keep it enabled, for the
+         * next /usr update or hardware its stamp does not name. An older
+         * install's drop-in goes. */
         if (image || (m && (manifest_find(m, FIRSTBOOT_WANTS_PATH) || manifest_find(m, FIRSTBOOT_DROPIN_PATH))))
                 target_add(t, FIRSTBOOT_WANTS_PATH, unit_path(rfs, FIRSTBOOT_UNIT), T_FIRSTBOOT);
         /* whatever an earlier install wrote that this one does not */

@@ -1,6 +1,7 @@
-/* firstboot.h: the stamp of idlecfg-firstboot.service. systemd's
- * ConditionNeedsUpdate=/etc is true at every boot where nothing writes
- * /etc/.updated (Debian ships no systemd-update-done.service); after a
+/* firstboot.h: the stamp of idlecfg-firstboot.service. The unit starts at
+ * every boot, beside it (systemd's ConditionNeedsUpdate=/etc would need it
+ * ordered before systemd-update-done.service, on sysinit.target's critical
+ * path, and sees no new hardware); after a
  * successful refresh --image on the running system idlecfg records what the
  * run was for (/usr's mtime, /etc/machine-id, a key of the hardware) in a
  * stamp of its own, and the unit's ExecCondition= (refresh --image

@@ -2,11 +2,13 @@
 # "IMAGES"): an image built on the host, whose hardware is not the guest's, with
 # `idlecfg install --image`, then one ext4 image booted three times on the
 # emulated machine, as a cloud or OEM image is:
-#   1. the first boot: idlecfg-firstboot.service (ConditionFirstBoot=) installs
+#   1. the first boot: idlecfg-firstboot.service (no stamp yet) installs
 #      for the guest's own devices and makes what udev and sysfs can do take
-#      effect, the initramfs and the boot entry for the next boot;
-#   2. the second boot: the unit does not run (or is skipped by its ExecCondition= where
-#      ConditionNeedsUpdate=/etc always holds: unit_idle); every setting of the plan that
+#      effect, the initramfs and the boot entry for the next boot; it runs
+#      beside the boot: sysinit.target is reached without waiting for it
+#      (sysinit_free), and the plan's udev settings are in effect at the end of
+#      that same boot;
+#   2. the second boot: the unit's ExecCondition= skips it (unit_idle); every setting of the plan that
 #      the host makes under the guest's recording ($mw/$p/plan.json) is in
 #      effect, nothing else moved (compare.py against the baseline), and as many
 #      devices are runtime-suspended as after the install made on the host
@@ -22,9 +24,9 @@
 # IDLECFG_VM_IMAGE_BUILDERS: who builds the image's root, "host" (the
 # cached root, the package by make install DESTDIR, install --image run on
 # the host) and "mkosi" (tests/vm/mkosi.sh: mkosi with the .deb and the
-# shipped scripts); default both, 9 points each
+# shipped scripts); default both, 11 points each
 image_builders=${IDLECFG_VM_IMAGE_BUILDERS:-host mkosi}
-image_points=$((9 * $(echo $image_builders | wc -w)))
+image_points=$((11 * $(echo $image_builders | wc -w)))
 [ "${IDLECFG_VM_IMAGE:-yes}" = no ] && image_points=0
 
 # image_get IMG PATH OUT: a file out of the ext4 image (debugfs, read only)
@@ -70,20 +72,19 @@ unit_prop() {
         sed -n "s/^$2=//p" "$mw/image-$1/out/firstboot-result" 2>/dev/null
 }
 
-# unit_idle BOOT: the unit did not run on a later boot, or, where the image
-# has no systemd-update-done.service (Debian ships none, so nothing writes
-# /etc/.updated and ConditionNeedsUpdate=/etc holds at every boot, as for
-# Debian's own systemd-sysusers.service), its ExecCondition= (refresh --image
-# --condition) skipped it: the stamp of the first boot names this /usr and
-# machine-id (Result=exec-condition, which systemd 252 shows with
+# unit_idle BOOT: on a later boot the unit's ExecCondition= (refresh --image
+# --condition; the unit has no Condition*= of systemd's, it starts at every
+# boot beside it) skipped it: the stamp of the first boot names this /usr,
+# machine-id and hardware (Result=exec-condition, which systemd 252 shows with
 # ConditionResult=no; no line of idlecfg's in the journal, no udevadm
-# settle). Sets unit_how.
+# settle). ConditionResult=no without that (the unit's systemd condition
+# false) is taken too, for an image whose unit has one. Sets unit_how.
 unit_idle() {
         if [ "$(unit_prop "$1" Result)" = exec-condition ]; then
                 # systemd's own lines only (Starting, skipped, the condition check)
                 grep -v '^Starting idlecfg-firstboot\.service\|^idlecfg-firstboot\.service: Skipped\|^Condition check resulted' \
                         "$mw/image-$1/out/firstboot.log" | grep -q . && return 1
-                unit_how="the unit was skipped by its ExecCondition= (Result=exec-condition: the first boot's stamp matches this /usr and machine-id$([ "$update_done" = no ] && echo '; no systemd-update-done.service in the image, so ConditionNeedsUpdate=/etc held'))"
+                unit_how="the unit was skipped by its ExecCondition= (Result=exec-condition: the first boot's stamp matches this /usr, machine-id and hardware; systemd-update-done.service in the image: $update_done)"
                 return 0
         fi
         if [ "$(unit_prop "$1" ConditionResult)" = no ]; then
@@ -93,12 +94,58 @@ unit_idle() {
         return 1
 }
 
+# mono BOOT WHO PROP: a monotonic timestamp (µs since the kernel started) of
+# snapshot.sh's firstboot-times in seconds, 3 decimals; empty when absent or 0
+mono() {
+        sed -n "s/^$2\.$3=//p" "$mw/image-$1/out/firstboot-times" 2>/dev/null |
+                awk '$1 > 0 { printf "%.3f\n", $1 / 1000000 }'
+}
+
+# sysinit_at BOOT: "sysinit.target reached at S s" of that boot, for the points
+sysinit_at() {
+        echo "sysinit.target reached at $(mono "$1" sysinit ActiveEnterTimestampMonotonic) s"
+}
+
+# sysinit_free: on the first boot, sysinit.target did not wait for the unit.
+# Nothing sysinit.target is ordered after is the unit (systemctl show -p After,
+# which holds every Before= of the units it pulls in), the chain systemd-analyze
+# shows for it (where it shows one) does not name it, and, where the unit ended after
+# sysinit.target was reached (TCG: its settle and install take seconds), the
+# timestamps say so. Sets sf_how (the times) or sf_why.
+sysinit_free() {
+        _f=$mw/image-first/out
+        sf_why=
+        _si=$(mono first sysinit ActiveEnterTimestampMonotonic)
+        _us=$(mono first unit InactiveExitTimestampMonotonic)
+        _ue=$(mono first unit ActiveEnterTimestampMonotonic)
+        if [ -z "$_si" ] || [ -z "$_us" ] || [ -z "$_ue" ]; then
+                sf_why="no timestamps (sysinit.target ${_si:-?}, the unit started ${_us:-?}, active ${_ue:-?})"
+        elif grep '^sysinit\.After=' "$_f/firstboot-times" | grep -q 'idlecfg-firstboot\.service'; then
+                sf_why="sysinit.target is ordered after idlecfg-firstboot.service"
+        elif grep -q 'idlecfg-firstboot' "$_f/critical-chain" 2>/dev/null; then
+                sf_why="systemd-analyze critical-chain sysinit.target names the unit"
+        fi
+        [ -z "$sf_why" ] || return 1
+        # systemd 252's systemd-analyze gives no chain before the boot has
+        # finished (the snapshot unit is part of it): said, not judged
+        if grep -q '^sysinit\.target' "$_f/critical-chain" 2>/dev/null; then
+                sf_chain="not in systemd-analyze critical-chain sysinit.target"
+        else
+                sf_chain="systemd-analyze critical-chain: $(head -n 1 "$_f/critical-chain" 2>/dev/null)"
+        fi
+        if awk -v a="$_si" -v b="$_ue" 'BEGIN { exit !(a < b) }'; then
+                sf_how="sysinit.target reached at $_si s, the unit started at $_us s and ended at $_ue s ($(awk -v a="$_si" -v b="$_ue" 'BEGIN { printf "%.3f", b - a }') s after it)"
+        else
+                sf_how="sysinit.target reached at $_si s; the unit (started at $_us s) ended first, at $_ue s: the ordering alone says it did not wait"
+        fi
+}
+
 # image_flow PROFILE: $image_points test points
 image_flow() {
         [ "$image_points" -eq 0 ] && return 0
         p=$1
         for builder in $image_builders; do
-                ileft=9
+                ileft=11
                 ipass() { ileft=$((ileft - 1)); pass "image ($p, $builder): $*"; }
                 ifail() { ileft=$((ileft - 1)); fail "image ($p, $builder): $*"; }
                 iskip=
@@ -143,6 +190,14 @@ image_root_host() {
         fi
         echo uninitialized >"$ir/etc/machine-id"
         rm -f "$ir/var/lib/dbus/machine-id"
+        # a systemd-boot machine's kernel-install makes Boot Loader
+        # Specification entries (its entry-token directory or loader/entries
+        # are there); the cached root has neither, so kernel-install 252 chose
+        # layout=other and made no entry: idlecfg-boot-steps.service found the
+        # words still missing (exit 4), wrote no stamp, and every later boot
+        # ran the unit again. The guest still boots the harness's -kernel and
+        # /etc/kernel/cmdline; the entry is what idlecfg checks
+        echo layout=bls >"$ir/etc/kernel/install.conf"
         cp "$ir/etc/kernel/cmdline" "$mw/image/cmdline.before"
         "$IDLECFG" install --root "$ir" --kernel "$kver" --profile "$p" --image >"$mw/image/install.out" 2>&1
         irc=$?
@@ -235,10 +290,37 @@ image_flow_steps() {
                 return 1
         fi
         diag "$machine: the first boot's unit:" "$(cat "$mw/image-first/out/firstboot.log" 2>/dev/null)"
+        # off the critical path: sysinit.target did not wait for it
+        if sysinit_free; then
+                ipass "first boot: sysinit.target did not wait for idlecfg-firstboot.service (not in its After=; $sf_chain): $sf_how"
+        else
+                ifail "first boot: sysinit.target did not wait for idlecfg-firstboot.service: $sf_why"
+        fi
+        diag "$machine: the first boot's critical chain of sysinit.target:" "$(cat "$mw/image-first/out/critical-chain" 2>/dev/null)"
+        timing "$machine $p image ($builder): first boot, sysinit.target reached (since the kernel started)" "$(mono first sysinit ActiveEnterTimestampMonotonic)"
+        timing "$machine $p image ($builder): first boot, idlecfg-firstboot.service beside the boot (start to end)" \
+                "$(awk -v a="$(mono first unit InactiveExitTimestampMonotonic)" -v b="$(mono first unit ActiveEnterTimestampMonotonic)" 'BEGIN { printf "%.3f", b - a }')"
+        # what udev and sysfs can do took effect in that same boot: the plan's
+        # udev settings (made for this machine on the host) in the first
+        # boot's snapshot, taken once the unit had finished
+        python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+p["settings"] = [s for s in p["settings"] if s["mechanism"] == "udev"]
+json.dump(p, open(sys.argv[2], "w"))' "$mw/$p/plan.json" "$mw/image/plan-udev.json" &&
+        python3 "$vmdir/compare.py" "$mw/image/plan-udev.json" "$base/snapshot.txt" "$mw/image-first/out/snapshot.txt" \
+                "$base/vm.umockdev" >"$mw/image/compare-first.out" 2>&1
+        _first=$(grep -m1 '^\(not \)\?ok	every planned setting' "$mw/image/compare-first.out")
+        case $_first in
+        "ok	"*) _first=${_first#*took effect on first boot (}
+            ipass "first boot: the plan's udev settings in effect at its end, before any reboot (${_first%)})" ;;
+        *) ifail "first boot: the plan's udev settings in effect at its end, before any reboot"
+           diag "$(grep -A30 '^not ok	every planned setting' "$mw/image/compare-first.out" | head -n 30)" ;;
+        esac
 
         # (3) the second boot: everything in effect
         if image_boot second && unit_idle second; then
-                ipass "second boot with '$(cat "$mw/image/second.boot/etc/kernel/cmdline")': $unit_how, $boot_secs s"
+                ipass "second boot with '$(cat "$mw/image/second.boot/etc/kernel/cmdline")': $unit_how, $(sysinit_at second), $boot_secs s"
+                timing "$machine $p image ($builder): second boot, sysinit.target reached (since the kernel started)" "$(mono second sysinit ActiveEnterTimestampMonotonic)"
         else
                 ifail "second boot: powered off by itself, the unit did not run again or was skipped by its ExecCondition= (ConditionResult=$(unit_prop second ConditionResult), Result=$(unit_prop second Result))"
                 diag "$(cat "$mw/image-second/out/firstboot.log" 2>/dev/null | tail -n 30)"
@@ -281,7 +363,7 @@ image_flow_steps() {
            image_files >"$mw/image/files.third" && cmp -s "$mw/image/files.second" "$mw/image/files.third" &&
            snap_norm second >"$tmp/snap.second" && snap_norm third >"$tmp/snap.third" &&
            cmp -s "$tmp/snap.second" "$tmp/snap.third"; then
-                ipass "third boot changes nothing: $unit_how; files, manifest, initramfs and live settings as at the second boot"
+                ipass "third boot changes nothing: $unit_how; files, manifest, initramfs and live settings as at the second boot; $(sysinit_at third)"
         else
                 ifail "third boot changes nothing (Result=$(unit_prop third Result), ConditionResult=$(unit_prop third ConditionResult))"
                 diag "$(diff "$mw/image/files.second" "$mw/image/files.third" 2>&1)" \

@@ -95,7 +95,16 @@ if [ -e /etc/idlecfg-vm/firstboot ]; then
         systemctl show -p Result -p ExecMainStatus -p ConditionResult -p ActiveState idlecfg-firstboot.service \
                 >firstboot-result 2>&1
         journalctl -b -u idlecfg-firstboot.service -o cat --no-pager >firstboot.log 2>&1
-        files="$files firstboot-result firstboot.log"
+        # whether sysinit.target waited for it (image-flow.sh): when each was
+        # reached (µs since the kernel started), what sysinit.target is ordered
+        # after and the chain systemd says it waited for (systemd 252 gives none
+        # while the boot, this unit of it included, has not finished)
+        { systemctl show -p InactiveExitTimestampMonotonic -p ActiveEnterTimestampMonotonic \
+                -p ExecMainExitTimestampMonotonic idlecfg-firstboot.service | sed 's/^/unit./'
+          systemctl show -p ActiveEnterTimestampMonotonic -p After sysinit.target | sed 's/^/sysinit./'
+        } >firstboot-times 2>&1
+        systemd-analyze critical-chain --no-pager sysinit.target >critical-chain 2>&1
+        files="$files firstboot-result firstboot.log firstboot-times critical-chain"
 fi
 if [ -e /etc/idlecfg-vm/record ]; then
         umockdev-record --all >vm.umockdev 2>record.err
