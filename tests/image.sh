@@ -15,7 +15,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/intel-laptop" sh "$0" "$@"
 fi
-plan 44
+plan 45
 
 dir=$TESTS_DATA/machines/intel-laptop
 root=$tmp/root
@@ -195,6 +195,21 @@ print(len({s["devpath"] for s in json.load(sys.stdin)["settings"] if s["mechanis
 check "  (one trigger argument per device with a udev setting, each once: $n)" sh -c "
         test \$(grep 'udevadm trigger' '$tmp/take.log' | tr ' ' '\n' | grep -c '^/sys/devices/') -eq $n &&
         test \$(grep 'udevadm trigger' '$tmp/take.log' | tr ' ' '\n' | grep '^/sys/devices/' | sort | uniq -d | wc -l) -eq 0"
+# install on the running system gives the same trigger as its next step (on
+# "/" with --dry-run: nothing written; IDLECFG_TEST_CHROOT=0: "/" is the
+# running system, as the recording is its /sys)
+run_host() { IDLECFG_TEST_CHROOT=0 "$IDLECFG" --profiles-dir "$top_srcdir/profiles" "$@"; }
+run_host install --dry-run --json --profile balanced >"$tmp/host-install.json" 2>/dev/null
+run_host plan --json --profile balanced >"$tmp/host-plan.json" 2>/dev/null
+check "install on the running system: its next step is udevadm trigger --action=add of each device of a udev setting, once" python3 -c '
+import json, sys
+steps = json.load(open(sys.argv[1]))["next_steps"]
+want = sorted({"/sys" + s["devpath"] for s in json.load(open(sys.argv[2]))["settings"]
+               if s["mechanism"] == "udev" and not s["skipped"]})
+trig = [s["argv"] for s in steps if s["id"] == "udev-trigger"]
+assert want and len(trig) == 1 and trig[0][:3] == ["udevadm", "trigger", "--action=add"], trig
+assert sorted(trig[0][3:]) == want and len(set(trig[0][3:])) == len(trig[0][3:]), (trig[0][3:], want)
+' "$tmp/host-install.json" "$tmp/host-plan.json"
 rm -f "$tmp/take.log"
 take refresh --image --boot-steps >"$tmp/b2" 2>&1; rc=$?
 check "refresh --image --boot-steps: the boot entry made (kernel-install), exit 0" sh -c "

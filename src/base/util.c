@@ -419,6 +419,20 @@ char *root_path(const char *root, const char *path)
         return xasprintf("%s%s%s", root, path[0] == '/' ? "" : "/", path);
 }
 
+void strv_free(char **v)
+{
+        for (char **x = v; x && *x; x++)
+                free(*x);
+        free(v);
+}
+
+void strv_free_n(char **v, size_t n)
+{
+        for (size_t i = 0; v && i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
 int strv_cmp(const void *a, const void *b)
 {
         return strcmp(*(char *const *) a, *(char *const *) b);

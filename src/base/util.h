@@ -124,6 +124,10 @@ char *root_path(const char *root, const char *path);
 bool root_is_host(const char *root);
 
 int strv_cmp(const void *a, const void *b);
+/* free a NULL-terminated list of strings and the list; V may be NULL */
+void strv_free(char **v);
+/* the same of a list of N strings, not NULL-terminated */
+void strv_free_n(char **v, size_t n);
 
 /* The one error type of idlecfg: an error for the user, translated, with the
  * file and line it is about where there is one (the hwdb, a profile, a

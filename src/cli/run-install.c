@@ -217,7 +217,7 @@ int do_install(struct run *c, bool json, bool take_effect)
         next_steps_init(&steps, &c->rfs);
         if (r >= 0) {
                 /* what this run's files call for, and what earlier runs' still do */
-                next_steps_for_files(&steps, &c->rfs, &res, p->kernel, dry);
+                next_steps_for_files(&steps, &c->rfs, &res, p, dry);
                 next_steps_boot_pending(&steps, &c->rfs);
         }
         if (salt && r >= 0) {

@@ -203,28 +203,21 @@ static bool changed(const struct install_result *res, enum target_kind kind)
  * there is what systemd-udev-trigger.service sends each at every boot. */
 static void take_effect_udev(const struct plan *p, const char *udevadm, struct image_log *l)
 {
-        char **argv = xcalloc(p->n + 4, sizeof(char *));
-        size_t n = 0;
+        char **devices = NULL;
+        size_t n = plan_udev_devices(p, &devices);
+        char **argv = xcalloc(n + 4, sizeof(char *));
 
         say(l, "%s", _("udev rules: applied now to the devices they match"));
-        argv[n++] = (char *) udevadm;
-        argv[n++] = (char *) "trigger";
-        argv[n++] = (char *) "--action=add";
-        for (size_t i = 0; i < p->n; i++) {
-                bool seen = false;
-                if (p->v[i].mech != MECH_UDEV || !p->v[i].value || !p->v[i].device)
-                        continue;
-                for (size_t j = 0; j < i && !seen; j++)
-                        seen = p->v[j].mech == MECH_UDEV && p->v[j].value && streq_ptr(p->v[j].device, p->v[i].device);
-                if (!seen)
-                        argv[n++] = xasprintf("/sys%s", p->v[i].device);
-        }
+        argv[0] = (char *) udevadm;
+        argv[1] = (char *) "trigger";
+        argv[2] = (char *) "--action=add";
+        for (size_t i = 0; i < n; i++)
+                argv[3 + i] = devices[i];
         (void) (run(l, (char *const[]) { (char *) udevadm, (char *) "control", (char *) "--reload", NULL }) < 0 ||
-                (n > 3 && run(l, argv) < 0) ||
+                (n > 0 && run(l, argv) < 0) ||
                 run(l, (char *const[]) { (char *) udevadm, (char *) "settle", (char *) "--timeout=60", NULL }) < 0);
-        for (size_t i = 3; i < n; i++)
-                free(argv[i]);
         free(argv);
+        strv_free(devices);
 }
 
 size_t image_take_effect(const struct rootfs *rfs, const struct install_result *res, const struct plan *p,

@@ -116,13 +116,6 @@ static char **list_dir(int dfd, bool dirs_only, size_t *ret_n)
         return v;
 }
 
-static void strv_free_n(char **v, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
 struct devs {
         struct m_dev *v;
         size_t n;

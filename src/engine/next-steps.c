@@ -36,17 +36,10 @@ void next_steps_init(struct next_steps *s, const struct rootfs *rfs)
         boot_detect(rfs, &s->boot);
 }
 
-static void argv_free(char **argv)
-{
-        for (char **a = argv; a && *a; a++)
-                free(*a);
-        free(argv);
-}
-
 void next_steps_free(struct next_steps *s)
 {
         for (size_t i = 0; i < s->n; i++) {
-                argv_free(s->v[i].argv);
+                strv_free(s->v[i].argv);
                 free(s->v[i].words);
         }
         free(s->v);
@@ -274,9 +267,34 @@ static void step_own_words(struct next_steps *s, const char *words, bool undo)
                 step_words(s, one);
 }
 
-void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
-                          const char *kernel, bool dry_run)
+/* the devices of the plan's udev settings, with an "add" event: the rules
+ * match ACTION=="add" (emit.c; wakeup's add|bind|change too), so a "change"
+ * event sets nothing; an add event of a device that is there is what
+ * systemd-udev-trigger.service sends each at every boot (image.c does the same) */
+static void step_udev_trigger(struct next_steps *s, const struct plan *p)
 {
+        char **devices = NULL;
+        size_t n = plan_udev_devices(p, &devices);
+        const char **argv;
+
+        if (n == 0)
+                return;
+        argv = xcalloc(n + 4, sizeof(char *));
+        argv[0] = "udevadm";
+        argv[1] = "trigger";
+        argv[2] = "--action=add";
+        for (size_t i = 0; i < n; i++)
+                argv[3 + i] = devices[i];
+        add_step_argv(s, "udev-trigger", N_("the rules act on the devices they match now (or reboot)"), false, argv);
+        free(argv);
+        strv_free(devices);
+}
+
+void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
+                          const struct plan *p, bool dry_run)
+{
+        const char *kernel = p ? p->kernel : NULL;
+
         for (size_t i = 0; i < r->n_files; i++) {
                 const struct install_file *x = &r->files[i];
                 bool wrote = x->action == A_WRITE;
@@ -293,9 +311,7 @@ void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const 
                         if (s->running) {
                                 add_step(s, "udev-reload", N_("udevd reads its rules again"), false,
                                          "udevadm", "control", "--reload", NULL);
-                                add_step(s, "udev-trigger", N_("the rules act on the devices there now "
-                                                               "(or reboot)"), false,
-                                         "udevadm", "trigger", "--action=change", NULL);
+                                step_udev_trigger(s, p);
                         }
                         break;
                 case T_MODPROBE: {

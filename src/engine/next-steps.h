@@ -36,7 +36,7 @@ void next_steps_free(struct next_steps *s);
  * root's files say whether they are needed (next_steps_boot_pending()); a
  * file restored or removed still needs its boot step. */
 void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
-                          const char *kernel, bool dry_run);
+                          const struct plan *p, bool dry_run);
 
 /* What the boot configuration of the root still lacks, from its files and
  * idlecfg's manifest: a GRUB snippet newer than grub.cfg or with words it

@@ -67,13 +67,6 @@ void inventory_add_note(struct inventory *inv, const char *fmt, ...)
         va_end(ap);
 }
 
-static void strv_free(char **v, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                free(v[i]);
-        free(v);
-}
-
 void device_free(struct device *d)
 {
         free(d->name);
@@ -90,7 +83,7 @@ void device_free(struct device *d)
         for (size_t i = 0; i < d->n_children; i++)
                 device_free(&d->children[i]);
         free(d->children);
-        strv_free(d->notes, d->n_notes);
+        strv_free_n(d->notes, d->n_notes);
 }
 
 void inventory_free(struct inventory *inv)
@@ -132,7 +125,7 @@ void inventory_free(struct inventory *inv)
                         device_free(&inv->classes[c].v[i]);
                 free(inv->classes[c].v);
         }
-        strv_free(inv->notes, inv->n_notes);
+        strv_free_n(inv->notes, inv->n_notes);
         free(inv);
 }
 

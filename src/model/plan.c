@@ -47,6 +47,28 @@ struct setting *plan_add(struct plan *p)
         return s;
 }
 
+size_t plan_udev_devices(const struct plan *p, char ***ret)
+{
+        char **v = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; p && i < p->n; i++) {
+                bool seen = false;
+
+                if (p->v[i].mech != MECH_UDEV || !p->v[i].value || !p->v[i].device)
+                        continue;
+                for (size_t j = 0; j < i && !seen; j++)
+                        seen = p->v[j].mech == MECH_UDEV && p->v[j].value && streq_ptr(p->v[j].device, p->v[i].device);
+                if (seen)
+                        continue;
+                v = xrealloc(v, (n + 2) * sizeof(char *));
+                v[n++] = xasprintf("/sys%s", p->v[i].device);
+                v[n] = NULL;
+        }
+        *ret = v;
+        return n;
+}
+
 size_t plan_n_per_source(const struct plan *p)
 {
         size_t n = 0;

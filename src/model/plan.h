@@ -103,6 +103,10 @@ static inline const char *setting_where_name(const struct setting *s)
 }
 /* how many settings take another value on battery */
 size_t plan_n_per_source(const struct plan *p);
+/* The devices of P's udev settings, each once, as /sys paths (what an
+ * "udevadm trigger --action=add" of them takes): their number; *RET a
+ * NULL-terminated list to strv_free(), NULL when none */
+size_t plan_udev_devices(const struct plan *p, char ***ret);
 void plan_add_warning(struct plan *p, const char *fmt, ...) _printf_(2, 3);
 /* the same, unless the plan already has this warning */
 void plan_warn_once(struct plan *p, const char *fmt, ...) _printf_(2, 3);
