@@ -12,7 +12,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 55
+plan 56
 
 m=desktop-sata
 dir=$TESTS_DATA/machines/$m
@@ -389,10 +389,29 @@ if command -v python3 >/dev/null 2>&1; then
                 test $rc -eq 0 && grep -q 'nothing to refresh' '$tmp/l5' && test ! -e '$root/var/lib/idlecfg/manifest'" ||
                 diag "$(cat "$tmp/l5")"
         mv "$tmp/m.aside" "$root/var/lib/idlecfg/manifest"
+        # the holder installed the change meanwhile: the manifest it wrote
+        # already records it, and refresh, looking again, has nothing to do
+        ic install --profile balanced >/dev/null 2>&1
+        cp "$root/var/lib/idlecfg/manifest" "$tmp/m.after"
+        cp "$tmp/m.before" "$root/var/lib/idlecfg/manifest"
+        rm -f "$tmp/held"
+        python3 "$tmp/hold.py" "$root/run/idlecfg.lock" "$tmp/held" 30 &
+        holder=$!
+        while [ ! -e "$tmp/held" ]; do sleep 0.1; done
+        ic refresh --wait 20 >"$tmp/l6" 2>&1 &
+        waiter=$!
+        sleep 1
+        cp "$tmp/m.after" "$root/var/lib/idlecfg/manifest.new" && mv "$root/var/lib/idlecfg/manifest.new" "$root/var/lib/idlecfg/manifest"
+        kill $holder 2>/dev/null; wait $holder 2>/dev/null
+        wait $waiter; rc=$?
+        check "... and one whose holder installed the change meanwhile: quiet, the holder's manifest kept" sh -c "
+                { test $rc -eq 0 || test $rc -eq 4; } && ! grep -q 'Changed since' '$tmp/l6' &&
+                cmp -s '$tmp/m.after' '$root/var/lib/idlecfg/manifest'" || diag "$(cat "$tmp/l6")"
         rm -f "$root/etc/idlecfg/idlecfg.conf"
         ic rollback >/dev/null 2>&1
 else
         skip "no python3 to hold the lock"
+        skip "(same)"
         skip "(same)"
         skip "(same)"
         skip "(same)"

@@ -334,6 +334,20 @@ static int refresh_lock(struct run *c)
         return run_lock(c);
 }
 
+/* whether the manifest of the root is no longer M (read again: only when
+ * refresh has something to write, never on the quiet path) */
+static bool manifest_replaced(const struct run *c, const struct manifest *m)
+{
+        _cleanup_(manifest_freep) struct manifest *now = NULL;
+        _cleanup_free_ char *was = NULL, *is = NULL;
+
+        if (manifest_load(&c->rfs, &now, NULL) < 0)
+                return true;
+        was = manifest_format(m);
+        is = manifest_format(now);
+        return !streq(was, is);
+}
+
 static int refresh_run(struct run *c)
 {
         const struct args *a = c->a;
@@ -341,14 +355,11 @@ static int refresh_run(struct run *c)
         _cleanup_free_ char *name = NULL, *why = NULL, *chassis = NULL;
         struct kvlist now = {};
         struct xerror e = {};
-        bool selected, locked = c->lock >= 0 || a->dry_run;
         const char *profile = c->profile;
-        struct stat was = {}, st;
+        bool selected;
         size_t changed = 0;
         int r;
 
-        /* which manifest this look reads (compared once refresh holds the lock) */
-        (void) rootfs_lstat(&c->rfs, MANIFEST_PATH, &was);
         r = manifest_load(&c->rfs, &m, &e);
         if (r == -ENOENT) {
                 printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), c->rfs.path);
@@ -378,13 +389,11 @@ static int refresh_run(struct run *c)
         }
         /* something differs: the lock; a manifest replaced meanwhile (an
          * instance we waited for installed, or rolled back) is looked at again */
-        if (!locked) {
+        if (c->lock < 0 && !a->dry_run) {
                 r = refresh_lock(c);
                 if (r != EXIT_OK)
                         return r;
-                if (rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) < 0 || st.st_ino != was.st_ino ||
-                    st.st_dev != was.st_dev || st.st_size != was.st_size ||
-                    st.st_mtim.tv_sec != was.st_mtim.tv_sec || st.st_mtim.tv_nsec != was.st_mtim.tv_nsec) {
+                if (manifest_replaced(c, m)) {
                         c->profile = profile;
                         return refresh_run(c);
                 }
