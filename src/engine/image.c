@@ -197,27 +197,16 @@ static bool changed(const struct install_result *res, enum target_kind kind)
         return false;
 }
 
-/* udevadm trigger of the devices of the plan's udev settings, each once, with
- * an "add" event: the rules match ACTION=="add" (emit.c; wakeup's add|bind|change
- * too), so a "change" event sets nothing. An add event of a device that is
- * there is what systemd-udev-trigger.service sends each at every boot. */
+/* udevadm trigger of the devices of the plan's udev settings (udev_trigger_argv()) */
 static void take_effect_udev(const struct plan *p, const char *udevadm, struct image_log *l)
 {
-        char **devices = NULL;
-        size_t n = plan_udev_devices(p, &devices);
-        char **argv = xcalloc(n + 4, sizeof(char *));
+        char **argv = udev_trigger_argv(udevadm, p);
 
         say(l, "%s", _("udev rules: applied now to the devices they match"));
-        argv[0] = (char *) udevadm;
-        argv[1] = (char *) "trigger";
-        argv[2] = (char *) "--action=add";
-        for (size_t i = 0; i < n; i++)
-                argv[3 + i] = devices[i];
         (void) (run(l, (char *const[]) { (char *) udevadm, (char *) "control", (char *) "--reload", NULL }) < 0 ||
-                (n > 0 && run(l, argv) < 0) ||
+                (argv && run(l, argv) < 0) ||
                 run(l, (char *const[]) { (char *) udevadm, (char *) "settle", (char *) "--timeout=60", NULL }) < 0);
-        free(argv);
-        strv_free(devices);
+        strv_free(argv);
 }
 
 size_t image_take_effect(const struct rootfs *rfs, const struct install_result *res, const struct plan *p,

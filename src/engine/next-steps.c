@@ -267,27 +267,31 @@ static void step_own_words(struct next_steps *s, const char *words, bool undo)
                 step_words(s, one);
 }
 
-/* the devices of the plan's udev settings, with an "add" event: the rules
- * match ACTION=="add" (emit.c; wakeup's add|bind|change too), so a "change"
- * event sets nothing; an add event of a device that is there is what
- * systemd-udev-trigger.service sends each at every boot (image.c does the same) */
-static void step_udev_trigger(struct next_steps *s, const struct plan *p)
+char **udev_trigger_argv(const char *udevadm, const struct plan *p)
 {
         char **devices = NULL;
         size_t n = plan_udev_devices(p, &devices);
-        const char **argv;
+        char **argv;
 
         if (n == 0)
-                return;
+                return NULL;
         argv = xcalloc(n + 4, sizeof(char *));
-        argv[0] = "udevadm";
-        argv[1] = "trigger";
-        argv[2] = "--action=add";
-        for (size_t i = 0; i < n; i++)
-                argv[3 + i] = devices[i];
-        add_step_argv(s, "udev-trigger", N_("the rules act on the devices they match now (or reboot)"), false, argv);
-        free(argv);
-        strv_free(devices);
+        argv[0] = xstrdup(udevadm);
+        argv[1] = xstrdup("trigger");
+        argv[2] = xstrdup("--action=add");
+        memcpy(argv + 3, devices, n * sizeof(char *));
+        free(devices);
+        return argv;
+}
+
+static void step_udev_trigger(struct next_steps *s, const struct plan *p)
+{
+        char **argv = udev_trigger_argv("udevadm", p);
+
+        if (argv)
+                add_step_argv(s, "udev-trigger", N_("the rules act on the devices they match now (or reboot)"), false,
+                              (const char *const *) argv);
+        strv_free(argv);
 }
 
 void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,

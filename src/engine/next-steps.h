@@ -38,6 +38,14 @@ void next_steps_free(struct next_steps *s);
 void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
                           const struct plan *p, bool dry_run);
 
+/* "UDEVADM trigger --action=add DEVICE..." of the devices of P's udev
+ * settings, each once (plan_udev_devices()), for strv_free(); NULL when there
+ * are none. An add event: the rules match ACTION=="add" (emit.c; wakeup's
+ * add|bind|change too), so a "change" event would set nothing; an add event
+ * of a device that is there is what systemd-udev-trigger.service sends each
+ * at every boot. The next step after install, and the first boot's own run. */
+char **udev_trigger_argv(const char *udevadm, const struct plan *p);
+
 /* What the boot configuration of the root still lacks, from its files and
  * idlecfg's manifest: a GRUB snippet newer than grub.cfg or with words it
  * lacks, /etc/kernel/cmdline words no boot entry has, /etc/idlecfg/cmdline
