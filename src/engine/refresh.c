@@ -159,8 +159,7 @@ static void digest_exists(const struct rootfs *rfs, struct rootfs_dirs *dirs, co
 }
 
 static void digest_inputs(const struct rootfs *rfs, struct rootfs_dirs *dirs, const struct knob_input *in, size_t n,
-                          const char *kernel,
-                          enum digest_mode mode, struct sha256 *s)
+                          const char *kernel, enum digest_mode mode, struct sha256 *s)
 {
         for (size_t i = 0; i < n; i++)
                 for (size_t k = 0; k < in[i].n_paths; k++) {
