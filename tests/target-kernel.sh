@@ -7,7 +7,7 @@
 # trigger, hook leave one stable set of files
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
-plan 9
+plan 10
 
 M=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -33,6 +33,14 @@ check "a newer module directory without a kernel image (left by a removed kernel
 printf 'Package: linux-image-%s\nStatus: install ok installed\nVersion: 6.1.76-1\n\n' "$K19" >"$root/var/lib/dpkg/status"
 kernel "$tmp/k2"
 check "an installed linux-image-$K19 in the dpkg status counts as its image" grep -q "^$K19 newest-installed" "$tmp/k2"
+# every kernel with its image: the choice does not read the dpkg status (a
+# few MiB on a desktop); detect reads it once, for the kernel's version
+: >"$root/boot/vmlinuz-$K19"
+: >"$root/boot/vmlinuz-$K20"
+IDLECFG_TRACE_READS=$tmp/k2b.reads kernel "$tmp/k2b"
+check "with every kernel's image there, the choice reads no dpkg status (detect: once, for the version)" sh -c "
+        grep -q '^$K20 newest-installed' '$tmp/k2b' && [ \$(grep -c '^read /var/lib/dpkg/status\$' '$tmp/k2b.reads') -eq 1 ]"
+rm "$root/boot/vmlinuz-$K19" "$root/boot/vmlinuz-$K20"
 
 mkdir -p "$root/boot/loader/entries"
 printf 'timeout 3\ndefault debian-%s*\n' "$K18" >"$root/boot/loader/loader.conf"

@@ -133,8 +133,11 @@ static char *boot_loader_default(const struct rootfs *rfs, char **ret_where)
         return NULL;
 }
 
-/* has RELEASE a kernel image in the root, or an installed linux-image package? */
-static bool kernel_has_image(const struct rootfs *rfs, const char *release, const char *dpkg_status)
+/* has RELEASE a kernel image in the root, or an installed linux-image package?
+ * *DPKG_STATUS: /var/lib/dpkg/status, read here the first time a release has
+ * no image file (a few MiB on a desktop: a system whose kernels have their
+ * images, every Debian one, never reads it); *DPKG_READ: whether it was tried */
+static bool kernel_has_image(const struct rootfs *rfs, const char *release, char **dpkg_status, bool *dpkg_read)
 {
         /* the path before and after the release */
         static const char *const images[][2] = {
@@ -148,9 +151,14 @@ static bool kernel_has_image(const struct rootfs *rfs, const char *release, cons
                 if (fd >= 0)
                         return true;
         }
-        if (dpkg_status) {
+        if (!*dpkg_read) {
+                *dpkg_read = true;
+                if (rootfs_read_file(rfs, "/var/lib/dpkg/status", 0, DPKG_STATUS_MAX, dpkg_status, NULL, NULL) < 0)
+                        *dpkg_status = NULL;
+        }
+        if (*dpkg_status) {
                 _cleanup_free_ char *pkg = xasprintf("linux-image-%s", release);
-                _cleanup_free_ char *v = dpkg_installed_version(dpkg_status, pkg);
+                _cleanup_free_ char *v = dpkg_installed_version(*dpkg_status, pkg);
                 if (v)
                         return true;
         }
@@ -163,11 +171,10 @@ static char *newest_installed(const struct rootfs *rfs, bool *ret_image)
         _cleanup_free_ char *dpkg = NULL, *best = NULL, *best_image = NULL;
         char **names = NULL;
         size_t n = 0;
+        bool dpkg_read = false;
 
         if (rootfs_list_dir(rfs, "/lib/modules", NULL, &names, &n) < 0)
                 return NULL;
-        if (rootfs_read_file(rfs, "/var/lib/dpkg/status", 0, DPKG_STATUS_MAX, &dpkg, NULL, NULL) < 0)
-                dpkg = NULL;
         for (size_t i = 0; i < n; i++) {
                 if (!kernel_installed(rfs, names[i]))
                         continue;
@@ -175,7 +182,8 @@ static char *newest_installed(const struct rootfs *rfs, bool *ret_image)
                         free(best);
                         best = xstrdup(names[i]);
                 }
-                if (kernel_has_image(rfs, names[i], dpkg) && (!best_image || strverscmp(names[i], best_image) > 0)) {
+                if (kernel_has_image(rfs, names[i], &dpkg, &dpkg_read) &&
+                    (!best_image || strverscmp(names[i], best_image) > 0)) {
                         free(best_image);
                         best_image = xstrdup(names[i]);
                 }
