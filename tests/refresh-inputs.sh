@@ -8,7 +8,7 @@
 # [network] plans depend on NetworkManager, .link files and systemd's version.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
-plan 15
+plan 19
 
 REC=$TESTS_DATA/net/wifi-ether.umockdev
 root=$tmp/root
@@ -76,6 +76,18 @@ step 12 ic refresh
 # what plan reads of the root, and what an unchanged refresh looks at (src/root/rootfs.c's trace)
 IDLECFG_TRACE_READS=$out.plan-reads ic plan --profile powersave >/dev/null 2>&1
 IDLECFG_TRACE_READS=$out.refresh-reads ic refresh >"$out.13" 2>&1
+# dpkg's database: the kernel package's file list, which dpkg writes anew
+# on every unpack of the package; an install records it
+mkdir -p "$root/var/lib/dpkg/info"
+printf '/boot/vmlinuz-%s\n' "$KVER" >"$root/var/lib/dpkg/info/linux-image-$KVER.list"
+step 14 ic install --profile powersave
+IDLECFG_TRACE_READS=$out.15-reads step 15 ic refresh
+# an upgrade under the same ABI name: the status and a new file list
+status 6.1.200-1
+cp "$root/var/lib/dpkg/info/linux-image-$KVER.list" "$root/var/lib/dpkg/info/new.list" &&
+        mv "$root/var/lib/dpkg/info/new.list" "$root/var/lib/dpkg/info/linux-image-$KVER.list"
+step 16 ic refresh
+IDLECFG_TRACE_READS=$out.17-reads step 17 ic refresh
 SH
 out=$tmp/out
 run_machine "$REC" env IDLECFG="$IDLECFG" root="$root" KVER="$KVER" manifest="$manifest" out="$out" status_sh="$tmp/status.sh" \
@@ -118,5 +130,20 @@ uncovered() {
                 { diag "plan reads what refresh does not digest:"; diag "$(cat "$tmp/uncovered")"; return 1; }
 }
 check "refresh digests every file of the root that plan reads ($(cut -d' ' -f2- "$out.plan-reads" 2>/dev/null | sort -u | wc -l) paths)" uncovered
+# 16-19: with dpkg's database the quiet look does not read the dpkg status
+# (a few MiB on a desktop) while the kernel package's file list is the one
+# the manifest records
+check "with the kernel package's file list, install records it beside the version" sh -c "
+        grep -q '^input kernel_version 6.1.192\$' '$out.14.m' &&
+        grep -q '^input kernel_version_key linux-image-$KVER\\\\x20' '$out.14.m'" 
+check "and a quiet refresh then does not read the dpkg status" sh -c "
+        [ \"\$(cat '$out.15')\" = rc=0 ] && cmp -s '$out.14.m' '$out.15.m' &&
+        grep -q '/var/lib/dpkg/info/linux-image-$KVER.list' '$out.15-reads' &&
+        ! grep -q ' /var/lib/dpkg/status\$' '$out.15-reads'"
+check "an upgrade (a new status and a new file list): re-plans, naming both versions" \
+        replanned 16 "kernel_version: 6.1.192 -> 6.1.200"
+check "then quiet, without reading the status" sh -c "
+        [ \"\$(cat '$out.17')\" = rc=0 ] && cmp -s '$out.16.m' '$out.17.m' && ! cmp -s '$out.14.m' '$out.16.m' &&
+        ! grep -q ' /var/lib/dpkg/status\$' '$out.17-reads'"
 
 done_testing

@@ -270,21 +270,77 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
 /* the upstream version the plan's _KERNEL ranges use, where the release
  * hides it (a kernel package update that keeps the ABI name); "" where the
  * release says it, "-" where it is unknown. INV: the inventory of this run,
- * whose detect read it already from the same root; NULL: read it now. */
-static char *kernel_version_input(const struct rootfs *rfs, const char *kernel, const struct inventory *inv)
+ * whose detect read it already from the same root; NULL: read it now.
+ * RET_SOURCE (if not NULL): where it came from, as kernel_upstream() says. */
+static char *kernel_version_input(const struct rootfs *rfs, const char *kernel, const struct inventory *inv,
+                                  char **ret_source)
 {
         _cleanup_free_ char *source = NULL;
         char *v = NULL;
 
         if (!kernel || !kernel_release_abi_only(kernel))
                 return xstrdup("");
-        if (inv && streq_ptr(inv->kernel, kernel))
+        if (inv && streq_ptr(inv->kernel, kernel)) {
+                if (ret_source)
+                        *ret_source = xstrdup(strempty(inv->kernel_version_source));
                 return xstrdup(inv->kernel_version ? inv->kernel_version : "-");
+        }
         if (kernel_upstream(rfs, kernel, target_is_running_system(rfs), &v, &source) <= 0) {
                 free(v);
-                return xstrdup("-");
+                v = xstrdup("-");
         }
+        if (ret_source)
+                *ret_source = TAKE_PTR(source);
         return v;
+}
+
+#define DPKG_SOURCE "/var/lib/dpkg/status: "
+
+/* What says that a kernel_version read from the dpkg status still holds,
+ * without reading that file again (a few MiB on a desktop, on every boot):
+ * the file list of the kernel's package, which dpkg writes anew, a new
+ * inode, on every unpack of it (an upgrade, a reinstall) and removes with
+ * the package. "PACKAGE SIZE MTIME INODE"; "" where the version came from
+ * elsewhere (the release, /proc/version) or the root has no such list (a
+ * status file without dpkg's database: it is read every time). KERNEL: the
+ * release, whose package (or its -unsigned build) PACKAGE must be. */
+static char *kernel_version_key(const struct rootfs *rfs, const char *kernel, const char *package)
+{
+        _cleanup_free_ char *signed_pkg = xasprintf("linux-image-%s", strempty(kernel));
+        _cleanup_free_ char *unsigned_pkg = xasprintf("%s-unsigned", signed_pkg), *list = NULL;
+        struct stat st;
+
+        if (!kernel || !(streq(package, signed_pkg) || streq(package, unsigned_pkg)))
+                return xstrdup("");
+        list = xasprintf("/var/lib/dpkg/info/%s.list", package);
+        if (rootfs_lstat(rfs, list, &st) < 0 || !S_ISREG(st.st_mode))
+                return xstrdup("");
+        return xasprintf("%s %llu %lld.%09ld %llu", package, (unsigned long long) st.st_size,
+                         (long long) st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (unsigned long long) st.st_ino);
+}
+
+/* the package of a SOURCE that is the dpkg status ("" if it is not) */
+static char *dpkg_source_package(const char *source)
+{
+        if (!source || !startswith(source, DPKG_SOURCE))
+                return xstrdup("");
+        source += strlen(DPKG_SOURCE);
+        return xstrndup(source, strcspn(source, " "));
+}
+
+/* the cheap look's kernel_version: the manifest's WAS while the key it
+ * recorded still holds, else read (kernel_version_input()) */
+static char *kernel_version_now(const struct rootfs *rfs, const char *kernel, const struct kvlist *was)
+{
+        const char *key = kv_get(was, "kernel_version_key"), *value = kv_get(was, "kernel_version");
+
+        if (key && *key && value) {
+                _cleanup_free_ char *package = xstrndup(key, strcspn(key, " "));
+                _cleanup_free_ char *now = kernel_version_key(rfs, kernel, package);
+                if (streq(now, key))
+                        return xstrdup(value);
+        }
+        return kernel_version_input(rfs, kernel, NULL, NULL);
 }
 
 /* /sys/power/mem_sleep as detect records it ("" where absent): the suspend
@@ -303,11 +359,14 @@ void refresh_inputs(const struct rootfs *rfs, const struct inventory *inv, const
                     const char *profiles_dir, unsigned flags, struct kvlist *ret)
 {
         const char *fingerprint = inv->fingerprint, *kernel = inv->kernel;
+        _cleanup_free_ char *source = NULL, *package = NULL;
 
         kv_add(ret, "version", PACKAGE_VERSION);
         kv_add(ret, "fingerprint", strempty(fingerprint));
         kv_add(ret, "kernel", strempty(kernel));
-        kv_add_take(ret, "kernel_version", kernel_version_input(rfs, kernel, inv));
+        kv_add_take(ret, "kernel_version", kernel_version_input(rfs, kernel, inv, &source));
+        package = dpkg_source_package(source);
+        kv_add_take(ret, "kernel_version_key", kernel_version_key(rfs, kernel, package));
         kv_add(ret, "profile", strempty(profile));
         kv_add_take(ret, "mem_sleep", mem_sleep_input(inv));
         /* files: names and stat data (a package upgrade replaces a file, a new
@@ -323,7 +382,8 @@ size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const
                        const char *kernel, const struct inventory *inv, const char *profile,
                        const char *profiles_dir, struct kvlist *ret_changed)
 {
-        _cleanup_free_ char *kernel_version = kernel_version_input(rfs, kernel, inv);
+        _cleanup_free_ char *kernel_version = inv ? kernel_version_input(rfs, kernel, inv, NULL)
+                                                  : kernel_version_now(rfs, kernel, was);
         _cleanup_free_ char *mem_sleep = mem_sleep_input(inv);
         const char *const values[][2] = {
                 { "version", PACKAGE_VERSION }, { "fingerprint", strempty(fingerprint) },
