@@ -281,6 +281,34 @@ bool link_leaves_root(const struct rootfs *r, const char *link, const char *targ
         return false;
 }
 
+/* one component of dangling_link()'s walk: NAME in the directory DFD, COPY
+ * its path; 1 when it is there and leads somewhere, 0 when it is not there,
+ * else the link to nothing's answer */
+static int dangling_component(const struct rootfs *r, int dfd, const char *name, const char *copy,
+                              char **ret_link, char **ret_target)
+{
+        struct stat st;
+
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return 0;
+        if (S_ISLNK(st.st_mode)) {
+                _cleanup_close_ int fd = resolve_open(r->fd, copy, O_PATH);
+                if (fd == -ENOENT) {
+                        char target[PATH_MAX];
+                        ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
+                        if (n < 0)
+                                return -EXDEV;
+                        target[n] = '\0';
+                        if (ret_link)
+                                *ret_link = xstrdup(copy);
+                        if (ret_target)
+                                *ret_target = xstrdup(target);
+                        return link_leaves_root(r, copy, target) ? -EXDEV : -ENOLINK;
+                }
+        }
+        return 1;
+}
+
 /* PATH was not found: if that is because one of its components is a symbolic
  * link to nothing, -EXDEV when that link leads out of the root
  * (link_leaves_root()), -ENOLINK when it names a file of the root that is
@@ -291,33 +319,32 @@ int dangling_link(const struct rootfs *r, const char *path, char **ret_link, cha
 {
         _cleanup_free_ char *copy = xstrdup(path);
 
+        /* most often the directory of PATH is there: then no component on the
+         * way is a link to nothing (the directory would not resolve), and only
+         * the last one is looked at, not each from the root */
+        {
+                _cleanup_free_ char *name = NULL;
+                _cleanup_close_ int dfd = open_parent(r, path, &name);
+                if (dfd >= 0) {
+                        int e = dangling_component(r, dfd, name, path, ret_link, ret_target);
+                        return e < 0 ? e : 0;
+                }
+        }
         for (char *p = copy + 1;; p++) {
-                struct stat st;
                 char c = *p;
                 _cleanup_free_ char *name = NULL;
                 _cleanup_close_ int dfd = -1;
+                int e;
 
                 if (c != '/' && c != '\0')
                         continue;
                 *p = '\0';
                 dfd = open_parent(r, copy, &name);
-                if (dfd < 0 || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                if (dfd < 0)
                         return 0;
-                if (S_ISLNK(st.st_mode)) {
-                        _cleanup_close_ int fd = resolve_open(r->fd, copy, O_PATH);
-                        if (fd == -ENOENT) {
-                                char target[PATH_MAX];
-                                ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
-                                if (n < 0)
-                                        return -EXDEV;
-                                target[n] = '\0';
-                                if (ret_link)
-                                        *ret_link = xstrdup(copy);
-                                if (ret_target)
-                                        *ret_target = xstrdup(target);
-                                return link_leaves_root(r, copy, target) ? -EXDEV : -ENOLINK;
-                        }
-                }
+                e = dangling_component(r, dfd, name, copy, ret_link, ret_target);
+                if (e <= 0)
+                        return e;
                 if (c == '\0')
                         return 0;
                 *p = c;
