@@ -103,7 +103,9 @@ check "install records the system files and the kernel's upstream version" sh -c
         grep -q '^input system [0-9a-f]\\{32\\}\$' '$out.1.m' && grep -q '^input system-content [0-9a-f]\\{32\\}\$' '$out.1.m' &&
         grep -q '^input kernel_version 6.1.76\$' '$out.1.m'"
 check "refresh with nothing changed: quiet" quiet 2
-check "a touch of fstab and of a .link file: nothing re-installed" quiet 3
+check "a touch of fstab and of a .link file: nothing re-installed, the system group's stat digest recorded anew" sh -c "
+        [ \"\$(cat '$out.3')\" = rc=0 ] &&
+        [ \"\$(diff '$out.2.m' '$out.3.m' | sed -n 's/^[<>] //p' | grep -v '^end ' | cut -d' ' -f1-2 | sort -u | tr '\n' ' ')\" = 'input system ' ]"
 check "NetworkManager installed: refresh says the system files changed and re-installs" replanned 4 "system: files changed"
 check "and writes NetworkManager's conf.d file for [wifi]" grep -q "NetworkManager/conf.d/idlecfg.conf" "$out.4"
 check "then quiet" quiet 5

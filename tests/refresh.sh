@@ -8,7 +8,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 REFRESH_FP=${REFRESH_FP:-$top_builddir/tests/refresh-fp}
-plan 14
+plan 16
 
 # 1-2: the same fingerprint as detect: recorded machines and a generated one
 fp_same() {
@@ -52,10 +52,12 @@ sleep 1
 touch "$root"/usr/lib/udev/hwdb.d/*.hwdb "$root"/usr/share/idlecfg/profiles/*.profile "$root/etc/kernel/cmdline" \
         "$root/lib/modules/$KVER/modules.alias"
 step 3 ic refresh
+IDLECFG_TRACE_READS=$out.3b-reads step 3b ic refresh
 # the same bytes in a new file (a package upgrade): a new inode
 f=$(ls "$root"/usr/lib/udev/hwdb.d/*.hwdb | head -n 1)
 cp -p "$f" "$f.tmp" && mv "$f.tmp" "$f"
 step 4 ic refresh
+IDLECFG_TRACE_READS=$out.4b-reads step 4b ic refresh
 # changed bytes
 printf '# local\nusb:v1234p5678*\n IDLECFG_USB_AUTOSUSPEND=deny\n' >"$root/usr/lib/udev/hwdb.d/90-local.hwdb"
 step 5 ic refresh
@@ -67,7 +69,8 @@ grep -v '^input [a-z]*-content \|^end ' "$manifest" >"$manifest.old" &&
         mv "$manifest.old" "$manifest"
 cp "$manifest" "$out.old-format"
 step 7 ic refresh
-touch "$root/usr/lib/udev/hwdb.d/90-local.hwdb"
+cp -p "$root/usr/lib/udev/hwdb.d/90-local.hwdb" "$root/usr/lib/udev/hwdb.d/90-local.new" &&
+        mv "$root/usr/lib/udev/hwdb.d/90-local.new" "$root/usr/lib/udev/hwdb.d/90-local.hwdb"
 step 8 ic refresh
 step 9 ic refresh
 SH
@@ -80,14 +83,25 @@ check "install writes the stat and the content digests of each input group" sh -
         for g in hwdb profiles modules boot system; do grep -q \"^input \$g [0-9a-f]\\{32\\}\$\" '$out.1.m' &&
                 grep -q \"^input \$g-content [0-9a-f]\\{32\\}\$\" '$out.1.m' || exit 1; done"
 check "refresh, the same machine and nothing changed: exit 0, no output, manifest untouched" quiet 2
-check "refresh after a touch of hwdb, profile, boot and module files: nothing re-installed" quiet 3
-check "refresh after a file was replaced by the same bytes (new inode): nothing re-installed" quiet 4
+# the kinds of the manifest's lines that differ between steps A and B, but the end record
+differs() { diff "$out.$1.m" "$out.$2.m" | sed -n 's/^[<>] //p' | grep -v '^end ' | cut -d' ' -f1-2 | sort -u | tr '\n' ' '; }
+d3=$(differs 2 3) d4=$(differs 3b 4)
+check "refresh after a touch of hwdb, profile, boot and module files: nothing re-installed" sh -c "
+        [ \"\$(cat '$out.3')\" = rc=0 ]"
+check "and only the stat digests of the boot and module groups are recorded anew (hwdb and profiles are /usr's: name and inode)" \
+        test "$d3" = "input boot input modules "
+check "so the next refresh reads no contents, and writes nothing" sh -c "
+        [ \"\$(cat '$out.3b')\" = rc=0 ] && cmp -s '$out.3.m' '$out.3b.m' && ! grep -q '^read .*\.hwdb\$' '$out.3b-reads' &&
+        ! grep -q '^read .*/modules\.' '$out.3b-reads' && test -s '$out.3b-reads'"
+check "refresh after a file was replaced by the same bytes (new inode): nothing re-installed, its new stat digest recorded" sh -c "
+        [ \"\$(cat '$out.4')\" = rc=0 ] && [ '$d4' = 'input hwdb ' ] &&
+        [ \"\$(cat '$out.4b')\" = rc=0 ] && cmp -s '$out.4.m' '$out.4b.m' && ! grep -q '^read .*\.hwdb\$' '$out.4b-reads'"
 check "refresh after an hwdb file changed: re-installs and says why" sh -c "
         grep -q 'hwdb: files changed' '$out.5' && grep -q '^rc=0' '$out.5' && ! cmp -s '$out.4.m' '$out.5.m'"
 check "and the next refresh is quiet again" quiet 6
 check "a manifest without content digests (older idlecfg): unchanged inputs, nothing re-installed" sh -c "
         test \"\$(cat '$out.7')\" = rc=0 && cmp -s '$out.old-format' '$out.7.m'"
-check "with that manifest a touch re-installs as before, and the new manifest has content digests" sh -c "
+check "with that manifest the same bytes in a new file re-install as before, and the new manifest has content digests" sh -c "
         grep -q 'hwdb: files changed' '$out.8' && grep -q '^input hwdb-content ' '$out.8.m' &&
         ! grep -q '^input hwdb-content ' '$out.old-format'"
 check "(then quiet)" quiet 9

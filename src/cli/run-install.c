@@ -304,7 +304,7 @@ static int boot_still_lacks(const struct run *c, const struct manifest *m)
  * manifest M. RET_CHASSIS: the chassis type it read; RET_NAME, RET_WHY: the
  * profile it chose, *RET_SELECTED false if it could not choose one. */
 static bool cheap_look_unchanged(struct run *c, const struct manifest *m, char **ret_chassis, char **ret_name,
-                                 char **ret_why, bool *ret_selected)
+                                 char **ret_why, bool *ret_selected, struct kvlist *ret_stale)
 {
         _cleanup_free_ char *kernel = NULL, *ksource = NULL, *kreason = NULL;
         struct kvlist now = {};
@@ -318,7 +318,8 @@ static bool cheap_look_unchanged(struct run *c, const struct manifest *m, char *
         *ret_selected = profile_select_rootfs(&c->rfs, c->profile, *ret_chassis, ret_name, ret_why, &e) >= 0;
         /* (an install killed half-way is finished whatever the inputs say) */
         unchanged = *ret_selected && !manifest_pending(m) &&
-                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, *ret_name, c->a->profiles_dir, &now) == 0;
+                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, *ret_name, c->a->profiles_dir, &now,
+                                    ret_stale) == 0;
         xerror_done(&e);
         kv_free(&now);
         return unchanged;
@@ -348,12 +349,58 @@ static bool manifest_replaced(const struct run *c, const struct manifest *m)
         return !streq(was, is);
 }
 
+/* Nothing changed, but files were touched or replaced by the same bytes
+ * (every udev upgrade replaces the whole hwdb): their new stat digests
+ * (STALE) go into the manifest, else every later look, on every boot, reads
+ * and hashes their contents again until the next install. Bookkeeping only:
+ * with the lock held by another instance, on a read-only root, or when the
+ * manifest was replaced meanwhile, nothing is written and the next refresh
+ * tries again; a failure is said with -v and changes nothing else. */
+static void record_stale(struct run *c, const struct manifest *m, const struct kvlist *stale)
+{
+        _cleanup_(manifest_freep) struct manifest *now = NULL;
+        _cleanup_free_ char *was = NULL, *is = NULL;
+        struct xerror e = {};
+        int r;
+
+        if (stale->n == 0 || c->a->dry_run)
+                return;
+        if (c->lock < 0) {
+                r = rootfs_lock(&c->rfs, 0, &e);
+                xerror_done(&e);
+                if (r < 0)
+                        return;
+                c->lock = r;
+        }
+        if (manifest_load(&c->rfs, &now, NULL) < 0)
+                return;
+        was = manifest_format(m);
+        is = manifest_format(now);
+        if (!streq(was, is))
+                return;
+        for (size_t i = 0; i < stale->n; i++) {
+                struct kv *v = (struct kv *) kv_find(&now->inputs, stale->v[i].key);
+                if (v) {
+                        free(v->value);
+                        v->value = xstrdup(stale->v[i].value);
+                } else
+                        kv_add(&now->inputs, stale->v[i].key, stale->v[i].value);
+        }
+        r = manifest_save(&c->rfs, now, &e);
+        if (r < 0 && c->a->verbose)
+                print_error(NULL, &e, strerror(-r));
+        else if (c->a->verbose)
+                printf(_("The stat data of files touched or replaced by the same bytes is recorded anew in the "
+                         "manifest of %s.\n"), c->rfs.path);
+        xerror_done(&e);
+}
+
 static int refresh_run(struct run *c)
 {
         const struct args *a = c->a;
         _cleanup_(manifest_freep) struct manifest *m = NULL;
         _cleanup_free_ char *name = NULL, *why = NULL, *chassis = NULL;
-        struct kvlist now = {};
+        struct kvlist now = {}, stale = {};
         struct xerror e = {};
         const char *profile = c->profile;
         bool selected;
@@ -382,11 +429,14 @@ static int refresh_run(struct run *c)
         if (!c->profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
                 c->profile = m->profile;
 
-        if (cheap_look_unchanged(c, m, &chassis, &name, &why, &selected)) {
+        if (cheap_look_unchanged(c, m, &chassis, &name, &why, &selected, &stale)) {
+                record_stale(c, m, &stale);
+                kv_free(&stale);
                 if (a->verbose)
                         printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
                 return boot_still_lacks(c, m);
         }
+        kv_free(&stale);
         /* something differs: the lock; a manifest replaced meanwhile (an
          * instance we waited for installed, or rolled back) is looked at again */
         if (c->lock < 0 && !a->dry_run) {
@@ -418,7 +468,7 @@ static int refresh_run(struct run *c)
                 }
         }
         changed = refresh_compare(&c->rfs, &m->inputs, c->inv->fingerprint, c->inv->kernel, c->inv, name, a->profiles_dir,
-                                  &now);
+                                  &now, NULL);
         for (size_t i = 0; i < now.n; i++) {
                 if (i == 0)
                         printf(_("Changed since the last install of %s:\n"), c->rfs.path);

@@ -50,13 +50,36 @@ static void digest_content(const struct rootfs *rfs, const char *path, struct sh
         sha256_update(s, data, len);
 }
 
+/* a directory of the distribution's packages: /usr (not /usr/local) and
+ * /lib. Package managers replace its files whole (dpkg and rpm rename a new
+ * file into place, ostree and bootc deploy a new tree): a new inode, which
+ * the directory listing itself gives. /etc and /usr/local are the
+ * administrator's, edited in place: their files' size and time count too. */
+static bool vendor_dir(const char *dir)
+{
+        return (startswith(dir, "/usr/") && !startswith(dir, "/usr/local/") && !streq(dir, "/usr/local")) ||
+               startswith(dir, "/lib/");
+}
+
+struct dir_entry {
+        char *name;
+        ino_t ino;
+        bool plain;             /* a regular file by the listing: its inode is the listing's */
+};
+
+static int dir_entry_cmp(const void *a, const void *b)
+{
+        return strcmp(((const struct dir_entry *) a)->name, ((const struct dir_entry *) b)->name);
+}
+
 static void digest_dir(const struct rootfs *rfs, const char *dir, const char *suffix, enum digest_mode mode,
                        struct sha256 *s)
 {
         int dfd = rootfs_openat(rfs, dir, O_RDONLY | O_DIRECTORY);
+        bool vendor = mode == BY_STAT && vendor_dir(dir);
         DIR *d;
         struct dirent *de;
-        char **list = NULL;
+        struct dir_entry *list = NULL;
         size_t n = 0;
 
         sha256_update(s, dir, strlen(dir) + 1);
@@ -69,24 +92,33 @@ static void digest_dir(const struct rootfs *rfs, const char *dir, const char *su
         }
         while ((de = readdir(d)))
                 if (de->d_name[0] != '.' && (!suffix || endswith_str(de->d_name, suffix))) {
-                        list = xrealloc(list, (n + 1) * sizeof(char *));
-                        list[n++] = xstrdup(de->d_name);
+                        list = xrealloc(list, (n + 1) * sizeof(*list));
+                        list[n++] = (struct dir_entry) {
+                                .name = xstrdup(de->d_name), .ino = de->d_ino, .plain = de->d_type == DT_REG,
+                        };
                 }
         if (n)
-                qsort(list, n, sizeof(char *), strv_cmp);
+                qsort(list, n, sizeof(*list), dir_entry_cmp);
         for (size_t i = 0; i < n; i++) {
                 struct stat st;
 
-                if (fstatat(dirfd(d), list[i], &st, 0) == 0) {
-                        sha256_update(s, list[i], strlen(list[i]) + 1);
+                if (vendor && list[i].plain) {
+                        /* name and inode, without a stat of each file (46 in
+                         * Debian's hwdb.d); a link is followed below, as before */
+                        char buf[32];
+                        int len = snprintf(buf, sizeof(buf), "i %llu\n", (unsigned long long) list[i].ino);
+                        sha256_update(s, list[i].name, strlen(list[i].name) + 1);
+                        sha256_update(s, buf, (size_t) len);
+                } else if (fstatat(dirfd(d), list[i].name, &st, 0) == 0) {
+                        sha256_update(s, list[i].name, strlen(list[i].name) + 1);
                         if (mode == BY_STAT)
                                 digest_stat(s, &st);
                         else {
-                                _cleanup_free_ char *path = xasprintf("%s/%s", streq(dir, "/") ? "" : dir, list[i]);
+                                _cleanup_free_ char *path = xasprintf("%s/%s", streq(dir, "/") ? "" : dir, list[i].name);
                                 digest_content(rfs, path, s);
                         }
                 }
-                free(list[i]);
+                free(list[i].name);
         }
         free(list);
         closedir(d);
@@ -329,18 +361,28 @@ static char *dpkg_source_package(const char *source)
 }
 
 /* the cheap look's kernel_version: the manifest's WAS while the key it
- * recorded still holds, else read (kernel_version_input()) */
-static char *kernel_version_now(const struct rootfs *rfs, const char *kernel, const struct kvlist *was)
+ * recorded still holds, else read (kernel_version_input()); then
+ * *RET_KEY: the key as it is now, where it is not the one WAS has */
+static char *kernel_version_now(const struct rootfs *rfs, const char *kernel, const struct kvlist *was,
+                                char **ret_key)
 {
         const char *key = kv_get(was, "kernel_version_key"), *value = kv_get(was, "kernel_version");
+        _cleanup_free_ char *source = NULL, *package = NULL, *now = NULL;
+        char *v;
 
         if (key && *key && value) {
-                _cleanup_free_ char *package = xstrndup(key, strcspn(key, " "));
-                _cleanup_free_ char *now = kernel_version_key(rfs, kernel, package);
+                _cleanup_free_ char *p = xstrndup(key, strcspn(key, " "));
+                now = kernel_version_key(rfs, kernel, p);
                 if (streq(now, key))
                         return xstrdup(value);
+                free(now);
         }
-        return kernel_version_input(rfs, kernel, NULL, NULL);
+        v = kernel_version_input(rfs, kernel, NULL, &source);
+        package = dpkg_source_package(source);
+        now = kernel_version_key(rfs, kernel, package);
+        if (!streq(now, strempty(key)))
+                *ret_key = TAKE_PTR(now);
+        return v;
 }
 
 /* /sys/power/mem_sleep as detect records it ("" where absent): the suspend
@@ -380,10 +422,11 @@ void refresh_inputs(const struct rootfs *rfs, const struct inventory *inv, const
 
 size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const char *fingerprint,
                        const char *kernel, const struct inventory *inv, const char *profile,
-                       const char *profiles_dir, struct kvlist *ret_changed)
+                       const char *profiles_dir, struct kvlist *ret_changed, struct kvlist *ret_stale)
 {
+        _cleanup_free_ char *key = NULL;
         _cleanup_free_ char *kernel_version = inv ? kernel_version_input(rfs, kernel, inv, NULL)
-                                                  : kernel_version_now(rfs, kernel, was);
+                                                  : kernel_version_now(rfs, kernel, was, &key);
         _cleanup_free_ char *mem_sleep = mem_sleep_input(inv);
         const char *const values[][2] = {
                 { "version", PACKAGE_VERSION }, { "fingerprint", strempty(fingerprint) },
@@ -411,12 +454,19 @@ size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const
                  * (an older manifest has no content digest: changed, as it was) */
                 if (old_content) {
                         _cleanup_free_ char *content = digest_group(rfs, g, kernel, profiles_dir, BY_CONTENT);
-                        if (streq(content, old_content))
+                        if (streq(content, old_content)) {
+                                if (ret_stale)
+                                        kv_add(ret_stale, group_names[g], now);
                                 continue;
+                        }
                 }
                 kv_add(ret_changed, group_names[g], NULL);
                 changed++;
         }
+        /* a key that no longer says so, for a version that stayed (the
+         * package reinstalled, or a manifest from before the key) */
+        if (ret_stale && key && !kv_find(ret_changed, "kernel") && !kv_find(ret_changed, "kernel_version"))
+                kv_add(ret_stale, "kernel_version_key", key);
         return changed;
 }
 

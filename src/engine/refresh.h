@@ -30,10 +30,14 @@ void refresh_inputs(const struct rootfs *rfs, const struct inventory *inv, const
  * NULL for a group of files. Returns how many changed. A group whose stat
  * digest differs reads its files only if WAS has its content digest. INV:
  * this run's inventory if it has one (its detect read the kernel's upstream
- * version already), NULL for the cheap look. */
+ * version already), NULL for the cheap look. RET_STALE (if not NULL): what
+ * the manifest should record anew though nothing changed: the stat digest
+ * of each group whose files were touched or replaced by the same bytes
+ * (else every later look reads their contents again), and the key of the
+ * kernel's version where it no longer holds for the same version. */
 size_t refresh_compare(const struct rootfs *rfs, const struct kvlist *was, const char *fingerprint,
                        const char *kernel, const struct inventory *inv, const char *profile,
-                       const char *profiles_dir, struct kvlist *ret_changed);
+                       const char *profiles_dir, struct kvlist *ret_changed, struct kvlist *ret_stale);
 
 /* The fingerprint detect computes (inventory_fingerprint()), from /sys
  * directly: the DMI and CPU identity and the identities of the devices it
