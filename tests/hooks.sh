@@ -106,9 +106,13 @@ if command -v dpkg >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
         run_machine "$dir" "$R/usr/sbin/idlecfg" --root "$R" --profile balanced install >"$tmp/d2" 2>&1
         cp "$R/var/lib/idlecfg/manifest" "$tmp/manifest.1"
         dpkg_r -i "$p.deb" >"$tmp/d3" 2>&1; rc=$?
-        check "reinstalling it after idlecfg install (prerm upgrade: no rollback): postinst configure refreshes, nothing changed, nothing written" sh -c "
+        # (the package's files are new inodes of the same bytes: the manifest
+        # records their stat data anew, and nothing else)
+        grep -v '^input \|^end ' "$tmp/manifest.1" >"$tmp/manifest.1.files"
+        grep -v '^input \|^end ' "$R/var/lib/idlecfg/manifest" >"$tmp/manifest.1b.files"
+        check "reinstalling it after idlecfg install (prerm upgrade: no rollback): postinst configure refreshes, nothing changed, nothing written but the manifest's stat data" sh -c "
                 test $rc -eq 0 && grep -q 'Setting up idlecfg ' '$tmp/d3' && ! grep -q 'Changed since' '$tmp/d3' && ! grep -q 'rolling back' '$tmp/d3' &&
-                cmp '$tmp/manifest.1' '$R/var/lib/idlecfg/manifest' && grep -q '^# pci.runtime_pm on 0000:00:1f.2:' '$rules' ||
+                cmp '$tmp/manifest.1.files' '$tmp/manifest.1b.files' && grep -q '^# pci.runtime_pm on 0000:00:1f.2:' '$rules' ||
                 { cat '$tmp/d2' '$tmp/d3'; exit 1; }"
         dpkg_r -i "$hw.deb" >"$tmp/d4" 2>&1; rc=$?
         check "a package that installs an hwdb file fires the trigger: refresh re-installs with the deny entry" sh -c "

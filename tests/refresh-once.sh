@@ -44,8 +44,11 @@ intel)
         step detect detect
         step install install
         step same refresh
-        # the profile's bytes change: re-installed, the same files
-        printf '\n# edited\n' >>"$root/usr/share/idlecfg/profiles/balanced.profile"
+        # the profile's bytes change (a new file, as a package upgrade
+        # writes it: /usr's files are compared by name and inode): re-installed, the same files
+        cp "$root/usr/share/idlecfg/profiles/balanced.profile" "$root/usr/share/idlecfg/profiles/balanced.new" &&
+                printf '\n# edited\n' >>"$root/usr/share/idlecfg/profiles/balanced.new" &&
+                mv "$root/usr/share/idlecfg/profiles/balanced.new" "$root/usr/share/idlecfg/profiles/balanced.profile"
         step edited refresh
         # another profile chosen by idlecfg.conf: re-installed, other files
         mkdir -p "$root/etc/idlecfg"
