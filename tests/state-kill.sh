@@ -12,7 +12,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 10
+plan 11
 # the sweeps run idlecfg some 1,500 times, each write fsynced: on a tmpfs
 # (/dev/shm) when there is one, where fsync costs nothing. Reached through a
 # link in $tmp: umockdev redirects paths that start with /dev/.
@@ -52,16 +52,27 @@ while [ $n -lt 400 ]; do
         case $mode in
         reinstall) thens=install ;;
         reinstall-both) thens="rollback install" ;;
-        refresh) thens=rollback ;;
+        refresh | restat) thens=rollback ;;
         esac
         for then in $thens; do
                 restore "$out.installed"
                 case $mode in
                 reinstall*) IDLECFG_FAULT=kill:$n ic --profile powersave install >"$out.run" 2>&1 ;;
                 refresh) IDLECFG_FAULT=kill:$n ic --profile powersave refresh >"$out.run" 2>&1 ;;
+                # only stat data changed: refresh records it (its one write)
+                restat) touch "$root/lib/modules/$KVER/modules.alias"
+                        IDLECFG_FAULT=kill:$n ic --profile balanced refresh >"$out.run" 2>&1 ;;
                 esac
                 grep -q 'injected' "$out.run" || break 2
                 [ $then = "${thens%% *}" ] && hit=$((hit + 1))
+                if [ $mode = restat ]; then
+                        ic --profile balanced refresh >"$out.again" 2>&1
+                        rc=$?
+                        if { [ $rc -ne 0 ] && [ $rc -ne 4 ]; } || grep -q 'Changed since\|cut short' "$out.again"; then
+                                bad=$((bad + 1)); echo "kill:$n: the next refresh is not quiet:"; cat "$out.again"
+                        fi
+                        temps || { bad=$((bad + 1)); echo "kill:$n: temporary files after the next refresh"; }
+                fi
                 if [ $then = install ]; then
                         ic --profile powersave install >"$out.again" 2>&1 || [ $? -eq 4 ] ||
                                 { bad=$((bad + 1)); echo "kill:$n: install again failed:"; cat "$out.again"; }
@@ -116,8 +127,9 @@ for kind in ${SK_KINDS:-sdboot grub net}; do
         [ $kind = sdboot ] && re=reinstall-both
         run_machine "$rec" sh -c '
                 sh "$1" "$5" "$2" "$3" "$4.re" >"$4.re.log" 2>&1
-                sh "$1" refresh "$2" "$3" "$4.rf" >"$4.rf.log" 2>&1' sh \
-                "$tmp/sweep.sh" "$work/$kind-root" "$work/$kind-orig" "$work/$kind" "$re"
+                sh "$1" refresh "$2" "$3" "$4.rf" >"$4.rf.log" 2>&1
+                [ "$6" != sdboot ] || sh "$1" restat "$2" "$3" "$4.rs" >"$4.rs.log" 2>&1' sh \
+                "$tmp/sweep.sh" "$work/$kind-root" "$work/$kind-orig" "$work/$kind" "$re" "$kind"
         for mode in re rf; do
                 cp "$work/$kind.$mode.log" "$tmp/$kind.$mode.log"
                 set -- $(tail -n 1 "$tmp/$kind.$mode.log")
@@ -130,6 +142,16 @@ for kind in ${SK_KINDS:-sdboot grub net}; do
                 [ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/$kind.$mode.log")"
         done
 done
+# the quiet refresh's one write: the stat data of touched files (sdboot root)
+if [ -f "$work/sdboot.rs.log" ]; then
+        cp "$work/sdboot.rs.log" "$tmp/sdboot.rs.log"
+        set -- $(tail -n 1 "$tmp/sdboot.rs.log")
+        check "sdboot root: a refresh that records touched files' stat data killed at each of its ${1:-?} fault points; the next refresh quiet, then rollback: the root before the first install exactly" \
+                sh -c "test '${2:-x}' = 0 && test ${1:-0} -ge 3 && test ${3:-0} -lt 400"
+        [ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/sdboot.rs.log")"
+else
+        skip "sdboot root: the sweep of the refresh that records stat data (SK_KINDS without sdboot)"
+fi
 # what the sweeps rewrote: on each root kind the files a profile change touches
 check "sdboot root: /etc/kernel/cmdline is one of the files the sweeps rewrote" \
         grep -q '^file /etc/kernel/cmdline ' "$work/sdboot.re.installed/var/lib/idlecfg/manifest"

@@ -355,7 +355,9 @@ static bool manifest_replaced(const struct run *c, const struct manifest *m)
  * and hashes their contents again until the next install. Bookkeeping only:
  * with the lock held by another instance, on a read-only root, or when the
  * manifest was replaced meanwhile, nothing is written and the next refresh
- * tries again; a failure is said with -v and changes nothing else. */
+ * tries again; a failure is said with -v and changes nothing else. The
+ * manifest is replaced whole (temporary file, rename): killed, it is the old
+ * one or the new, and the next one removes the temporary file. */
 static void record_stale(struct run *c, const struct manifest *m, const struct kvlist *stale)
 {
         _cleanup_(manifest_freep) struct manifest *now = NULL;
@@ -378,6 +380,8 @@ static void record_stale(struct run *c, const struct manifest *m, const struct k
         is = manifest_format(now);
         if (!streq(was, is))
                 return;
+        /* what an earlier one killed half-way left beside the manifest */
+        (void) rootfs_remove_temps(&c->rfs, MANIFEST_PATH);
         for (size_t i = 0; i < stale->n; i++) {
                 struct kv *v = (struct kv *) kv_find(&now->inputs, stale->v[i].key);
                 if (v) {
