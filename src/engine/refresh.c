@@ -114,7 +114,8 @@ static void digest_dir(const struct rootfs *rfs, const char *dir, const char *su
                         if (mode == BY_STAT)
                                 digest_stat(s, &st);
                         else {
-                                _cleanup_free_ char *path = xasprintf("%s/%s", streq(dir, "/") ? "" : dir, list[i].name);
+                                _cleanup_free_ char *path = xasprintf("%s/%s", streq(dir, "/") ? "" : dir,
+                                                                      list[i].name);
                                 digest_content(rfs, path, s);
                         }
                 }
@@ -372,10 +373,9 @@ static char *kernel_version_now(const struct rootfs *rfs, const char *kernel, co
 
         if (key && *key && value) {
                 _cleanup_free_ char *p = xstrndup(key, strcspn(key, " "));
-                now = kernel_version_key(rfs, kernel, p);
-                if (streq(now, key))
+                _cleanup_free_ char *held = kernel_version_key(rfs, kernel, p);
+                if (streq(held, key))
                         return xstrdup(value);
-                free(now);
         }
         v = kernel_version_input(rfs, kernel, NULL, &source);
         package = dpkg_source_package(source);
