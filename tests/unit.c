@@ -402,6 +402,10 @@ static void test_kv(void)
         kv_add(&l, "b", NULL);
         ok(streq(kv_get(&l, "a"), "1") && kv_find(&l, "b") && !kv_get(&l, "b") && !kv_find(&l, "c"),
            "kv list: value, unreadable and absent are told apart");
+        kv_set(&l, "a", "2");
+        kv_set(&l, "c", "3");
+        ok(l.n == 3 && streq(kv_get(&l, "a"), "2") && streq(kv_get(&l, "c"), "3"),
+           "kv_set replaces a value in place and adds a new key");
         kv_free(&l);
         {
                 _cleanup_free_ char *a = root_path("/", "/etc/fstab"), *b = root_path("/target", "/etc/fstab");

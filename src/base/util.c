@@ -207,6 +207,17 @@ const struct kv *kv_find(const struct kvlist *l, const char *key)
         return NULL;
 }
 
+void kv_set(struct kvlist *l, const char *key, const char *value)
+{
+        for (size_t i = 0; i < l->n; i++)
+                if (streq(l->v[i].key, key)) {
+                        free(l->v[i].value);
+                        l->v[i].value = value ? xstrdup(value) : NULL;
+                        return;
+                }
+        kv_add(l, key, value);
+}
+
 const char *kv_get(const struct kvlist *l, const char *key)
 {
         const struct kv *kv = kv_find(l, key);

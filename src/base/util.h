@@ -80,6 +80,8 @@ const char *str_intern(const char *s);
 void kv_add(struct kvlist *l, const char *key, const char *value);
 void kv_add_take(struct kvlist *l, const char *key, char *value);
 const struct kv *kv_find(const struct kvlist *l, const char *key);
+/* KEY's value replaced by a copy of VALUE, or KEY added with it */
+void kv_set(struct kvlist *l, const char *key, const char *value);
 const char *kv_get(const struct kvlist *l, const char *key);
 void kv_free(struct kvlist *l);
 

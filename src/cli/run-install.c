@@ -358,10 +358,8 @@ static bool manifest_replaced(const struct run *c, const struct manifest *m)
  * tries again; a failure is said with -v and changes nothing else. The
  * manifest is replaced whole (temporary file, rename): killed, it is the old
  * one or the new, and the next one removes the temporary file. */
-static void record_stale(struct run *c, const struct manifest *m, const struct kvlist *stale)
+static void record_stale(struct run *c, struct manifest *m, const struct kvlist *stale)
 {
-        _cleanup_(manifest_freep) struct manifest *now = NULL;
-        _cleanup_free_ char *was = NULL, *is = NULL;
         struct xerror e = {};
         int r;
 
@@ -374,23 +372,13 @@ static void record_stale(struct run *c, const struct manifest *m, const struct k
                         return;
                 c->lock = r;
         }
-        if (manifest_load(&c->rfs, &now, NULL) < 0)
-                return;
-        was = manifest_format(m);
-        is = manifest_format(now);
-        if (!streq(was, is))
+        if (manifest_replaced(c, m))
                 return;
         /* what an earlier one killed half-way left beside the manifest */
         (void) rootfs_remove_temps(&c->rfs, MANIFEST_PATH);
-        for (size_t i = 0; i < stale->n; i++) {
-                struct kv *v = (struct kv *) kv_find(&now->inputs, stale->v[i].key);
-                if (v) {
-                        free(v->value);
-                        v->value = xstrdup(stale->v[i].value);
-                } else
-                        kv_add(&now->inputs, stale->v[i].key, stale->v[i].value);
-        }
-        r = manifest_save(&c->rfs, now, &e);
+        for (size_t i = 0; i < stale->n; i++)
+                kv_set(&m->inputs, stale->v[i].key, stale->v[i].value);
+        r = manifest_save(&c->rfs, m, &e);
         if (r < 0 && c->a->verbose)
                 print_error(NULL, &e, strerror(-r));
         else if (c->a->verbose)

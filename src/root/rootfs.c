@@ -317,7 +317,7 @@ static int dangling_component(const struct rootfs *r, int dfd, const char *name,
  * not NULL): that link's path and target. */
 int dangling_link(const struct rootfs *r, const char *path, char **ret_link, char **ret_target)
 {
-        _cleanup_free_ char *copy = xstrdup(path);
+        _cleanup_free_ char *copy = NULL;
 
         /* most often the directory of PATH is there: then no component on the
          * way is a link to nothing (the directory would not resolve), and only
@@ -330,6 +330,7 @@ int dangling_link(const struct rootfs *r, const char *path, char **ret_link, cha
                         return e < 0 ? e : 0;
                 }
         }
+        copy = xstrdup(path);
         for (char *p = copy + 1;; p++) {
                 char c = *p;
                 _cleanup_free_ char *name = NULL;
