@@ -8,7 +8,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 REFRESH_FP=${REFRESH_FP:-$top_builddir/tests/refresh-fp}
-plan 16
+plan 17
 
 # 1-2: the same fingerprint as detect: recorded machines and a generated one
 fp_same() {
@@ -30,6 +30,20 @@ sh "$top_srcdir/tests/bench/gen-machine.sh" 600 >"$tmp/gen.umockdev"
 out=$(fp_same "$tmp/gen.umockdev" 2>&1) || out="failed: $out"
 check_msg "refresh's fingerprint is detect's on a generated machine of 600 devices" "$out"
 # (every shared fixture recording: tests/detect-fixtures.sh, in its detect sessions)
+# 3: what the fingerprint reads of /sys on the AMD laptop (2 SATA hosts, an
+# NVMe disk, 2 sound cards, USB devices with interfaces): every PCI and USB
+# device's uevent once; no uevent of a USB interface, a SCSI host, a sound
+# card or control, an NVMe controller or an HDA codec (the kernel's names tell
+# which devices have an identity; the others' take an uevent read and a link
+# read each); the codecs' and the disk's identity attributes
+run_machine "$TESTS_DATA/machines/amd-laptop" env IDLECFG_TRACE_READS="$tmp/fp.reads" "$REFRESH_FP" >/dev/null 2>&1
+ue=$(grep '^live /sys/.*/uevent$' "$tmp/fp.reads" | sed 's|^live /sys/devices/||; s|/uevent$||')
+pci=$(printf '%s\n' "$ue" | grep -c '[0-9a-f]:[0-9a-f][0-9a-f]\.[0-9a-f]$')
+usb=$(printf '%s\n' "$ue" | grep -c -e '/usb[0-9]*$' -e '/[0-9]-[0-9.]*$')
+check "the fingerprint reads the uevent of every PCI and USB device once, and no uevent of a USB interface, SCSI host, sound or NVMe class device or HDA codec" sh -c "
+        [ $pci -eq 30 ] && [ $usb -eq 6 ] && [ \$(printf '%s\n' '$ue' | sort | uniq -d | wc -l) -eq 0 ] &&
+        ! printf '%s\n' '$ue' | grep -q -e ':1\.[0-9]*\$' -e 'host[0-9]*\$' -e 'sound/' -e 'nvme' -e 'hdaudioC' &&
+        grep -q '^live /sys/.*/nvme/nvme0/model\$' '$tmp/fp.reads' && grep -q '^live /sys/.*/hdaudioC1D0/vendor_id\$' '$tmp/fp.reads'"
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/intel-laptop" "$root" || { echo "Bail out! no root"; exit 1; }

@@ -40,7 +40,7 @@ int main(int argc, char **argv)
         udev_enumerate_unref(e);
 
         printf("--\n");
-        if (sysfs_list(sub, n_sub, &paths, &n) < 0)
+        if (sysfs_list(sub, n_sub, NULL, &paths, &n) < 0)
                 return 1;
         for (size_t i = 0; i < n; i++) {
                 struct udev_device *u = udev_device_new_from_syspath(udev, paths[i]);

@@ -290,6 +290,29 @@ int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms,
         return 0;
 }
 
+/* IDLECFG_TRACE_READS=FILE (tests): every path of the root that is opened,
+ * read or looked at (not written), and every live attribute read (read_live:
+ * /sys, /proc/sys), one a line "KIND PATH", appended to FILE, so that a test
+ * can compare what plan reads with what refresh digests, and count how often
+ * a run reads a file. KIND: read (rootfs_read_file), open (rootfs_openat to
+ * read), dir (a directory to list), path (O_PATH: whether it exists), lstat,
+ * live. */
+void trace_read(const char *kind, const char *path)
+{
+        static int state;       /* 0 not looked, 1 on, -1 off */
+        static FILE *f;
+
+        if (state == 0) {
+                const char *file = secure_getenv("IDLECFG_TRACE_READS");
+                f = file && *file ? fopen(file, "ae") : NULL;
+                state = f ? 1 : -1;
+        }
+        if (state > 0) {
+                fprintf(f, "%s %s\n", kind, path);
+                fflush(f);
+        }
+}
+
 /* The one reader of a live attribute: one read() of a page at most from FD,
  * opened O_NONBLOCK; the value as TRIM says (util.h). */
 #define ATTR_MAX 4096
@@ -326,8 +349,10 @@ int read_live_fd(int fd, enum live_trim trim, char **ret)
 
 int read_live(const char *path, enum live_trim trim, char **ret)
 {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        _cleanup_close_ int fd = -EBADF;
 
+        trace_read("live", path);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         return read_live_fd(fd, trim, ret);
 }
 

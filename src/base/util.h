@@ -96,6 +96,9 @@ struct dlsym_arg {
 #define DLSYM_ARG(name) { (void **) &sym_##name, #name }
 int dlopen_syms(const char *soname, const struct dlsym_arg *syms, size_t n_syms, void **ret_dl, char **ret_error);
 
+/* IDLECFG_TRACE_READS (tests): a line "KIND PATH" for a file read (util.c) */
+void trace_read(const char *kind, const char *path);
+
 /* sysfs and small files. The one reader of a live attribute (sysfs,
  * /proc/sys): one read() of a page at most from FD, opened O_NONBLOCK (FD < 0:
  * -errno of the open), and the value as TRIM says. */

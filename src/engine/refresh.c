@@ -510,21 +510,92 @@ static char *uevent_get(const char *uevent, const char *key)
         return NULL;
 }
 
-/* every device listed under /sys/bus/SUB/devices and /sys/class/SUB, as detect lists them */
+static bool is_numbered(const char *n, const char *prefix)
+{
+        size_t l = strlen(prefix);
+        return strncmp(n, prefix, l) == 0 && n[l] && strspn(n + l, "0123456789") == strlen(n + l);
+}
+
+/* By the kernel's names, the entries refresh_fingerprint() uses: a USB
+ * device is "usbN" (a root hub) or "BUS-PORT[.PORT]" where its interfaces
+ * are "BUS-PORT:CONFIG.IFACE" (usb_interface: no identity) and class usb's
+ * "hiddev0" or "lp0" have no devtype (no route); a SCSI device is "H:C:T:L"
+ * where hosts and targets are "hostN" and "targetH:C:T"; of sound only the
+ * cards ("cardN") anchor their codecs, and of nvme only the controllers
+ * ("nvmeN") have an identity. */
+static bool fp_usb_device(const char *n)
+{
+        return is_numbered(n, "usb") || (n[0] >= '0' && n[0] <= '9' && !strchr(n, ':'));
+}
+
+static bool fp_scsi_device(const char *n)
+{
+        return n[0] >= '0' && n[0] <= '9';
+}
+
+static bool fp_sound_card(const char *n)
+{
+        return is_numbered(n, "card");
+}
+
+static bool fp_nvme_controller(const char *n)
+{
+        return is_numbered(n, "nvme");
+}
+
+/* what the fingerprint takes of a subsystem: the entries NAME_OK accepts
+ * (NULL: every one), and whether their uevent is read (DEVTYPE, the PCI and
+ * USB ids, MODALIAS); a subsystem not here: every entry, its uevent read */
+static const struct fp_listing {
+        const char *subsystem;
+        bool (*name_ok)(const char *name);
+        bool uevent;
+} fp_listings[] = {
+        { "usb", fp_usb_device, true },
+        { "scsi", fp_scsi_device, true },
+        { "sound", fp_sound_card, false },
+        { "nvme", fp_nvme_controller, false },
+        { "scsi_host", NULL, false },
+        { "hdaudio", NULL, false },
+};
+
+static const struct fp_listing *fp_listing_of(const char *sub)
+{
+        for (size_t i = 0; i < ELEMENTSOF(fp_listings); i++)
+                if (streq(fp_listings[i].subsystem, sub))
+                        return &fp_listings[i];
+        return NULL;
+}
+
+static bool fp_keep(const char *sub, const char *name)
+{
+        const struct fp_listing *f = fp_listing_of(sub);
+
+        return !f || !f->name_ok || f->name_ok(name);
+}
+
+/* the devices listed under /sys/bus/SUB/devices and /sys/class/SUB, as
+ * detect lists them, less those fp_keep() tells have no part in the
+ * fingerprint */
 static void list_subsystem(struct sysdevs *out, const char *sub)
 {
+        const struct fp_listing *f = fp_listing_of(sub);
         char **paths;
         size_t n;
 
         /* a listing cut short gives another fingerprint: refresh re-plans */
-        (void) sysfs_list(&sub, 1, &paths, &n);
+        (void) sysfs_list(&sub, 1, fp_keep, &paths, &n);
         for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *uevent = NULL, *sp = xasprintf("%s/uevent", paths[i]);
+                _cleanup_free_ char *uevent = NULL;
                 struct sysdev *x;
 
-                /* one read: sysfs gives an attribute whole, a page at most */
-                if (read_live(sp, LIVE_RAW, &uevent) < 0)
-                        continue;       /* not a device (or gone) */
+                if (!f || f->uevent) {
+                        _cleanup_free_ char *sp = xasprintf("%s/uevent", paths[i]);
+
+                        /* one read: sysfs gives an attribute whole, a page at most */
+                        if (read_live(sp, LIVE_RAW, &uevent) < 0)
+                                continue;       /* not a device (or gone) */
+                }
                 if (out->n == out->cap) {
                         out->cap = out->cap ? out->cap * 2 : 64;
                         out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
@@ -719,12 +790,6 @@ static bool under(const char *devpath, const char *parent)
 {
         size_t n = strlen(parent);
         return strncmp(devpath, parent, n) == 0 && devpath[n] == '/';
-}
-
-static bool is_numbered(const char *n, const char *prefix)
-{
-        size_t l = strlen(prefix);
-        return strncmp(n, prefix, l) == 0 && n[l] && strspn(n + l, "0123456789") == strlen(n + l);
 }
 
 static bool under_any(const char *devpath, char **anchors, size_t n)

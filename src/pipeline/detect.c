@@ -822,7 +822,7 @@ static void scan_devices(struct inventory *inv, struct udev *udev)
         int err;
 
         /* a listing cut short is noted, and what could be read is used */
-        err = sysfs_list(subsystems, n_sub, &paths, &n);
+        err = sysfs_list(subsystems, n_sub, NULL, &paths, &n);
         if (err < 0)
                 inventory_add_note(inv, _("cannot enumerate devices: %s"), strerror(-err));
 

@@ -97,28 +97,6 @@ static int walk_open(int rootfd, const char *path, int flags)
         }
 }
 
-/* IDLECFG_TRACE_READS=FILE (tests): every path of the root that is opened,
- * read or looked at (not written), one a line "KIND PATH", appended to FILE,
- * so that a test can compare what plan reads with what refresh digests, and
- * count how often a run reads a file. KIND: read (rootfs_read_file), open
- * (rootfs_openat to read), dir (a directory to list), path (O_PATH: whether it
- * exists), lstat. */
-static void trace_read(const char *kind, const char *path)
-{
-        static int state;       /* 0 not looked, 1 on, -1 off */
-        static FILE *f;
-
-        if (state == 0) {
-                const char *file = secure_getenv("IDLECFG_TRACE_READS");
-                f = file && *file ? fopen(file, "ae") : NULL;
-                state = f ? 1 : -1;
-        }
-        if (state > 0) {
-                fprintf(f, "%s %s\n", kind, path);
-                fflush(f);
-        }
-}
-
 /* The one resolver: every path of a root is opened here, links resolved
  * inside the root, magic links (/proc/self/fd/N) refused. */
 int resolve_open(int rootfd, const char *path, int flags)

@@ -86,7 +86,8 @@ static char *entry_path(const char *dir, const char *name)
         return full;
 }
 
-int sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret, size_t *ret_n)
+int sysfs_list(const char *const *subsystems, size_t n_subsystems,
+               bool (*keep)(const char *subsystem, const char *name), char ***ret, size_t *ret_n)
 {
         char **v = NULL;
         size_t n = 0, cap = 0, out = 0;
@@ -108,7 +109,7 @@ int sysfs_list(const char *const *subsystems, size_t n_subsystems, char ***ret, 
                         while ((de = readdir(d))) {
                                 char *p;
 
-                                if (de->d_name[0] == '.')
+                                if (de->d_name[0] == '.' || (keep && !keep(subsystems[s], de->d_name)))
                                         continue;
                                 p = entry_path(dir, de->d_name);
                                 if (!startswith(p, "/sys/")) {
