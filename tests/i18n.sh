@@ -14,7 +14,7 @@ if [ -n "${top_builddir:-}" ] && [ -f "$top_builddir/config.h" ] &&
         skip_all "built without NLS"
 fi
 locale -a 2>/dev/null | grep -qi '^C\.utf-\{0,1\}8$' || skip_all "no C.UTF-8 locale"
-plan 17
+plan 18
 
 for l in de fr; do
         mkdir -p "$tmp/locale/$l/LC_MESSAGES"
@@ -34,6 +34,12 @@ run C --help >"$tmp/help.c" 2>&1
 check "--help in German" grep -q 'Energieverwaltung' "$tmp/help.de"
 check "--help in French" grep -q "gestion de l'énergie" "$tmp/help.fr"
 check "--help without LANGUAGE stays English" grep -q 'power management' "$tmp/help.c"
+# the C locale but for its character set, named by LANG alone: no locale is
+# loaded (src/cli/idlecfg.c), unless LANGUAGE asks for a language
+env -i PATH="$PATH" IDLECFG_LOCALEDIR="$tmp/locale" LANG=C.UTF-8 LANGUAGE=fr "$IDLECFG" --help >"$tmp/help.lang-fr" 2>&1
+env -i PATH="$PATH" IDLECFG_LOCALEDIR="$tmp/locale" LANG=C.UTF-8 "$IDLECFG" --help >"$tmp/help.lang" 2>&1
+check "LANG=C.UTF-8: French under LANGUAGE=fr, English without it" sh -c "
+        grep -q \"gestion de l'énergie\" '$tmp/help.lang-fr' && grep -q 'power management' '$tmp/help.lang'"
 check "German help keeps option names and alignment" \
         grep -q '^  -r, --root DIR        auf dem System' "$tmp/help.de"
 check "French help keeps option names and alignment" \

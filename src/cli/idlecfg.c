@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "base/fault.h"
@@ -224,8 +225,37 @@ static int check_kernel(const struct verb *v, const struct run *c)
  * gettext converts them to. Numbers stay in the C locale (a decimal point in
  * every output), and a UTF-8 locale without the locale archive costs a dozen
  * file loads less per run (refresh's start-up, tests/bench/ratio-bench.sh) */
+/* the locale the environment names for CATEGORY (LC_ALL, then LC_x, then
+ * LANG), as setlocale(category, "") looks it up */
+static const char *locale_named(const char *category)
+{
+        const char *v[] = { getenv("LC_ALL"), getenv(category), getenv("LANG") };
+
+        for (size_t i = 0; i < ELEMENTSOF(v); i++)
+                if (v[i] && *v[i])
+                        return v[i];
+        return "C";
+}
+
+static bool c_locale(const char *name)
+{
+        return streq(name, "C") || streq(name, "POSIX") || strcasecmp(name, "C.UTF-8") == 0 || strcasecmp(name, "C.utf8") == 0;
+}
+
 static void setup_locale(bool messages)
 {
+        const char *language = getenv("LANGUAGE");
+
+        /* The C locale in all but the character set (C.UTF-8, which systemd
+         * gives units and hooks where no locale is configured), and no
+         * LANGUAGE: the messages are the untranslated ones either way, and
+         * no locale file is loaded (a dozen file reads and a 350 KiB map on
+         * every boot, hook and trigger: tests/bench/ratio-bench.sh). What
+         * idlecfg matches (fnmatch(): ids, sysfs values) then compares
+         * bytes, as in the C locale. */
+        if (c_locale(locale_named("LC_CTYPE")) && (!messages || c_locale(locale_named("LC_MESSAGES"))) &&
+            !(language && *language))
+                return;
         setlocale(LC_CTYPE, "");
         /* a monitoring plugin's line is read by programs: never translated */
         if (messages)
