@@ -4,9 +4,9 @@
  * enumeration of /sys through libudev: detect), "kmod_new" and
  * "kmod_load_resources" (the module index). Loaded after umockdev's
  * preload library, which leaves libudev and libkmod alone. idlecfg opens
- * libkmod with dlopen() and takes its functions with dlsym(handle, name),
- * which a preloaded definition does not interpose: dlsym() itself is
- * wrapped, and hands out the counting kmod functions below. */
+ * libudev and libkmod with dlopen() and takes their functions with
+ * dlsym(handle, name), which a preloaded definition does not interpose:
+ * dlsym() itself is wrapped, and hands out the counting functions below. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,14 +40,14 @@ static void *next(const char *name)
         return f;
 }
 
+static int (*real_udev_enumerate_scan_devices)(void *);
+
 int udev_enumerate_scan_devices(void *e)
 {
-        static int (*real)(void *);
-
-        if (!real)
-                real = (int (*)(void *)) next("udev_enumerate_scan_devices");
+        if (!real_udev_enumerate_scan_devices)
+                real_udev_enumerate_scan_devices = (int (*)(void *)) next("udev_enumerate_scan_devices");
         count("udev_enumerate_scan_devices");
-        return real(e);
+        return real_udev_enumerate_scan_devices(e);
 }
 
 static void *(*real_kmod_new)(const char *, const char *const *);
@@ -89,6 +89,10 @@ void *dlsym(void *handle, const char *name)
 
         if (!f || handle == RTLD_NEXT || handle == RTLD_DEFAULT)
                 return f;
+        if (strcmp(name, "udev_enumerate_scan_devices") == 0) {
+                real_udev_enumerate_scan_devices = (int (*)(void *)) f;
+                return (void *) udev_enumerate_scan_devices;
+        }
         if (strcmp(name, "kmod_new") == 0) {
                 real_kmod_new = (void *(*)(const char *, const char *const *)) f;
                 return (void *) kmod_new;

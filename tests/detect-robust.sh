@@ -3,7 +3,7 @@
 # values without newline, odd bytes, devices gone during the scan
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run python3
-plan 13
+plan 14
 
 cat > "$tmp/m.umockdev" <<'REC'
 P: /devices/pci0000:00/0000:00:1d.7
@@ -130,6 +130,19 @@ if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null 2>&1 &&
                 grep -q 'libblkid.so.1 cannot be opened'; else ! grep -q libblkid '$tmp/noblkid.out'; fi"
 else
         skip "libblkid.so.1 hidden by a bind mount" "needs root, unshare -m and ldconfig -p"
+fi
+
+# without libudev.so.1 (opened when detect first looks at the devices:
+# src/pipeline/udev-dl.c), hidden the same way: detect fails naming the file
+lib=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libudev\.so\.1 (libc6,x86-64) => //p' | head -n 1)
+if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null 2>&1 &&
+   unshare -m sh -c "mount --bind '$tmp/empty.so' '$(readlink -f "$lib")'" 2>/dev/null; then
+        unshare -m sh -c 'mount --bind "$1" "$2" && exec "$3" detect' sh "$tmp/empty.so" "$(readlink -f "$lib")" \
+                "$IDLECFG" >"$tmp/noudev.out" 2>&1; rc=$?
+        check "the running system without libudev.so.1: detect exits 3 (failure) and names the library" sh -c "
+                test $rc -eq 3 && grep -q '^idlecfg: detect failed: .*libudev\.so\.1' '$tmp/noudev.out'"
+else
+        skip "libudev.so.1 hidden by a bind mount" "needs root, unshare -m and ldconfig -p"
 fi
 
 done_testing

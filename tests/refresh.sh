@@ -4,7 +4,8 @@
 # re-installs and an unchanged one does not; a touched input (same bytes)
 # re-installs nothing, changed bytes do; a manifest written before the
 # content digests still refreshes correctly; a refresh with nothing changed
-# does not load libkmod (src/root/modules.c opens it only for the module indexes).
+# loads neither libkmod (src/root/modules.c opens it only for the module
+# indexes) nor libudev (src/pipeline/udev-dl.c: detect's devices).
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 REFRESH_FP=${REFRESH_FP:-$top_builddir/tests/refresh-fp}
@@ -128,13 +129,15 @@ run_machine "$TESTS_DATA/machines/amd-laptop" "$IDLECFG" --root "$root" --kernel
 check "then on the same machine again: nothing to do" sh -c "test $rc -eq 0 && test ! -s '$out.11'"
 
 # 14: the libraries ld.so loads (LD_DEBUG=files): libkmod.so.2 (and with it
-# libcrypto) for plan, which reads the module indexes, not for the quiet refresh
+# libcrypto) for plan, which reads the module indexes, and libudev.so.1, which
+# detect's devices are read with; neither for the quiet refresh
 mkdir -p "$tmp/ld"
 run_machine "$TESTS_DATA/machines/amd-laptop" env LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld/refresh" \
         "$IDLECFG" --root "$root" --kernel "$KVER" refresh >"$out.12" 2>&1; rc=$?
 run_machine "$TESTS_DATA/machines/amd-laptop" env LD_DEBUG=files LD_DEBUG_OUTPUT="$tmp/ld/plan" \
         "$IDLECFG" --root "$root" --kernel "$KVER" plan >"$out.13" 2>&1
-check "refresh with nothing changed does not load libkmod.so.2; plan does" sh -c "
+check "refresh with nothing changed loads neither libkmod.so.2 nor libudev.so.1; plan loads both" sh -c "
         test $rc -eq 0 && test ! -s '$out.12' && ls '$tmp/ld/' | grep -q '^refresh' &&
-        ! cat '$tmp'/ld/refresh* | grep -q 'file=libkmod' && cat '$tmp'/ld/plan* | grep -q 'file=libkmod.so.2 '"
+        ! cat '$tmp'/ld/refresh* | grep -q -e 'file=libkmod' -e 'file=libudev' &&
+        cat '$tmp'/ld/plan* | grep -q 'file=libkmod.so.2 ' && cat '$tmp'/ld/plan* | grep -q 'file=libudev.so.1 '"
 done_testing

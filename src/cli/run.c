@@ -83,7 +83,7 @@ int run_detect(struct run *c)
                 return EXIT_OK;
         r = inventory_detect(&o, &c->inv);
         if (r < 0) {
-                fprintf(stderr, _("idlecfg: detect failed: %s\n"), strerror(-r));
+                fprintf(stderr, _("idlecfg: detect failed: %s\n"), detect_error(r));
                 return EXIT_FAILURE_;
         }
         return EXIT_OK;

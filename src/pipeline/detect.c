@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
-#include <libudev.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 
@@ -16,6 +15,7 @@
 #include "root/modules.h"
 #include "pipeline/powertools.h"
 #include "pipeline/storage.h"
+#include "pipeline/udev-dl.h"
 #include "root/target.h"
 #include "root/virt.h"
 #include "root/powersource.h"
@@ -31,7 +31,7 @@ struct dev {
 
 static bool dev_open(struct udev_device *u, struct dev *ret)
 {
-        int fd = open(udev_device_get_syspath(u), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int fd = open(sym_udev_device_get_syspath(u), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
         if (fd < 0)
                 return false;   /* gone since enumeration */
@@ -100,13 +100,13 @@ static void set_common(struct device *x, struct dev *d)
 {
         const char *s;
 
-        x->name = xstrdup(udev_device_get_sysname(d->u));
-        x->devpath = xstrdup(udev_device_get_devpath(d->u));
-        s = udev_device_get_driver(d->u);
+        x->name = xstrdup(sym_udev_device_get_sysname(d->u));
+        x->devpath = xstrdup(sym_udev_device_get_devpath(d->u));
+        s = sym_udev_device_get_driver(d->u);
         x->driver = s ? xstrdup(s) : NULL;
-        s = udev_device_get_property_value(d->u, "MODALIAS");
+        s = sym_udev_device_get_property_value(d->u, "MODALIAS");
         if (!s)
-                s = udev_device_get_sysattr_value(d->u, "modalias");
+                s = sym_udev_device_get_sysattr_value(d->u, "modalias");
         x->modalias = s ? xstrdup(s) : NULL;
         /* its modules are resolved on demand: device_modules() */
 }
@@ -116,8 +116,8 @@ typedef void (*visit_fn)(struct inventory *inv, struct udev *udev, struct dev *d
 /* the nearest ancestor in SUBSYSTEM, as devpath; NULL if none */
 static const char *ancestor_devpath(struct udev_device *u, const char *subsystem)
 {
-        struct udev_device *p = udev_device_get_parent_with_subsystem_devtype(u, subsystem, NULL);
-        return p ? udev_device_get_devpath(p) : NULL;
+        struct udev_device *p = sym_udev_device_get_parent_with_subsystem_devtype(u, subsystem, NULL);
+        return p ? sym_udev_device_get_devpath(p) : NULL;
 }
 
 static bool under(const char *devpath, const char *parent)
@@ -141,7 +141,7 @@ static void visit_pci(struct inventory *inv, struct udev *udev, struct dev *d)
         add_id(x, d, "class", "class", true);
         add_id(x, d, "revision", "revision", true);
         /* old or odd trees: fall back to the uevent's PCI_ID */
-        if (!kv_get(&x->ids, "vendor") && (v = udev_device_get_property_value(d->u, "PCI_ID"))) {
+        if (!kv_get(&x->ids, "vendor") && (v = sym_udev_device_get_property_value(d->u, "PCI_ID"))) {
                 _cleanup_free_ char *id = xstrdup(v);
                 char *colon = strchr(id, ':');
                 if (colon) {
@@ -181,7 +181,7 @@ static void visit_usb(struct inventory *inv, struct udev *udev, struct dev *d)
 static void visit_usb_interface(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *usb = &inv->classes[CL_USB];
-        const char *devpath = udev_device_get_devpath(d->u);
+        const char *devpath = sym_udev_device_get_devpath(d->u);
         struct device *parent = NULL, *x;
 
         /* interfaces come sorted after their device: look from the end */
@@ -237,7 +237,7 @@ static void usb_summarize(struct device_list *usb)
 static void visit_scsi_host(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device *x = device_list_add(&inv->classes[CL_SATA]);
-        struct udev_device *host = udev_device_get_parent(d->u);
+        struct udev_device *host = sym_udev_device_get_parent(d->u);
         const char *pci;
 
         x->class = "sata";
@@ -247,7 +247,7 @@ static void visit_scsi_host(struct inventory *inv, struct udev *udev, struct dev
                 kv_add(&x->ids, "controller", strrchr(pci, '/') + 1);
         /* the ata port directory above the host carries the AHCI runtime PM file */
         if (host) {
-                _cleanup_free_ char *dir = xstrdup(udev_device_get_syspath(host));
+                _cleanup_free_ char *dir = xstrdup(sym_udev_device_get_syspath(host));
                 char *slash = strrchr(dir, '/'), *port;
                 if (slash) {
                         *slash = '\0';
@@ -275,7 +275,7 @@ static void visit_scsi_host(struct inventory *inv, struct udev *udev, struct dev
         add_id(x, d, "host_caps", "ahci_host_caps", false);
         set_common(x, d);
         /* the disks hang below the host device (host0), not its class device */
-        x->anchor = xstrdup(host ? udev_device_get_devpath(host) : x->devpath);
+        x->anchor = xstrdup(host ? sym_udev_device_get_devpath(host) : x->devpath);
         add_knobs(x, d);
 }
 
@@ -317,7 +317,7 @@ static void detect_zpodd(const struct device *host, struct device *x)
 static void visit_scsi_device(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *hosts = &inv->classes[CL_SATA];
-        const char *devpath = udev_device_get_devpath(d->u);
+        const char *devpath = sym_udev_device_get_devpath(d->u);
         struct device *host = NULL, *x;
         _cleanup_free_ char *type = NULL;
         DIR *bd;
@@ -370,7 +370,7 @@ static void visit_scsi_device(struct inventory *inv, struct udev *udev, struct d
 
 static void visit_nvme(struct inventory *inv, struct udev *udev, struct dev *d)
 {
-        const char *n = udev_device_get_sysname(d->u), *pci;
+        const char *n = sym_udev_device_get_sysname(d->u), *pci;
         struct device *x;
 
         /* controllers only (nvme0), not namespaces or the nvme-generic nodes */
@@ -400,23 +400,23 @@ static bool is_cardN(const char *n, const char *prefix)
 
 static void add_controller(struct device *x, struct udev_device *u)
 {
-        struct udev_device *p = udev_device_get_parent_with_subsystem_devtype(u, "pci", NULL);
+        struct udev_device *p = sym_udev_device_get_parent_with_subsystem_devtype(u, "pci", NULL);
         const char *drv;
 
         if (!p)
-                p = udev_device_get_parent(u);
+                p = sym_udev_device_get_parent(u);
         if (!p)
                 return;
-        kv_add(&x->ids, "controller", udev_device_get_sysname(p));
-        drv = udev_device_get_driver(p);
+        kv_add(&x->ids, "controller", sym_udev_device_get_sysname(p));
+        drv = sym_udev_device_get_driver(p);
         if (drv)
                 kv_add(&x->ids, "controller_driver", drv);
-        x->anchor = xstrdup(udev_device_get_devpath(p));
+        x->anchor = xstrdup(sym_udev_device_get_devpath(p));
 }
 
 static void visit_sound(struct inventory *inv, struct udev *udev, struct dev *d)
 {
-        const char *n = udev_device_get_sysname(d->u);
+        const char *n = sym_udev_device_get_sysname(d->u);
         struct device *x;
 
         if (!is_cardN(n, "card"))
@@ -433,7 +433,7 @@ static void visit_sound(struct inventory *inv, struct udev *udev, struct dev *d)
 static void visit_hdaudio(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *cards = &inv->classes[CL_SOUND];
-        const char *devpath = udev_device_get_devpath(d->u);
+        const char *devpath = sym_udev_device_get_devpath(d->u);
         struct device *card = NULL, *x;
 
         for (size_t i = 0; i < cards->n; i++)
@@ -459,7 +459,7 @@ static void visit_hdaudio(struct inventory *inv, struct udev *udev, struct dev *
 static void visit_drm(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *cards = &inv->classes[CL_DRM];
-        const char *n = udev_device_get_sysname(d->u);
+        const char *n = sym_udev_device_get_sysname(d->u);
         struct device *x;
 
         if (is_cardN(n, "card")) {
@@ -484,7 +484,7 @@ static void visit_drm(struct inventory *inv, struct udev *udev, struct dev *d)
                         x = device_add_child(card);
                         x->class = "connector";
                         x->name = xstrdup(n);
-                        x->devpath = xstrdup(udev_device_get_devpath(d->u));
+                        x->devpath = xstrdup(sym_udev_device_get_devpath(d->u));
                         kv_add(&x->ids, "type", t);
                         kv_add(&x->ids, "internal",
                                streq(t, "eDP") || streq(t, "LVDS") || streq(t, "DSI") ? "yes" : "no");
@@ -501,18 +501,18 @@ static void visit_drm(struct inventory *inv, struct udev *udev, struct dev *d)
 static void visit_i2c(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device_list *adapters = &inv->classes[CL_I2C];
-        const char *n = udev_device_get_sysname(d->u);
-        const char *devpath = udev_device_get_devpath(d->u);
+        const char *n = sym_udev_device_get_sysname(d->u);
+        const char *devpath = sym_udev_device_get_devpath(d->u);
         struct device *x, *adapter = NULL;
 
         if (is_cardN(n, "i2c-")) {
-                struct udev_device *p = udev_device_get_parent(d->u);
+                struct udev_device *p = sym_udev_device_get_parent(d->u);
                 x = device_list_add(adapters);
                 x->class = "i2c-adapter";
                 add_id(x, d, "name", "name", false);
                 if (p) {
-                        const char *drv = udev_device_get_driver(p);
-                        kv_add(&x->ids, "controller", udev_device_get_sysname(p));
+                        const char *drv = sym_udev_device_get_driver(p);
+                        kv_add(&x->ids, "controller", sym_udev_device_get_sysname(p));
                         if (drv)
                                 kv_add(&x->ids, "controller_driver", drv);
                 }
@@ -554,8 +554,8 @@ static void visit_serio(struct inventory *inv, struct udev *udev, struct dev *d)
 
 static void visit_net(struct inventory *inv, struct udev *udev, struct dev *d)
 {
-        struct udev_device *p = udev_device_get_parent(d->u);
-        const char *devpath = udev_device_get_devpath(d->u), *type = udev_device_get_devtype(d->u), *v;
+        struct udev_device *p = sym_udev_device_get_parent(d->u);
+        const char *devpath = sym_udev_device_get_devpath(d->u), *type = sym_udev_device_get_devtype(d->u), *v;
         _cleanup_free_ char *arphrd = NULL;
         struct device *x;
 
@@ -571,18 +571,18 @@ static void visit_net(struct inventory *inv, struct udev *udev, struct dev *d)
         x = device_list_add(&inv->classes[CL_NET]);
         x->class = "net";
         kv_add(&x->ids, "kind", type ? "wlan" : "ether");
-        kv_add(&x->ids, "device", udev_device_get_sysname(p));
-        if ((v = udev_device_get_subsystem(p)))
+        kv_add(&x->ids, "device", sym_udev_device_get_sysname(p));
+        if ((v = sym_udev_device_get_subsystem(p)))
                 kv_add(&x->ids, "bus", v);
         set_common(x, d);
         /* the interface has no driver and no modalias: its device's are the ones
          * the hwdb and the module parameters are about */
         free(x->driver);
-        v = udev_device_get_property_value(d->u, "ID_NET_DRIVER");
+        v = sym_udev_device_get_property_value(d->u, "ID_NET_DRIVER");
         if (!v)
-                v = udev_device_get_driver(p);
+                v = sym_udev_device_get_driver(p);
         x->driver = v ? xstrdup(v) : NULL;
-        if (!x->modalias && (v = udev_device_get_property_value(p, "MODALIAS")))
+        if (!x->modalias && (v = sym_udev_device_get_property_value(p, "MODALIAS")))
                 x->modalias = xstrdup(v);
         add_knobs(x, d);
 }
@@ -629,16 +629,16 @@ static void detect_dmi(struct inventory *inv)
 
 static void detect_cpu(struct inventory *inv, struct udev *udev)
 {
-        struct udev_device *u = udev_device_new_from_subsystem_sysname(udev, "cpu", "cpu0");
-        const char *m = u ? udev_device_get_property_value(u, "MODALIAS") : NULL;
+        struct udev_device *u = sym_udev_device_new_from_subsystem_sysname(udev, "cpu", "cpu0");
+        const char *m = u ? sym_udev_device_get_property_value(u, "MODALIAS") : NULL;
 
         if (!m) {
                 inventory_add_note(inv, _("no CPU modalias in /sys/devices/system/cpu/cpu0"));
-                udev_device_unref(u);
+                sym_udev_device_unref(u);
                 return;
         }
         platform_add_cpu(&inv->platform, m);
-        udev_device_unref(u);
+        sym_udev_device_unref(u);
 }
 
 /* the suspend variants the running kernel offers (/sys/power/mem_sleep,
@@ -793,7 +793,7 @@ enum detect_fp detect_fp_of(const char *subsystem, const char *devtype)
 
 static const struct route *route_of(struct udev_device *u)
 {
-        return route_find(udev_device_get_subsystem(u), udev_device_get_devtype(u));
+        return route_find(sym_udev_device_get_subsystem(u), sym_udev_device_get_devtype(u));
 }
 
 static void visit(struct inventory *inv, struct udev *udev, struct udev_device *u,
@@ -828,7 +828,7 @@ static void scan_devices(struct inventory *inv, struct udev *udev)
 
         later_route = xmalloc((n ? n : 1) * sizeof(*later_route));
         for (size_t i = 0; i < n; i++) {
-                struct udev_device *u = udev_device_new_from_syspath(udev, paths[i]);
+                struct udev_device *u = sym_udev_device_new_from_syspath(udev, paths[i]);
                 const struct route *r;
 
                 if (!u) {
@@ -845,18 +845,25 @@ static void scan_devices(struct inventory *inv, struct udev *udev)
                                 visit(inv, udev, u, r);
                         free(paths[i]);
                 }
-                udev_device_unref(u);
+                sym_udev_device_unref(u);
         }
         for (size_t i = 0; i < n_later; i++) {
-                struct udev_device *u = udev_device_new_from_syspath(udev, paths[i]);
+                struct udev_device *u = sym_udev_device_new_from_syspath(udev, paths[i]);
 
                 if (u) {
                         visit(inv, udev, u, later_route[i]);
-                        udev_device_unref(u);
+                        sym_udev_device_unref(u);
                 }
                 free(paths[i]);
         }
         free(paths);
+}
+
+static const char *libudev_error;
+
+const char *detect_error(int r)
+{
+        return r == -ELIBACC && libudev_error ? libudev_error : strerror(-r);
 }
 
 int inventory_detect(const struct detect_options *o, struct inventory **ret)
@@ -878,11 +885,12 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
                                                &inv->kernel_version, &inv->kernel_version_source);
         }
 
-        udev = udev_new();
+        r = dlopen_libudev(&libudev_error);
+        udev = r < 0 ? NULL : sym_udev_new();
         if (!udev) {
                 modctx_free(mc);
                 inventory_free(inv);
-                return -ENOMEM;
+                return r < 0 ? r : -ENOMEM;
         }
         detect_dmi(inv);
         detect_cpu(inv, udev);
@@ -896,7 +904,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         usb_summarize(&inv->classes[CL_USB]);
         detect_storage(inv, udev);
 
-        udev_unref(udev);
+        sym_udev_unref(udev);
         /* kept for the planner and device_modules(): the indexes are loaded once per run, at the first question */
         inv->mc = mc;
         inventory_fingerprint(inv);

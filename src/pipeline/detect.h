@@ -13,6 +13,9 @@ struct detect_options {
 };
 
 int inventory_detect(const struct detect_options *o, struct inventory **ret);
+/* what an error R of inventory_detect() means: libudev's dlerror() where it
+ * could not be opened (-ELIBACC), else strerror() */
+const char *detect_error(int r);
 /* the files of the root detect reads (fstab, other power tools), for refresh */
 struct knob_input;
 const struct knob_input *detect_inputs(size_t *ret_n);

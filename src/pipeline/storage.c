@@ -3,13 +3,13 @@
 
 #include <blkid.h>
 #include <ctype.h>
-#include <libudev.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
 #include "model/inventory.h"
 #include "root/rootfs.h"
 #include "pipeline/storage.h"
+#include "pipeline/udev-dl.h"
 #include "root/target.h"
 
 /* fstab's escapes, as libmount's unmangle(): a backslash and three octal
@@ -159,40 +159,40 @@ static struct udev_device *resolve_spec(struct udev *udev, const char *spec)
 
                 if (!startswith(spec, tags[i].prefix))
                         continue;
-                e = udev_enumerate_new(udev);
+                e = sym_udev_enumerate_new(udev);
                 if (!e)
                         return NULL;
-                udev_enumerate_add_match_subsystem(e, "block");
-                udev_enumerate_add_match_property(e, tags[i].prop, spec + strlen(tags[i].prefix));
-                if (udev_enumerate_scan_devices(e) >= 0 && (le = udev_enumerate_get_list_entry(e)))
-                        u = udev_device_new_from_syspath(udev, udev_list_entry_get_name(le));
-                udev_enumerate_unref(e);
+                sym_udev_enumerate_add_match_subsystem(e, "block");
+                sym_udev_enumerate_add_match_property(e, tags[i].prop, spec + strlen(tags[i].prefix));
+                if (sym_udev_enumerate_scan_devices(e) >= 0 && (le = sym_udev_enumerate_get_list_entry(e)))
+                        u = sym_udev_device_new_from_syspath(udev, sym_udev_list_entry_get_name(le));
+                sym_udev_enumerate_unref(e);
                 if (u)
                         return u;
         }
         if (startswith(spec, "/dev/") && !strchr(spec + 5, '/'))
-                u = udev_device_new_from_subsystem_sysname(udev, "block", spec + 5);
+                u = sym_udev_device_new_from_subsystem_sysname(udev, "block", spec + 5);
         if (u || (!startswith(spec, "UUID=") && !startswith(spec, "LABEL=")))
                 return u;
         /* the udev database does not know it (a chroot, no udevd): probe */
-        all = udev_enumerate_new(udev);
+        all = sym_udev_enumerate_new(udev);
         if (!all)
                 return NULL;
-        udev_enumerate_add_match_subsystem(all, "block");
-        if (udev_enumerate_scan_devices(all) >= 0)
-                udev_list_entry_foreach(item, udev_enumerate_get_list_entry(all)) {
-                        struct udev_device *d = udev_device_new_from_syspath(udev, udev_list_entry_get_name(item));
+        sym_udev_enumerate_add_match_subsystem(all, "block");
+        if (sym_udev_enumerate_scan_devices(all) >= 0)
+                sym_udev_list_entry_foreach(item, sym_udev_enumerate_get_list_entry(all)) {
+                        struct udev_device *d = sym_udev_device_new_from_syspath(udev, sym_udev_list_entry_get_name(item));
                         _cleanup_free_ char *uuid = NULL, *label = NULL;
-                        const char *node = d ? udev_device_get_devnode(d) : NULL;
+                        const char *node = d ? sym_udev_device_get_devnode(d) : NULL;
 
                         if (node && probe_block(node, NULL, &uuid, &label) == 0 &&
                             (startswith(spec, "UUID=") ? streq_ptr(uuid, spec + 5) : streq_ptr(label, spec + 6))) {
                                 u = d;
                                 break;
                         }
-                        udev_device_unref(d);
+                        sym_udev_device_unref(d);
                 }
-        udev_enumerate_unref(all);
+        sym_udev_enumerate_unref(all);
         return u;
 }
 
@@ -205,9 +205,9 @@ static char *uuid_of(struct udev_device *u, const char *spec)
                 return xstrdup(spec + 5);
         if (!u)
                 return NULL;
-        if ((v = udev_device_get_property_value(u, "ID_FS_UUID")))
+        if ((v = sym_udev_device_get_property_value(u, "ID_FS_UUID")))
                 return xstrdup(v);
-        if (udev_device_get_devnode(u) && probe_block(udev_device_get_devnode(u), NULL, &uuid, NULL) == 0)
+        if (sym_udev_device_get_devnode(u) && probe_block(sym_udev_device_get_devnode(u), NULL, &uuid, NULL) == 0)
                 return uuid;
         return NULL;
 }
@@ -217,22 +217,22 @@ static struct udev_device *whole_disk(struct udev_device *u)
 {
         struct udev_device *p;
 
-        if (streq_ptr(udev_device_get_devtype(u), "partition")) {
-                p = udev_device_get_parent_with_subsystem_devtype(u, "block", "disk");
-                return p ? udev_device_ref(p) : NULL;
+        if (streq_ptr(sym_udev_device_get_devtype(u), "partition")) {
+                p = sym_udev_device_get_parent_with_subsystem_devtype(u, "block", "disk");
+                return p ? sym_udev_device_ref(p) : NULL;
         }
-        return udev_device_ref(u);
+        return sym_udev_device_ref(u);
 }
 
 /* remember the whole disk below U as used by WHAT (once per disk) */
 static void add_used_disk(struct storage *s, struct udev_device *u, const char *what)
 {
         struct udev_device *disk = u ? whole_disk(u) : NULL;
-        const char *name = disk ? udev_device_get_sysname(disk) : NULL;
+        const char *name = disk ? sym_udev_device_get_sysname(disk) : NULL;
 
         if (name && !kv_find(&s->used_disks, name))
                 kv_add(&s->used_disks, name, what);
-        udev_device_unref(disk);
+        sym_udev_device_unref(disk);
 }
 
 /* fill the root fields from the block device u */
@@ -241,15 +241,15 @@ static void describe_root(struct storage *s, struct udev *udev, struct udev_devi
         struct udev_device *disk;
         const char *v;
 
-        v = udev_device_get_devnode(u);
-        s->root_device = xstrdup(v ? v : udev_device_get_sysname(u));
-        if ((v = udev_device_get_property_value(u, "ID_FS_TYPE")))
+        v = sym_udev_device_get_devnode(u);
+        s->root_device = xstrdup(v ? v : sym_udev_device_get_sysname(u));
+        if ((v = sym_udev_device_get_property_value(u, "ID_FS_TYPE")))
                 s->root_fstype = xstrdup(v);
-        if ((v = udev_device_get_property_value(u, "ID_FS_UUID")))
+        if ((v = sym_udev_device_get_property_value(u, "ID_FS_UUID")))
                 s->root_uuid = xstrdup(v);
-        if ((!s->root_fstype || !s->root_uuid) && udev_device_get_devnode(u)) {
+        if ((!s->root_fstype || !s->root_uuid) && sym_udev_device_get_devnode(u)) {
                 _cleanup_free_ char *type = NULL, *uuid = NULL;
-                if (probe_block(udev_device_get_devnode(u), &type, &uuid, NULL) == 0) {
+                if (probe_block(sym_udev_device_get_devnode(u), &type, &uuid, NULL) == 0) {
                         if (!s->root_fstype)
                                 s->root_fstype = TAKE_PTR(type);
                         if (!s->root_uuid)
@@ -258,9 +258,9 @@ static void describe_root(struct storage *s, struct udev *udev, struct udev_devi
         }
         disk = whole_disk(u);
         if (disk) {
-                s->root_disk = xstrdup(udev_device_get_sysname(disk));
-                s->root_disk_devpath = xstrdup(udev_device_get_devpath(disk));
-                udev_device_unref(disk);
+                s->root_disk = xstrdup(sym_udev_device_get_sysname(disk));
+                s->root_disk_devpath = xstrdup(sym_udev_device_get_devpath(disk));
+                sym_udev_device_unref(disk);
         }
 }
 
@@ -313,16 +313,16 @@ static void read_fstab(struct inventory *inv, struct udev *udev)
                         inv->storage.root_spec = xstrdup(spec);
                 if (streq(type, "swap")) {
                         struct udev_device *u = resolve_spec(udev, spec);
-                        const char *dev = u ? udev_device_get_devnode(u) : NULL;
+                        const char *dev = u ? sym_udev_device_get_devnode(u) : NULL;
                         _cleanup_free_ char *uuid = uuid_of(u, spec);
                         add_swap(&inv->storage, spec, dev, uuid, "fstab");
                         add_used_disk(&inv->storage, u, "swap (fstab)");
-                        udev_device_unref(u);
+                        sym_udev_device_unref(u);
                 } else if (file[0] == '/' && !streq(type, "nfs") && !streq(type, "nfs4") && !streq(type, "cifs")) {
                         struct udev_device *u = resolve_spec(udev, spec);
                         _cleanup_free_ char *what = xasprintf("%s (fstab)", file);
                         add_used_disk(&inv->storage, u, what);
-                        udev_device_unref(u);
+                        sym_udev_device_unref(u);
                 }
         }
 }
@@ -356,10 +356,10 @@ static void read_proc_swaps(struct inventory *inv, struct udev *udev)
                         continue;
                 {
                         struct udev_device *u = startswith(name, "/dev/") ?
-                                udev_device_new_from_subsystem_sysname(udev, "block", strrchr(name, '/') + 1) : NULL;
+                                sym_udev_device_new_from_subsystem_sysname(udev, "block", strrchr(name, '/') + 1) : NULL;
                         uuid = uuid_of(u, name);
                         add_used_disk(&inv->storage, u, "swap (/proc/swaps)");
-                        udev_device_unref(u);
+                        sym_udev_device_unref(u);
                 }
                 add_swap(&inv->storage, name, name, uuid, "proc");
         }
@@ -378,7 +378,7 @@ static void find_root(struct inventory *inv, struct udev *udev)
                 if (u) {
                         s->root_source = xstrdup("fstab");
                         describe_root(s, udev, u);
-                        udev_device_unref(u);
+                        sym_udev_device_unref(u);
                         return;
                 }
         }
@@ -390,14 +390,14 @@ static void find_root(struct inventory *inv, struct udev *udev)
                 s->root_note = xasprintf(_("the filesystem of %s is not on a block device"), inv->rfs->path);
                 return;
         }
-        u = udev_device_new_from_devnum(udev, 'b', st.st_dev);
+        u = sym_udev_device_new_from_devnum(udev, 'b', st.st_dev);
         if (!u) {
                 s->root_note = xasprintf(_("the block device of %s is not in sysfs"), inv->rfs->path);
                 return;
         }
         s->root_source = xstrdup("mount");
         describe_root(s, udev, u);
-        udev_device_unref(u);
+        sym_udev_device_unref(u);
 }
 
 int detect_storage(struct inventory *inv, struct udev *udev)
