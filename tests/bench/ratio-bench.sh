@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/bench/ratio-bench.sh [BUILDDIR]: idlecfg against a bare libudev reader
 # (tests/bench/bare-reader: the same subsystems and attributes as detect, and
-# nothing else), timed interleaved in one umockdev session per machine, on the
+# nothing else), timed interleaved in SESSIONS umockdev sessions per machine
+# (the bare reader's time moves by up to half between two sessions of the
+# same recording; the medians are of all sessions' runs together), on the
 # recorded machines and on generated ones of 250, 1000, 2000 and 4000 devices.
 # Prints per machine the bare reader's median and the medians of detect, plan
 # (with this system's whole hwdb.d in the root) and refresh (nothing changed)
@@ -10,8 +12,8 @@
 # can beat: the CPU time of starting /bin/true in the session (refresh's ratio
 # is also given net of it) and the bare reader's own peak RSS (plan's is also
 # given minus it). Run: make bench
-# Environment: RUNS (default 7), GEN_RUNS (runs on generated machines, default
-# RUNS), SIZES (default "250 1000 2000 4000"; empty: none), MACHINES (recorded
+# Environment: RUNS (per session, default 7), GEN_RUNS (runs on generated
+# machines, default RUNS), SESSIONS (default 3), SIZES (default "250 1000 2000 4000"; empty: none), MACHINES (recorded
 # machines by name, default all of tests/data/machines, and t60p-fixture: the
 # ThinkPad T60p recording of the shared fixtures, where they are).
 set -eu
@@ -21,6 +23,7 @@ idlecfg=$build/src/idlecfg
 bare=$build/tests/bench/bare-reader
 timeit=$build/tests/bench/timeit
 runs=${RUNS:-7}
+sessions=${SESSIONS:-3}
 gen_runs=${GEN_RUNS:-$runs}
 sizes=${SIZES-250 1000 2000 4000}
 # the ThinkPad T60p of systemd's sys-script recording (454 devices), where
@@ -105,7 +108,9 @@ printf '%-16s %6s %10s %8s %8s %8s %10s   %9s %8s %8s %8s   %8s %8s   %8s %8s\n'
 run() {
         name=$1 rec=$2 n=$3
         rm -f "$tmp"/t.*
-        session "$rec" "$n"
+        for _s in $(seq "$sessions"); do
+                session "$rec" "$n"
+        done
         for v in detect plan refresh; do
                 [ "$(failed "$tmp/t.$v" "$([ $v != refresh ] || echo quiet)")" -eq 0 ] ||
                         { echo "bench: $v failed on $name" >&2; exit 1; }
@@ -135,7 +140,7 @@ for n in $sizes; do
         sh "$top/tests/bench/gen-machine.sh" "$n" >"$tmp/gen.umockdev"
         run "generated-$n" "$tmp/gen.umockdev" "$gen_runs"
 done
-echo "(medians of $runs interleaved runs under umockdev ($gen_runs on generated machines); ratios to the bare libudev reader, of wall time"
+echo "(medians of $runs interleaved runs ($gen_runs on generated machines) in each of $sessions umockdev sessions; ratios to the bare libudev reader, of wall time"
 echo " and of CPU time (user + system, which a loaded machine does not inflate);"
 echo " plan and refresh with $((hwdb_kb / 1024)) MB of hwdb files and a dpkg status of $((dpkg_kb / 1024)) MB in the root,"
 echo " whose boot entry has the words (refresh quiet, exit 0); load average $(cut -d' ' -f1 /proc/loadavg));"
