@@ -239,7 +239,8 @@ static const char *locale_named(const char *category)
 
 static bool c_locale(const char *name)
 {
-        return streq(name, "C") || streq(name, "POSIX") || strcasecmp(name, "C.UTF-8") == 0 || strcasecmp(name, "C.utf8") == 0;
+        return streq(name, "C") || streq(name, "POSIX") || strcasecmp(name, "C.UTF-8") == 0 ||
+               strcasecmp(name, "C.utf8") == 0;
 }
 
 static void setup_locale(bool messages)

@@ -181,7 +181,8 @@ static struct udev_device *resolve_spec(struct udev *udev, const char *spec)
         sym_udev_enumerate_add_match_subsystem(all, "block");
         if (sym_udev_enumerate_scan_devices(all) >= 0)
                 sym_udev_list_entry_foreach(item, sym_udev_enumerate_get_list_entry(all)) {
-                        struct udev_device *d = sym_udev_device_new_from_syspath(udev, sym_udev_list_entry_get_name(item));
+                        struct udev_device *d =
+                                sym_udev_device_new_from_syspath(udev, sym_udev_list_entry_get_name(item));
                         _cleanup_free_ char *uuid = NULL, *label = NULL;
                         const char *node = d ? sym_udev_device_get_devnode(d) : NULL;
 
@@ -355,8 +356,8 @@ static void read_proc_swaps(struct inventory *inv, struct udev *udev)
                 if (!name)
                         continue;
                 {
-                        struct udev_device *u = startswith(name, "/dev/") ?
-                                sym_udev_device_new_from_subsystem_sysname(udev, "block", strrchr(name, '/') + 1) : NULL;
+                        struct udev_device *u = !startswith(name, "/dev/") ? NULL :
+                                sym_udev_device_new_from_subsystem_sysname(udev, "block", strrchr(name, '/') + 1);
                         uuid = uuid_of(u, name);
                         add_used_disk(&inv->storage, u, "swap (/proc/swaps)");
                         sym_udev_device_unref(u);
