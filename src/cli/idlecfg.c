@@ -221,10 +221,6 @@ static int check_kernel(const struct verb *v, const struct run *c)
         return EXIT_OK;
 }
 
-/* only the categories idlecfg uses: the messages, and the character set
- * gettext converts them to. Numbers stay in the C locale (a decimal point in
- * every output), and a UTF-8 locale without the locale archive costs a dozen
- * file loads less per run (refresh's start-up, tests/bench/ratio-bench.sh) */
 /* the locale the environment names for CATEGORY (LC_ALL, then LC_x, then
  * LANG), as setlocale(category, "") looks it up */
 static const char *locale_named(const char *category)
@@ -243,6 +239,10 @@ static bool c_locale(const char *name)
                strcasecmp(name, "C.utf8") == 0;
 }
 
+/* only the categories idlecfg uses: the messages, and the character set
+ * gettext converts them to. Numbers stay in the C locale (a decimal point in
+ * every output), and a UTF-8 locale without the locale archive costs a dozen
+ * file loads less per run (refresh's start-up, tests/bench/ratio-bench.sh) */
 static void setup_locale(bool messages)
 {
         const char *language = getenv("LANGUAGE");
