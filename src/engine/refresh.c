@@ -840,7 +840,8 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
                         char *p = parent_of(d->devpath);
                         hosts = xrealloc(hosts, (n_hosts + 1) * sizeof(*hosts));
                         hosts[n_hosts++] = p ? p : xstrdup(d->devpath);
-                } else if (fp == FP_SOUND && is_numbered(n, "card")) {
+                } else if (fp == FP_SOUND) {
+                        /* a card: list_subsystem() lists no other sound device (fp_listings) */
                         char *p = ancestor_in(d->devpath, "pci");
                         if (!p)
                                 p = parent_of(d->devpath);
@@ -867,7 +868,7 @@ int refresh_fingerprint(char ret[17], char **ret_chassis_type)
                                 id = identity_attrs_of(dp, ID_USB);
                 } else if (fp == FP_SCSI_DEVICE && under_any(dp, hosts, n_hosts))
                         id = identity_attrs_of(dp, ID_DISK);
-                else if (fp == FP_NVME && is_numbered(n, "nvme"))
+                else if (fp == FP_NVME)         /* a controller (fp_listings) */
                         id = identity_attrs_of(dp, ID_NVME);
                 else if (fp == FP_HDAUDIO && under_any(dp, cards, n_cards))
                         id = identity_attrs_of(dp, ID_HDAUDIO);

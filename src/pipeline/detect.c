@@ -859,11 +859,14 @@ static void scan_devices(struct inventory *inv, struct udev *udev)
         free(paths);
 }
 
-static const char *libudev_error;
-
 const char *detect_error(int r)
 {
-        return r == -ELIBACC && libudev_error ? libudev_error : strerror(-r);
+        const char *e;
+
+        /* dlopen_libudev() answers again as it did, without a second try */
+        if (r == -ELIBACC && dlopen_libudev(&e) < 0)
+                return e;
+        return strerror(-r);
 }
 
 int inventory_detect(const struct detect_options *o, struct inventory **ret)
@@ -871,6 +874,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         struct inventory *inv = xcalloc(1, sizeof(*inv));
         struct udev *udev;
         struct modctx *mc = NULL;
+        const char *udev_error;        /* detect_error() says it */
         int r;
 
         inv->rfs = o->rfs;
@@ -885,7 +889,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
                                                &inv->kernel_version, &inv->kernel_version_source);
         }
 
-        r = dlopen_libudev(&libudev_error);
+        r = dlopen_libudev(&udev_error);
         udev = r < 0 ? NULL : sym_udev_new();
         if (!udev) {
                 modctx_free(mc);
