@@ -6,7 +6,7 @@
 # HACKING names exists; no files include each other round a circle.
 . "$top_srcdir/tests/lib.sh"
 need python3
-plan 12
+plan 13
 
 # prints one line per problem; $1: what to check
 layers() {
@@ -22,7 +22,9 @@ src = os.path.join(top, 'src')
 code_dirs = sorted(d for d in os.listdir(src)
                    if os.path.isdir(os.path.join(src, d)) and
                    any(f.endswith(('.c', '.h')) for f in os.listdir(os.path.join(src, d))))
-other_dirs = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)) and d not in code_dirs)
+# (hidden folders and files: automake's .deps and .dirstamp of a build)
+other_dirs = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)) and d not in code_dirs and
+                    not d.startswith('.'))
 files = [(d, f) for d in code_dirs for f in sorted(os.listdir(os.path.join(src, d))) if f.endswith(('.c', '.h'))]
 bad = []
 if what == 'folders':
@@ -37,7 +39,13 @@ if what == 'folders':
     for d in other_dirs:
         if 'src/%s/' % d not in sec:
             bad.append('src/%s/ is not described in HACKING Layers' % d)
-    loose = [f for f in os.listdir(src) if os.path.isfile(os.path.join(src, f))]
+    # a build in the source directory (as debhelper builds) leaves the
+    # programs and libraries Makefile.am makes in src/ there: not loose
+    mk = open(os.path.join(top, 'Makefile.am')).read().replace('\\\n', ' ')
+    built = {p[len('src/'):] for m in re.finditer(r'^\w+_(?:PROGRAMS|LIBRARIES)\s*\+?=(.*)$', mk, re.M)
+             for p in m.group(1).split() if re.match(r'src/[^/]+$', p)}
+    loose = [f for f in os.listdir(src) if os.path.isfile(os.path.join(src, f)) and f not in built and
+             not f.startswith('.')]
     for f in loose:
         bad.append('src/%s is in no folder' % f)
 elif what in ('named', 'upward'):
@@ -246,5 +254,19 @@ printf '#include "cli/verb-apply.h"\n' >>"$tmp/copy2/src/cli/print-apply.c"
 check "a planted include circle between src/cli/print-apply.c and verb-apply.c is found, nothing else" \
         sh -c 'grep -q "^include circle of cli/print-apply, cli/verb-apply, .*cli/print-apply -> cli/verb-apply (src/cli/print-apply.c:[0-9]*); cli/verb-apply -> cli/print-apply (src/cli/verb-apply.c:[0-9]*)" "$1" &&
                [ "$(wc -l <"$1")" -eq 1 ]' sh "$tmp/planted-circle.out"
+
+# ... and an in-tree build (debhelper builds in the source directory): the
+# program, the library and automake's stamps in src/ are no loose files, a
+# source file there still is one
+mkdir -p "$tmp/copy3" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy3/"
+: >"$tmp/copy3/src/idlecfg"; : >"$tmp/copy3/src/libidlecfg.a"; : >"$tmp/copy3/src/.dirstamp"
+mkdir -p "$tmp/copy3/src/.deps"; : >"$tmp/copy3/src/stray.c"
+(
+        top_srcdir=$tmp/copy3
+        layers folders
+) >"$tmp/planted-intree.out" 2>&1
+check "a build in the source directory: src/idlecfg, src/libidlecfg.a, src/.dirstamp and src/.deps are not loose; a planted src/stray.c is, nothing else" \
+        sh -c 'grep -qx "src/stray.c is in no folder" "$1" && [ "$(wc -l <"$1")" -eq 1 ]' sh "$tmp/planted-intree.out"
+last_failed && diag "$(cat "$tmp/planted-intree.out")"
 
 done_testing
