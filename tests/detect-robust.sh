@@ -118,7 +118,7 @@ check "detect of a recording never loads libblkid (nothing to probe)" sh -c "
 # detect probes a filesystem with it, the inventory says it could not
 lib=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libblkid\.so\.1 (libc6,x86-64) => //p' | head -n 1)
 : >"$tmp/empty.so"
-if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null 2>&1 &&
+if [ -n "$lib" ] && root_ns &&
    unshare -m sh -c "mount --bind '$tmp/empty.so' '$(readlink -f "$lib")'" 2>/dev/null; then
         LD_DEBUG=files "$IDLECFG" detect >/dev/null 2>"$tmp/host-ld.err"
         probes=0
@@ -135,7 +135,7 @@ fi
 # without libudev.so.1 (opened when detect first looks at the devices:
 # src/pipeline/udev-dl.c), hidden the same way: detect fails naming the file
 lib=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libudev\.so\.1 (libc6,x86-64) => //p' | head -n 1)
-if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null 2>&1 &&
+if [ -n "$lib" ] && root_ns &&
    unshare -m sh -c "mount --bind '$tmp/empty.so' '$(readlink -f "$lib")'" 2>/dev/null; then
         unshare -m sh -c 'mount --bind "$1" "$2" && exec "$3" detect' sh "$tmp/empty.so" "$(readlink -f "$lib")" \
                 "$IDLECFG" >"$tmp/noudev.out" 2>&1; rc=$?

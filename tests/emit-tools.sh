@@ -54,11 +54,9 @@ printf 'default\n' >"$troot/sys/module/pcie_aspm/parameters/policy"
 printf '1\n' >"$troot/sys/module/snd_hda_intel/parameters/power_save"
 if ! have systemd-tmpfiles; then
         skip_n 3 "systemd-tmpfiles not installed"
-elif ! unshare -m true 2>/dev/null && ! unshare -rm true 2>/dev/null; then
-        skip_n 3 "no private mount namespace (unshare -m)"
+elif ! mount_ns; then
+        skip_n 3 "$why"
 else
-        us="unshare -m"
-        unshare -m true 2>/dev/null || us="unshare -rm"
         # a tmpfs over /sys in a private namespace: a write that escaped --root would land there
         $us sh -c 'set -e
                 mount -t tmpfs tmpfs /sys
@@ -115,8 +113,9 @@ for d in /usr/lib/systemd /lib/systemd; do
 done
 printf '#!/bin/sh\nexec sysctl -p "$@"\n' >"$tmp/sysctl-p"
 chmod +x "$tmp/sysctl-p"
-if [ "$(id -u)" != 0 ] || ! unshare -m sh -c 'mount -t tmpfs tmpfs /proc/sys' 2>/dev/null; then
-        skip_n 2 "cannot mount a tmpfs over /proc/sys in a private mount namespace (needs root and unshare -m)"
+why=
+if ! root_ns || ! unshare -m sh -c 'mount -t tmpfs tmpfs /proc/sys' 2>/dev/null; then
+        skip_n 2 "cannot mount a tmpfs over /proc/sys in a private mount namespace (${why:-needs root and unshare -m})"
 else
         if [ -n "$SYSTEMD_SYSCTL" ]; then
                 CONF=$tmp/90-idlecfg.conf OUT=$tmp/ss unshare -m sh "$tmp/sysctl-inner.sh" "$SYSTEMD_SYSCTL" \
@@ -204,11 +203,9 @@ if ! have umockdev-run || ! have udevadm; then
         skip_n 7 "umockdev-run or udevadm not installed"
 elif ! $absent; then
         skip_n 7 "a device of the recording exists on this host"
-elif ! unshare -m true 2>/dev/null && ! unshare -rm true 2>/dev/null; then
-        skip_n 7 "no private mount namespace (unshare -m)"
+elif ! mount_ns; then
+        skip_n 7 "$why"
 else
-        us="unshare -m"
-        unshare -m true 2>/dev/null || us="unshare -rm"
         mkdir -p "$tmp/udev.out"
         umockdev-run -d "$tmp/udev.umockdev" -- $us sh "$tmp/udev-inner.sh" "$tmp/udev.out" \
                 "$(readlink /proc/self/ns/mnt)" "$tmp/70-idlecfg.rules" >"$tmp/udev.log" 2>&1

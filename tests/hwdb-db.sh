@@ -255,8 +255,8 @@ live_desc="rules under udevadm test: deny USB device and cyapa set on, others un
 if ! command -v umockdev-run >/dev/null 2>&1 || ! command -v unshare >/dev/null 2>&1 ||
         ! PATH=$PATH:/sbin:/usr/sbin command -v udevadm >/dev/null 2>&1; then
         skip "$live_desc (umockdev-run, unshare or udevadm missing)"
-elif ! unshare -m true 2>/dev/null && ! unshare -rm true 2>/dev/null; then
-        skip "$live_desc (no private mount namespace here)"
+elif ! mount_ns; then
+        skip "$live_desc" "$why"
 else
         etc=$tmp/etc-udev
         mkdir -p "$etc/rules.d"
@@ -295,8 +295,6 @@ for d in usb1/1-2 usb1/1-3 i2c-1/i2c-CYAP0001:00; do
         udevadm test --action=add /sys/devices/idlecfg-test/\$d 2>&1
 done
 EOF
-        us="unshare -m"
-        unshare -m true 2>/dev/null || us="unshare -rm"
         PATH=$PATH:/sbin:/usr/sbin $us umockdev-run -d "$tmp/live.umockdev" -- sh "$tmp/live.sh" >"$tmp/live.log" 2>&1
         rc=$?
         if [ "$rc" -eq 77 ] || ! grep -q 'rules.d/60-idlecfg.rules' "$tmp/live.log"; then

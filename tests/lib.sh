@@ -39,6 +39,38 @@ need() {
         done
 }
 
+# The suite runs as distributions build it: as an ordinary user (buildds,
+# sbuild), with HOME unset or a directory that does not exist, without
+# network, in the source directory. A point that needs root or a mount
+# namespace asks these first and skips with the reason they leave in $why.
+# is_root: the tests run as root
+is_root() {
+        [ "$(id -u)" -eq 0 ] || { why="not root"; return 1; }
+}
+# mount_ns: $us is a command that runs one in a private mount namespace in
+# which it may mount (tmpfs, bind mounts): `unshare -m` as root, else `unshare
+# -rm` (a user namespace, root in it) where the kernel permits that; 1 with
+# the reason in $why when neither can mount. IDLECFG_TEST_NO_NS=1 says
+# neither can (the skips a buildd without namespaces takes).
+mount_ns() {
+        us=
+        [ "${IDLECFG_TEST_NO_NS:-0}" != 1 ] || { why="no mount namespace (IDLECFG_TEST_NO_NS=1)"; return 1; }
+        command -v unshare >/dev/null 2>&1 || { why="no unshare (util-linux)"; return 1; }
+        mkdir -p "$tmp/.mount-ns"
+        for us in "unshare -m" "unshare -rm"; do
+                $us sh -c 'mount -t tmpfs idlecfg-probe "$1"' sh "$tmp/.mount-ns" 2>/dev/null && return 0
+        done
+        us= why="no private mount namespace to mount in (unshare -m needs root, unshare -rm a kernel that lets users make namespaces)"
+        return 1
+}
+# root_ns: as mount_ns, as the real root (chroot, mknod, bind mounts over
+# the host's files, tmpfs over /proc/sys): `unshare -m` only
+root_ns() {
+        is_root || { why="not root (needs unshare -m as root)"; return 1; }
+        mount_ns || return 1
+        [ "$us" = "unshare -m" ] || { why="unshare -m cannot mount here"; return 1; }
+}
+
 # compare output with a golden file; IDLECFG_UPDATE_GOLDEN=1 rewrites it
 golden() {
         _desc=$1 _expected=$2 _actual=$3

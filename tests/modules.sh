@@ -122,7 +122,7 @@ check "no module question (buildhost): the same plan without libkmod, exit 0" sh
 lib=$(ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libkmod\.so\.2 (libc6,x86-64) => //p' | head -n 1)
 [ -n "$lib" ] || lib=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -p 2>/dev/null | sed -n 's/^[[:space:]]*libkmod\.so\.2 .* => //p' | head -n 1)
 : >"$tmp/empty.so"
-if [ "$(id -u)" = 0 ] && [ -n "$lib" ] && command -v unshare >/dev/null 2>&1 &&
+if [ -n "$lib" ] && root_ns &&
    unshare -m sh -c "mount --bind '$tmp/empty.so' '$(readlink -f "$lib" 2>/dev/null)'" 2>/dev/null; then
         unshare -m sh -c 'mount --bind "$1" "$2" && exec "$3" "$4" "$5" plan --root "$6" --kernel "$7" --profiles-dir "$8" --profile balanced' sh \
                 "$tmp/empty.so" "$(readlink -f "$lib")" "$top_srcdir/tests/run-machine" "$tmp/m.umockdev" "$IDLECFG" \

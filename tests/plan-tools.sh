@@ -55,6 +55,8 @@ if [ -e /sys/devices/pci0000:00/0000:00:1f.2 ]; then
         skip "the recorded SATA controller's path exists on this host: no udevadm test"
         skip "(same)"
         skip "(same)"
+elif ! mount_ns; then
+        for i in 1 2 3; do skip "udevadm test of the rendered rules" "$why"; done
 else
         udev_sandbox "$tmp/inner.sh"
         cat >>"$tmp/inner.sh" <<'SH'
@@ -66,10 +68,10 @@ done
 SH
         mkdir -p "$tmp/out"
         grep -v '^#' "$dir/machine.umockdev" >"$tmp/m.umockdev"
-        umockdev-run -d "$tmp/m.umockdev" -- unshare -m sh "$tmp/inner.sh" "$tmp/out" \
+        umockdev-run -d "$tmp/m.umockdev" -- $us sh "$tmp/inner.sh" "$tmp/out" \
                 "$(readlink /proc/self/ns/mnt)" "$tmp/70-idlecfg.rules" >"$tmp/udev.log" 2>&1
         rc=$?
-        check "udevadm test ran (umockdev, private mount namespace)" test $rc -eq 0
+        check "udevadm test ran (umockdev, private mount namespace: $us)" test $rc -eq 0
         [ $rc -eq 0 ] || diag "$(tail -n 30 "$tmp/udev.log" "$tmp"/out/test.* 2>/dev/null)"
         check "host0 (optical drive) set to med_power_with_dipm by our rule" grep -qx med_power_with_dipm "$tmp/out/policy.0"
         check "host1 (NOLPM Crucial M500) left at max_performance" grep -qx max_performance "$tmp/out/policy.1"
