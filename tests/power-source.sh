@@ -134,7 +134,7 @@ else
 fi
 
 # the real rule, under udevadm test: in a mount namespace of its own, /sys the recording's
-if command -v udevadm >/dev/null && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+if command -v udevadm >/dev/null && root_ns; then
         unshare -m sh -c "mount -t tmpfs idlecfg-test /etc/udev/rules.d && mount -t tmpfs idlecfg-test /run/udev &&
                 cp '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' /etc/udev/rules.d/ &&
                 '$top_srcdir/tests/run-machine' '$P/mains-laptop.umockdev' udevadm test --action=change /sys/class/power_supply/AC" \
@@ -148,8 +148,8 @@ if command -v udevadm >/dev/null && command -v unshare >/dev/null && unshare -m 
         check "udevadm test: its add event (coldplug) does not" \
                 sh -c "grep -q '^ACTION=add' '$tmp/udev-add.out' && ! grep -q '^run: .*power-source' '$tmp/udev-add.out'"
 else
-        skip "udevadm test: no udevadm or no mount namespace here"
-        skip "udevadm test: no udevadm or no mount namespace here"
+        skip "udevadm test" "no udevadm, or ${why:-no mount namespace here}"
+        skip "udevadm test" "no udevadm, or ${why:-no mount namespace here}"
 fi
 
 # booting on battery (#33): the boot unit's switch, then what udev processes
@@ -161,10 +161,12 @@ fi
 # is the live /run here (a private mount namespace), as on a booted machine.
 cp -a "$root" "$tmp/broot"
 broot=$tmp/broot
+# (its /run and /proc/sys, made here: the points after it use them, whether
+# the boot below runs or skips)
+mkdir -p "$broot/run/udev" "$tmp/bproc/sys/vm" && echo 700 >"$tmp/bproc/sys/vm/dirty_writeback_centisecs"
 cat >"$tmp/late.sh" <<EOS
 set -u
 I="$IDLECFG --root $broot"
-mkdir -p $tmp/bproc/sys/vm && echo 700 >$tmp/bproc/sys/vm/dirty_writeback_centisecs
 export IDLECFG_TEST_PROC=$tmp/bproc IDLECFG_TEST_SETTLE_MS=1
 sup=/sys/class/power_supply
 # every line of the table: each device added again, each module loaded again: the value of source \$1
@@ -198,8 +200,7 @@ echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
 \$I power-source event >$tmp/late-ev.out 2>&1; echo "event \$? \$(test -e /run/idlecfg/on-battery && echo mark)"
 late ac
 EOS
-if command -v udevadm >/dev/null && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
-        mkdir -p "$broot/run/udev"
+if command -v udevadm >/dev/null && root_ns; then
         unshare -m sh -c "mount -t tmpfs idlecfg-test /etc/udev/rules.d &&
                 cp '$broot/etc/udev/rules.d/'*.rules /etc/udev/rules.d/ && mount --bind '$broot/run' /run &&
                 '$top_srcdir/tests/run-machine' '$m' sh '$tmp/late.sh'" >"$tmp/late.out" 2>&1
@@ -211,7 +212,7 @@ if command -v udevadm >/dev/null && command -v unshare >/dev/null && unshare -m 
                 sh -c "grep -qx 'event 0 ' '$tmp/late.out' && test '${3:-0}' -ge 3 && test '${4:-x}' = '${3:-y}' ||
                        { cat '$tmp/late.out'; exit 1; }"
 else
-        skip "booted on battery: no udevadm or no mount namespace here"
+        skip "booted on battery" "no udevadm, or ${why:-no mount namespace here}"
         skip "booted on battery: as above"
 fi
 check "the rules pick the value by the mark: two lines for each device of the table in 70-idlecfg.rules, two for each module in the switch's rule (snd_hda_intel's power_save)" \
