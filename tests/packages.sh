@@ -13,7 +13,7 @@
 # Slow (two builds, lintian): every point skips with its reason when a tool,
 # root privileges or the cached root (and a way to make it) is missing.
 . "$top_srcdir/tests/lib.sh"
-plan 12
+plan 13
 
 h=$top_srcdir/src/hooks
 version=$(sed -n 's/^PACKAGE_VERSION = //p' "$top_builddir/Makefile")
@@ -30,17 +30,55 @@ tree() {
 }
 
 # ---- make dist's tarball ----
-${MAKE:-make} -s -C "$top_builddir" dist-gzip >"$tmp/dist.log" 2>&1 &&
-        mv "$top_builddir/idlecfg-$version.tar.gz" "$tmp/" || { cat "$tmp/dist.log"; echo "Bail out! make dist"; exit 1; }
-tarball=$tmp/idlecfg-$version.tar.gz
+${MAKE:-make} -s -C "$top_builddir" dist >"$tmp/dist.log" 2>&1 &&
+        mv "$top_builddir/idlecfg-$version.tar.xz" "$tmp/" || { cat "$tmp/dist.log"; echo "Bail out! make dist"; exit 1; }
+tarball=$tmp/idlecfg-$version.tar.xz
+
+# ---- README's packaging commands as written: the Debian build with its tests on ----
+# The indented block of README that runs dpkg-buildpackage, SRC a copy of
+# the parts of the tree it names, run in a directory of its own as an
+# ordinary user (nobody, 65534, when the tests run as root: as buildds and
+# sbuild build) without network (as root: a network namespace of its own),
+# HOME a directory for rpmbuild's ~/rpmbuild (debhelper gives the tests its
+# own); DEB_BUILD_OPTIONS only parallel=, so make check runs in the package
+# directory, the build in the source directory as debhelper does it.
+awk '/^    / { b = b $0 "\n"; next } { if (b ~ /dpkg-buildpackage/) { printf "%s", b; exit } b = "" }' \
+        "$top_srcdir/README" | sed -e 's/^    //' -e "s/idlecfg\([-_]\)0\.1/idlecfg\1$version/g" >"$tmp/readme.sh"
+R=$(mktemp -d "${TMPDIR:-/tmp}/idlecfg-readme.XXXXXX")
+trap 'rm -rf "$tmp" "$R"' EXIT
+mkdir -p "$R/SRC/src" "$R/home" && cp -R "$top_srcdir/src/debian" "$top_srcdir/src/hooks" "$top_srcdir/src/rpm" "$R/SRC/src/" &&
+        cp "$tarball" "$R/" && sed "s|SRC/|$R/SRC/|g" "$tmp/readme.sh" >"$R/readme.sh"
+as_user=
+if is_root; then
+        chown -R 65534:65534 "$R"
+        as_user="setpriv --reuid=65534 --regid=65534 --clear-groups --"
+        unshare -n true 2>/dev/null && as_user="unshare -n $as_user"
+fi
+if grep -q 'dpkg-buildpackage' "$R/readme.sh" && have dpkg-buildpackage && have dh && have rpmbuild; then
+        start=$(date +%s)
+        (cd "$R" && $as_user env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$R/home" LC_ALL=C \
+                DEB_BUILD_OPTIONS="parallel=${IDLECFG_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}" sh -ex readme.sh) >"$tmp/readme.log" 2>&1
+        rc=$? took=$(($(date +%s) - start))
+        # the package's make check, as its harness summed it up
+        sum=$(sed -n 's/^# \(TOTAL\|PASS\|SKIP\|FAIL\|ERROR\): *\([0-9]*\)$/\1 \2/p' "$tmp/readme.log" | tr '\n' ' ')
+        check "README's packaging commands as written, as $(if is_root; then echo nobody; else id -un; fi): dpkg-buildpackage -us -uc with make check in the source directory [$sum], then rpmbuild (${took}s)" sh -c "
+                test $rc -eq 0 && grep -q 'make -j[0-9]* check' '$tmp/readme.log' && echo '$sum' | grep -q 'FAIL 0 ERROR 0' &&
+                ! echo '$sum' | grep -q 'PASS 0 ' &&
+                ls '$R'/idlecfg_$version-*.deb && ls '$R'/home/rpmbuild/RPMS/*/idlecfg-$version-*.rpm" ||
+                diag "$(grep -A3 '^not ok\|^FAIL:\|^ERROR:' "$tmp/readme.log" | head -n 60)" "$(tail -n 30 "$tmp/readme.log")"
+else
+        skip "README's packaging commands as written (dpkg-buildpackage with its tests on, rpmbuild)" \
+                "no such block in README, or dpkg-dev, debhelper or rpm not installed"
+fi
+rm -rf "$R"
 
 # ---- the Debian source package ----
 deb=
 if have dpkg-buildpackage && have dh && have dpkg-deb; then
         b=$tmp/deb
         mkdir -p "$b"
-        cp "$tarball" "$b/idlecfg_$version.orig.tar.gz"
-        tar -C "$b" -xzf "$tarball"
+        cp "$tarball" "$b/idlecfg_$version.orig.tar.xz"
+        tar -C "$b" -xJf "$tarball"
         cp -a "$top_srcdir/src/debian" "$b/idlecfg-$version/debian"
         # (nocheck: make check is this suite; a distribution's build runs it)
         (cd "$b/idlecfg-$version" && DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc) >"$b/build.log" 2>&1
