@@ -64,8 +64,8 @@ if grep -q 'dpkg-buildpackage' "$R/readme.sh" && have dpkg-buildpackage && have 
         check "README's packaging commands as written, as $(if is_root; then echo nobody; else id -un; fi): dpkg-buildpackage -us -uc with make check in the source directory [$sum], then rpmbuild (${took}s)" sh -c "
                 test $rc -eq 0 && grep -q 'make -j[0-9]* check' '$tmp/readme.log' && echo '$sum' | grep -q 'FAIL 0 ERROR 0' &&
                 ! echo '$sum' | grep -q 'PASS 0 ' &&
-                ls '$R'/idlecfg_$version-*.deb && ls '$R'/home/rpmbuild/RPMS/*/idlecfg-$version-*.rpm" ||
-                diag "$(grep -A3 '^not ok\|^FAIL:\|^ERROR:' "$tmp/readme.log" | head -n 60)" "$(tail -n 30 "$tmp/readme.log")"
+                ls '$R'/idlecfg_$version-*.deb && ls '$R'/home/rpmbuild/RPMS/*/idlecfg-$version-*.rpm"
+        last_failed && diag "$(grep -A3 '^not ok\|^FAIL:\|^ERROR:' "$tmp/readme.log" | head -n 60)" "$(tail -n 30 "$tmp/readme.log")"
 else
         skip "README's packaging commands as written (dpkg-buildpackage with its tests on, rpmbuild)" \
                 "no such block in README, or dpkg-dev, debhelper or rpm not installed"
