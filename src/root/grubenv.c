@@ -303,6 +303,13 @@ static bool is_assignment(const char *word)
         return n > 0 && word[n] == '=';
 }
 
+/* the variables 10_linux gives the normal entries' linux line */
+static bool is_cmdline_var(const char *name, size_t n)
+{
+        return (n == strlen("GRUB_CMDLINE_LINUX") && strncmp(name, "GRUB_CMDLINE_LINUX", n) == 0) ||
+               (n == strlen("GRUB_CMDLINE_LINUX_DEFAULT") && strncmp(name, "GRUB_CMDLINE_LINUX_DEFAULT", n) == 0);
+}
+
 static void assign(struct lexer *l, unsigned line, const char *word)
 {
         size_t n = name_len(word);
@@ -317,9 +324,15 @@ static void assign(struct lexer *l, unsigned line, const char *word)
         l->holding = true;
         value = expand(l, line, word + n + 1);
         l->holding = false;
+        if (is_cmdline_var(word, n) && strchr(value, '\n') && !(v && strchr(v->value, '\n')))
+                /* 10_linux echoes it into the linux line: the rest of the value
+                 * is a line of grub.cfg of its own, a GRUB command, never the kernel's */
+                warn(l->env, _("%s:%u: the value of %.*s spans lines: grub-mkconfig writes what follows its "
+                               "first newline on a line of its own in grub.cfg, which the kernel does not get "
+                               "(GRUB reads it as a command); idlecfg reads the kernel command line up to it"),
+                     l->name, line, (int) n, word);
         var_set(l->env, word, n, value);
-        if ((n == strlen("GRUB_CMDLINE_LINUX") && strncmp(word, "GRUB_CMDLINE_LINUX", n) == 0) ||
-            (n == strlen("GRUB_CMDLINE_LINUX_DEFAULT") && strncmp(word, "GRUB_CMDLINE_LINUX_DEFAULT", n) == 0)) {
+        if (is_cmdline_var(word, n)) {
                 /* the kernel's command line: said now */
                 for (size_t i = 0; i < l->n_held; i++) {
                         warn(l->env, "%s", l->held[i]);
@@ -584,6 +597,9 @@ char *grubenv_cmdline(const struct grubenv *env)
                                              grubenv_get(env, "GRUB_CMDLINE_LINUX_DEFAULT"));
         struct strbuf sb = {};
 
+        /* the linux line of grub.cfg ends at a newline of the values (said when assigned) */
+        all[strcspn(all, "\n")] = '\0';
+
         for (char *w = strtok(all, " \t\n"); w; w = strtok(NULL, " \t\n"))
                 sb_appendf(&sb, "%s%s", sb.len ? " " : "", w);
         return sb.len ? sb_steal(&sb) : NULL;
@@ -610,12 +626,13 @@ void grubenv_done(struct grubenv *env)
 static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char *path, bool in_dir)
 {
         _cleanup_free_ char *text = NULL, *shown = NULL;
+        size_t len = 0;
         int r;
 
         if (env->exited)
                 return;         /* grub-mkconfig exited in an earlier file */
         shown = rootfs_display(rfs, path);
-        r = rootfs_read_file(rfs, path, 0, GRUB_FILE_MAX, &text, NULL, NULL);
+        r = rootfs_read_file(rfs, path, 0, GRUB_FILE_MAX, &text, &len, NULL);
 
         if (r == -ENOENT || r == -ENOTDIR || (in_dir && r == -ENOLINK))
                 return;
@@ -623,6 +640,16 @@ static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char
                 _cleanup_free_ char *why = rootfs_why(rfs, path, r, GRUB_FILE_MAX);
                 rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"), shown, why);
                 return;
+        }
+        if (memchr(text, '\0', len)) {
+                /* grub-mkconfig's /bin/sh (dash; bash too) reads on without them */
+                size_t k = 0;
+                for (size_t i = 0; i < len; i++)
+                        if (text[i])
+                                text[k++] = text[i];
+                text[k] = '\0';
+                warn(env, _("%s: holds NUL bytes: grub-mkconfig's shell drops them and reads on, and so does "
+                            "idlecfg"), shown);
         }
         grubenv_parse(env, shown, text);
 }

@@ -42,8 +42,9 @@ void grubenv_parse(struct grubenv *env, const char *name, const char *text);
 /* The value of NAME: "" when never assigned */
 const char *grubenv_get(const struct grubenv *env, const char *name);
 /* The arguments grub-mkconfig's 10_linux gives the normal entries:
- * "$GRUB_CMDLINE_LINUX $GRUB_CMDLINE_LINUX_DEFAULT", blanks collapsed to one
- * space; NULL if there are none */
+ * "$GRUB_CMDLINE_LINUX $GRUB_CMDLINE_LINUX_DEFAULT" up to its first newline
+ * (10_linux writes the rest on a grub.cfg line of its own: a warning when
+ * assigned), blanks collapsed to one space; NULL if there are none */
 char *grubenv_cmdline(const struct grubenv *env);
 void grubenv_done(struct grubenv *env);
 
