@@ -153,6 +153,19 @@ cat >/dev/null <<-'END'
 	END
 GRUB_CMDLINE_LINUX=good
 EOF
+# a quoted value over two lines: grub-mkconfig writes the rest on a grub.cfg line of its own,
+# and the kernel gets the words before the newline only (GRUB_CMDLINE_LINUX_DEFAULT's too): said
+mkcase multiline "a quiet"
+warns multiline 'etc/default/grub:1: the value of GRUB_CMDLINE_LINUX spans lines: grub-mkconfig writes what follows'
+grubf multiline <<'EOF'
+GRUB_CMDLINE_LINUX="a quiet
+pcie_aspm=off"
+GRUB_CMDLINE_LINUX_DEFAULT="splash"
+EOF
+# NUL bytes: grub-mkconfig's shell (dash) drops them and reads on; so does idlecfg, and says so
+mkcase nul "ab quiet splash c"
+warns nul 'etc/default/grub: holds NUL bytes: grub-mkconfig'"'"'s shell drops them and reads on'
+printf 'GRUB_CMDLINE_LINUX="a\000b quiet"\nX=1\000\nGRUB_CMDLINE_LINUX_DEFAULT="splash c"\n' >"$tmp/c/nul/etc/default/grub"
 # what grub-mkconfig itself refuses: idlecfg warns (and grub-mkconfig makes no grub.cfg)
 mkcase readonly "a"
 warns readonly 'etc/default/grub:2: GRUB_CMDLINE_LINUX is readonly ('

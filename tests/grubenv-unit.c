@@ -86,6 +86,13 @@ int main(int argc, char **argv)
         check("$(...) is not run, and said", "GRUB_CMDLINE_LINUX=\"a $(cat /etc/x) b\"\n", "a b", 1,
               "grub:1: \"$(\" is not expanded");
         check("`...` is not run, and said", "\n\nGRUB_CMDLINE_LINUX=\"a `cat /x` b\"\n", "a b", 1, "grub:3: a command substitution");
+        check("Debian's GRUB_DISTRIBUTOR=`lsb_release ...`: not on the command line, not said",
+              "GRUB_DEFAULT=0\nGRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`\n"
+              "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n", "quiet", 0, NULL);
+        check("$(...) in a variable the command line takes: said, naming its own line",
+              "X=$(cat /x)\nY=\"$X\"\nGRUB_CMDLINE_LINUX_DEFAULT=\"${Y} a\"\n", "a", 1, "grub:1: \"$(\" is not expanded");
+        check("a variable assigned again without it: not said",
+              "X=`cat /x`\nX=b\nGRUB_CMDLINE_LINUX=\"$X\"\n", "b", 0, NULL);
         check("${VAR:-x} is said", "GRUB_CMDLINE_LINUX=\"${X:-pcie_aspm=off}\"\n", NULL, 1, "grub:1: \"${X:-pcie_aspm=off}\"");
         check("a redirection is said", "GRUB_CMDLINE_LINUX=a >/dev/null\n", NULL, 1, "grub:1: \">\"");
         check("an unclosed quote stops the file", "GRUB_CMDLINE_LINUX=a\nGRUB_CMDLINE_LINUX=\"b\nc\n", "a", 1,

@@ -125,6 +125,9 @@ void next_steps_print_text(const struct next_steps *s, const char *header, FILE 
                                         fputc(' ', out);
                                 print_shell_word(*a, out);
                         }
+                else if (x->remove)
+                        fprintf(out, _("take these words out of the kernel command line of the boot loader: %s"),
+                                x->words);
                 else
                         fprintf(out, _("add these words to the kernel command line of the boot loader: %s"),
                                 x->words);

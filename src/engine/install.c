@@ -268,6 +268,23 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
                 if (r == 0 && boot_grub_mark(rfs))
                         scheme = BOOT_GRUB;
         }
+        if (scheme == BOOT_GRUB && r == 0 && p->boot.grub_words != GRUB_WORDS_SNIPPET) {
+                /* no grub.d file can carry them: the administrator's line in
+                 * /etc/default/grub takes them (next-steps.c names the words) */
+                if (p->boot.grub_words == GRUB_WORDS_NO_GRUB_D)
+                        rootfs_warn(rfs, _("%s sources /etc/default/grub only, never %s: idlecfg writes no "
+                                           "snippet there and keeps the kernel parameters in %s; add them to "
+                                           "GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub by hand, then make "
+                                           "grub.cfg again"), p->boot.grub_words_where, GRUB_SNIPPET_PATH,
+                                    OWN_CMDLINE_PATH);
+                else
+                        rootfs_warn(rfs, _("%s: GRUB_CMDLINE_LINUX_DEFAULT is readonly: a snippet assigning it "
+                                           "(%s) would stop grub-mkconfig (\"is read only\"); idlecfg keeps the "
+                                           "kernel parameters in %s; add them to that variable's line by hand, "
+                                           "then make grub.cfg again"), p->boot.grub_words_where,
+                                    GRUB_SNIPPET_PATH, OWN_CMDLINE_PATH);
+                scheme = BOOT_NONE;
+        }
         if (r > 0)
                 ;
         else if (scheme == BOOT_BOOTC && !p->boot.booted)

@@ -120,8 +120,12 @@ static bool older(const struct timespec *a, const struct timespec *b)
 
 static void step_update_grub(struct next_steps *s, const struct rootfs *rfs)
 {
-        static const char *const why = N_("GRUB reads the kernel command line from grub.cfg, which "
-                                          "/etc/default/grub.d/idlecfg.cfg only changes when it is made again");
+        static const char *const why_snippet = N_("GRUB reads the kernel command line from grub.cfg, which "
+                                                  "/etc/default/grub.d/idlecfg.cfg only changes when it is made "
+                                                  "again");
+        static const char *const why_default = N_("GRUB reads the kernel command line from grub.cfg, which "
+                                                  "/etc/default/grub only changes when it is made again");
+        const char *why = s->boot.grub_words == GRUB_WORDS_SNIPPET ? why_snippet : why_default;
 
         /* Debian's update-grub where it is (or nothing says otherwise: GRUB
          * not installed yet), else the grub-mkconfig the root has */
@@ -183,6 +187,41 @@ static void step_words(struct next_steps *s, const char *words)
                 x->words = xstrdup(words);
 }
 
+static bool has_words(const char *text, const char *words);
+static bool has_any_word(const char *text, const char *words);
+
+/* GRUB where no grub.d file can carry the words (root/bootscheme.h): the
+ * administrator puts them into GRUB_CMDLINE_LINUX_DEFAULT of
+ * /etc/default/grub (or takes them out: UNDO), then grub.cfg is made again.
+ * A step by hand only while /etc/default/grub lacks them (still holds one) */
+static void step_grub_default(struct next_steps *s, const struct rootfs *rfs, const char *words, bool undo)
+{
+        static const char *const why_add[] = {
+                [GRUB_WORDS_NO_GRUB_D] = N_("this GRUB's grub-mkconfig reads /etc/default/grub only, not "
+                                            "/etc/default/grub.d: add the words to GRUB_CMDLINE_LINUX_DEFAULT "
+                                            "there (/etc/idlecfg/cmdline holds them)"),
+                [GRUB_WORDS_READONLY] = N_("/etc/default/grub makes GRUB_CMDLINE_LINUX_DEFAULT readonly, so no "
+                                           "grub.d file can add to it: add the words to its line there "
+                                           "(/etc/idlecfg/cmdline holds them)"),
+        };
+        static const char *const why_remove = N_("idlecfg's words, added to /etc/default/grub by hand: take them "
+                                                 "out of GRUB_CMDLINE_LINUX_DEFAULT there");
+        _cleanup_free_ char *line = grub_boot_cmdline(rfs);
+        bool there = line && (undo ? has_any_word(line, words) : has_words(line, words));
+
+        if (undo ? there : !there) {
+                struct next_step *x = add_step(s, undo ? "grub-default-words-remove" : "grub-default-words",
+                                               undo ? why_remove : why_add[s->boot.grub_words], true, NULL);
+                x->remove = undo;
+                if (!x->words)
+                        x->words = xstrdup(words);
+        }
+        /* adding: grub.cfg is made again after (pending_own_cmdline() asks only while it lacks them);
+         * removing: next_steps_undo() names it when grub.cfg holds them */
+        if (!undo)
+                step_update_grub(s, rfs);
+}
+
 /* argv of PREFIX... then OPT=WORD for each word of WORDS (rpm-ostree kargs --append=W) */
 static const char **argv_per_word(const char *const *prefix, const char *opt, char *words_buf)
 {
@@ -212,7 +251,7 @@ static void argv_per_word_free(const char **argv, size_t n_prefix)
  * running bootc host, rpm-ostree kargs on a booted OSTree host; elsewhere
  * the installer adds them (step_words). UNDO: the steps that take them out
  * again (rollback). */
-static void step_own_words(struct next_steps *s, const char *words, bool undo)
+static void step_own_words(struct next_steps *s, const struct rootfs *rfs, const char *words, bool undo)
 {
         _cleanup_free_ char *one = xstrdup(words), *buf = xstrdup(words);
 
@@ -256,10 +295,17 @@ static void step_own_words(struct next_steps *s, const char *words, bool undo)
                                                        N_("an OSTree deployment that is not running: rpm-ostree "
                                                           "kargs changes a booted host only (never a container "
                                                           "build); run it there with these words"), true, NULL);
+                        x->remove = undo;
                         if (!x->words)
                                 x->words = xstrdup(one);
                         return;
                 }
+        case BOOT_GRUB:
+                if (s->boot.grub_words != GRUB_WORDS_SNIPPET) {
+                        step_grub_default(s, rfs, one, undo);
+                        return;
+                }
+                break;
         default:
                 break;
         }
@@ -369,7 +415,7 @@ void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const 
                         break;
                 case T_CMDLINE_OWN:
                         if (x->wanted && r->cmdline_words)
-                                step_own_words(s, r->cmdline_words, false);
+                                step_own_words(s, rfs, r->cmdline_words, false);
                         break;
                 case T_CMDLINE_BOOTC:   /* bootc takes it when it deploys the image */
                         break;
@@ -531,7 +577,7 @@ static void pending_own_cmdline(struct next_steps *s, const struct rootfs *rfs, 
                 if (text && has_words(text, words))
                         return;
         }
-        step_own_words(s, words, false);
+        step_own_words(s, rfs, words, false);
 }
 
 static void pending_initramfs(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
@@ -680,22 +726,25 @@ void next_steps_undo(struct next_steps *s, const struct rootfs *rfs, const char 
         switch (s->boot.scheme) {
         case BOOT_GRUB_BLS:
                 if (entries)
-                        step_own_words(s, words, true);
+                        step_own_words(s, rfs, words, true);
                 break;
         case BOOT_BOOTC:
                 /* the options of idlecfg's source: emptied whatever the entries show */
                 if (s->boot.booted)
-                        step_own_words(s, words, true);
+                        step_own_words(s, rfs, words, true);
                 break;
         case BOOT_OSTREE:
                 if (entries)
-                        step_own_words(s, words, true);
+                        step_own_words(s, rfs, words, true);
                 break;
         default:
                 if (entries || uki)
                         step_kernel_install(s, rfs, kernel);
                 break;
         }
+        if (s->boot.scheme == BOOT_GRUB && s->boot.grub_words != GRUB_WORDS_SNIPPET)
+                /* the words the administrator put into /etc/default/grub, if it still holds them */
+                step_grub_default(s, rfs, words, true);
         if (grub)
                 step_update_grub(s, rfs);
 }

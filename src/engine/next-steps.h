@@ -12,7 +12,8 @@ struct next_step {
         const char *id;         /* untranslated, for scripts: "update-grub", "sysctl", ... */
         char **argv;            /* the command, NULL-terminated; NULL: a step by hand */
         const char *why;        /* N_(): English in JSON, translated in text */
-        char *words;            /* "cmdline-words": the words to add, space-separated */
+        char *words;            /* a step by hand: the words to add (or to take out: REMOVE), space-separated */
+        bool remove;
         bool boot;              /* the boot configuration lacks it until it runs: exit 4 */
 };
 

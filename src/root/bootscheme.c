@@ -11,6 +11,8 @@
 #include "root/target.h"
 
 #define INSTALL_CONF_MAX (64u << 10)
+/* grub-mkconfig is a shell script of some 10 KiB */
+#define GRUB_MKCONFIG_MAX (1u << 20)
 
 static const char *const scheme_names[_BOOT_SCHEME_MAX] = {
         [BOOT_NONE] = "none",
@@ -224,6 +226,44 @@ const char *boot_grub_mark(const struct rootfs *rfs)
         return NULL;
 }
 
+const char *boot_grub_mkconfig_no_grub_d(const struct rootfs *rfs)
+{
+        /* update-grub runs grub-mkconfig; a root without it runs the one it has */
+        static const char *const scripts[] = {
+                "/usr/sbin/grub-mkconfig", "/usr/sbin/grub2-mkconfig", "/usr/bin/grub-mkconfig",
+                "/usr/bin/grub2-mkconfig", "/sbin/grub-mkconfig", "/sbin/grub2-mkconfig",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(scripts); i++) {
+                _cleanup_free_ char *text = NULL;
+                int r = rootfs_read_file(rfs, scripts[i], 0, GRUB_MKCONFIG_MAX, &text, NULL, NULL);
+                if (r == -ENOENT || r == -ENOTDIR)
+                        continue;
+                /* a script that sources /etc/default/grub says which files it
+                 * reads; anything else (empty, unreadable, a binary) does not */
+                if (r < 0 || !strstr(text, "/default/grub"))
+                        return NULL;
+                return strstr(text, "/default/grub.d/") ? NULL : scripts[i];
+        }
+        return NULL;
+}
+
+static void detect_grub_words(const struct rootfs *rfs, struct boot_info *b)
+{
+        const char *script;
+        char *ro;
+
+        if (!boot_grub_mark(rfs))
+                return;
+        if ((script = boot_grub_mkconfig_no_grub_d(rfs))) {
+                b->grub_words = GRUB_WORDS_NO_GRUB_D;
+                b->grub_words_where = xstrdup(script);
+        } else if ((ro = grub_cmdline_readonly_before_snippet(rfs))) {
+                b->grub_words = GRUB_WORDS_READONLY;
+                b->grub_words_where = ro;
+        }
+}
+
 static void detect_scheme(const struct rootfs *rfs, const struct install_conf *conf, struct boot_info *b)
 {
         bool ostree_booted = boot_root_has(rfs, "/run/ostree-booted");
@@ -329,6 +369,7 @@ void boot_detect(const struct rootfs *rfs, struct boot_info *ret)
                                    "idlecfg looks for the boot loader itself"), shown, conf.layout_line, conf.layout);
         }
         detect_scheme(rfs, &conf, ret);
+        detect_grub_words(rfs, ret);
         detect_initrd(rfs, &conf, ret);
         install_conf_done(&conf);
 }
@@ -337,5 +378,6 @@ void boot_info_done(struct boot_info *b)
 {
         free(b->reason);
         free(b->initrd_reason);
+        free(b->grub_words_where);
         *b = (struct boot_info) {};
 }

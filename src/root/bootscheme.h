@@ -27,6 +27,15 @@ enum initrd_generator {
         _INITRD_MAX,
 };
 
+/* GRUB: can a grub.d file (GRUB_SNIPPET_PATH) carry the words to grub.cfg? */
+enum grub_words {
+        GRUB_WORDS_SNIPPET,     /* yes: grub-mkconfig sources /etc/default/grub.d/NAME.cfg (Debian's) */
+        GRUB_WORDS_NO_GRUB_D,   /* its grub-mkconfig sources /etc/default/grub only (upstream's,
+                                 * openSUSE's, Fedora's): a snippet is never read */
+        GRUB_WORDS_READONLY,    /* GRUB_CMDLINE_LINUX_DEFAULT is readonly before the snippet: assigning
+                                 * it there stops grub-mkconfig ("is read only") */
+};
+
 struct boot_info {
         enum boot_scheme scheme;
         char *reason;           /* untranslated, as the plan's reasons are */
@@ -35,6 +44,11 @@ struct boot_info {
         /* bootc, ostree: the target is the running host, booted from a deployment
          * (/run/ostree-booted): its kernel arguments change through the tool */
         bool booted;
+        /* where GRUB is there (any scheme): whether a grub.d file can carry
+         * the words, and what says not (the mkconfig script's path, or the
+         * readonly's FILE:LINE) */
+        enum grub_words grub_words;
+        char *grub_words_where;
 };
 
 /* "grub", "grub-bls", "kernel-install-bls", "kernel-install-uki",
@@ -64,6 +78,10 @@ const char *initrd_generator_to_string(enum initrd_generator g);
  * warning of RFS naming FILE:LINE (rootfs_warn()), and the line is ignored. */
 void boot_detect(const struct rootfs *rfs, struct boot_info *ret);
 void boot_info_done(struct boot_info *b);
+/* the grub-mkconfig script of the root (update-grub's, else grub2-mkconfig's)
+ * that does not source /etc/default/grub.d/NAME.cfg: its path in the root, or
+ * NULL (it does, or there is none to tell: Debian's is assumed) */
+const char *boot_grub_mkconfig_no_grub_d(const struct rootfs *rfs);
 /* the first file of GRUB the root has (a dangling link counts), NULL: none */
 const char *boot_grub_mark(const struct rootfs *rfs);
 /* is it a path of the root (links followed inside it)? */

@@ -36,6 +36,15 @@ const char *grubenv_get(const struct grubenv *env, const char *name)
         return v ? v->value : "";
 }
 
+static void var_unexpanded_free(struct grubvar *v)
+{
+        for (size_t i = 0; i < v->n_unexpanded; i++)
+                free(v->unexpanded[i]);
+        free(v->unexpanded);
+        v->unexpanded = NULL;
+        v->n_unexpanded = 0;
+}
+
 static void var_set(struct grubenv *env, const char *name, size_t n, char *value)
 {
         struct grubvar *v = var_find(env, name, n);
@@ -47,6 +56,7 @@ static void var_set(struct grubenv *env, const char *name, size_t n, char *value
         }
         free(v->value);
         v->value = value;
+        var_unexpanded_free(v);
 }
 
 static size_t name_len(const char *s)
@@ -72,7 +82,48 @@ struct lexer {
         bool stop;              /* return or exit: the rest of the file is not read */
         char *heredoc;          /* the word that ends the here-document of this line */
         bool heredoc_tabs;      /* <<-: its lines may start with tabs */
+        /* in an assignment: what its value could not expand, held for the
+         * variable (said when it reaches the command line) */
+        bool holding;
+        char **held;
+        size_t n_held;
 };
+
+static void hold(struct lexer *l, char *msg)
+{
+        for (size_t i = 0; i < l->n_held; i++)
+                if (streq(l->held[i], msg)) {
+                        free(msg);
+                        return;
+                }
+        l->held = xrealloc(l->held, (l->n_held + 1) * sizeof(char *));
+        l->held[l->n_held++] = msg;
+}
+
+/* a value that cannot be expanded: said now, or held for the variable assigned */
+static void warn_expand(struct lexer *l, const char *fmt, ...) _printf_(2, 3);
+static void warn_expand(struct lexer *l, const char *fmt, ...)
+{
+        va_list ap;
+        char *msg;
+
+        va_start(ap, fmt);
+        msg = xvasprintf(fmt, ap);
+        va_end(ap);
+        if (l->holding)
+                hold(l, msg);
+        else {
+                warn(l->env, "%s", msg);
+                free(msg);
+        }
+}
+
+/* the value of V is used: what it could not expand comes with it */
+static void use_var(struct lexer *l, const struct grubvar *v)
+{
+        for (size_t i = 0; l->holding && v && i < v->n_unexpanded; i++)
+                hold(l, xstrdup(v->unexpanded[i]));
+}
 
 /* skip blanks and backslash-newline continuations */
 static void skip_blanks(struct lexer *l)
@@ -148,6 +199,7 @@ static void expand_dollar(struct lexer *l, unsigned line, const char **s, struct
 
         if ((n = name_len(p)) > 0) {
                 const struct grubvar *v = var_find(l->env, p, n);
+                use_var(l, v);
                 sb_append(sb, v ? v->value : "");
                 *s = p + n;
                 return;
@@ -157,17 +209,18 @@ static void expand_dollar(struct lexer *l, unsigned line, const char **s, struct
                 n = name_len(p + 1);
                 if (end && p + 1 + n == end && n > 0) {
                         const struct grubvar *v = var_find(l->env, p + 1, n);
+                        use_var(l, v);
                         sb_append(sb, v ? v->value : "");
                         *s = end + 1;
                         return;
                 }
-                warn(l->env, _("%s:%u: \"%.*s\" is not expanded: idlecfg reads only $VAR and ${VAR}, and assumes "
+                warn_expand(l, _("%s:%u: \"%.*s\" is not expanded: idlecfg reads only $VAR and ${VAR}, and assumes "
                                "it expands to nothing"), l->name, line, end ? (int) (end - *s + 1) : 2, *s);
                 *s = end ? end + 1 : p + strlen(p);
                 return;
         }
         if (*p == '(' || (*p && strchr("0123456789@*#?$!-", *p))) {
-                warn(l->env, _("%s:%u: \"$%c\" is not expanded: idlecfg does not run the target's shell code, "
+                warn_expand(l, _("%s:%u: \"$%c\" is not expanded: idlecfg does not run the target's shell code, "
                                "and assumes it expands to nothing"), l->name, line, *p);
                 if (*p == '(') {
                         int depth = 0;
@@ -189,7 +242,7 @@ static void backquote(struct lexer *l, unsigned line, const char **s)
 {
         const char *end = strchr(*s + 1, '`');
 
-        warn(l->env, _("%s:%u: a command substitution `...` is not run: idlecfg assumes it expands to nothing"),
+        warn_expand(l, _("%s:%u: a command substitution `...` is not run: idlecfg assumes it expands to nothing"),
              l->name, line);
         *s = end ? end + 1 : *s + strlen(*s);
 }
@@ -250,17 +303,49 @@ static bool is_assignment(const char *word)
         return n > 0 && word[n] == '=';
 }
 
+/* the variables 10_linux gives the normal entries' linux line */
+static bool is_cmdline_var(const char *name, size_t n)
+{
+        return (n == strlen("GRUB_CMDLINE_LINUX") && strncmp(name, "GRUB_CMDLINE_LINUX", n) == 0) ||
+               (n == strlen("GRUB_CMDLINE_LINUX_DEFAULT") && strncmp(name, "GRUB_CMDLINE_LINUX_DEFAULT", n) == 0);
+}
+
 static void assign(struct lexer *l, unsigned line, const char *word)
 {
         size_t n = name_len(word);
         struct grubvar *v = var_find(l->env, word, n);
+        char *value;
 
         if (v && v->readonly) {
                 warn(l->env, _("%s:%u: %.*s is readonly (%s): the shell of grub-mkconfig stops with an error "
                                "here; idlecfg keeps its value"), l->name, line, (int) n, word, v->readonly);
                 return;
         }
-        var_set(l->env, word, n, expand(l, line, word + n + 1));
+        l->holding = true;
+        value = expand(l, line, word + n + 1);
+        l->holding = false;
+        if (is_cmdline_var(word, n) && strchr(value, '\n') && !(v && strchr(v->value, '\n')))
+                /* 10_linux echoes it into the linux line: the rest of the value
+                 * is a line of grub.cfg of its own, a GRUB command, never the kernel's */
+                warn(l->env, _("%s:%u: the value of %.*s spans lines: grub-mkconfig writes what follows its "
+                               "first newline on a line of its own in grub.cfg, which the kernel does not get "
+                               "(GRUB reads it as a command); idlecfg reads the kernel command line up to it"),
+                     l->name, line, (int) n, word);
+        var_set(l->env, word, n, value);
+        if (is_cmdline_var(word, n)) {
+                /* the kernel's command line: said now */
+                for (size_t i = 0; i < l->n_held; i++) {
+                        warn(l->env, "%s", l->held[i]);
+                        free(l->held[i]);
+                }
+                free(l->held);
+        } else {
+                v = var_find(l->env, word, n);
+                v->unexpanded = l->held;
+                v->n_unexpanded = l->n_held;
+        }
+        l->held = NULL;
+        l->n_held = 0;
 }
 
 /* readonly NAME[=VALUE]...: the value first, then no more assignments */
@@ -512,6 +597,9 @@ char *grubenv_cmdline(const struct grubenv *env)
                                              grubenv_get(env, "GRUB_CMDLINE_LINUX_DEFAULT"));
         struct strbuf sb = {};
 
+        /* the linux line of grub.cfg ends at a newline of the values (said when assigned) */
+        all[strcspn(all, "\n")] = '\0';
+
         for (char *w = strtok(all, " \t\n"); w; w = strtok(NULL, " \t\n"))
                 sb_appendf(&sb, "%s%s", sb.len ? " " : "", w);
         return sb.len ? sb_steal(&sb) : NULL;
@@ -523,6 +611,7 @@ void grubenv_done(struct grubenv *env)
                 free(env->vars[i].name);
                 free(env->vars[i].value);
                 free(env->vars[i].readonly);
+                var_unexpanded_free(&env->vars[i]);
         }
         free(env->vars);
         for (size_t i = 0; i < env->n_warnings; i++)
@@ -537,12 +626,13 @@ void grubenv_done(struct grubenv *env)
 static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char *path, bool in_dir)
 {
         _cleanup_free_ char *text = NULL, *shown = NULL;
+        size_t len = 0;
         int r;
 
         if (env->exited)
                 return;         /* grub-mkconfig exited in an earlier file */
         shown = rootfs_display(rfs, path);
-        r = rootfs_read_file(rfs, path, 0, GRUB_FILE_MAX, &text, NULL, NULL);
+        r = rootfs_read_file(rfs, path, 0, GRUB_FILE_MAX, &text, &len, NULL);
 
         if (r == -ENOENT || r == -ENOTDIR || (in_dir && r == -ENOLINK))
                 return;
@@ -551,23 +641,54 @@ static void parse_file(const struct rootfs *rfs, struct grubenv *env, const char
                 rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"), shown, why);
                 return;
         }
+        if (memchr(text, '\0', len)) {
+                /* grub-mkconfig's /bin/sh (dash; bash too) reads on without them */
+                size_t k = 0;
+                for (size_t i = 0; i < len; i++)
+                        if (text[i])
+                                text[k++] = text[i];
+                text[k] = '\0';
+                warn(env, _("%s: holds NUL bytes: grub-mkconfig's shell drops them and reads on, and so does "
+                            "idlecfg"), shown);
+        }
         grubenv_parse(env, shown, text);
 }
 
-void grub_boot_env(const struct rootfs *rfs, struct grubenv *env)
+/* idlecfg's snippet as install writes it (its header): its words are idlecfg's */
+static bool own_snippet(const struct rootfs *rfs)
+{
+        _cleanup_free_ char *text = NULL;
+
+        return rootfs_read_file(rfs, GRUB_SNIPPET_PATH, 0, GRUB_FILE_MAX, &text, NULL, NULL) == 0 &&
+               startswith(text, "# Generated by " PACKAGE_NAME " ");
+}
+
+/* the files as grub-mkconfig sources them into ENV: /etc/default/grub, then
+ * grub.d's in the order of their names; without idlecfg's own snippet when
+ * SKIP_OWN; up to (not including) the snippet's place when UPTO_SNIPPET */
+static void boot_env_files(const struct rootfs *rfs, struct grubenv *env, bool skip_own, bool upto_snippet)
 {
         char **names = NULL;
         size_t n = 0;
 
         *env = (struct grubenv) {};
         parse_file(rfs, env, GRUB_DEFAULT_PATH, false);
+        skip_own = skip_own && own_snippet(rfs);
         /* grub-mkconfig: for x in /etc/default/grub.d/NAME.cfg (a glob); do . "$x"; done */
         if (rootfs_list_dir(rfs, GRUB_DEFAULT_DIR, ".cfg", &names, &n) == 0)
                 for (size_t i = 0; i < n; i++) {
                         _cleanup_free_ char *path = xasprintf("%s/%s", GRUB_DEFAULT_DIR, names[i]);
-                        parse_file(rfs, env, path, true);
+                        if (upto_snippet && strcmp(path, GRUB_SNIPPET_PATH) >= 0)
+                                break;
+                        if (!(skip_own && streq(path, GRUB_SNIPPET_PATH)))
+                                parse_file(rfs, env, path, true);
                 }
         rootfs_list_free(names, n);
+}
+
+void grub_boot_env(const struct rootfs *rfs, struct grubenv *env)
+{
+        boot_env_files(rfs, env, false, false);
         for (size_t i = 0; i < env->n_warnings; i++)
                 rootfs_warn(rfs, "%s", env->warnings[i]);
 }
@@ -577,8 +698,24 @@ char *grub_boot_cmdline(const struct rootfs *rfs)
         struct grubenv env;
         char *ret;
 
-        grub_boot_env(rfs, &env);
+        boot_env_files(rfs, &env, true, false);
+        for (size_t i = 0; i < env.n_warnings; i++)
+                rootfs_warn(rfs, "%s", env.warnings[i]);
         ret = grubenv_cmdline(&env);
+        grubenv_done(&env);
+        return ret;
+}
+
+char *grub_cmdline_readonly_before_snippet(const struct rootfs *rfs)
+{
+        struct grubenv env;
+        const struct grubvar *v;
+        char *ret;
+
+        /* the files grub-mkconfig sources before the snippet (its warnings are grub_boot_env()'s) */
+        boot_env_files(rfs, &env, false, true);
+        v = var_find(&env, "GRUB_CMDLINE_LINUX_DEFAULT", strlen("GRUB_CMDLINE_LINUX_DEFAULT"));
+        ret = v && v->readonly ? xstrdup(v->readonly) : NULL;
         grubenv_done(&env);
         return ret;
 }

@@ -1,0 +1,168 @@
+#!/bin/sh
+# tests/boot-words.sh: the kernel command line words on GRUB roots where a
+# grub.d file cannot carry them, and idlecfg's own words never read as the
+# administrator's. A grub-mkconfig that sources /etc/default/grub only
+# (upstream's, openSUSE's, Fedora's: the grub.d loop is a Debian patch; here
+# Debian's script with that loop taken out) and a readonly
+# GRUB_CMDLINE_LINUX_DEFAULT: no snippet, the words in /etc/idlecfg/cmdline
+# and a step by hand for /etc/default/grub, asked until grub.cfg has them;
+# rollback names taking them out. The steps are done as an administrator
+# would and grub-mkconfig runs for real (tests/mkconfig.sh: a private mount
+# namespace; those points skip without root, unshare or grub-mkconfig).
+# Then the plan of a profile change after an install: idlecfg's own grub.d
+# snippet is not the administrator's command line.
+. "$top_srcdir/tests/lib.sh"
+need umockdev-run depmod python3 "${CC:-cc}"
+PATH=$PATH:/sbin:/usr/sbin
+plan 18
+
+WORDS=pcie_aspm.policy=default
+dir=$TESTS_DATA/machines/desktop-sata
+ic() { _r=$1; shift; run_machine "$dir" "$IDLECFG" --root "$_r" --kernel "$KVER" --profile "${profile:-balanced}" "$@"; }
+mk() {
+        mkroot_installed "$dir" "$1" || { echo "Bail out! no root"; exit 1; }
+        mkdir -p "$1/var/lib" "$1/run" "$1/etc/default" "$1/usr/sbin"
+}
+# steps JSON ROOT: "id argv..." a line each (the root as @ROOT@), BY-HAND and the words for a step by hand
+steps() {
+        python3 - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["next_steps"]:
+    argv = " ".join(a.replace(sys.argv[2], "@ROOT@") for a in s["argv"]) if s["argv"] is not None else "BY-HAND " + " ".join(s.get("words", []))
+    print(s["id"], argv)
+PY
+}
+same_steps() {
+        if steps "$1" "$2" | diff -u "$3" - >"$tmp/steps.diff"; then ok "$4"
+        else not_ok "$4"; diag "$(cat "$tmp/steps.diff")"; fi
+}
+
+. "$top_srcdir/tests/mkconfig.sh"
+# upstream's grub-mkconfig: Debian's without its loop over /etc/default/grub.d/*.cfg
+sed '/default\/grub\.d\/\*\.cfg/,/^done$/d' /usr/sbin/grub-mkconfig >"$tmp/grub-mkconfig.upstream" 2>/dev/null
+chmod +x "$tmp/grub-mkconfig.upstream" 2>/dev/null
+# mkconfig_by SCRIPT DIR OUT: as mkconfig (tests/mkconfig.sh), with SCRIPT as grub-mkconfig
+mkconfig_by() {
+        unshare -m sh -ec '
+                mount --make-rprivate / 2>/dev/null || true
+                mount -t tmpfs idlecfg-test /etc/default
+                cp -R "$1/etc/default/." /etc/default/
+                mount --bind "$2/boot" /boot
+                mount --bind "$2/grub.d" /etc/grub.d
+                mount --bind "$2/grub-probe" "$(command -v grub-probe)"
+                mount --bind "$4" "$(command -v grub-mkconfig)"
+                grub-mkconfig -o "$3"' sh "$2" "$tmp" "$3" "$1" >"$tmp/mkconfig.log" 2>&1 || return 1
+        awk '$1 == "linux" { for (i = 5; i <= NF; i++) printf "%s%s", $i, (i < NF ? " " : ""); print ""; exit }' "$3"
+}
+# add_words FILE WORDS: what the step by hand asks, done with sed: the words at the end of
+# GRUB_CMDLINE_LINUX_DEFAULT's value (its last quote)
+add_words() { sed -i "/GRUB_CMDLINE_LINUX_DEFAULT=/s/\"\$/ $2\"/" "$1"; }
+del_words() { sed -i "/GRUB_CMDLINE_LINUX_DEFAULT=/s/ $2//" "$1"; }
+
+# ---- N21: a grub2-mkconfig that reads /etc/default/grub only ----
+s=$tmp/suse
+mk "$s"
+mkdir -p "$s/boot/grub2"
+printf 'GRUB_DEFAULT=saved\nGRUB_CMDLINE_LINUX_DEFAULT="splash=silent quiet"\nGRUB_CMDLINE_LINUX=""\n' >"$s/etc/default/grub"
+cp "$tmp/grub-mkconfig.upstream" "$s/usr/sbin/grub2-mkconfig"
+ic "$s" install --json >"$tmp/s.json" 2>"$tmp/s.err"; rc=$?
+check "no-grub.d: install exits 4, writes no grub.d snippet (never read), the words in /etc/idlecfg/cmdline" sh -c "
+        test $rc -eq 4 && test ! -e '$s/etc/default/grub.d/idlecfg.cfg' && grep -qx '$WORDS' '$s/etc/idlecfg/cmdline'"
+check "no-grub.d: a warning names the grub2-mkconfig that reads /etc/default/grub only, and what to do" grep -qF \
+        "/usr/sbin/grub2-mkconfig sources /etc/default/grub only, never /etc/default/grub.d/idlecfg.cfg: idlecfg writes no snippet there and keeps the kernel parameters in /etc/idlecfg/cmdline; add them to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub by hand" \
+        "$tmp/s.err"
+printf '%s\n' "grub-default-words BY-HAND $WORDS" "update-grub chroot @ROOT@ grub2-mkconfig -o /boot/grub2/grub.cfg" \
+        >"$tmp/s.want"
+same_steps "$tmp/s.json" "$s" "$tmp/s.want" "no-grub.d: steps: the words into /etc/default/grub by hand, then grub2-mkconfig"
+add_words "$s/etc/default/grub" "$WORDS"
+if [ -n "$can_mkconfig" ]; then
+        mkconfig_by "$tmp/grub-mkconfig.upstream" "$s" "$s/boot/grub2/grub.cfg" >"$tmp/s.linux"
+        check "no-grub.d: after the steps, this grub-mkconfig's normal entry has the word" \
+                grep -qw -- "$WORDS" "$tmp/s.linux"
+else
+        printf 'menuentry x {\n\tlinux /vmlinuz root=/dev/sda1 ro splash=silent quiet %s\n}\n' "$WORDS" \
+                >"$s/boot/grub2/grub.cfg"
+        skip "no-grub.d: after the steps, this grub-mkconfig's normal entry has the word" \
+                "needs root, unshare and grub-mkconfig (Debian's grub2-common)"
+fi
+ic "$s" install --json >"$tmp/s2.json" 2>/dev/null; rc=$?
+check "no-grub.d: once grub.cfg has the words, install exits 0 and asks nothing (not forever)" sh -c "
+        test $rc -eq 0 && test -z \"\$(steps '$tmp/s2.json' '$s')\""
+ic "$s" rollback --json >"$tmp/s.rb.json" 2>&1; rc=$?
+printf '%s\n' "grub-default-words-remove BY-HAND $WORDS" \
+        "update-grub chroot @ROOT@ grub2-mkconfig -o /boot/grub2/grub.cfg" >"$tmp/s.rb.want"
+check "no-grub.d: rollback exits 4 and removes /etc/idlecfg/cmdline" sh -c "test $rc -eq 4 && test ! -e '$s/etc/idlecfg/cmdline'"
+same_steps "$tmp/s.rb.json" "$s" "$tmp/s.rb.want" \
+        "no-grub.d: rollback's steps: the words out of /etc/default/grub by hand, then grub2-mkconfig"
+del_words "$s/etc/default/grub" "$WORDS"
+if [ -n "$can_mkconfig" ]; then
+        mkconfig_by "$tmp/grub-mkconfig.upstream" "$s" "$s/boot/grub2/grub.cfg" >"$tmp/s.linux"
+else
+        printf 'menuentry x {\n\tlinux /vmlinuz root=/dev/sda1 ro splash=silent quiet\n}\n' >"$s/boot/grub2/grub.cfg"
+fi
+ic "$s" rollback --json >"$tmp/s.rb2.json" 2>&1; rc=$?
+check "no-grub.d: once they are out of grub.cfg, rollback exits 0 naming nothing" sh -c "
+        test $rc -eq 0 && test -z \"\$(steps '$tmp/s.rb2.json' '$s')\""
+
+# ---- N22: a readonly GRUB_CMDLINE_LINUX_DEFAULT: a snippet assigning it would stop grub-mkconfig ----
+d=$tmp/ro
+mk "$d"
+mkdir -p "$d/boot/grub"
+printf 'GRUB_DEFAULT=0\nreadonly GRUB_CMDLINE_LINUX_DEFAULT="quiet"\nGRUB_CMDLINE_LINUX=""\n' >"$d/etc/default/grub"
+: >"$d/usr/sbin/update-grub"
+cp /usr/sbin/grub-mkconfig "$d/usr/sbin/grub-mkconfig" 2>/dev/null || printf '. /etc/default/grub.d/x\n' >"$d/usr/sbin/grub-mkconfig"
+ic "$d" install --json >"$tmp/d.json" 2>"$tmp/d.err"; rc=$?
+check "readonly: install exits 4, writes no grub.d snippet, a warning names the readonly's line" sh -c "
+        test $rc -eq 4 && test ! -e '$d/etc/default/grub.d/idlecfg.cfg' &&
+        grep -qF '$d/etc/default/grub:2: GRUB_CMDLINE_LINUX_DEFAULT is readonly: a snippet assigning it (/etc/default/grub.d/idlecfg.cfg) would stop grub-mkconfig' '$tmp/d.err'"
+printf '%s\n' "grub-default-words BY-HAND $WORDS" "update-grub chroot @ROOT@ update-grub" >"$tmp/d.want"
+same_steps "$tmp/d.json" "$d" "$tmp/d.want" "readonly: steps: the words onto the readonly line by hand, then update-grub"
+if [ -n "$can_mkconfig" ]; then
+        check "readonly: grub-mkconfig still makes grub.cfg after install (no \"is read only\")" \
+                mkconfig "$d" "$tmp/d.cfg"
+        add_words "$d/etc/default/grub" "$WORDS"
+        mkconfig "$d" "$d/boot/grub/grub.cfg" >"$tmp/d.linux"
+        check "readonly: after the steps, grub-mkconfig's normal entry has the word" grep -qw -- "$WORDS" "$tmp/d.linux"
+else
+        skip "readonly: grub-mkconfig still makes grub.cfg after install" "needs root, unshare and grub-mkconfig"
+        skip "readonly: after the steps, grub-mkconfig's normal entry has the word" "needs root, unshare and grub-mkconfig"
+        add_words "$d/etc/default/grub" "$WORDS"
+        printf 'menuentry x {\n\tlinux /vmlinuz root=/dev/sda1 ro quiet %s\n}\n' "$WORDS" >"$d/boot/grub/grub.cfg"
+fi
+ic "$d" verify --json >/dev/null 2>&1
+ic "$d" install --json >"$tmp/d2.json" 2>/dev/null; rc=$?
+check "readonly: once grub.cfg has the words, install exits 0 and asks nothing" sh -c "
+        test $rc -eq 0 && test -z \"\$(steps '$tmp/d2.json' '$d')\""
+
+# ---- I8: idlecfg's own snippet is not the administrator's command line ----
+g=$tmp/deb
+mk "$g"
+mkdir -p "$g/boot/grub"
+# Debian's stock file: GRUB_DISTRIBUTOR from a command substitution, which no kernel parameter takes
+printf 'GRUB_DEFAULT=0\nGRUB_DISTRIBUTOR=`lsb_release -i -s 2> /dev/null || echo Debian`\nGRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' \
+        >"$g/etc/default/grub"
+: >"$g/usr/sbin/update-grub"
+printf 'CONFIG_PCIEASPM=y\nCONFIG_PCIEASPM_DEFAULT=y\n' >"$g/boot/config-$KVER"
+profile=powersave ic "$g" install >/dev/null 2>"$tmp/g.install.err"
+check "own words: the powersave install wrote its policy into the snippet" \
+        grep -q 'pcie_aspm.policy=powersupersave' "$g/etc/default/grub.d/idlecfg.cfg"
+ic "$g" plan --format=cmdline >"$tmp/g.cmdline" 2>"$tmp/g.err"
+ic "$g" plan >"$tmp/g.plan" 2>&1
+check "own words: plan --profile balanced after it plans no pcie_aspm.policy (the kernel's default already)" sh -c "
+        ! grep -q 'pcie_aspm.policy' '$tmp/g.cmdline' &&
+        grep -qF 'default is the target kernel'\''s default policy already' '$tmp/g.plan'"
+check "Debian's GRUB_DISTRIBUTOR=\`lsb_release ...\`: no warning from install or plan (no kernel parameter takes it)" \
+        sh -c "! grep -q 'command substitution' '$tmp/g.install.err' '$tmp/g.err' '$tmp/g.plan'"
+sed -i 's/^GRUB_CMDLINE_LINUX_DEFAULT="quiet/GRUB_CMDLINE_LINUX_DEFAULT="$X quiet/; s/^GRUB_CMDLINE_LINUX_DEFAULT=.*/X=`cat \/x`\n&/' \
+        "$g/etc/default/grub"
+ic "$g" plan >/dev/null 2>"$tmp/g.err3"
+check "a command substitution in a variable GRUB_CMDLINE_LINUX_DEFAULT takes: warned, naming its line" \
+        grep -qF "$g/etc/default/grub:3: a command substitution \`...\` is not run" "$tmp/g.err3"
+sed -i '/^X=/d; s/\$X //' "$g/etc/default/grub"
+# the administrator's own word in /etc/default/grub still counts
+sed -i 's/quiet/quiet pcie_aspm.policy=performance/' "$g/etc/default/grub"
+ic "$g" plan >"$tmp/g.plan2" 2>&1
+check "own words: an administrator's policy word in /etc/default/grub still counts" \
+        sh -c "! grep -qF 'default policy already' '$tmp/g.plan2'"
+done_testing
