@@ -15,7 +15,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 34
+plan 37
 
 WORDS=pcie_aspm.policy=default
 # mk NAME: a root of the recorded machine with its kernel and an initramfs
@@ -183,6 +183,25 @@ check "debian: rollback --json exits 4 (exit 4 in the JSON too), naming update-i
         sed 's|$tmp/debian|@ROOT@|' '$tmp/debian.rb.got' | diff -u '$tmp/debian.rb.want' -"
 check "debian: the grub.d snippet is gone, /etc/kernel/cmdline as it was" sh -c "
         test ! -e '$tmp/debian/etc/default/grub.d/idlecfg.cfg' && grep -qx 'root=/dev/sda1 ro' '$tmp/debian/etc/kernel/cmdline'"
+# a second rollback (a second state=absent) while grub.cfg still holds the word: update-grub said again, exit 4
+ic debian rollback --json >"$tmp/debian.rb2.json" 2>"$tmp/debian.rb2.err"; rc=$?
+check "debian: a second rollback while grub.cfg holds the word: exit 4, update-grub in next_steps, said why" sh -c "
+        test $rc -eq 4 && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d[\"exit\"] == 4 and d[\"boot_incomplete\"], d
+assert [s[\"id\"] for s in d[\"next_steps\"]] == [\"update-grub\"], d[\"next_steps\"]
+assert any(\"rolled back before\" in m and \"($WORDS)\" in m for m in d[\"messages\"]), d[\"messages\"]
+' '$tmp/debian.rb2.json'"
+ic debian verify >"$tmp/debian.v2" 2>&1; rc=$?
+check "debian: verify after it says the boot configuration still holds the word (exit 4 or drift)" sh -c "
+        { test $rc -eq 4 || test $rc -eq 1; } && grep -qF 'left from before rollback: the boot configuration' '$tmp/debian.v2' &&
+        grep -qF 'update-grub' '$tmp/debian.v2'"
+# update-grub ran: the next rollback has nothing left, and the note goes with the state directory
+printf 'menuentry x {\n\tlinux /vmlinuz-%s root=/dev/sda1 ro quiet\n}\n' "$KVER" >"$tmp/debian/boot/grub/grub.cfg"
+ic debian rollback >"$tmp/debian.rb3" 2>&1; rc=$?
+check "debian: once grub.cfg lacks the word: rollback exits 0, nothing to roll back, no state left" sh -c "
+        test $rc -eq 0 && grep -q '^Nothing to roll back' '$tmp/debian.rb3' && test ! -e '$tmp/debian/var/lib/idlecfg'"
 # once grub.cfg is made again without the words and the initramfs predates the options: nothing left, exit 0
 mk debian2
 mkdir -p "$tmp/debian2/etc/default" "$tmp/debian2/usr/sbin" "$tmp/debian2/boot/grub"

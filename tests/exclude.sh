@@ -8,7 +8,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
 PATH=$PATH:/sbin:/usr/sbin
-plan 22
+plan 24
 
 m=intel-laptop
 dir=$TESTS_DATA/machines/$m
@@ -154,6 +154,14 @@ check "an unknown knob: exit 2, the file and the line of knobs =" sh -c "
 err '[exclude 1-7]' 'reason = a' '[exclude 1-7]' 'reason = b'
 check "the same device twice: exit 2 at the second section" sh -c "
         grep -q 'idlecfg.conf:3: \[exclude 1-7\] given twice (first at line 1)' '$tmp/err.out' && grep -qx rc=2 '$tmp/err.out'"
+err '[exclude 0000:00:1f.3]' 'reason = a' '[exclude 0000:00:1F.3]' 'reason = b' '[exclude 00:1f.3]' 'reason = c'
+check "one PCI device spelt twice (case): exit 2 at the second section, naming the first" sh -c "
+        grep -q 'idlecfg.conf:3: \[exclude 0000:00:1F.3\] names the device of \[exclude 0000:00:1f.3\] (line 1) again' '$tmp/err.out' &&
+        grep -qx rc=2 '$tmp/err.out'"
+err '[exclude 27c6:609c]' 'reason = a' '[exclude 27C6:609C]' 'reason = b'
+check "one USB vendor:product spelt twice (case): exit 2 at the second section" sh -c "
+        grep -q 'idlecfg.conf:3: \[exclude 27C6:609C\] names the device of \[exclude 27c6:609c\] (line 1) again' '$tmp/err.out' &&
+        grep -qx rc=2 '$tmp/err.out'"
 err '[exclude]' 'reason = a'
 check "[exclude] without a device: exit 2 at its line" sh -c "
         grep -q 'idlecfg.conf:1: \[exclude\] needs a device' '$tmp/err.out' && grep -qx rc=2 '$tmp/err.out'"

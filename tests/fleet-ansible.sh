@@ -44,8 +44,9 @@ check "  and nothing written: the tree as before ($(wc -l <"$tmp/tree.before") l
         test -s '$tmp/tree.before' && cmp -s '$tmp/tree.before' '$tmp/tree.check'"
 check "a real run: changed, the boot step pending (idlecfg's 4) as a fact and a warning, the step's argv" \
         result "present" 'r["changed"] and r["exit_status"] == 4 and r["boot_step_pending"] is True and any("boot configuration still lacks" in w for w in r.get("warnings", [])) and any(s["boot"] and s["argv"][2:4] == ["kernel-install", "add"] for s in r["next_steps"])'
-check "  the handler ran the step's argv (kernel-install's boot entry made)" sh -c "
-        test -f '$root/boot/loader/entries/debian-$KVER.conf' && grep -q 'pcie_aspm.policy=' '$root/boot/loader/entries/debian-$KVER.conf'"
+check "  the handler ran the step's argv (kernel-install's boot entry made with the word; after absent, made again without)" sh -c "
+        test -f '$root/boot/loader/entries/debian-$KVER.conf' && head -n 1 '$root.kernel-install.log' | grep -q 'pcie_aspm.policy=' &&
+        ! grep -q 'pcie_aspm.policy=' '$root/boot/loader/entries/debian-$KVER.conf'"
 second_run() {
         result "present again" 'not r["changed"] and r["boot_step_pending"] is False and r["exit_status"] == 0' &&
                 result "present again in check mode" 'not r["changed"] and not r["boot_step_pending"]'
@@ -62,9 +63,11 @@ absent() {
         # 4, the step that makes it again pending, as after install
         result "absent in check mode" 'r["changed"]' &&
                 result "absent" 'r["changed"] and r["exit_status"] == 4 and r["boot_step_pending"] and any(s.get("argv") for s in r["next_steps"])' &&
-                result "absent again" 'not r["changed"]' && cmp "$tmp/tree.before" "$tmp/tree.absent"
+                result "absent again" 'not r["changed"] and r["exit_status"] == 4 and r["boot_step_pending"] and any(s.get("argv") for s in r["next_steps"])' &&
+                result "absent once the steps ran" 'not r["changed"] and not r["boot_step_pending"] and r["exit_status"] == 0' &&
+                cmp "$tmp/tree.before" "$tmp/tree.absent"
 }
-check "absent: changed in check mode, then rolled back (exit 4: the boot entry's step pending), then no change; the tree as before (the boot entry aside)" absent 
+check "absent: changed in check mode, then rolled back (exit 4: the boot entry's step pending), again: no change, the step still named until it ran, then nothing; the tree as before (the boot entry aside)" absent 
         last_failed && diag "$(diff "$tmp/tree.before" "$tmp/tree.absent" | head -20)"
 fleet_ansible ansible-doc --json -t module idlecfg.idlecfg.idlecfg >"$tmp/doc.json" 2>"$tmp/doc.err"; rc=$?
 check "ansible-doc reads the module's documentation: every option of its argument_spec, the values it returns" sh -c "

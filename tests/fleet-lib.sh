@@ -26,6 +26,8 @@ root=$1
 [ "$2 $3" = "kernel-install add" ] || { echo "unexpected: $*" >&2; exit 1; }
 mkdir -p "$root/boot/loader/entries"
 printf 'title Debian\nlinux /vmlinuz-%s\noptions %s\n' "$4" "$(cat "$root/etc/kernel/cmdline")" >"$root/boot/loader/entries/debian-$4.conf"
+# (and the options of each entry it made, in order, beside the root)
+printf '%s\n' "$(cat "$root/etc/kernel/cmdline")" >>"$root.kernel-install.log"
 SH
 chmod +x "$tmp/fakebin/chroot"
 

@@ -4,7 +4,7 @@
 # re-install for a new one) against a temporary root under umockdev.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
-plan 25
+plan 26
 h=$top_srcdir/src/hooks
 check "shell hooks parse" sh -c "for f in kernel-postinst.sh dpkg.postinst dpkg.prerm dpkg.postrm pacman.install; do sh -n '$h/'\$f || exit 1; done"
 check "dpkg triggers: only interest-noawait lines with absolute paths" sh -c "
@@ -48,6 +48,28 @@ chmod 000 "$tmp/idlecfg"; printf '#!/bin/sh\nexit 3\n' >"$tmp/failing"; chmod +x
 IDLECFG=$tmp/failing sh "$h/kernel-postinst.sh" "$new" >"$tmp/h3" 2>&1; rc=$?
 check "kernel hook: a failing refresh never fails the kernel's installation, and says so" sh -c "
         test $rc -eq 0 && grep -q 'refresh after installing kernel $new failed' '$tmp/h3'"
+
+# ---- purge after a removal that kept the journal (a live value changed by hand) ----
+# a root without /var: install makes /var and /var/lib; apply journals there;
+# a value changed by hand keeps the journal (and so the state directory) at
+# the prerm's rollback; the postrm's purge then removes the state and the
+# /var/lib and /var install made, and rollback's note of them in /run
+n26=$tmp/n26
+mkroot_installed "$dir" "$n26" || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$n26/run"
+cat >"$tmp/n26.sh" <<'SH'
+ic() { "$IDLECFG" --root "$1" --kernel "$KVER" --profile balanced "$2"; }
+ic "$1" install >/dev/null 2>&1
+ic "$1" apply >/dev/null 2>&1
+p=$(sed -n 's|^set \(/sys/[^ ]*\) .*|\1|p' "$1/var/lib/idlecfg/apply.journal" | head -n 1)
+printf 'other' >"$UMOCKDEV_DIR$p"
+ic "$1" rollback >"$2.rb" 2>&1; echo $? >"$2.rc"
+SH
+KVER=$KVER run_machine "$dir" sh "$tmp/n26.sh" "$n26" "$tmp/n26"
+DPKG_ROOT=$n26 sh "$h/dpkg.postrm" purge >"$tmp/n26.purge" 2>&1; rc=$?
+check "purge after a rollback that left a value changed by hand: the state, the /var and /var/lib install made and rollback's note are gone" sh -c "
+        test \$(cat '$tmp/n26.rc') -eq 1 && test $rc -eq 0 && test ! -e '$n26/var' && test ! -e '$n26/run/idlecfg' ||
+        { cat '$tmp/n26.rb' '$tmp/n26.purge'; find '$n26/var' '$n26/run'; exit 1; }"
 
 # ---- dpkg: the package's scripts and trigger run for real ----
 # The package as a distribution builds it: the tree of make install DESTDIR

@@ -4,7 +4,8 @@
 # lost, is refused by install and rollback, which change nothing (and install
 # advises no rollback that fails the same way); a manifest naming another file
 # (/etc/fstab) is refused; a damaged backup is never used; a command-line word
-# is never appended twice, also after /var/lib/idlecfg was deleted; a format 1
+# is never appended twice, also after /var/lib/idlecfg was deleted, and then
+# idlecfg's own files are not taken for the administrator's originals; a format 1
 # manifest is read and rewritten. A journal cut short, with a value the knob
 # does not take or a path the registry does not declare, is refused and every
 # value stays; the journal of live values is the running system's: apply
@@ -16,7 +17,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 20
+plan 21
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/desktop-sata" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -105,6 +106,13 @@ words=$(tr ' ' '\n' <"$root/etc/kernel/cmdline" | grep -c .)
 uniq=$(tr ' ' '\n' <"$root/etc/kernel/cmdline" | grep . | sort -u | wc -l)
 check "install again after /var/lib/idlecfg was deleted: no word twice on /etc/kernel/cmdline ($words words)" \
         sh -c "test $words -gt 3 && test $words = $uniq"
+# idlecfg's own files (its header at the top) are not the administrator's
+# originals: recorded as new, no backup of them, removed by rollback
+ic rollback >"$tmp/d6.rb" 2>&1; rc=$?
+check "... then rollback removes idlecfg's own files it found there (not kept as originals)" sh -c "
+        test $rc -eq 0 && test ! -e '$root/etc/udev/rules.d/70-idlecfg.rules' &&
+        test ! -e '$root/etc/modprobe.d/idlecfg.conf' && test ! -e '$root/etc/sysctl.d/90-idlecfg.conf' &&
+        grep -q 'removed .*/etc/udev/rules.d/70-idlecfg.rules' '$tmp/d6.rb'"
 reset_root
 
 # ---- refresh after an install killed half-way finishes it ----
@@ -135,8 +143,10 @@ check "a format 1 manifest: install reads it with a warning and rewrites it as f
 ic rollback >"$tmp/v1.rb" 2>&1; rc=$?
 tree "$root" >"$tmp/v1.tree"
 # exit 4: the boot entry still holds balanced's word, kernel-install is named to make it again
-check "... and rollback afterwards restores the root exactly (exit 4: the entry still has the word)" sh -c "
-        test $rc -eq 4 && grep -q 'kernel-install add' '$tmp/v1.rb' && cmp '$tmp/v1.tree' '$tmp/orig.tree'"
+# (and kept in the note of what a rollback left, until it ran: said by the next rollback and verify)
+check "... and rollback afterwards restores the root exactly (exit 4: the entry still has the word; the note of it aside)" sh -c "
+        test $rc -eq 4 && grep -q 'kernel-install add' '$tmp/v1.rb' && test -f '$root/var/lib/idlecfg/left-by-rollback' &&
+        grep -v 'var/lib/idlecfg' '$tmp/v1.tree' | cmp - '$tmp/orig.tree'"
 reset_root
 
 # ---- the journal of apply: whole, of the registry, the running system's ----

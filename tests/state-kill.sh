@@ -12,7 +12,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 11
+plan 13
 # the sweeps run idlecfg some 1,500 times, each write fsynced: on a tmpfs
 # (/dev/shm) when there is one, where fsync costs nothing. Reached through a
 # link in $tmp: umockdev redirects paths that start with /dev/.
@@ -38,13 +38,22 @@ tree() {
 # copy the state dirs of $1 to $2
 savestate() { for d in $(dirs "$1"); do mkdir -p "$2/$(dirname "$d")" && cp -a "$1/$d" "$2/$d" || return 1; done; }
 # put the state dirs of $1 into $root
-restore() { rm -rf "$root/etc" "$root/var" "$root/boot" "$root/usr/lib/systemd" && savestate "$1" "$root"; }
+restore() { rm -rf "$root/etc" "$root/var" "$root/boot" "$root/usr/lib/systemd" "$root/run/idlecfg" && savestate "$1" "$root"; }
 temps() { find "$root" -name '.#*' | grep . && return 1; return 0; }
-tree "$orig" >"$out.orig"
+# the administrator's word after install (undo): rollback keeps it
+admin() { sed -i 's/$/ mitigations=off/' "$1/etc/kernel/cmdline"; }
+if [ $mode = undo ]; then
+        rm -rf "$out.want" && cp -a "$orig" "$out.want" && admin "$out.want" && tree "$out.want" >"$out.orig"
+else
+        tree "$orig" >"$out.orig"
+fi
 rm -rf "$root" && cp -a "$orig" "$root"
 # install did its part; 4: the boot configuration still lacks a step (kernel-install,
 # update-grub, the words of /etc/idlecfg/cmdline), which no sweep runs
-ic --profile balanced install >"$out.first" 2>&1 || [ $? -eq 4 ] || { echo "first install failed"; cat "$out.first"; echo "0 1 0"; exit 0; }
+# (image: the killed run is the first install)
+[ $mode = image ] || ic --profile balanced install >"$out.first" 2>&1 || [ $? -eq 4 ] ||
+        { echo "first install failed"; cat "$out.first"; echo "0 1 0"; exit 0; }
+[ $mode != undo ] || admin "$root"
 rm -rf "$out.installed" && mkdir -p "$out.installed" && savestate "$root" "$out.installed"
 n=0 bad=0 hit=0
 while [ $n -lt 400 ]; do
@@ -52,7 +61,7 @@ while [ $n -lt 400 ]; do
         case $mode in
         reinstall) thens=install ;;
         reinstall-both) thens="rollback install" ;;
-        refresh | restat) thens=rollback ;;
+        refresh | restat | undo | image) thens=rollback ;;
         esac
         for then in $thens; do
                 restore "$out.installed"
@@ -62,6 +71,10 @@ while [ $n -lt 400 ]; do
                 # only stat data changed: refresh records it (its one write)
                 restat) touch "$root/lib/modules/$KVER/modules.alias"
                         IDLECFG_FAULT=kill:$n ic --profile balanced refresh >"$out.run" 2>&1 ;;
+                # the word-by-word undo of a command line the administrator added to
+                undo) IDLECFG_FAULT=kill:$n ic rollback >"$out.run" 2>&1 ;;
+                # a first install --image into a root without /var
+                image) IDLECFG_FAULT=kill:$n ic --profile balanced install --image >"$out.run" 2>&1 ;;
                 esac
                 grep -q 'injected' "$out.run" || break 2
                 [ $then = "${thens%% *}" ] && hit=$((hit + 1))
@@ -84,6 +97,7 @@ while [ $n -lt 400 ]; do
                 fi
                 ic rollback >"$out.rb" 2>&1 || { bad=$((bad + 1)); echo "kill:$n then $then: rollback failed:"; cat "$out.rb"; }
                 temps || { bad=$((bad + 1)); echo "kill:$n then $then: temporary files after rollback"; }
+                [ ! -e "$root/run/idlecfg" ] || { bad=$((bad + 1)); echo "kill:$n then $then: $(find "$root/run/idlecfg") after rollback"; }
                 tree "$root" | diff "$out.orig" - >"$out.diff" ||
                         { bad=$((bad + 1)); echo "kill:$n then $then: the tree differs:"; head -20 "$out.diff"; }
         done
@@ -152,6 +166,27 @@ if [ -f "$work/sdboot.rs.log" ]; then
 else
         skip "sdboot root: the sweep of the refresh that records stat data (SK_KINDS without sdboot)"
 fi
+# ---- the new write paths of a rollback and of a first install ----
+# the word-by-word undo (an /etc/kernel/cmdline the administrator added a word
+# to) killed at each point, then rollback: their word kept, idlecfg's gone,
+# exit 0; install --image into a root without /var killed at each point
+# (before its manifest too), then rollback: no /var left behind
+img=$work/img-orig
+rm -rf "$img" && cp -a "$sdboot" "$img" && rm -rf "$img/var"
+for kind in ${SK_NEW:-undo image}; do
+        case $kind in undo) o=$sdboot ;; image) o=$img ;; esac
+        run_machine "$m" sh "$tmp/sweep.sh" $kind "$work/$kind-root" "$o" "$work/$kind" >"$tmp/$kind.log" 2>&1
+        set -- $(tail -n 1 "$tmp/$kind.log")
+        case $kind in
+        undo) what="a rollback taking idlecfg's words out of an edited /etc/kernel/cmdline"
+              want="the root as before with the administrator's word" ;;
+        image) what="a first install --image into a root without /var"; want="the root as before, no /var" ;;
+        esac
+        check "$what killed at each of its ${1:-?} fault points, then rollback: exit 0, $want" \
+                sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 10 && test ${3:-0} -lt 400"
+        [ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/$kind.log")"
+        diag "$kind: ${1:-?} fault points, ${2:-?} bad"
+done
 # what the sweeps rewrote: on each root kind the files a profile change touches
 check "sdboot root: /etc/kernel/cmdline is one of the files the sweeps rewrote" \
         grep -q '^file /etc/kernel/cmdline ' "$work/sdboot.re.installed/var/lib/idlecfg/manifest"

@@ -109,6 +109,9 @@ static void boot_lefts_text(const struct boot_lefts *l, FILE *out)
                 if (streq(x->what, "kernel-cmdline"))
                         fprintf(out, _("left from before rollback: the running kernel's command line (%s) holds %s"),
                                 x->where, x->holds);
+                else if (streq(x->what, "boot-config"))
+                        fprintf(out, _("left from before rollback: the boot configuration (grub.cfg, the boot "
+                                       "entries or a unified kernel image) holds %s"), x->holds);
                 else
                         fprintf(out, _("left from before rollback: the initramfs %s holds %s"), x->where, x->holds);
                 if (ids.len)
@@ -321,6 +324,13 @@ static int do_rollback(void *userdata, FILE *out)
                 _cleanup_(rollback_result_free) struct rollback_result res = {};
                 r = parts[i].undo(&c->rfs, c->a->force, &res, &e);
                 rollback_print(&res, parts[i].values, out);
+                if (r == 1 && !parts[i].values && res.boot_words) {
+                        /* rolled back before, and a boot artifact still holds the words: said until its step ran */
+                        fprintf(out, _("The files idlecfg installed in %s were rolled back before; its words (%s) "
+                                       "are still in the boot configuration.\n"), c->rfs.path, res.boot_words);
+                        any = true;
+                        r = 0;
+                }
                 if (r == 0 && !parts[i].values && rollback_boot_left(c, &res, rc->steps, out))
                         code = EXIT_BOOT_INCOMPLETE;
                 if (r == -EBUSY) {

@@ -1,6 +1,8 @@
 /* profile-select.c: which profile applies: --profile, idlecfg.conf, the chassis type */
 #include "config.h"
 
+#include <ctype.h>
+
 #include "db/profile-file.h"
 #include "db/profile-search.h"
 #include "db/profile-select.h"
@@ -107,6 +109,28 @@ static const struct profile_entry *exclude_entry(const struct profile_parsed *p,
         return NULL;
 }
 
+/* ARG as the device it names, for telling two sections apart: a PCI address
+ * (with or without its domain) and a USB vendor:product are hex, matched
+ * whatever the case (exclude.c); anything else as written */
+static char *exclude_key(const char *arg)
+{
+        size_t n = strlen(arg);
+        bool pci = (n == 12 && arg[4] == ':' && arg[7] == ':' && arg[10] == '.') ||
+                   (n == 7 && arg[2] == ':' && arg[5] == '.');
+        bool usb = n == 9 && arg[4] == ':';
+        char *k;
+
+        if (!pci && !usb)
+                return xstrdup(arg);
+        for (size_t i = 0; i < n; i++)
+                if (arg[i] != ':' && arg[i] != '.' && !isxdigit((unsigned char) arg[i]))
+                        return xstrdup(arg);
+        k = n == 7 ? xasprintf("0000:%s", arg) : xstrdup(arg);
+        for (char *c = k; *c; c++)
+                *c = (char) tolower((unsigned char) *c);
+        return k;
+}
+
 void conf_exclusions_done(struct conf_exclusions *x)
 {
         for (size_t i = 0; i < x->n; i++) {
@@ -142,6 +166,17 @@ int conf_exclusions(const struct rootfs *rfs, struct conf_exclusions *ret, struc
                         profile_set_error(ret_error, display, sec->line,
                                           _("[exclude %s] has no reason: say why idlecfg leaves the device alone "
                                             "(reason = TEXT)"), sec->arg);
+                        conf_exclusions_done(&x);
+                        profile_parsed_done(&parsed);
+                        return -EINVAL;
+                }
+                for (size_t k = 0; k < x.n; k++) {
+                        _cleanup_free_ char *a = exclude_key(sec->arg), *b = exclude_key(x.v[k].device);
+                        if (!streq(a, b))
+                                continue;
+                        profile_set_error(ret_error, display, sec->line,
+                                          _("[exclude %s] names the device of [exclude %s] (line %u) again"),
+                                          sec->arg, x.v[k].device, x.v[k].line);
                         conf_exclusions_done(&x);
                         profile_parsed_done(&parsed);
                         return -EINVAL;

@@ -789,6 +789,19 @@ static void lefts_of(const struct rootfs *rfs, const struct left_note note, bool
                 }
                 sb_free(&held);
         }
+        if (note.words && ret->n == 0) {
+                /* not (or no longer) in the running kernel's: grub.cfg, the boot
+                 * entries or a UKI may still hold them until their step runs */
+                struct next_steps steps = {};
+                next_steps_init(&steps, rfs);
+                next_steps_undo(&steps, rfs, note.words, note.kernel, NULL);
+                if (steps.n) {
+                        struct boot_left *x = left_add(ret, rfs, "boot-config", "", note.words);
+                        next_steps_free(&x->steps);
+                        x->steps = steps;
+                } else
+                        next_steps_free(&steps);
+        }
         if (note.modprobe && (list ? initramfs_holds_file(rfs, note.kernel, INITRAMFS_MODPROBE) == INITRAMFS_HOLDS
                                    : initramfs_may_hold_file(rfs, note.kernel, INITRAMFS_MODPROBE))) {
                 _cleanup_free_ char *img = initramfs_of(rfs, note.kernel);

@@ -75,11 +75,14 @@ void next_steps_undo(struct next_steps *s, const struct rootfs *rfs, const char 
  * is the running system) or the current initramfs (its listing, where it
  * can be listed: initramfs_holds_file()) still holds of what a rollback
  * took out (the root's LEFT_NOTE_PATH, when no manifest says idlecfg is
- * installed again): each with the steps after which it is gone (and a
- * reboot, for the running kernel). */
+ * installed again), or else the boot configuration (grub.cfg, boot entries,
+ * a UKI: "boot-config") until the steps that take the words out ran: each
+ * with the steps after which it is gone (and a reboot, for the running
+ * kernel). */
 struct boot_left {
-        const char *what;               /* "kernel-cmdline", "initramfs": for scripts */
-        char *where;                    /* "/proc/cmdline", the initramfs's path */
+        const char *what;               /* "kernel-cmdline", "initramfs", "boot-config": for scripts */
+        char *where;                    /* "/proc/cmdline", the initramfs's path ("" for boot-config:
+                                         * grub.cfg, boot entries or a UKI, as the steps say) */
         char *holds;                    /* the words, or the file in the initramfs */
         struct next_steps steps;        /* gone after these ... */
         bool reboot;                    /* ... and a reboot */

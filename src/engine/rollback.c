@@ -45,17 +45,22 @@ int rollback_restore_file(const struct rootfs *rfs, const struct manifest_file *
 /* /var and /var/lib when install made them (a root that had none): they go
  * after the manifest that names them, so a note in the root's /run says
  * which while the last steps of a rollback remove them; a rollback killed
- * there is finished by the next one, which finds the note and no manifest */
-#define PARENTS_NOTE_PATH "/run/idlecfg/rollback-parents"
+ * there is finished by the next one, which finds the note and no manifest.
+ * A first install writes the note before it makes them (before there is a
+ * manifest to name them) and removes it once its manifest does. */
+static bool is_parent(const char *dir)
+{
+        return streq(dir, "/var/lib") || streq(dir, "/var");
+}
 
-static int parents_note(const struct rootfs *rfs, const struct manifest *m)
+int parents_note(const struct rootfs *rfs, const struct manifest *m)
 {
         struct strbuf sb = {};
         int r;
 
         /* deepest first */
         for (size_t i = m->n_dirs; i-- > 0;)
-                if (streq(m->dirs[i], "/var/lib") || streq(m->dirs[i], "/var"))
+                if (is_parent(m->dirs[i]))
                         sb_appendf(&sb, "%s\n", m->dirs[i]);
         if (sb.len == 0)
                 return 0;
@@ -66,32 +71,59 @@ static int parents_note(const struct rootfs *rfs, const struct manifest *m)
         return r;
 }
 
-/* the parents the note names, once the state directory is gone; then the note */
-static int parents_finish(const struct rootfs *rfs)
+int parents_note_adopt(const struct rootfs *rfs, struct manifest *m)
 {
         _cleanup_free_ char *text = NULL;
-        struct stat st;
-        char *save = NULL;
         int r = rootfs_read(rfs, PARENTS_NOTE_PATH, 4096, &text, NULL, NULL);
 
         if (r == -ENOENT || r == -ENOTDIR)
                 return 0;
         if (r < 0)
                 return r;
-        if (rootfs_lstat(rfs, STATE_DIR, &st) == 0)
-                return 0;       /* the journal of apply keeps it: the note waits */
-        for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-                /* these two only, whatever else the file says */
-                if (streq(l, "/var/lib") || streq(l, "/var")) {
-                        r = rootfs_rmdir(rfs, l);
-                        if (r < 0 && r != -ENOTEMPTY)
-                                return r;
-                }
-        r = rootfs_unlink(rfs, PARENTS_NOTE_PATH);
+        /* outermost first, as install makes them; these two only, whatever else the file says */
+        if (strstr(text, "/var\n") && !manifest_has_dir(m, "/var"))
+                manifest_add_dir(m, "/var");
+        if (strstr(text, "/var/lib\n") && !manifest_has_dir(m, "/var/lib"))
+                manifest_add_dir(m, "/var/lib");
+        return 0;
+}
+
+int parents_note_remove(const struct rootfs *rfs)
+{
+        int r = rootfs_unlink(rfs, PARENTS_NOTE_PATH);
+
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                return r;
+        /* and what a write of it that was killed left beside it */
+        r = rootfs_remove_temps(rfs, PARENTS_NOTE_PATH);
         if (r < 0)
                 return r;
         r = rootfs_rmdir(rfs, "/run/idlecfg");
-        return r == -ENOTEMPTY ? 0 : r;
+        return r == -ENOTEMPTY || r == -ENOENT || r == -ENOTDIR ? 0 : r;
+}
+
+/* the parents the note names, once the state directory is gone; then the note */
+static int parents_finish(const struct rootfs *rfs)
+{
+        _cleanup_free_ char *text = NULL;
+        struct stat st;
+        char *save = NULL;
+        int r;
+
+        if (rootfs_lstat(rfs, STATE_DIR, &st) == 0)
+                return 0;       /* the journal of apply keeps it: the note waits */
+        r = rootfs_read(rfs, PARENTS_NOTE_PATH, 4096, &text, NULL, NULL);
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                return r;
+        for (char *l = r < 0 ? NULL : strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+                /* these two only, whatever else the file says; gone already (a
+                 * killed install noted them before it made them): done */
+                if (is_parent(l)) {
+                        r = rootfs_rmdir(rfs, l);
+                        if (r < 0 && r != -ENOTEMPTY && r != -ENOENT)
+                                return r;
+                }
+        return parents_note_remove(rfs);
 }
 
 /* A command line (/etc/kernel/cmdline) the administrator changed since
@@ -214,13 +246,14 @@ static void note_boot(const struct rootfs *rfs, const struct manifest *m, struct
 /* the administrator's /etc/kernel/cmdline (CUR, ST) with idlecfg's words
  * taken out and theirs kept: 1 done, 0 not (its words cannot be told
  * apart: left alone as any changed file), <0 a write failed */
-static int words_undo_file(const struct rootfs *rfs, const struct manifest_file *mf, const char *cur,
+static int words_undo_file(const struct rootfs *rfs, struct manifest *m, struct manifest_file *mf, const char *cur,
                            const struct stat *st, struct rollback_result *res, const char *shown,
                            struct xerror *ret_error)
 {
         _cleanup_free_ char *base = NULL, *text = NULL, *words = NULL;
         size_t len = 0;
         struct xerror e = {};
+        char s[65];
         int r;
 
         if (memchr(cur, '\n', strlen(cur)) != strrchr(cur, '\n'))
@@ -236,9 +269,31 @@ static int words_undo_file(const struct rootfs *rfs, const struct manifest_file 
         xerror_done(&e);
         if (r < 0 || words_undo(base, cur, mf->sha, &text, &words) < 0)
                 return 0;
-        r = rootfs_write_atomic(rfs, mf->path, text, strlen(text), st->st_mode & 07777, st->st_uid, st->st_gid);
+        /* the words the boot artifacts may still hold, kept first: a rollback
+         * killed past this point finds them in the note */
+        r = left_note_write(rfs, &(struct left_note) { .kernel = res->kernel, .words = words });
+        if (r < 0 && r != -ENOENT)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), LEFT_NOTE_PATH, strerror(-r));
+        /* the entry becomes "CUR replaced TEXT" before the file is written: a
+         * rollback killed at any point after finds the file as the entry
+         * says it is, or as it was before, and finishes */
+        sha256_hex(text, strlen(text), 32, s);
+        r = save_backup(rfs, text, strlen(text), s, ret_error);
         if (r < 0)
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, rootfs_strerror(r));
+                return r;
+        sha256_hex(cur, strlen(cur), 32, mf->sha);
+        mf->mode = st->st_mode & 07777;
+        mf->prev_exists = true;
+        memcpy(mf->prev_sha, s, sizeof(s));
+        mf->prev_mode = st->st_mode & 07777;
+        mf->prev_uid = st->st_uid;
+        mf->prev_gid = st->st_gid;
+        r = manifest_save(rfs, m, ret_error);
+        if (r < 0)
+                return r;
+        r = rollback_restore_file(rfs, mf, ret_error);
+        if (r < 0)
+                return r;
         /* the words the boot artifacts may still hold: these, not the administrator's */
         free(res->boot_words);
         res->boot_words = xstrdup(words);
@@ -255,10 +310,17 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
 
         r = manifest_load(rfs, &m, ret_error);
         if (r == -ENOENT) {
+                struct left_note note = {};
                 /* an earlier rollback's note: gone once nothing of it is left */
                 r = boot_left_note(rfs, NULL, false, NULL);
                 if (r < 0)
                         return xerror_set(ret_error, r, _("cannot remove %s: %s"), LEFT_NOTE_PATH, strerror(-r));
+                /* kept: its words, for the steps that take them out (said until they ran) */
+                if (left_note_read(rfs, &note) == 0) {
+                        res->boot_words = TAKE_PTR(note.words);
+                        res->kernel = TAKE_PTR(note.kernel);
+                }
+                left_note_done(&note);
                 r = state_cleanup(rfs);
                 if (r >= 0)
                         r = parents_finish(rfs);
@@ -272,6 +334,13 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
         if (r < 0)
                 return r;
         note_boot(rfs, m, res);
+        if (!res->boot_words) {
+                /* a word-by-word undo that was cut short kept its words here first */
+                struct left_note note = {};
+                if (left_note_read(rfs, &note) == 0 && note.words)
+                        res->boot_words = TAKE_PTR(note.words);
+                left_note_done(&note);
+        }
         for (size_t i = m->n_files; i-- > 0;) {
                 struct manifest_file *mf = &m->files[i];
                 _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
@@ -300,7 +369,7 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                                 return r;
                         rollback_add(res, mf->prev_exists ? RB_FILE_RESTORED : RB_FILE_REMOVED, shown);
                 } else if (exists && streq(mf->path, KERNEL_CMDLINE_PATH) &&
-                           (r = words_undo_file(rfs, mf, now.content, &now.st, res, shown, ret_error)) != 0) {
+                           (r = words_undo_file(rfs, m, mf, now.content, &now.st, res, shown, ret_error)) != 0) {
                         if (r < 0)
                                 return r;
                 } else {
@@ -319,7 +388,7 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                                                           left), left, mshown);
         /* every file is as before: the directories install made, then the state */
         for (size_t i = m->n_dirs; i-- > 0;) {
-                if (startswith(m->dirs[i], STATE_DIR) || streq(m->dirs[i], "/var") || streq(m->dirs[i], "/var/lib"))
+                if (startswith(m->dirs[i], STATE_DIR) || is_parent(m->dirs[i]))
                         continue;
                 r = rootfs_rmdir(rfs, m->dirs[i]);
                 if (r < 0 && r != -ENOTEMPTY)

@@ -427,5 +427,10 @@ int left_note_remove(const struct rootfs *rfs)
 {
         int r = rootfs_unlink(rfs, LEFT_NOTE_PATH);
 
+        if (r == -ENOENT || r == -ENOTDIR)
+                r = 0;
+        /* and what a write of it that was killed left beside it */
+        if (r == 0)
+                r = rootfs_remove_temps(rfs, LEFT_NOTE_PATH);
         return r == -ENOENT || r == -ENOTDIR ? 0 : r;
 }

@@ -201,7 +201,11 @@ def absent(module, base):
     if module.check_mode:
         # rollback has no dry run: it would undo what the manifest lists
         module.exit_json(changed=os.path.lexists(manifest), exit_status=0, boot_step_pending=False)
-    if not os.path.lexists(manifest):
+    # an earlier rollback's note of what a boot artifact still holds: its
+    # steps are said again (rollback --json) until they ran; nothing changes
+    left = os.path.join(module.params['root'], 'var/lib/idlecfg/left-by-rollback')
+    installed = os.path.lexists(manifest)
+    if not installed and not os.path.lexists(left):
         module.exit_json(changed=False, exit_status=0, boot_step_pending=False)
     # 1: files changed by someone else were left alone (said on stderr);
     # 4: every file is back, and a boot artifact (grub.cfg, the initramfs, a
@@ -214,7 +218,8 @@ def absent(module, base):
     pending = rc == EXIT_BOOT_INCOMPLETE or bool(data.get('boot_incomplete'))
     if pending:
         module.warn(boot_warning(data))
-    module.exit_json(changed=True, exit_status=rc, messages=data.get('messages', []),
+    module.exit_json(changed=installed, exit_status=rc,
+                     messages=data.get('messages', []),
                      next_steps=data.get('next_steps', []), boot_step_pending=pending)
 
 
