@@ -428,6 +428,10 @@ int main(int argc, char **argv)
         /* a monitoring plugin: one status line whatever happens, usage errors too */
         bool nagios = nagios_asked(argc, argv);
 
+        /* stdout a line at a time, a terminal or not: in a log that takes
+         * both streams (>>log 2>&1, as the installers' hooks write it) each
+         * line lands where it was said, not after the errors of stderr */
+        setvbuf(stdout, NULL, _IOLBF, 0);
         setup_locale(!nagios);
         signals_setup();
         return nagios ? nagios_plugin(idlecfg_main, argc, argv) : idlecfg_main(argc, argv);
