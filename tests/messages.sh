@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 4
+plan 6
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -18,6 +18,26 @@ mkroot_installed "$dir" "$root" || { echo "Bail out! no root"; exit 1; }
 mkdir -p "$root/var/lib" "$root/run"
 cp -a "$root" "$tmp/orig"
 ic() { "$IDLECFG" --root "$root" --kernel "$KVER" "$@"; }
+# the de and fr catalogues, compiled as tests/i18n.sh does; in_lang LANG CMD...:
+# CMD in that language (C: untranslated)
+i18n=no
+if command -v msgfmt >/dev/null 2>&1 && locale -a 2>/dev/null | grep -qi '^C\.utf-\{0,1\}8$' &&
+        grep -q '^#define ENABLE_NLS 1' "$top_builddir/config.h" 2>/dev/null; then
+        i18n=yes
+        for l in de fr; do
+                mkdir -p "$tmp/locale/$l/LC_MESSAGES"
+                msgfmt -o "$tmp/locale/$l/LC_MESSAGES/idlecfg.mo" "$top_srcdir/po/$l.po" || i18n=no
+        done
+fi
+in_lang() {
+        _lang=$1
+        shift
+        IDLECFG_LOCALEDIR=$tmp/locale LC_ALL=C.UTF-8 LANGUAGE=$_lang "$@"
+}
+# check_i18n DESCRIPTION CMD...: a point that needs the catalogues
+check_i18n() {
+        if [ $i18n = yes ]; then check "$@"; else skip "$1" "no msgfmt, C.UTF-8 or NLS"; fi
+}
 reset_root() { rm -rf "$root" && cp -a "$tmp/orig" "$root"; }
 
 # ---- a log of both streams (>>log 2>&1, as the installers' hooks write it) ----
@@ -43,5 +63,23 @@ check "plan on a terminal: the reasons wrapped at 80 columns, the same words" sh
         test \"\$(tr -s ' \n' '  ' <'$tmp/plan.tty')\" = \"\$(tr -s ' \n' '  ' <'$tmp/plan.file')\""
 ic plan --profile balanced 2>&1 | cat >"$tmp/plan.pipe"
 check "plan in a pipe: as in a file" cmp "$tmp/plan.file" "$tmp/plan.pipe"
+
+# ---- a damaged manifest is no root without one ----
+ic install --profile balanced >/dev/null 2>&1
+sed -i 's/^fingerprint .*/fingerprint/' "$root/var/lib/idlecfg/manifest"
+l=$(grep -n '^fingerprint$' "$root/var/lib/idlecfg/manifest" | cut -d: -f1)
+ic install --profile balanced >"$tmp/damaged" 2>&1; rc=$?
+check "damaged manifest: install exits 2 naming the file, the line and the damage, and nothing else about it" sh -c "
+        test $rc -eq 2 && grep -q 'var/lib/idlecfg/manifest:$l: \"fingerprint\" takes one value' '$tmp/damaged' &&
+        ! grep -q 'holds no manifest' '$tmp/damaged'"
+for lang in de fr; do
+        in_lang $lang "$IDLECFG" --root "$root" --kernel "$KVER" install --profile balanced >"$tmp/damaged.$lang" 2>&1
+done
+check_i18n "damaged manifest, in de and fr: the damage named, the root not called empty" sh -c "
+        grep -q 'manifest:$l: .*fingerprint.* genau einen Wert' '$tmp/damaged.de' &&
+        grep -q 'manifest:$l : .*fingerprint.* une seule valeur' '$tmp/damaged.fr' &&
+        ! grep -q 'kein Manifest dieses Rechners' '$tmp/damaged.de' &&
+        ! grep -q 'aucun manifeste de cette machine' '$tmp/damaged.fr'"
+reset_root
 
 done_testing
