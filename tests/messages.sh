@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 6
+plan 18
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -81,5 +81,61 @@ check_i18n "damaged manifest, in de and fr: the damage named, the root not calle
         ! grep -q 'kein Manifest dieses Rechners' '$tmp/damaged.de' &&
         ! grep -q 'aucun manifeste de cette machine' '$tmp/damaged.fr'"
 reset_root
+
+# ---- profiles: the ways out of the first mistakes ----
+mkdir -p "$tmp/bare" "$tmp/noprofiles"
+"$IDLECFG" --root "$tmp/bare" --kernel "$KVER" plan >"$tmp/bare.out" 2>&1; rc=$?
+check "a root without the package: said so, with the way out" sh -c "test $rc -ne 0 &&
+        grep -q \"profile '[a-z]*' not found: $tmp/bare holds no profile (searched: $tmp/bare/etc/idlecfg/profiles, \" '$tmp/bare.out' &&
+        grep -q \"install idlecfg's package in the root, or give --profiles-dir DIR\" '$tmp/bare.out' &&
+        ! grep -q 'available: none' '$tmp/bare.out'"
+"$IDLECFG" plan --kernel "$KVER" >"$tmp/host.out" 2>&1
+if grep -q 'available: ' "$tmp/host.out" && ! grep -q 'available: none' "$tmp/host.out"; then
+        skip "uninstalled: the build tree's run names --profiles-dir" "idlecfg's profiles are installed here"
+else
+        check "uninstalled: the build tree's run names --profiles-dir" sh -c "
+                grep -q \"profile '[a-z]*' not found: no profile is installed (searched: \" '$tmp/host.out' &&
+                grep -q 'give --profiles-dir with the source tree.s profiles/ directory' '$tmp/host.out'"
+fi
+ic plan --profiles-dir "$tmp/nonexistent" >"$tmp/nodir.out" 2>&1; rc=$?
+check "a --profiles-dir that does not exist: exit 2, told apart from a root without profiles" sh -c "test $rc -eq 2 &&
+        grep -qx 'idlecfg: --profiles-dir $tmp/nonexistent: no such directory; give the directory that holds the NAME.profile files (the source tree.s profiles/)' '$tmp/nodir.out'"
+"$IDLECFG" --root "$tmp/bare" --kernel "$KVER" plan --profiles-dir "$tmp/noprofiles" >"$tmp/empty.out" 2>&1
+check "an empty --profiles-dir is named" \
+        grep -q "not found: --profiles-dir $tmp/noprofiles holds no profile (NAME.profile), nor does any other place" "$tmp/empty.out"
+cd "$top_srcdir" || exit 1
+ic plan --profile ./profiles/powersave.profile >"$tmp/path.out" 2>&1; rc=$?
+check "--profile with a file: exit 2 and the options that name it" sh -c "test $rc -eq 2 &&
+        grep -qx 'idlecfg: --profile takes a profile.s name, not a file: for ./profiles/powersave.profile give --profiles-dir ./profiles --profile powersave' '$tmp/path.out'"
+check "... and those options plan it" sh -c "
+        '$IDLECFG' --root '$tmp/bare' --kernel $KVER plan --profiles-dir ./profiles --profile powersave | grep -q '^Profile powersave (--profile)'"
+cd "$tmp" || exit 1
+
+# ---- an option given twice (#44 N34) ----
+ic --root "$tmp/bare" plan >"$tmp/twice.out" 2>&1; rc=$?
+check "a second --root: exit 2, no plan" sh -c "test $rc -eq 2 &&
+        grep -qx \"idlecfg: --root given twice (the second time '$tmp/bare'): it takes one value; give it once\" '$tmp/twice.out'"
+ic plan --profiles-dir "$top_srcdir/profiles" --profiles-dir "$tmp/noprofiles" >"$tmp/twice.out" 2>&1; rc=$?
+check "--profiles-dir A --profiles-dir B: exit 2" sh -c "test $rc -eq 2 && grep -q '^idlecfg: --profiles-dir given twice' '$tmp/twice.out'"
+ic plan -p balanced --profile=powersave >"$tmp/twice.out" 2>&1; rc=$?
+check "-p and --profile: one option, given twice" sh -c "test $rc -eq 2 && grep -q '^idlecfg: --profile given twice' '$tmp/twice.out'"
+ic -v -v plan --profile balanced >/dev/null 2>&1; rc=$?
+check "-v may be repeated" test $rc -eq 0
+for lang in de fr; do
+        in_lang $lang "$IDLECFG" --root "$tmp/bare" --kernel "$KVER" plan >"$tmp/bare.$lang" 2>&1
+        in_lang $lang "$IDLECFG" plan --profiles-dir "$tmp/nonexistent" >"$tmp/nodir.$lang" 2>&1
+        in_lang $lang "$IDLECFG" plan --profile ./powersave.profile >"$tmp/path.$lang" 2>&1
+        in_lang $lang "$IDLECFG" -r / -r / plan >"$tmp/twice.$lang" 2>&1
+done
+check_i18n "profiles and options given twice, in German" sh -c "
+        grep -q \"Paket von idlecfg im Wurzelverzeichnis installieren oder --profiles-dir VERZ\" '$tmp/bare.de' &&
+        grep -q 'kein solches Verzeichnis; das Verzeichnis mit den Dateien NAME.profile angeben' '$tmp/nodir.de' &&
+        grep -q 'keine Datei: für ./powersave.profile --profiles-dir . --profile powersave angeben' '$tmp/path.de' &&
+        grep -q \"^idlecfg: --root zweimal angegeben (beim zweiten Mal '/')\" '$tmp/twice.de'"
+check_i18n "profiles and options given twice, in French" sh -c "
+        grep -q \"installez le paquet d'idlecfg dans la racine, ou donnez --profiles-dir RÉP\" '$tmp/bare.fr' &&
+        grep -q 'aucun répertoire de ce nom ; donnez le répertoire qui contient les fichiers NAME.profile' '$tmp/nodir.fr' &&
+        grep -q 'pas un fichier : pour ./powersave.profile, donnez --profiles-dir . --profile powersave' '$tmp/path.fr' &&
+        grep -q \"^idlecfg : --root donné deux fois (la seconde fois '/')\" '$tmp/twice.fr'"
 
 done_testing
