@@ -1,12 +1,13 @@
 #!/bin/sh
 # tests/detect-machines.sh: detect on every recorded machine of tests/data/machines,
-# against golden JSON and text (IDLECFG_UPDATE_GOLDEN=1 rewrites them)
+# against golden JSON and text (IDLECFG_UPDATE_GOLDEN=1 rewrites them); the
+# text wrapped at 80 columns on a terminal, one line a list or note in a file
 . "$top_srcdir/tests/lib.sh"
-need umockdev-run depmod "${CC:-cc}" python3
+need umockdev-run depmod "${CC:-cc}" python3 script
 
 machines=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
 count=$(echo "$machines" | wc -w)
-plan $((count * 4))
+plan $((count * 6))
 
 for m in $machines; do
         dir=$TESTS_DATA/machines/$m
@@ -17,8 +18,15 @@ for m in $machines; do
         check "$m: detect --json exits 0 with valid JSON" sh -c "test $rc -eq 0 && python3 -m json.tool '$tmp/$m.json' >/dev/null"
         normalize "$root" <"$tmp/$m.json" >"$tmp/$m.norm.json"
         golden "$m: JSON matches expected/detect.json" "$dir/expected/detect.json" "$tmp/$m.norm.json"
-        run_machine "$dir" "$IDLECFG" detect --root "$root" --kernel "$KVER" 2>&1 | normalize "$root" >"$tmp/$m.txt"
-        golden "$m: text matches expected/detect.txt" "$dir/expected/detect.txt" "$tmp/$m.txt"
-        check "$m: text fits 80 columns" awk 'length > 80 { print; bad = 1 } END { exit bad }' "$tmp/$m.txt"
+        on_tty "$top_srcdir/tests/run-machine" "$dir" "$IDLECFG" detect --root "$root" --kernel "$KVER" | normalize "$root" >"$tmp/$m.txt"
+        golden "$m: text on a terminal matches expected/detect.txt" "$dir/expected/detect.txt" "$tmp/$m.txt"
+        check "$m: text on a terminal fits 80 columns" awk 'length > 80 { print; bad = 1 } END { exit bad }' "$tmp/$m.txt"
+        # in a file: the same words, no line wrapped
+        run_machine "$dir" "$IDLECFG" detect --root "$root" --kernel "$KVER" 2>&1 | normalize "$root" >"$tmp/$m.file"
+        check "$m: text in a file has the terminal's words, on fewer lines" sh -c "
+                test \"\$(tr -s ' \n' '  ' <'$tmp/$m.txt')\" = \"\$(tr -s ' \n' '  ' <'$tmp/$m.file')\" &&
+                test \$(wc -l <'$tmp/$m.file') -lt \$(wc -l <'$tmp/$m.txt')"
+        check "$m: in a file no platform or storage value is wrapped below itself" sh -c "
+                ! grep -n '^                    ' '$tmp/$m.file'"
 done
 done_testing

@@ -2,7 +2,7 @@
 # tests/detect-robust.sh: messy sysfs: old kernels, unreadable attributes,
 # values without newline, odd bytes, devices gone during the scan
 . "$top_srcdir/tests/lib.sh"
-need umockdev-run python3
+need umockdev-run python3 script
 plan 14
 
 cat > "$tmp/m.umockdev" <<'REC'
@@ -83,8 +83,8 @@ check "vanished device skipped, the others reported" sh -c "
 check "empty attribute is an empty string" sh -c "grep -q '\"manufacturer\": \"\"' '$tmp/out.json'"
 check "odd bytes replaced, control character escaped" sh -c "grep -q 'Cruzer\\\\ufffd\\\\ufffd Blade\\\\u0001' '$tmp/out.json'"
 
-run_machine "$tmp/m.umockdev" sh "$tmp/mutate.sh" "$IDLECFG" detect --root "$tmp" >"$tmp/out.txt" 2>&1; rc=$?
-check "text output: exit 0, fits 80 columns" sh -c "test $rc -eq 0 && awk 'length > 80 { print; bad = 1 } END { exit bad }' '$tmp/out.txt'"
+on_tty "$top_srcdir/tests/run-machine" "$tmp/m.umockdev" sh "$tmp/mutate.sh" "$IDLECFG" detect --root "$tmp" >"$tmp/out.txt"; rc=$?
+check "text output on a terminal: exit 0, fits 80 columns" sh -c "test $rc -eq 0 && awk 'length > 80 { print; bad = 1 } END { exit bad }' '$tmp/out.txt'"
 
 # an empty machine: no devices at all
 printf 'P: /devices/virtual/misc/nothing\nE: SUBSYSTEM=misc\n' > "$tmp/empty.umockdev"

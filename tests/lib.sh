@@ -209,6 +209,21 @@ run_machine() {
         "$top_srcdir/tests/run-machine" "$@"
 }
 
+# on_tty CMD [ARGS...]: CMD with stdout and stderr on a terminal (script(1)'s
+# pseudo-terminal), its output on stdout without the terminal's carriage
+# returns, and CMD's exit status: idlecfg wraps its text on a terminal only
+# (text_width(), src/cli/run.c)
+on_tty() {
+        _cmd=
+        for _a in "$@"; do
+                _cmd="$_cmd '$(printf '%s' "$_a" | sed "s/'/'\\\\''/g")'"
+        done
+        script -qec "$_cmd" /dev/null </dev/null >"$tmp/on_tty.out"
+        _rc=$?
+        tr -d '\r' <"$tmp/on_tty.out"
+        return $_rc
+}
+
 # hwdb answers, for scripts that define q KEY (their systemd-hwdb query):
 # has KEY LINE...: the answer for KEY contains each LINE
 has() {

@@ -338,6 +338,20 @@ static int check_paths(struct args *a, char **ret_profiles_dir)
                         return EXIT_USAGE;
                 }
         }
+        if (a->profiles_dir) {
+                /* told apart from a root without profiles (profile.c not_found()) */
+                struct stat st;
+                int r = stat(a->profiles_dir, &st) < 0 ? -errno : 0;
+                const char *why = r == -ENOENT ? _("no such directory")
+                                  : r < 0      ? strerror(-r)
+                                  : !S_ISDIR(st.st_mode) ? _("not a directory") : NULL;
+                if (why) {
+                        fprintf(stderr, _("idlecfg: --profiles-dir %s: %s; give the directory that holds the "
+                                          "NAME.profile files (the source tree's profiles/)\n"),
+                                a->profiles_dir, why);
+                        return EXIT_USAGE;
+                }
+        }
         if (a->profiles_dir && a->profiles_dir[0] != '/') {
                 _cleanup_free_ char *cwd = getcwd(NULL, 0);
                 if (!cwd) {
@@ -428,6 +442,10 @@ int main(int argc, char **argv)
         /* a monitoring plugin: one status line whatever happens, usage errors too */
         bool nagios = nagios_asked(argc, argv);
 
+        /* stdout a line at a time, a terminal or not: in a log that takes
+         * both streams (>>log 2>&1, as the installers' hooks write it) each
+         * line lands where it was said, not after the errors of stderr */
+        setvbuf(stdout, NULL, _IOLBF, 0);
         setup_locale(!nagios);
         signals_setup();
         return nagios ? nagios_plugin(idlecfg_main, argc, argv) : idlecfg_main(argc, argv);

@@ -93,6 +93,23 @@ static int parse_seconds(const char *name, const char *arg, unsigned long min, u
         return EXIT_OK;
 }
 
+/* --profile ARG is not a name: a file's path gets the options that name it */
+static void say_not_profile_name(const char *arg)
+{
+        const char *base = strrchr(arg, '/');
+        _cleanup_free_ char *name = xstrdup(base ? base + 1 : arg);
+        _cleanup_free_ char *dir = base ? xstrndup(arg, base == arg ? 1 : (size_t) (base - arg)) : xstrdup(".");
+
+        if (endswith_str(name, ".profile"))
+                name[strlen(name) - strlen(".profile")] = '\0';
+        if ((base || endswith_str(arg, ".profile")) && profile_name_valid(name))
+                fprintf(stderr, _("idlecfg: --profile takes a profile's name, not a file: for %s give "
+                                  "--profiles-dir %s --profile %s\n"), arg, dir, name);
+        else
+                fprintf(stderr, _("idlecfg: --profile '%s' is not a profile name (letters, digits, '-' and '_', "
+                                  "at most %d)\n"), arg, PROFILE_NAME_MAX);
+}
+
 /* one option of the table, with its argument */
 static int parse_option(const struct option_row *o, const char *arg, struct args *a)
 {
@@ -117,7 +134,7 @@ static int parse_option(const struct option_row *o, const char *arg, struct args
                 break;
         case O_PROFILE:
                 if (!profile_name_valid(arg)) {
-                        fprintf(stderr, _("idlecfg: --profile '%s' is not a profile name\n"), arg);
+                        say_not_profile_name(arg);
                         return EXIT_USAGE;
                 }
                 a->profile = arg;
@@ -255,6 +272,14 @@ int args_parse(int argc, char **argv, struct args *a)
                 if (o->bit == O_VERSION) {
                         printf("idlecfg %s\n", PACKAGE_VERSION);
                         return EXIT_OK;
+                }
+                /* a value given twice: the second would drop the first
+                 * unsaid (a second --root, --profiles-dir A --profiles-dir B) */
+                if (o->has_arg == required_argument && (a->given & o->bit)) {
+                        option_spelling(o, spelled);
+                        fprintf(stderr, _("idlecfg: %s given twice (the second time '%s'): it takes one value; "
+                                          "give it once\n"), spelled, optarg);
+                        return EXIT_USAGE;
                 }
                 r = parse_option(o, optarg, a);
                 if (r != EXIT_OK)

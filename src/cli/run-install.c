@@ -54,6 +54,7 @@ static void preflight_warnings(struct run *c, bool image, struct kvlist *ret)
         _cleanup_(manifest_freep) struct manifest *m = NULL;
         _cleanup_free_ char *why = NULL;
         struct xerror me = {};
+        int r;
 
         if (image) {
                 if (image_machine_id_filled(&c->rfs)) {
@@ -68,8 +69,13 @@ static void preflight_warnings(struct run *c, bool image, struct kvlist *ret)
         }
         if (c->refresh)
                 return;
-        (void) manifest_load(&c->rfs, &m, &me);
+        r = manifest_load(&c->rfs, &m, &me);
         xerror_done(&me);
+        /* a manifest that is there but refused (damaged, cut, not a regular
+         * file) is no "root without a manifest": install_run() refuses it
+         * next, naming the file, the line and the damage */
+        if (r < 0 && r != -ENOENT)
+                return;
         if (image_foreign_hardware(&c->rfs, c->inv, m ? m->fingerprint : NULL, &why))
                 kv_add_take(ret, "foreign-hardware",
                             xasprintf(_("%s is not this machine's running system and %s: the settings written "

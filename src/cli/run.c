@@ -16,6 +16,13 @@ void print_error(const char *what, const struct xerror *e, const char *fallback)
         fprintf(stderr, "idlecfg: %s%s%s\n", what ? what : "", what ? ": " : "", m);
 }
 
+int text_width(FILE *f)
+{
+        int fd = fileno(f);
+
+        return fd >= 0 && isatty(fd) ? 80 : 0;
+}
+
 int report(int r, struct xerror *e, const char *what)
 {
         if (r >= 0)

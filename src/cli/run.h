@@ -47,3 +47,6 @@ int run_installed_profile(struct run *c);
 int run_plan(struct run *c);
 /* stdout written out, or EXIT_FAILURE_ (said) */
 int flush_stdout(void);
+/* the columns text is wrapped at on F: 80 on a terminal; 0 (no wrapping,
+ * one line a message, as grep reads a log or a pipe) otherwise */
+int text_width(FILE *f);

@@ -14,12 +14,13 @@
 
 /* ---- text ---- */
 
-#define WIDTH 80
+/* The text is wrapped on a terminal only (text_width(): 80 columns); in a
+ * log or a pipe each list and note is one line, as grep reads it. */
 
-/* key=value tokens, wrapped at 80 columns with a hanging indent */
+/* key=value tokens, wrapped with a hanging indent */
 static void print_tokens(FILE *f, int indent, const struct kvlist *l)
 {
-        int col = 0;
+        int col = 0, width = text_width(f);
 
         for (size_t i = 0; i < l->n; i++) {
                 _cleanup_free_ char *tok = NULL;
@@ -33,7 +34,7 @@ static void print_tokens(FILE *f, int indent, const struct kvlist *l)
                 else
                         tok = xasprintf("%s=%s", l->v[i].key, v);
                 len = (int) strlen(tok);
-                if (col > 0 && col + 1 + len > WIDTH) {
+                if (width && col > 0 && col + 1 + len > width) {
                         fputc('\n', f);
                         col = 0;
                 }
@@ -50,12 +51,12 @@ static void print_tokens(FILE *f, int indent, const struct kvlist *l)
 static void print_note(FILE *f, int indent, const char *text)
 {
         const char *label = _("note:");
-        int col = fprintf(f, "%*s%s", indent, "", label);
+        int width = text_width(f), col = fprintf(f, "%*s%s", indent, "", label);
         const char *p = text;
 
         while (*p) {
                 size_t w = strcspn(p, " ");
-                if (col + 1 + (int) w > WIDTH && col > indent + (int) strlen(label)) {
+                if (width && col + 1 + (int) w > width && col > indent + (int) strlen(label)) {
                         fputc('\n', f);
                         col = fprintf(f, "%*s", indent + (int) strlen(label) + 1, "") - 1;
                 }
@@ -94,14 +95,14 @@ static void print_device_text(FILE *f, const struct device *d, int indent)
 /* "  key    value", the value wrapped at word boundaries below itself */
 static void print_pair(FILE *f, const char *key, const char *value)
 {
-        int col;
+        int col, width = text_width(f);
 
         if (!value)
                 return;
         col = fprintf(f, "  %-18s", key);
         for (const char *p = value; *p; p += strspn(p, " ")) {
                 size_t w = strcspn(p, " ");
-                if (col > 21 && col + 1 + (int) w > WIDTH)
+                if (width && col > 21 && col + 1 + (int) w > width)
                         col = fprintf(f, "\n%20s", "") - 1;
                 col += fprintf(f, " %.*s", (int) w, p);
                 p += w;
@@ -185,8 +186,8 @@ void inventory_print_text(const struct inventory *inv, FILE *f)
                         const char *cf = inv->tools[i].conflicts ? _(" (sets knobs idlecfg sets)") : _(" (no knob of idlecfg's)");
                         int w = fprintf(f, "  %-22s %s", inv->tools[i].name,
                                         inv->tools[i].path ? inv->tools[i].path : "");
-                        /* the notes go on a line of their own where they would pass 80 columns */
-                        if (w > 0 && (size_t)w + strlen(en) + strlen(cf) > 80)
+                        /* the notes go on a line of their own where they would pass the width */
+                        if (text_width(f) && w > 0 && (size_t) w + strlen(en) + strlen(cf) > (size_t) text_width(f))
                                 fputs("\n   ", f);
                         fprintf(f, "%s%s\n", en, cf);
                 }

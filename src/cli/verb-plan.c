@@ -14,14 +14,14 @@
 
 /* ---- printing ---- */
 
-/* text wrapped at 80 columns at spaces, every line indented */
+/* text wrapped at spaces on a terminal (text_width()), every line indented */
 static void print_wrapped(FILE *f, int indent, const char *text)
 {
-        int col = 0;
+        int col = 0, width = text_width(f);
 
         for (const char *p = text; *p; p += strspn(p, " ")) {
                 size_t w = strcspn(p, " ");
-                if (col > indent && col + 1 + (int) w > 80) {
+                if (width && col > indent && col + 1 + (int) w > width) {
                         fputc('\n', f);
                         col = 0;
                 }

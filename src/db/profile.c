@@ -121,8 +121,26 @@ static int not_found(const struct rootfs *rfs, const char *extra_dir, const stru
                 free(v);
         }
         profile_names_free(names, n);
-        profile_set_error(err, NULL, 0, _("profile '%s' not found; searched: %s; available: %s"),
-                  name, searched, avail ? avail : _("none"));
+        if (avail)
+                profile_set_error(err, NULL, 0, _("profile '%s' not found; searched: %s; available: %s"),
+                                  name, searched, avail);
+        /* no profile at all: not a misspelt name but a root (or a build
+         * tree) without idlecfg's profiles; say which, and the way out */
+        else if (extra_dir)
+                profile_set_error(err, NULL, 0, _("profile '%s' not found: --profiles-dir %s holds no profile "
+                                                  "(NAME.profile), nor does any other place searched (%s)"),
+                                  name, extra_dir, searched);
+        else if (!root_is_host(rfs->path))
+                profile_set_error(err, NULL, 0, _("profile '%s' not found: %s holds no profile (searched: %s): "
+                                                  "install idlecfg's package in the root, or give --profiles-dir "
+                                                  "DIR with the profiles to use"),
+                                  name, rfs->path, searched);
+        else
+                profile_set_error(err, NULL, 0, _("profile '%s' not found: no profile is installed (searched: %s); "
+                                                  "from a build tree, give --profiles-dir with the source tree's "
+                                                  "profiles/ directory (idlecfg --profiles-dir profiles plan), or "
+                                                  "run make install"),
+                                  name, searched);
         return -ENOENT;
 }
 
