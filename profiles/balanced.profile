@@ -162,7 +162,8 @@ power_save_controller = yes
 # amdgpu_abm = platform | off | keep
 # Display power features: frame buffer compression, panel self refresh, adaptive backlight.
 #   platform   enable where an hwdb platform (dmi:) entry opts this machine in.
-#   off        disable (i915.enable_fbc=0, i915.enable_psr=0, amdgpu.abmlevel=0).
+#   off        disable (i915.enable_fbc=0, i915.enable_psr=0, the panel's amdgpu/panel_power_savings=0:
+#              never amdgpu.abmlevel, which locks compositors and power-profiles-daemon out).
 #   keep       the driver's per-platform default.
 # They trade image quality and can flicker (PSR: linux-surface #862), so they are never
 # turned on blindly. platform for i915: the driver's own per-generation default (FBC on

@@ -191,6 +191,16 @@ static const struct case_ cases[] = {
         { "gpu.runtime_pm", { "auto", "on" }, { "off" } },
         { "i2c.runtime_pm", { "auto", "on" }, { "off" } },
         { "nvme.apst", { "0", "5500", "100000", "100000000" }, { "-1", "100000001", "1000000000", "99999999999" } },
+        { "nvme.quirks", { "1b36:0010:no_apst", "144d:a808:no_deepest_ps", "1b36:0010:no_apst-8086:5845:no_deepest_ps",
+                           /* 125 characters: seven entries fit the kernel's 127 */
+                           "1b36:0010:no_apst-1b36:0011:no_apst-1b36:0012:no_apst-1b36:0013:no_apst-1b36:0014:no_apst-"
+                           "1b36:0015:no_apst-1b36:0016:no_apst" },
+          { "1B36:0010:no_apst", "1b36:0010", "1b36:0010:", "1b36:10:no_apst", "1b36:0010:no_apst,no_deepest_ps",
+            "1b36:0010:no_apst-", "-1b36:0010:no_apst", "1b36:0010:^no_apst", "1b36:0010:simple_suspend",
+            "1b36:0010:no_apst 8086:5845:no_apst", "0x1b36:0x0010:no_apst", "1b36:0010:no_apst;reboot",
+            /* 143: eight do not */
+            "1b36:0010:no_apst-1b36:0011:no_apst-1b36:0012:no_apst-1b36:0013:no_apst-1b36:0014:no_apst-"
+            "1b36:0015:no_apst-1b36:0016:no_apst-1b36:0017:no_apst" } },
         { "suspend.mem_sleep", { "s2idle", "shallow", "deep" }, { "mem", "freeze", "deep shallow" } },
         { "suspend.resume",
           { "UUID=0a1b2c3d-4e5f-6789-abcd-ef0123456789", "UUID=1234-ABCD", "/dev/sda2", "/dev/mapper/vg-swap",

@@ -8,7 +8,7 @@
 # refusals
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 18
+plan 20
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -28,7 +28,7 @@ HWDB
 }
 for k in i915_fbc i915_psr amdgpu_abm; do
         for v in platform off keep; do
-                value "$k-$v" gpu "$k" "$v" modprobe
+                value "$k-$v" gpu "$k" "$v" modprobe cmdline udev
         done
         value "$k-src" gpu "$k" "ac:platform battery:off"
         value "$k-bad" gpu "$k" on
@@ -40,35 +40,62 @@ value rpm-src gpu runtime_pm "ac:auto battery:on"
 value rpm-bad gpu runtime_pm off
 # amd-laptop as if amdgpu had found a runtime D3 (BOCO/BACO) and allowed runtime PM at probe
 variant amd-runpm amd-laptop 0000:03:00.0 power/control auto
+# amd-laptop on a kernel that offers ABM through the panel (6.9 and later): its
+# eDP connector has amdgpu/panel_power_savings (the recording, 6.1, has none)
+mkdir -p "$tmp/machines/amd-abm"
+cp -R "$TESTS_DATA/machines/amd-laptop/." "$tmp/machines/amd-abm/"
+awk '/^P: /{ p = $2 } { print } p ~ /card0-eDP-1$/ && /^A: enabled=/ { print "A: amdgpu/panel_power_savings=0\\n" }' \
+        "$TESTS_DATA/machines/amd-laptop/machine.umockdev" >"$tmp/machines/amd-abm/machine.umockdev"
+grep -q '^A: amdgpu/panel_power_savings=0' "$tmp/machines/amd-abm/machine.umockdev" || { echo "Bail out! amd-abm"; exit 1; }
+FAMILY_MACHINES="$FAMILY_MACHINES amd-abm"
 plan_all
 H=/etc/udev/hwdb.d/99-family-gpu.hwdb
+# what a planned i915 parameter's reason ends with: all three are unsafe
+taints() { echo "; i915.$1 is an unsafe parameter: setting it taints the kernel (TAINT_USER, 'U' in /proc/sys/kernel/tainted; kernel/params.c param_check_unsafe())"; }
 
 # the platform values: from the test entries for the two laptops; desktop-sata
 # (a radeon GPU amdgpu would also take) has none: skipped, the driver's default stays
 platform_fbc() {
-        param i915_fbc-platform gpu.i915_fbc i915 enable_fbc 1 modprobe "hwdb $H:3 (family test fbc)" intel-laptop &&
+        param i915_fbc-platform gpu.i915_fbc i915 enable_fbc 1 modprobe "hwdb $H:3 (family test fbc)$(taints enable_fbc)" intel-laptop &&
                 [ -z "$(rows i915_fbc-platform gpu.i915_fbc amd-laptop desktop-sata buildhost)" ]
 }
-check "i915_fbc = platform: enable_fbc=1 on intel-laptop from its platform's allow entry; no i915 elsewhere" platform_fbc
+check "i915_fbc = platform: enable_fbc=1 on intel-laptop from its platform's allow entry, saying that it taints the kernel; no i915 elsewhere" platform_fbc
 platform_psr() {
-        param i915_psr-platform gpu.i915_psr i915 enable_psr 0 modprobe "hwdb $H:5 (family test psr)" intel-laptop &&
+        param i915_psr-platform gpu.i915_psr i915 enable_psr 0 modprobe "hwdb $H:5 (family test psr)$(taints enable_psr)" intel-laptop &&
                 [ -z "$(rows i915_psr-platform gpu.i915_psr amd-laptop desktop-sata buildhost)" ]
 }
-check "i915_psr = platform: enable_psr=0 on intel-laptop from its platform's deny entry" platform_psr
+check "i915_psr = platform: enable_psr=0 on intel-laptop from its platform's deny entry, saying that it taints the kernel" platform_psr
+NOFILE="but no panel of 0000:03:00.0 has amdgpu/panel_power_savings (Linux 6.9 and later, internal LCD panels): amdgpu.abmlevel is never planned, it takes the control away from compositors and power-profiles-daemon"
+THROUGH="; through the panel's amdgpu/panel_power_savings, never amdgpu.abmlevel (which takes that control away from compositors and power-profiles-daemon)"
 platform_abm() {
-        param amdgpu_abm-platform gpu.amdgpu_abm amdgpu abmlevel 3 modprobe "hwdb $H:10 (family test abm)" amd-laptop &&
+        ok_plans amdgpu_abm-platform &&
+                [ "$(rows amdgpu_abm-platform gpu.amdgpu_abm amd-abm | cut -d'|' -f3,5,8,11,12)" = "card0-eDP-1|amdgpu/panel_power_savings|3|udev|hwdb $H:10 (family test abm)$THROUGH" ] &&
+                [ "$(rows amdgpu_abm-platform gpu.amdgpu_abm amd-laptop | cut -d'|' -f3,8,12)" = "||skipped: hwdb $H:10 (family test abm) wants ABM level 3, $NOFILE" ] &&
                 rows amdgpu_abm-platform gpu.amdgpu_abm desktop-sata | cut -d'|' -f8,12 |
                 grep -qxF "|skipped: $(reason_of amdgpu_abm-platform gpu amdgpu_abm platform), and no hwdb entry for this platform or GPU: the driver's default stays (amdgpu leaves ABM to the compositor or its abmlevel default)" &&
-                ! grep -q abmlevel "$(out desktop-sata amdgpu_abm-platform modprobe)" &&
                 [ -z "$(rows amdgpu_abm-platform gpu.amdgpu_abm intel-laptop buildhost)" ]
 }
-check "amdgpu_abm = platform: abmlevel=3 on amd-laptop from its platform's entry; desktop-sata without one skipped" platform_abm
-check "i915_fbc = off: enable_fbc=0 whatever the hwdb allows" param i915_fbc-off gpu.i915_fbc i915 enable_fbc 0 modprobe \
-        "$(reason_of i915_fbc-off gpu i915_fbc off)" intel-laptop
-check "i915_psr = off: enable_psr=0 from the profile" param i915_psr-off gpu.i915_psr i915 enable_psr 0 modprobe \
-        "$(reason_of i915_psr-off gpu i915_psr off)" intel-laptop
-check "amdgpu_abm = off: abmlevel=0 on both amdgpu machines, the hwdb's level 3 and all" param amdgpu_abm-off gpu.amdgpu_abm amdgpu abmlevel 0 modprobe \
-        "$(reason_of amdgpu_abm-off gpu amdgpu_abm off)" amd-laptop desktop-sata
+never_abmlevel() {
+        for _m in $FAMILY_MACHINES; do
+                for _v in platform off keep; do
+                        ! grep -q abmlevel "$(out $_m amdgpu_abm-$_v modprobe)" "$(out $_m amdgpu_abm-$_v cmdline)" ||
+                                { echo "$_m amdgpu_abm-$_v: abmlevel written"; return 1; }
+                done
+        done
+}
+check "amdgpu_abm = platform: level 3 from amd-laptop's platform entry through its panel's amdgpu/panel_power_savings (the variant that has it), skipped saying why where the panel has none; desktop-sata without an entry skipped" platform_abm
+check "amdgpu_abm = platform: the udev rule writes exactly that" udev_rules amdgpu_abm-platform gpu.amdgpu_abm
+check "amdgpu_abm: no value ever writes amdgpu.abmlevel (modprobe.d or the command line)" never_abmlevel
+check "i915_fbc = off: enable_fbc=0 whatever the hwdb allows, saying that it taints the kernel" param i915_fbc-off gpu.i915_fbc i915 enable_fbc 0 modprobe \
+        "$(reason_of i915_fbc-off gpu i915_fbc off)$(taints enable_fbc)" intel-laptop
+check "i915_psr = off: enable_psr=0 from the profile, saying that it taints the kernel" param i915_psr-off gpu.i915_psr i915 enable_psr 0 modprobe \
+        "$(reason_of i915_psr-off gpu i915_psr off)$(taints enable_psr)" intel-laptop
+abm_off() {
+        ok_plans amdgpu_abm-off &&
+                [ "$(planned amdgpu_abm-off gpu.amdgpu_abm | cut -d'|' -f1,3,5,8,11,12)" = "amd-abm|card0-eDP-1|amdgpu/panel_power_savings|0|udev|$(reason_of amdgpu_abm-off gpu amdgpu_abm off)$THROUGH" ] &&
+                [ "$(rows amdgpu_abm-off gpu.amdgpu_abm amd-laptop | cut -d'|' -f12)" = "skipped: $(reason_of amdgpu_abm-off gpu amdgpu_abm off) wants ABM level 0, $NOFILE" ]
+}
+check "amdgpu_abm = off: panel_power_savings 0 on the panel that has it, the hwdb's level 3 and all; skipped without it" abm_off
 keep_feature() {
         kept "$1-keep" "gpu.$1" gpu "$1" && ! grep -q "$2" "$(out "$3" "$1-keep" modprobe)"
 }
@@ -103,7 +130,8 @@ rpm_on() {
         ok_plans rpm-on && rpm_common rpm-on &&
                 [ "$(planned rpm-on $R | cut -d'|' -f1,3,5,8,11,12)" = "amd-laptop|0000:03:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)
 desktop-sata|0000:01:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)
-amd-runpm|0000:03:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)" ]
+amd-runpm|0000:03:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)
+amd-abm|0000:03:00.0|power/control|on|udev|$(reason_of rpm-on gpu runtime_pm on)" ]
 }
 check "runtime_pm = on: power/control=on on the runpm GPUs, allowed or not" rpm_on
 check "runtime_pm = on: the udev rules write exactly those" udev_rules rpm-on $R

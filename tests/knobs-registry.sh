@@ -142,6 +142,7 @@ while read -r section key values; do
         # edited recording by the test named here, which must check the knob and a value
         proven=$(awk -v k="$section.$key" '$1 == k { print $2 }' <<'EOF_PROVEN'
 sata.mask_port_ext tests/plan-savings.sh
+gpu.amdgpu_abm tests/family-gpu.sh
 EOF_PROVEN
 )
         if [ -n "$proven" ] && [ "$differs" -eq 0 ]; then

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/plan-kernel.sh: every recorded machine planned (balanced) for the
 # kernel of Debian 13's trixie-backports, 7.3.4+deb13-amd64, with a module tree
-# whose ahci has mask_port_ext as 7.3's has (hwdb/knob-interfaces.txt): golden
+# whose ahci has mask_port_ext and nvme quirks as 7.3's have (hwdb/knob-interfaces.txt): golden
 # plans, and against the machine's golden 6.1 plan (tests/lib.sh KVER) each
 # setting that differs says why in terms of the kernel (a _KERNEL range of the
 # hwdb, the kernel's version or what the target kernel has)
@@ -14,6 +14,7 @@ n=$(echo $machines | wc -w)
 plan $((n * 2))
 
 sed -e '/^ahci /s/$/ parm=mask_port_ext:32-bits mask to ignore the external\/hotplug capability of ports parmtype=mask_port_ext:charp/' \
+        -e '/^nvme /s/$/ parm=quirks:Enable\/disable NVMe quirks by specifying \\quirks=VID:DID:quirk_names/' \
         "$TESTS_DATA/modroot.spec" >"$tmp/modroot-7.3.spec"
 for m in $machines; do
         dir=$TESTS_DATA/machines/$m

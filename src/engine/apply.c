@@ -20,9 +20,10 @@
 char *value_normalize(const char *raw)
 {
         _cleanup_free_ char *copy = xstrdup(raw);
-        char *sel = NULL;
+        char *sel = NULL, *t = strstrip(copy);
 
-        strstrip(copy);
+        /* leading blanks too: an empty string parameter reads "\n" (param_get_string()) */
+        memmove(copy, t, strlen(t) + 1);
         if (strchr(copy, '[') && parse_selected(copy, &sel) == 0)
                 return sel;
         return TAKE_PTR(copy);

@@ -30,6 +30,27 @@ static const struct device *has_driver(struct planctx *c, const char *driver)
         return NULL;
 }
 
+/* i915's parameters declared with module_param_named_unsafe() (i915_params.c in
+ * 6.1, display/intel_display_params.c from 6.12 on): setting one taints the
+ * kernel (kernel/params.c param_check_unsafe(): TAINT_USER, 'U') */
+static const char *const i915_unsafe[] = { "enable_fbc", "enable_psr", "enable_dc" };
+
+/* a planned value of an unsafe parameter says that it taints the kernel */
+static void say_taint(struct setting *s, const char *module, const char *param)
+{
+        char *r;
+        bool unsafe = false;
+
+        for (size_t i = 0; i < ELEMENTSOF(i915_unsafe); i++)
+                unsafe = unsafe || (streq(module, "i915") && streq(param, i915_unsafe[i]));
+        if (!s || !s->value || !unsafe)
+                return;
+        r = xasprintf("%s; i915.%s is an unsafe parameter: setting it taints the kernel (TAINT_USER, 'U' in "
+                      "/proc/sys/kernel/tainted; kernel/params.c param_check_unsafe())", strempty(s->reason), param);
+        free(s->reason);
+        s->reason = r;
+}
+
 /* one display feature: "platform" takes the platform's hwdb entry, "off" turns it off */
 static void feature(struct planctx *c, const struct device *gpu, const char *key, const char *knob,
                     const char *module, const char *param, const char *property, const char *on_value,
@@ -45,7 +66,7 @@ static void feature(struct planctx *c, const struct device *gpu, const char *key
                 return;
         }
         if (streq(want, "off")) {
-                plan_param(c, NULL, knob, module, param, "0", profile_reason(c, "gpu", key));
+                say_taint(plan_param(c, NULL, knob, module, param, "0", profile_reason(c, "gpu", key)), module, param);
                 return;
         }
         /* the machine (dmi:) first, then the GPU itself (its PCI modalias: one
@@ -62,12 +83,9 @@ static void feature(struct planctx *c, const struct device *gpu, const char *key
                                                      "the driver's default stays (%s)", why, baseline));
                 return;
         }
-        if (streq(f.value, "deny"))
-                plan_param(c, NULL, knob, module, param, "0", fact_reason(&f));
-        else if (streq(f.value, "allow"))
-                plan_param(c, NULL, knob, module, param, on_value, fact_reason(&f));
-        else
-                plan_param(c, NULL, knob, module, param, f.value, fact_reason(&f));
+        say_taint(plan_param(c, NULL, knob, module, param,
+                             streq(f.value, "deny") ? "0" : streq(f.value, "allow") ? on_value : f.value,
+                             fact_reason(&f)), module, param);
 }
 
 /* [gpu] runtime_pm: power/control of GPUs whose driver runs runtime PM itself
@@ -133,6 +151,75 @@ static void gpu_runtime_pm(struct planctx *c)
         }
 }
 
+/* the level [gpu] amdgpu_abm asks for: "off" 0, the platform's entry (deny 0,
+ * allow 1, a level itself), NULL (with a skip planned) for none or -1 */
+static const char *abm_level(struct planctx *c, const char *want, char **ret_why)
+{
+        static const char *const baseline = "amdgpu leaves ABM to the compositor or its abmlevel default";
+        struct hwdb_fact f;
+        _cleanup_free_ char *undecided = NULL;
+
+        if (streq(want, "off")) {
+                *ret_why = profile_reason(c, "gpu", "amdgpu_abm");
+                return "0";
+        }
+        if (!hwdb_fact_undecided(c, kv_get(&c->inv->platform, "modalias"), "IDLECFG_AMDGPU_ABM", &f, &undecided)) {
+                _cleanup_free_ char *why = undecided ? NULL : profile_reason(c, "gpu", "amdgpu_abm");
+                plan_skip(c, NULL, "gpu.amdgpu_abm",
+                          undecided ? xasprintf("skipped: %s: the driver's default stays (%s)", undecided, baseline)
+                                    : xasprintf("skipped: %s, and no hwdb entry for this platform or GPU: the "
+                                                "driver's default stays (%s)", why, baseline));
+                return NULL;
+        }
+        if (streq(f.value, "-1")) {
+                _cleanup_free_ char *why = fact_reason(&f);
+                plan_skip(c, NULL, "gpu.amdgpu_abm", xasprintf("skipped: %s: the driver decides (%s)", why, baseline));
+                return NULL;
+        }
+        *ret_why = fact_reason(&f);
+        return streq(f.value, "deny") ? "0" : streq(f.value, "allow") ? "1" : f.value;
+}
+
+/* amdgpu's adaptive backlight, only through each panel's amdgpu/panel_power_savings
+ * (Linux 6.9 on), never amdgpu.abmlevel: a level given there takes that file
+ * away and the ABM property compositors use (amdgpu_dm_should_create_sysfs(),
+ * amdgpu_dm_setup_backlight_device(): both only while abmlevel is -1), locking
+ * power-profiles-daemon and the desktop out. The rule writes the level when
+ * the connector appears; power-profiles-daemon may change it later. */
+static void abm(struct planctx *c, const struct device *gpu)
+{
+        const char *want = profile_value(c, "gpu", "amdgpu_abm"), *level;
+        const struct device_list *cards = &c->inv->classes[CL_DRM];
+        _cleanup_free_ char *why = NULL;
+        bool any = false;
+
+        if (!want) {
+                plan_skip_keep(c, "gpu.amdgpu_abm", "gpu", "amdgpu_abm");
+                return;
+        }
+        level = abm_level(c, want, &why);
+        if (!level)
+                return;
+        for (size_t i = 0; i < cards->n; i++)
+                for (size_t k = 0; k < cards->v[i].n_children; k++) {
+                        const struct device *conn = &cards->v[i].children[k];
+                        if (!streq_ptr(kv_get(&cards->v[i].ids, "controller_driver"), "amdgpu") ||
+                            !kv_find(&conn->knobs, "amdgpu/panel_power_savings"))
+                                continue;
+                        plan_device(c, conn, "gpu.amdgpu_abm", "amdgpu/panel_power_savings", level,
+                                    xasprintf("%s; through the panel's amdgpu/panel_power_savings, never "
+                                              "amdgpu.abmlevel (which takes that control away from compositors "
+                                              "and power-profiles-daemon)", why));
+                        any = true;
+                }
+        if (!any)
+                plan_skip(c, NULL, "gpu.amdgpu_abm",
+                          xasprintf("skipped: %s wants ABM level %s, but no panel of %s has "
+                                    "amdgpu/panel_power_savings (Linux 6.9 and later, internal LCD panels): "
+                                    "amdgpu.abmlevel is never planned, it takes the control away from "
+                                    "compositors and power-profiles-daemon", why, level, strempty(gpu->name)));
+}
+
 void knob_gpu(struct planctx *c)
 {
         const struct device *g;
@@ -154,8 +241,7 @@ void knob_gpu(struct planctx *c)
                                   xstrdup("skipped: i915.enable_rc6 exists in this old kernel; its default is kept"));
         }
         if ((g = has_driver(c, "amdgpu")))
-                feature(c, NULL, "amdgpu_abm", "gpu.amdgpu_abm", "amdgpu", "abmlevel", "IDLECFG_AMDGPU_ABM", "1",
-                        "amdgpu leaves ABM to the compositor or its abmlevel default");
+                abm(c, g);
         gpu_runtime_pm(c);
 }
 
@@ -172,8 +258,8 @@ static const struct profile_key keys[] = {
 static const struct knob_rule rules[] = {
         RULE_WORDS("gpu.i915_fbc", "-1|0|1", NULL, "i915.enable_fbc"),
         RULE_WORDS("gpu.i915_psr", "-1|0|1|2", NULL, "i915.enable_psr"),
-        /* -1: the driver decides (6.9) */
-        RULE_RANGE("gpu.amdgpu_abm", -1, 4, NULL, "amdgpu.abmlevel"),
+        /* panel_power_savings_store(): 0 (off) to 4 */
+        RULE_RANGE("gpu.amdgpu_abm", 0, 4, "amdgpu/panel_power_savings", NULL),
         RULE_WORDS("gpu.runtime_pm", "auto|on", "power/control", NULL),
 };
 

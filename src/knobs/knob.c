@@ -296,6 +296,10 @@ void match_device(const struct device *d, struct kvlist *match)
                  * controller registers them */
                 kv_add(match, "SUBSYSTEM", "serio");
                 kv_add(match, "KERNEL", d->name);
+        } else if (streq(d->class, "connector")) {
+                /* a DRM connector: card0-eDP-1 */
+                kv_add(match, "SUBSYSTEM", "drm");
+                kv_add(match, "KERNEL", d->name);
         } else if (streq(d->class, "i2c-adapter")) {
                 /* the knob is the controller's: match it by name and driver */
                 kv_add(match, "KERNEL", strempty(kv_get(&d->ids, "controller")));

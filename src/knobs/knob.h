@@ -35,6 +35,7 @@ enum knob_kind {
         KNOB_INT,               /* a decimal integer from min to max, written the kernel's way */
         KNOB_RESUME,            /* resume=: UUID=<hex digits and dashes> or /dev/<letters, digits, / _ -> */
         KNOB_PORTMASK,          /* DDDD:BB:DD.F=0xHEX[,...]: per-controller AHCI port masks (mask_port_map's format) */
+        KNOB_NVME_QUIRKS,       /* VVVV:DDDD:no_apst|no_deepest_ps[-...]: nvme.quirks (quirks_param_set()'s format) */
 };
 
 struct knob_rule {

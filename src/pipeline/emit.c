@@ -106,12 +106,39 @@ static bool portmask_ok(const char *v)
         }
 }
 
+/* "1b36:0010:no_apst[-144d:a808:no_deepest_ps]": lower-case PCI IDs of 4 digits and
+ * the quirk names idlecfg writes, '-' between entries, as quirks_param_set()
+ * (drivers/nvme/host/pci.c) parses them; its buffer holds 127 characters */
+static bool nvme_quirks_ok(const char *v)
+{
+        if (strlen(v) > 127)
+                return false;
+        for (const char *p = v;;) {
+                if (hex_run(p) != 4 || p[4] != ':' || hex_run(p + 5) != 4 || p[9] != ':')
+                        return false;
+                p += 10;
+                if (startswith(p, "no_apst"))
+                        p += strlen("no_apst");
+                else if (startswith(p, "no_deepest_ps"))
+                        p += strlen("no_deepest_ps");
+                else
+                        return false;
+                if (!*p)
+                        return true;
+                if (*p != '-')
+                        return false;
+                p++;
+        }
+}
+
 bool knob_value_ok(const struct knob_rule *r, const char *value)
 {
         long v;
 
         if (r && r->kind == KNOB_PORTMASK)
                 return value && strlen(value) <= VALUE_MAX && portmask_ok(value);
+        if (r && r->kind == KNOB_NVME_QUIRKS)
+                return value && nvme_quirks_ok(value);
         if (!r || !value || !*value || strlen(value) > VALUE_MAX || !only(value, VALUE_CHARS))
                 return false;
         switch (r->kind) {
@@ -122,6 +149,7 @@ bool knob_value_ok(const struct knob_rule *r, const char *value)
         case KNOB_RESUME:
                 return resume_ok(value);
         case KNOB_PORTMASK:
+        case KNOB_NVME_QUIRKS:
                 break;
         }
         return false;
@@ -283,6 +311,8 @@ static char *expected(const struct knob_rule *r)
                 return xstrdup(_("UUID=<hex digits and dashes> or /dev/<name>"));
         case KNOB_PORTMASK:
                 return xstrdup(_("PCI device=0x mask pairs, comma-separated"));
+        case KNOB_NVME_QUIRKS:
+                return xstrdup(_("VENDOR:DEVICE:no_apst or no_deepest_ps entries, '-' between them"));
         }
         return xstrdup("?");
 }
