@@ -3,10 +3,11 @@
 # (HACKING "Layers" lists them bottom to top); every include names its folder
 # and points to its own layer or one below; every source file sits in a
 # layer folder and in that folder's source list of Makefile.am; every file
-# HACKING names exists; no files include each other round a circle.
+# HACKING names exists; no files include each other round a circle; no
+# file-scope name of one folder means something else in another.
 . "$top_srcdir/tests/lib.sh"
 need python3
-plan 12
+plan 15
 
 # prints one line per problem; $1: what to check
 layers() {
@@ -133,14 +134,12 @@ elif what == 'sizes':
                 elif c == ';' and depth == 0:
                     head = i + 1
 elif what == 'circles':
-    # among the files of src/cli: a file and its header are one unit
-    # (src/cli/run.c, src/cli/run.h: cli/run); an include is an arrow from the
-    # including unit to the included one; a circle is a strongly connected
-    # set of two or more units (Tarjan)
+    # among the files of src/, every folder: a file and its header are one
+    # unit (src/cli/run.c, src/cli/run.h: cli/run); an include is an arrow
+    # from the including unit to the included one; a circle is a strongly
+    # connected set of two or more units (Tarjan)
     arrows = {}
     for d, f in files:
-        if d != 'cli':
-            continue
         unit = '%s/%s' % (d, f[:-2])
         arrows.setdefault(unit, {})
         for n, line in enumerate(open(os.path.join(src, d, f)), 1):
@@ -171,6 +170,25 @@ elif what == 'circles':
     for c in circles:
         ties = ['%s -> %s (%s)' % (a, b, arrows[a][b]) for a in c for b in sorted(arrows[a]) if b in c]
         bad.append('include circle of %s: %s' % (', '.join(c), '; '.join(ties)))
+elif what == 'names':
+    # a function of file scope (static) is not named as a struct, a member
+    # that a family or a callback fills in (a function pointer), or a
+    # function of a header of another folder: one name, one meaning
+    tok = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+    statics, named = [], {}
+    for d, f in files:
+        s = tok.sub(lambda m: re.sub(r'[^\n]', ' ', m.group(0)), open(os.path.join(src, d, f)).read())
+        for m in re.finditer(r'^static\s+(?:inline\s+)?(?:const\s+)?(?:struct\s+|enum\s+)?\w+[\s*]+(\w+)\s*\(', s, re.M):
+            statics.append((m.group(1), 'src/%s/%s:%d' % (d, f, s.count('\n', 0, m.start()) + 1), d))
+        if f.endswith('.h'):
+            for kind, rx in (('struct', r'\bstruct\s+(\w+)\s*\{'), ('member', r'\(\s*\*\s*(\w+)\s*\)\s*\('),
+                             ('function', r'^(?!static\b|typedef\b)(?:const\s+)?(?:struct\s+|enum\s+)?\w+[\s*]+(\w+)\s*\(')):
+                for m in re.finditer(rx, s, re.M):
+                    named.setdefault(m.group(1), []).append((kind, 'src/%s/%s:%d' % (d, f, s.count('\n', 0, m.start()) + 1), d))
+    for name, where, d in statics:
+        for kind, there, d2 in named.get(name, []):
+            if d2 != d:
+                bad.append('%s: static %s() is also a %s of src/%s (%s)' % (where, name, kind, d2, there))
 elif what == 'prints':
     # nothing below src/cli prints: no printf, puts, perror, and no stdout or
     # stderr named, outside comments and strings (src/base's out-of-memory
@@ -206,7 +224,8 @@ point "every path HACKING names exists" paths
 point "every file name HACKING gives (x.c, x.h) exists in src/ or tests/" bare
 point "no function in src/ is over 120 lines, no file over 1000" sizes
 point "nothing below src/cli prints (printf, puts, stdout, stderr), src/base's exits excepted" prints
-point "no include circle in src/cli: no two files (a .c with its .h) include each other, directly or round a loop" circles
+point "no include circle in any folder of src/: no two files (a .c with its .h) include each other, directly or round a loop" circles
+point "no static function of one folder is named as a struct, a member or a function of another folder's header" names
 
 # the check itself fails on an include that runs up (a copy of the tree with one)
 mkdir -p "$tmp/copy" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy/"
@@ -246,5 +265,28 @@ printf '#include "cli/verb-apply.h"\n' >>"$tmp/copy2/src/cli/print-apply.c"
 check "a planted include circle between src/cli/print-apply.c and verb-apply.c is found, nothing else" \
         sh -c 'grep -q "^include circle of cli/print-apply, cli/verb-apply, .*cli/print-apply -> cli/verb-apply (src/cli/print-apply.c:[0-9]*); cli/verb-apply -> cli/print-apply (src/cli/verb-apply.c:[0-9]*)" "$1" &&
                [ "$(wc -l <"$1")" -eq 1 ]' sh "$tmp/planted-circle.out"
+
+# ... and one round three files of src/engine (install -> rollback -> next-steps
+# -> install, the circle there was), and a static run() in src/engine beside
+# cli's struct run
+mkdir -p "$tmp/copy3" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy3/"
+printf '#include "engine/rollback.h"\n' >>"$tmp/copy3/src/engine/install.c"
+printf '#include "engine/next-steps.h"\n' >>"$tmp/copy3/src/engine/rollback.h"
+printf '#include "engine/install.h"\n' >>"$tmp/copy3/src/engine/next-steps.h"
+(
+        top_srcdir=$tmp/copy3
+        layers circles
+) >"$tmp/planted-circle3.out" 2>&1
+check "a planted include circle of src/engine/install, next-steps and rollback is found, nothing else" \
+        sh -c 'grep -q "^include circle of engine/install, engine/next-steps, engine/rollback: " "$1" &&
+               [ "$(wc -l <"$1")" -eq 1 ]' sh "$tmp/planted-circle3.out"
+printf 'static int run(int a)\n{\n        return a;\n}\n' >>"$tmp/copy3/src/engine/image.c"
+(
+        top_srcdir=$tmp/copy3
+        layers names
+) >"$tmp/planted-names.out" 2>&1
+check "a planted static run() in src/engine/image.c is found beside cli's struct run, nothing else" \
+        sh -c 'grep -q "^src/engine/image.c:[0-9]*: static run() is also a struct of src/cli (src/cli/run.h:[0-9]*)" "$1" &&
+               ! grep -v "^src/engine/image.c:[0-9]*: static run() is also a " "$1"' sh "$tmp/planted-names.out"
 
 done_testing

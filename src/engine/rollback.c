@@ -7,40 +7,13 @@
 #include <sys/stat.h>
 
 #include "base/sha256.h"
-#include "engine/install.h"
 #include "engine/rollback.h"
 #include "engine/next-steps.h"
+#include "root/targets.h"
 #include "state/manifest.h"
 #include "state/state.h"
 
 #define MAX_FILE STATE_FILE_MAX
-
-/* put PATH back as the manifest entry says it was before idlecfg */
-int rollback_restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e)
-{
-        _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
-        int r;
-
-        if (mf->prev_exists) {
-                _cleanup_free_ char *data = NULL;
-                size_t len;
-                r = read_backup(rfs, mf->prev_sha, &data, &len, e);
-                if (r < 0)
-                        return r;
-                r = rootfs_write_atomic(rfs, mf->path, data, len, mf->prev_mode, mf->prev_uid, mf->prev_gid);
-        } else if (S_ISLNK(mf->mode))
-                r = rootfs_unlink_symlink(rfs, mf->path);
-        else
-                r = rootfs_unlink(rfs, mf->path);
-        if (r < 0) {
-                _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
-                return xerror_set(e, r, _("cannot restore %s: %s"), shown, why);
-        }
-        r = rootfs_remove_temps(rfs, mf->path);
-        if (r < 0)
-                return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));
-        return 0;
-}
 
 /* /var and /var/lib when install made them (a root that had none): they go
  * after the manifest that names them, so a note in the root's /run says

@@ -11,7 +11,3 @@
  * 1 nothing to undo, <0 failure (-EBUSY: some files were left alone). What
  * happened is in *ret, also on failure. */
 int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *ret, struct xerror *ret_error);
-
-/* put MF's path back as the manifest entry says it was before idlecfg (its
- * backup, or no file): 0, or <0 with *E saying why (install's A_RESTORE too) */
-int rollback_restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e);

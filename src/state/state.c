@@ -189,6 +189,33 @@ int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *r
         return 0;
 }
 
+/* put PATH back as the manifest entry says it was before idlecfg: its backup, or no file */
+int rollback_restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
+        int r;
+
+        if (mf->prev_exists) {
+                _cleanup_free_ char *data = NULL;
+                size_t len;
+                r = read_backup(rfs, mf->prev_sha, &data, &len, e);
+                if (r < 0)
+                        return r;
+                r = rootfs_write_atomic(rfs, mf->path, data, len, mf->prev_mode, mf->prev_uid, mf->prev_gid);
+        } else if (S_ISLNK(mf->mode))
+                r = rootfs_unlink_symlink(rfs, mf->path);
+        else
+                r = rootfs_unlink(rfs, mf->path);
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
+                return xerror_set(e, r, _("cannot restore %s: %s"), shown, why);
+        }
+        r = rootfs_remove_temps(rfs, mf->path);
+        if (r < 0)
+                return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));
+        return 0;
+}
+
 /* remove backups no manifest entry needs any more */
 int gc_backups(const struct rootfs *rfs, const struct manifest *m)
 {

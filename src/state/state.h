@@ -45,6 +45,10 @@ char *backup_path(const char *sha);
 int save_backup(const struct rootfs *rfs, const char *data, size_t len, const char *sha, struct xerror *ret_error);
 /* read a backup and check it is what the manifest says (-EBADMSG: damaged) */
 int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *ret_len, struct xerror *ret_error);
+/* put MF's path back as the manifest entry says it was before idlecfg (its
+ * backup, or no file): 0, or <0 with *E saying why (rollback's, and
+ * install's A_RESTORE) */
+int rollback_restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e);
 /* remove backups no manifest entry needs any more */
 int gc_backups(const struct rootfs *rfs, const struct manifest *m);
 
