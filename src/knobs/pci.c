@@ -153,7 +153,6 @@ static const struct profile_key keys[] = {
 
 static const struct knob_rule rules[] = {
         RULE_WORDS("pci.runtime_pm", "auto|on", "power/control", NULL),
-        RULE_WORDS("pci.d3cold", "0|1", "d3cold_allowed", NULL),
 };
 
 static const struct knob_property properties[] = {
