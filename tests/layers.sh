@@ -7,7 +7,7 @@
 # file-scope name of one folder means something else in another.
 . "$top_srcdir/tests/lib.sh"
 need python3
-plan 15
+plan 16
 
 # prints one line per problem; $1: what to check
 layers() {
@@ -189,6 +189,30 @@ elif what == 'names':
         for kind, there, d2 in named.get(name, []):
             if d2 != d:
                 bad.append('%s: static %s() is also a %s of src/%s (%s)' % (where, name, kind, d2, there))
+elif what == 'classes':
+    # a device class a family's tables name (its runtime_pm, runtime_pm_through
+    # and blockers: "ata-port", "sata", "drm") is that family's knowledge:
+    # src/engine asks the registry (knobs/registry.h) and spells none of them,
+    # but the subsystems whose /sys listings refresh's fingerprint reads
+    tok = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+    classes = set()
+    for f in sorted(os.listdir(os.path.join(src, 'knobs'))):
+        if f.endswith('.c'):
+            text = tok.sub(' ', open(os.path.join(src, 'knobs', f)).read())
+            for m in re.finditer(r'knob_(?:runtime_pm|blocker)\s+\w+\[\]\s*=\s*\{(.*?)\n\};', text, re.S):
+                classes.update(re.findall(r'\{\s*(?:BLOCKER\w*\(\s*)?"([a-z0-9_-]+)"', m.group(1)))
+                classes.update(re.findall(r'BLOCKER\w*\(\s*"([a-z0-9_-]+)"', m.group(1)))
+    classes -= {'pci', 'usb', 'nvme'}
+    if not classes:
+        bad.append('src/knobs: no device class found in the families\' tables')
+    for f in sorted(os.listdir(os.path.join(src, 'engine'))):
+        if not f.endswith(('.c', '.h')):
+            continue
+        text = tok.sub(lambda m: re.sub(r'[^\n]', ' ', m.group(0)), open(os.path.join(src, 'engine', f)).read())
+        for m in re.finditer(r'"([a-z0-9_-]+)"', text):
+            if m.group(1) in classes:
+                bad.append('src/engine/%s:%d: "%s", a device class of a family\'s tables' %
+                           (f, text.count('\n', 0, m.start()) + 1, m.group(1)))
 elif what == 'prints':
     # nothing below src/cli prints: no printf, puts, perror, and no stdout or
     # stderr named, outside comments and strings (src/base's out-of-memory
@@ -225,6 +249,7 @@ point "every file name HACKING gives (x.c, x.h) exists in src/ or tests/" bare
 point "no function in src/ is over 120 lines, no file over 1000" sizes
 point "nothing below src/cli prints (printf, puts, stdout, stderr), src/base's exits excepted" prints
 point "no include circle in any folder of src/: no two files (a .c with its .h) include each other, directly or round a loop" circles
+point "src/engine spells no device class of a family's tables (the ATA port's is the sata family's)" classes
 point "no static function of one folder is named as a struct, a member or a function of another folder's header" names
 
 # the check itself fails on an include that runs up (a copy of the tree with one)

@@ -12,6 +12,7 @@
 
 #include "base/json.h"
 #include "knobs/knob.h"
+#include "knobs/registry.h"
 #include "root/modules.h"
 #include "root/rootfs.h"
 #include "base/sha256.h"
