@@ -7,7 +7,7 @@
 # file-scope name of one folder means something else in another.
 . "$top_srcdir/tests/lib.sh"
 need python3
-plan 16
+plan 17
 
 # prints one line per problem; $1: what to check
 layers() {
@@ -213,6 +213,25 @@ elif what == 'classes':
             if m.group(1) in classes:
                 bad.append('src/engine/%s:%d: "%s", a device class of a family\'s tables' %
                            (f, text.count('\n', 0, m.start()) + 1, m.group(1)))
+elif what == 'notes':
+    # the code, the hwdb, the rules and the profiles point to files the tree
+    # has: no NAME.md that the repository does not ship, at its top or beside
+    # the file (the project's notes live outside it: point to the man pages
+    # or the source instead)
+    for sub in ('src', 'hwdb', 'rules', 'profiles'):
+        for root, dirs, fs in sorted(os.walk(os.path.join(top, sub))):
+            dirs.sort()
+            for f in sorted(fs):
+                p = os.path.join(root, f)
+                try:
+                    text = open(p, encoding='utf-8').read()
+                except (UnicodeDecodeError, OSError):
+                    continue
+                for m in re.finditer(r'\b([A-Za-z][A-Za-z0-9_-]*\.md)\b', text):
+                    if not os.path.exists(os.path.join(top, m.group(1))) and \
+                       not os.path.exists(os.path.join(root, m.group(1))):
+                        bad.append('%s:%d: names %s, which the tree does not have' %
+                                   (os.path.relpath(p, top), text.count('\n', 0, m.start()) + 1, m.group(1)))
 elif what == 'prints':
     # nothing below src/cli prints: no printf, puts, perror, and no stdout or
     # stderr named, outside comments and strings (src/base's out-of-memory
@@ -250,6 +269,7 @@ point "no function in src/ is over 120 lines, no file over 1000" sizes
 point "nothing below src/cli prints (printf, puts, stdout, stderr), src/base's exits excepted" prints
 point "no include circle in any folder of src/: no two files (a .c with its .h) include each other, directly or round a loop" circles
 point "src/engine spells no device class of a family's tables (the ATA port's is the sata family's)" classes
+point "src/, hwdb/, rules/ and profiles/ name no NAME.md the tree does not have" notes
 point "no static function of one folder is named as a struct, a member or a function of another folder's header" names
 
 # the check itself fails on an include that runs up (a copy of the tree with one)

@@ -282,7 +282,7 @@ static void ports_runtime_pm(struct planctx *c)
                                                     "exposes no power/pm_qos_no_power_off on its ATA device: no ACPI "
                                                     "power-off or not a slot/drawer drive)"));
                         else
-                                /* KNOBS: disk runtime PM; see idlecfg(8), DISKS */
+                                /* disk runtime PM: idlecfg(8), DISKS AND PORTS */
                                 plan_skip(c, disk, "sata.runtime_pm",
                                           xstrdup("skipped: disk runtime PM spins the disk down and up on every "
                                                     "poll (smartd, udisks: https://github.com/linrunner/TLP/issues/848) "

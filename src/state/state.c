@@ -1,4 +1,5 @@
-/* state.c: idlecfg's state under /var/lib/idlecfg in a root: the manifest file, the backup store and their cleanup */
+/* state.c: idlecfg's state under /var/lib/idlecfg in a root: the manifest and journal files, the backup
+ * store (and a file restored from it), rollback's result and the note it leaves, and their cleanup */
 #include "config.h"
 
 #include <dirent.h>
