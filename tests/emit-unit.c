@@ -161,10 +161,11 @@ struct case_ {
         const char *bad[16];
 };
 
-/* the values of every knob the brief names, and near misses */
+/* allowed values and near misses, by hand, of the knobs the brief names; a
+ * rule of the registry without a case here is tested on what it declares
+ * (derived(): a new family adds itself) */
 static const struct case_ cases[] = {
         { "pci.runtime_pm", { "auto", "on" }, { "off", "Auto", "auto ", "1", "" } },
-        { "pci.d3cold", { "0", "1" }, { "2", "-1", "01", "yes" } },
         { "pcie_aspm.policy", { "default", "performance", "powersave", "powersupersave" },
           { "[default]", "off", "powersave powersupersave", "force" } },
         { "pcie_aspm.mode", { "off" }, { "force", "on", "default" } },
@@ -222,6 +223,44 @@ static const char *const hostile[] = {
         "0x1", "1;2", "on#", "",
 };
 
+static const struct case_ *case_of(const char *knob)
+{
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                if (streq(cases[i].knob, knob))
+                        return &cases[i];
+        return NULL;
+}
+
+/* a rule without a hand-written case, on what it declares: each word and
+ * each bound passes; a word in capitals, a word with a letter more, a bound
+ * plus or minus one and a number with a unit do not */
+static bool derived(const struct knob_rule *r)
+{
+        bool fine = true;
+
+        if (r->kind == KNOB_WORDS) {
+                _cleanup_free_ char *w = xstrdup(r->words);
+                for (char *save = NULL, *t = strtok_r(w, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+                        _cleanup_free_ char *up = xstrdup(t), *more = xasprintf("%sx", t);
+                        bool has_lower = false;
+                        for (char *c = up; *c; c++)
+                                if (*c >= 'a' && *c <= 'z')
+                                        *c = (char) (*c - 'a' + 'A'), has_lower = true;
+                        if (!knob_value_ok(r, t) || (has_lower && knob_value_ok(r, up)) || knob_value_ok(r, more)) {
+                                printf("# %s: word %s\n", r->knob, t);
+                                fine = false;
+                        }
+                }
+        } else {
+                _cleanup_free_ char *lo = xasprintf("%ld", r->min), *hi = xasprintf("%ld", r->max);
+                _cleanup_free_ char *below = xasprintf("%ld", r->min - 1), *above = xasprintf("%ld", r->max + 1);
+                _cleanup_free_ char *unit = xasprintf("%lds", r->max);
+                fine = knob_value_ok(r, lo) && knob_value_ok(r, hi) && !knob_value_ok(r, below) &&
+                       !knob_value_ok(r, above) && !knob_value_ok(r, unit);
+        }
+        return fine;
+}
+
 static void test_whitelists(void)
 {
         size_t n_rules;
@@ -231,29 +270,41 @@ static void test_whitelists(void)
 
         memset(huge, '1', 4096);
         huge[4096] = '\0';
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                const struct knob_rule *r = knob_rule(cases[i].knob);
-                bool good = r != NULL, bad = r != NULL;
-                for (size_t k = 0; r && k < ELEMENTSOF(cases[i].good) && cases[i].good[k]; k++)
-                        if (!knob_value_ok(r, cases[i].good[k])) {
-                                printf("# refused: %s\n", cases[i].good[k]);
+        /* every rule of the registry, in its order */
+        for (size_t i = 0; i < n_rules; i++) {
+                const struct knob_rule *r = &rules[i];
+                const struct case_ *c = case_of(r->knob);
+                bool good = true, bad = true;
+                for (size_t k = 0; c && k < ELEMENTSOF(c->good) && c->good[k]; k++)
+                        if (!knob_value_ok(r, c->good[k])) {
+                                printf("# refused: %s\n", c->good[k]);
                                 good = false;
                         }
-                for (size_t k = 0; r && k < ELEMENTSOF(cases[i].bad) && cases[i].bad[k]; k++)
-                        if (knob_value_ok(r, cases[i].bad[k])) {
-                                printf("# accepted: %s\n", cases[i].bad[k]);
+                for (size_t k = 0; c && k < ELEMENTSOF(c->bad) && c->bad[k]; k++)
+                        if (knob_value_ok(r, c->bad[k])) {
+                                printf("# accepted: %s\n", c->bad[k]);
                                 bad = false;
                         }
-                for (size_t k = 0; r && k < ELEMENTSOF(hostile); k++)
+                if (!c)
+                        good = derived(r);
+                for (size_t k = 0; k < ELEMENTSOF(hostile); k++)
                         if (knob_value_ok(r, hostile[k])) {
                                 printf("# accepted hostile value %zu\n", k);
                                 bad = false;
                         }
-                if (r && knob_value_ok(r, huge))
+                if (knob_value_ok(r, huge))
                         bad = false;
-                ok(good && bad, "%s: allowed values pass, near misses and hostile values do not", cases[i].knob);
+                ok(good && bad, "%s: allowed values pass, near misses and hostile values do not%s", r->knob,
+                   c ? "" : " (the values it declares)");
         }
-        ok(n_rules == ELEMENTSOF(cases), "every knob of the table is tested (%zu rules, %zu cases)", n_rules,
+        /* and no case of the table names a knob without a rule (a knob removed, or misspelt here) */
+        fine = true;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                if (!knob_rule(cases[i].knob)) {
+                        printf("# a case of no rule: %s\n", cases[i].knob);
+                        fine = false;
+                }
+        ok(n_rules > 0 && fine, "every case of the table names a rule of the registry (%zu rules, %zu cases)", n_rules,
            ELEMENTSOF(cases));
         /* the table itself: words and ranges fit the byte whitelist, bounds are inclusive */
         fine = true;

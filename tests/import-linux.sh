@@ -203,15 +203,21 @@ ki() {
                 grep -q '^  6.99.3   mm/page-writeback.c:13$' "$tmp/ki.txt"
 }
 check "knob-interfaces: laptop_mode a stub in 7.x, mask_port_ext new, dirty_writeback the same, with file:line" ki
+# the knobs are the registry's rules (tests/knob-registry), whatever spells
+# their names in src/knobs (a string, a #define); and the table names no
+# knob the registry does not have
 knobs_named() {
-        _kl=$(grep -ho 'RULE_[A-Z]*("[a-z0-9_]*\.[a-z0-9_]*"\|{ "[a-z0-9_]*\.[a-z0-9_]*", KNOB_' "$top_srcdir"/src/knobs/*.c |
-                grep -o '"[^"]*"' | tr -d '"' | sort -u)
-        [ -n "$_kl" ] || return 1
+        _reg=${KNOB_REGISTRY:-$top_builddir/tests/knob-registry}
+        _kl=$("$_reg" | awk '$1 == "rule" { print $2 }' | sort -u)
+        [ -n "$_kl" ] || { echo "$_reg lists no rule"; return 1; }
         for _kn in $_kl; do
                 grep -q "  \[.*\b$_kn\b.*\]$" "$top_srcdir/hwdb/knob-interfaces.txt" || { echo "not in the table: $_kn"; return 1; }
         done
+        for _kn in $(sed -n 's/.*  \[\([^]]*\)\]$/\1/p' "$top_srcdir/hwdb/knob-interfaces.txt" | tr ' ' '\n' | grep -vx -- - | sort -u); do
+                echo "$_kl" | grep -qx -- "$_kn" || { echo "the table names $_kn, no rule of the registry"; return 1; }
+        done
 }
-check "hwdb/knob-interfaces.txt checks every knob of src/knobs against the kernel trees" knobs_named
+check "hwdb/knob-interfaces.txt checks every knob of the registry against the kernel trees, and names no other" knobs_named
 
 # 18-19: the Linux 6.1 tables (TSV extracts of the shared fixtures)
 if [ -f "$QUIRKS/linux-ata-horkage.tsv" ]; then

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "knobs/knob.h"
+#include "knobs/registry.h"
 
 int main(void)
 {

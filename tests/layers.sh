@@ -3,10 +3,11 @@
 # (HACKING "Layers" lists them bottom to top); every include names its folder
 # and points to its own layer or one below; every source file sits in a
 # layer folder and in that folder's source list of Makefile.am; every file
-# HACKING names exists; no files include each other round a circle.
+# HACKING names exists; no files include each other round a circle; no
+# file-scope name of one folder means something else in another.
 . "$top_srcdir/tests/lib.sh"
 need python3
-plan 13
+plan 18
 
 # prints one line per problem; $1: what to check
 layers() {
@@ -141,14 +142,12 @@ elif what == 'sizes':
                 elif c == ';' and depth == 0:
                     head = i + 1
 elif what == 'circles':
-    # among the files of src/cli: a file and its header are one unit
-    # (src/cli/run.c, src/cli/run.h: cli/run); an include is an arrow from the
-    # including unit to the included one; a circle is a strongly connected
-    # set of two or more units (Tarjan)
+    # among the files of src/, every folder: a file and its header are one
+    # unit (src/cli/run.c, src/cli/run.h: cli/run); an include is an arrow
+    # from the including unit to the included one; a circle is a strongly
+    # connected set of two or more units (Tarjan)
     arrows = {}
     for d, f in files:
-        if d != 'cli':
-            continue
         unit = '%s/%s' % (d, f[:-2])
         arrows.setdefault(unit, {})
         for n, line in enumerate(open(os.path.join(src, d, f)), 1):
@@ -179,6 +178,68 @@ elif what == 'circles':
     for c in circles:
         ties = ['%s -> %s (%s)' % (a, b, arrows[a][b]) for a in c for b in sorted(arrows[a]) if b in c]
         bad.append('include circle of %s: %s' % (', '.join(c), '; '.join(ties)))
+elif what == 'names':
+    # a function of file scope (static) is not named as a struct, a member
+    # that a family or a callback fills in (a function pointer), or a
+    # function of a header of another folder: one name, one meaning
+    tok = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+    statics, named = [], {}
+    for d, f in files:
+        s = tok.sub(lambda m: re.sub(r'[^\n]', ' ', m.group(0)), open(os.path.join(src, d, f)).read())
+        for m in re.finditer(r'^static\s+(?:inline\s+)?(?:const\s+)?(?:struct\s+|enum\s+)?\w+[\s*]+(\w+)\s*\(', s, re.M):
+            statics.append((m.group(1), 'src/%s/%s:%d' % (d, f, s.count('\n', 0, m.start()) + 1), d))
+        if f.endswith('.h'):
+            for kind, rx in (('struct', r'\bstruct\s+(\w+)\s*\{'), ('member', r'\(\s*\*\s*(\w+)\s*\)\s*\('),
+                             ('function', r'^(?!static\b|typedef\b)(?:const\s+)?(?:struct\s+|enum\s+)?\w+[\s*]+(\w+)\s*\(')):
+                for m in re.finditer(rx, s, re.M):
+                    named.setdefault(m.group(1), []).append((kind, 'src/%s/%s:%d' % (d, f, s.count('\n', 0, m.start()) + 1), d))
+    for name, where, d in statics:
+        for kind, there, d2 in named.get(name, []):
+            if d2 != d:
+                bad.append('%s: static %s() is also a %s of src/%s (%s)' % (where, name, kind, d2, there))
+elif what == 'classes':
+    # a device class a family's tables name (its runtime_pm, runtime_pm_through
+    # and blockers: "ata-port", "sata", "drm") is that family's knowledge:
+    # src/engine asks the registry (knobs/registry.h) and spells none of them,
+    # but the subsystems whose /sys listings refresh's fingerprint reads
+    tok = re.compile(r'/\*.*?\*/|//[^\n]*', re.S)
+    classes = set()
+    for f in sorted(os.listdir(os.path.join(src, 'knobs'))):
+        if f.endswith('.c'):
+            text = tok.sub(' ', open(os.path.join(src, 'knobs', f)).read())
+            for m in re.finditer(r'knob_(?:runtime_pm|blocker)\s+\w+\[\]\s*=\s*\{(.*?)\n\};', text, re.S):
+                classes.update(re.findall(r'\{\s*(?:BLOCKER\w*\(\s*)?"([a-z0-9_-]+)"', m.group(1)))
+                classes.update(re.findall(r'BLOCKER\w*\(\s*"([a-z0-9_-]+)"', m.group(1)))
+    classes -= {'pci', 'usb', 'nvme'}
+    if not classes:
+        bad.append('src/knobs: no device class found in the families\' tables')
+    for f in sorted(os.listdir(os.path.join(src, 'engine'))):
+        if not f.endswith(('.c', '.h')):
+            continue
+        text = tok.sub(lambda m: re.sub(r'[^\n]', ' ', m.group(0)), open(os.path.join(src, 'engine', f)).read())
+        for m in re.finditer(r'"([a-z0-9_-]+)"', text):
+            if m.group(1) in classes:
+                bad.append('src/engine/%s:%d: "%s", a device class of a family\'s tables' %
+                           (f, text.count('\n', 0, m.start()) + 1, m.group(1)))
+elif what == 'notes':
+    # the code, the hwdb, the rules and the profiles point to files the tree
+    # has: no NAME.md that the repository does not ship, at its top or beside
+    # the file (the project's notes live outside it: point to the man pages
+    # or the source instead)
+    for sub in ('src', 'hwdb', 'rules', 'profiles'):
+        for root, dirs, fs in sorted(os.walk(os.path.join(top, sub))):
+            dirs.sort()
+            for f in sorted(fs):
+                p = os.path.join(root, f)
+                try:
+                    text = open(p, encoding='utf-8').read()
+                except (UnicodeDecodeError, OSError):
+                    continue
+                for m in re.finditer(r'\b([A-Za-z][A-Za-z0-9_-]*\.md)\b', text):
+                    if not os.path.exists(os.path.join(top, m.group(1))) and \
+                       not os.path.exists(os.path.join(root, m.group(1))):
+                        bad.append('%s:%d: names %s, which the tree does not have' %
+                                   (os.path.relpath(p, top), text.count('\n', 0, m.start()) + 1, m.group(1)))
 elif what == 'prints':
     # nothing below src/cli prints: no printf, puts, perror, and no stdout or
     # stderr named, outside comments and strings (src/base's out-of-memory
@@ -214,7 +275,10 @@ point "every path HACKING names exists" paths
 point "every file name HACKING gives (x.c, x.h) exists in src/ or tests/" bare
 point "no function in src/ is over 120 lines, no file over 1000" sizes
 point "nothing below src/cli prints (printf, puts, stdout, stderr), src/base's exits excepted" prints
-point "no include circle in src/cli: no two files (a .c with its .h) include each other, directly or round a loop" circles
+point "no include circle in any folder of src/: no two files (a .c with its .h) include each other, directly or round a loop" circles
+point "src/engine spells no device class of a family's tables (the ATA port's is the sata family's)" classes
+point "src/, hwdb/, rules/ and profiles/ name no NAME.md the tree does not have" notes
+point "no static function of one folder is named as a struct, a member or a function of another folder's header" names
 
 # the check itself fails on an include that runs up (a copy of the tree with one)
 mkdir -p "$tmp/copy" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy/"
@@ -255,14 +319,37 @@ check "a planted include circle between src/cli/print-apply.c and verb-apply.c i
         sh -c 'grep -q "^include circle of cli/print-apply, cli/verb-apply, .*cli/print-apply -> cli/verb-apply (src/cli/print-apply.c:[0-9]*); cli/verb-apply -> cli/print-apply (src/cli/verb-apply.c:[0-9]*)" "$1" &&
                [ "$(wc -l <"$1")" -eq 1 ]' sh "$tmp/planted-circle.out"
 
+# ... and one round three files of src/engine (install -> rollback -> next-steps
+# -> install, the circle there was), and a static run() in src/engine beside
+# cli's struct run
+mkdir -p "$tmp/copy3" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy3/"
+printf '#include "engine/rollback.h"\n' >>"$tmp/copy3/src/engine/install.c"
+printf '#include "engine/next-steps.h"\n' >>"$tmp/copy3/src/engine/rollback.h"
+printf '#include "engine/install.h"\n' >>"$tmp/copy3/src/engine/next-steps.h"
+(
+        top_srcdir=$tmp/copy3
+        layers circles
+) >"$tmp/planted-circle3.out" 2>&1
+check "a planted include circle of src/engine/install, next-steps and rollback is found, nothing else" \
+        sh -c 'grep -q "^include circle of engine/install, engine/next-steps, engine/rollback: " "$1" &&
+               [ "$(wc -l <"$1")" -eq 1 ]' sh "$tmp/planted-circle3.out"
+printf 'static int run(int a)\n{\n        return a;\n}\n' >>"$tmp/copy3/src/engine/image.c"
+(
+        top_srcdir=$tmp/copy3
+        layers names
+) >"$tmp/planted-names.out" 2>&1
+check "a planted static run() in src/engine/image.c is found beside cli's struct run, nothing else" \
+        sh -c 'grep -q "^src/engine/image.c:[0-9]*: static run() is also a struct of src/cli (src/cli/run.h:[0-9]*)" "$1" &&
+               ! grep -v "^src/engine/image.c:[0-9]*: static run() is also a " "$1"' sh "$tmp/planted-names.out"
+
 # ... and an in-tree build (debhelper builds in the source directory): the
 # program, the library and automake's stamps in src/ are no loose files, a
 # source file there still is one
-mkdir -p "$tmp/copy3" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy3/"
-: >"$tmp/copy3/src/idlecfg"; : >"$tmp/copy3/src/libidlecfg.a"; : >"$tmp/copy3/src/.dirstamp"
-mkdir -p "$tmp/copy3/src/.deps"; : >"$tmp/copy3/src/stray.c"
+mkdir -p "$tmp/copy4" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy4/"
+: >"$tmp/copy4/src/idlecfg"; : >"$tmp/copy4/src/libidlecfg.a"; : >"$tmp/copy4/src/.dirstamp"
+mkdir -p "$tmp/copy4/src/.deps"; : >"$tmp/copy4/src/stray.c"
 (
-        top_srcdir=$tmp/copy3
+        top_srcdir=$tmp/copy4
         layers folders
 ) >"$tmp/planted-intree.out" 2>&1
 check "a build in the source directory: src/idlecfg, src/libidlecfg.a, src/.dirstamp and src/.deps are not loose; a planted src/stray.c is, nothing else" \

@@ -12,10 +12,13 @@
 
 #include "base/json.h"
 #include "knobs/knob.h"
+#include "knobs/registry.h"
 #include "root/modules.h"
 #include "root/rootfs.h"
 #include "base/sha256.h"
 #include "base/util.h"
+#include "state/journal.h"
+#include "state/manifest.h"
 
 
 
@@ -457,6 +460,86 @@ static void test_knob_declarations(void)
            "measure's runtime PM knobs by class: the families' runtime_pm, then runtime_pm_through");
 }
 
+static bool streq_diag(const char *got, const char *want)
+{
+        if (streq_ptr(got, want))
+                return true;
+        printf("# got:  %s\n# want: %s\n", got ? got : "(null)", want);
+        return false;
+}
+
+/* BODY and its end record: the count and the digest of its lines */
+static char *with_end(const char *body, const char *tail)
+{
+        char sha[65];
+        unsigned lines = 0;
+
+        sha256_hex(body, strlen(body), 32, sha);
+        for (const char *c = body; *c; c++)
+                lines += *c == '\n';
+        return xasprintf("%send %u %s\n%s", body, lines, sha, tail);
+}
+
+/* a state file through its parser: 0, or the message of its refusal in *RET_MSG */
+static int parse_state(bool journal, const char *text, char **ret_msg)
+{
+        struct xerror e = {};
+        int r;
+
+        if (journal) {
+                struct journal *j = NULL;
+                r = journal_parse("J", text, strlen(text), &j, &e);
+                journal_free(r < 0 ? NULL : j);
+        } else {
+                struct manifest *m = NULL;
+                r = manifest_parse("M", text, strlen(text), &m, &e);
+                manifest_free(r < 0 ? NULL : m);
+        }
+        *ret_msg = r < 0 ? xstrdup(strempty(e.message)) : NULL;
+        xerror_done(&e);
+        return r;
+}
+
+/* the manifest and the journal are one line format, read by one parser
+ * (state/records.c): what is wrong with a file's frame is said alike */
+static void test_state_records(void)
+{
+        static const char *const body[] = {
+                "idlecfg-manifest 2\nversion 0.1\nprofile balanced\nfingerprint ab\n",
+                "idlecfg-journal 2\n# a comment\n\nrun 1 1764763200 balanced\n",
+        };
+        bool fine = true;
+
+        for (int k = 0; k < 2; k++) {
+                const char *who = k ? "J" : "M";
+                _cleanup_free_ char *good = with_end(body[k], ""), *m_good = NULL;
+                _cleanup_free_ char *after = with_end(body[k], "x\\zz\n"), *m_after = NULL;
+                _cleanup_free_ char *bad_sha = xasprintf("%send 4 %064d\n", body[k], 0), *m_sha = NULL;
+                _cleanup_free_ char *m_cut = NULL;
+                _cleanup_free_ char *w_after = xasprintf("%s:6: a line after the end record", who);
+                _cleanup_free_ char *w_sha = xasprintf("%s:5: the end record does not match the 4 lines before it: "
+                                                       "lines were lost or changed", who);
+                _cleanup_free_ char *w_sha2 = xasprintf("%s:5: expected \"end LINES SHA256\"", who);
+                _cleanup_free_ char *sha_x = xasprintf("%send 4 %064d\n", body[k], 0);
+                _cleanup_free_ char *cut = xstrndup(good, strlen(good) - 1);
+                _cleanup_free_ char *w_cut = xasprintf("%s:5: the last line has no newline: the file was cut short",
+                                                       who);
+
+                sha_x[strlen(sha_x) - 2] = 'x';         /* a digest that is no digest */
+                fine = fine && parse_state(k, good, &m_good) == 0;
+                if (m_good)
+                        printf("# %s: %s\n", who, m_good);
+                fine = fine && parse_state(k, after, &m_after) == -EINVAL && streq_diag(m_after, w_after);
+                fine = fine && parse_state(k, bad_sha, &m_sha) == -EINVAL && streq_diag(m_sha, w_sha);
+                free(m_sha);
+                m_sha = NULL;
+                fine = fine && parse_state(k, sha_x, &m_sha) == -EINVAL && streq_diag(m_sha, w_sha2);
+                fine = fine && parse_state(k, cut, &m_cut) == -EINVAL && streq_diag(m_cut, w_cut);
+        }
+        ok(fine, "manifest and journal: a good frame read; a line after the end record, an end record that does not "
+                 "match or is no digest, a last line without its newline refused alike");
+}
+
 int main(void)
 {
         test_sha256();
@@ -469,6 +552,7 @@ int main(void)
         test_parse_selected();
         test_kv();
         test_knob_declarations();
+        test_state_records();
         printf("1..%d\n", n);
         return failed ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include "cli/verb-monitor.h"
 #include "cli/verb-power.h"
 #include "engine/next-steps.h"
+#include "engine/rollback.h"
 #include "cli/verb-install.h"
 
 void rollback_print(const struct rollback_result *r, bool values, FILE *out)

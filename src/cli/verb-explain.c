@@ -2,6 +2,7 @@
  * decision of the plan about it */
 #include "config.h"
 
+#include "knobs/registry.h"
 #include "pipeline/planner.h"
 #include "cli/verb-explain.h"
 #include "cli/run.h"

@@ -34,7 +34,7 @@ static void say_error(struct xerror *e, const char *prefix)
 }
 
 /* the live value of table line S, NULL when it cannot be read */
-static char *live_value(const struct setting *s)
+static char *value_now(const struct setting *s)
 {
         const char *why = NULL;
         _cleanup_free_ char *path = setting_live_path(s, &why), *raw = NULL;
@@ -46,7 +46,8 @@ static char *live_value(const struct setting *s)
 
 /* power-source show: the decision, the source in effect, and each setting
  * of the table with its two values and the one the machine has now */
-static int show(const struct rootfs *rfs, const struct ps_look *look, unsigned looks, const char *pinned, bool json)
+static int show_table(const struct rootfs *rfs, const struct ps_look *look, unsigned looks, const char *pinned,
+                      bool json)
 {
         _cleanup_free_ char *buf = NULL, *shown = rootfs_display(rfs, PS_TABLE_PATH);
         struct plan *table = NULL;
@@ -101,7 +102,7 @@ static int show(const struct rootfs *rfs, const struct ps_look *look, unsigned l
         }
         for (size_t i = 0; table && i < table->n; i++) {
                 const struct setting *s = &table->v[i];
-                _cleanup_free_ char *now = live_value(s);
+                _cleanup_free_ char *now = value_now(s);
                 _cleanup_free_ char *ac = value_normalize(s->value), *bat = value_normalize(s->value_battery);
                 const char *is = !now ? NULL : streq(now, bat) ? "battery" : streq(now, ac) ? "ac" : NULL;
                 const char *where = s->attr ? s->attr : s->param;
@@ -199,7 +200,7 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 }
         }
         if (streq(mode, "show")) {
-                code = show(rfs, &look, verbose ? looks : 0, pin_where, json);
+                code = show_table(rfs, &look, verbose ? looks : 0, pin_where, json);
                 ps_look_done(&look);
                 return code;
         }

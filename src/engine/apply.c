@@ -182,8 +182,8 @@ static size_t undo(const struct change *v, size_t n, struct apply_result *res)
 }
 
 /* the journal with this run's writes, in one write before the first of them */
-static int journal_run(const struct rootfs *rfs, const struct journal *j, const struct plan *p, const struct change *ch,
-                       size_t n, struct xerror *ret_error)
+static int journal_write_ahead(const struct rootfs *rfs, const struct journal *j, const struct plan *p,
+                               const struct change *ch, size_t n, struct xerror *ret_error)
 {
         _cleanup_free_ struct journal_entry *add = xcalloc(n, sizeof(*add));
         _cleanup_free_ char *text = NULL;
@@ -374,7 +374,7 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                 covered = journal_covers(j, ch[k].path, ch[k].old, ch[k].s->value);
         /* a switch back to values the journal has: rollback restores them from either value as it is */
         if (n_ch > 0 && !covered) {
-                r = journal_run(rfs, j, p, ch, n_ch, ret_error);
+                r = journal_write_ahead(rfs, j, p, ch, n_ch, ret_error);
                 if (r < 0) {
                         entries_drop_planned(res, ch, n_ch);
                         goto fail;

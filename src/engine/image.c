@@ -149,7 +149,7 @@ bool image_can_take_effect(const struct rootfs *rfs)
 
 /* run ARGV (argv[0] a full path, or a name looked up in PATH), its output
  * to ours (the journal); 0, or -1 with the failure in LOG */
-static int run(struct image_log *l, char *const argv[])
+static int run_logged(struct image_log *l, char *const argv[])
 {
         pid_t pid;
         int status, r;
@@ -203,9 +203,11 @@ static void take_effect_udev(const struct plan *p, const char *udevadm, struct i
         char **argv = udev_trigger_argv(udevadm, p);
 
         say(l, "%s", _("udev rules: applied now to the devices they match"));
-        (void) (run(l, (char *const[]) { (char *) udevadm, (char *) "control", (char *) "--reload", NULL }) < 0 ||
-                (argv && run(l, argv) < 0) ||
-                run(l, (char *const[]) { (char *) udevadm, (char *) "settle", (char *) "--timeout=60", NULL }) < 0);
+        (void) (run_logged(l, (char *const[]) { (char *) udevadm, (char *) "control", (char *) "--reload",
+                                                NULL }) < 0 ||
+                (argv && run_logged(l, argv) < 0) ||
+                run_logged(l, (char *const[]) { (char *) udevadm, (char *) "settle", (char *) "--timeout=60",
+                                                NULL }) < 0);
         strv_free(argv);
 }
 
@@ -225,7 +227,8 @@ size_t image_take_effect(const struct rootfs *rfs, const struct install_result *
                 if (!t)
                         log_add(l, IMG_FAILED, xstrdup(_("no systemd-tmpfiles")), NULL);
                 else
-                        (void) run(l, (char *const[]) { (char *) t, (char *) "--create", (char *) TMPFILES_PATH, NULL });
+                        (void) run_logged(l, (char *const[]) { (char *) t, (char *) "--create", (char *) TMPFILES_PATH,
+                                                               NULL });
         }
         if (changed(res, T_SYSCTL)) {
                 const char *s = find_program((const char *const[]) { "/usr/lib/systemd/systemd-sysctl",
@@ -233,10 +236,10 @@ size_t image_take_effect(const struct rootfs *rfs, const struct install_result *
                 const char *sp = find_program(SBIN("sysctl"));
                 say(l, "%s", _("sysctl.d: applied now"));
                 if (s)
-                        (void) run(l, (char *const[]) { (char *) s, (char *) SYSCTL_PATH, NULL });
+                        (void) run_logged(l, (char *const[]) { (char *) s, (char *) SYSCTL_PATH, NULL });
                 else if (sp)
-                        (void) run(l, (char *const[]) { (char *) sp, (char *) "-q", (char *) "-p", (char *) SYSCTL_PATH,
-                                                        NULL });
+                        (void) run_logged(l, (char *const[]) { (char *) sp, (char *) "-q", (char *) "-p",
+                                                               (char *) SYSCTL_PATH, NULL });
                 else
                         log_add(l, IMG_FAILED, xstrdup(_("neither systemd-sysctl nor sysctl")), NULL);
         }
@@ -273,8 +276,8 @@ int image_start_boot_steps(struct image_log *l)
                 log_add(l, IMG_FAILED, xstrdup(_("no systemctl")), NULL);
                 return -1;
         }
-        return run(l, (char *const[]) { (char *) sc, (char *) "start", (char *) "--no-block", (char *) BOOT_STEPS_UNIT,
-                                         NULL });
+        return run_logged(l, (char *const[]) { (char *) sc, (char *) "start", (char *) "--no-block",
+                                                (char *) BOOT_STEPS_UNIT, NULL });
 }
 
 size_t image_run_boot_steps(const struct next_steps *s, struct image_log *l)
@@ -287,7 +290,7 @@ size_t image_run_boot_steps(const struct next_steps *s, struct image_log *l)
                         continue;
                 say(l, "%s: %s", x->id, _(x->why));
                 if (x->argv)
-                        (void) run(l, x->argv);
+                        (void) run_logged(l, x->argv);
                 else
                         say(l, _("  a step by hand: add %s to the boot loader's kernel command line"),
                             strempty(x->words));

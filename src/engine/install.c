@@ -17,7 +17,6 @@
 #include "state/manifest.h"
 #include "engine/pstable.h"
 #include "engine/refresh.h"
-#include "engine/rollback.h"
 #include "base/sha256.h"
 #include "state/state.h"
 

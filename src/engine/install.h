@@ -1,4 +1,4 @@
-/* install.h: render a plan into a root, undo it, and tell when it is out of date */
+/* install.h: render a plan into a root (rollback.h undoes it) */
 #pragma once
 
 #include "model/inventory.h"
@@ -6,7 +6,6 @@
 #include "model/plan.h"
 #include "root/rootfs.h"
 #include "state/state.h"
-#include "engine/rollback.h"
 
 /* the files install owns: targets.h */
 #include "root/targets.h"
@@ -106,4 +105,3 @@ void install_result_free(struct install_result *r);
 int install_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
                 const struct install_options *o, struct install_result *ret, struct xerror *ret_error);
 
-/* install_rollback(): engine/rollback.h */

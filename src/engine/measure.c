@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include "knobs/knob.h"
+#include "knobs/registry.h"
 #include "engine/measure.h"
 
 const char *const awake_why_names[_WHY_MAX] = {
@@ -32,35 +33,12 @@ static const struct m_dev *find_dev(const struct measure_sample *s, const char *
         return s->n_devs ? bsearch(&key, s->devs, s->n_devs, sizeof(key), measure_dev_cmp) : NULL;
 }
 
-/* whether setting S names DEVPATH's power/control through a class device's
- * "device" link: an ATA port (.../ataN) is planned as .../ataN/ata_port/ataN,
- * attribute device/power/control */
-static bool names_through_link(const struct setting *s, const char *devpath)
-{
-        size_t n = strlen(devpath);
-
-        return streq_ptr(s->attr, "device/power/control") && s->device && startswith(s->device, devpath) &&
-               s->device[n] == '/' && strchr(s->device + n + 1, '/') &&
-               !strchr(strchr(s->device + n + 1, '/') + 1, '/');
-}
-
-/* whether S is the skip of an ATA port's runtime PM, which the plan puts on
- * the SATA host below the port (DEVPATH .../ataN, S on .../ataN/hostM/...) */
-static bool port_skip_below(const struct setting *s, const char *devpath)
-{
-        size_t n = strlen(devpath);
-
-        return !s->value && streq_ptr(s->device_class, "sata") &&
-               streq_ptr(s->knob, knob_runtime_pm_of("ata-port")) && s->device &&
-               startswith(s->device, devpath) && startswith(s->device + n, "/host");
-}
-
 /* the plan's setting of power/control on DEVPATH */
 static const struct setting *runtime_setting(const struct plan *p, const char *devpath)
 {
         for (size_t i = 0; p && i < p->n; i++) {
                 const struct setting *s = &p->v[i];
-                if (names_through_link(s, devpath) || port_skip_below(s, devpath))
+                if (knob_runtime_pm_placed(s, devpath))
                         return s;
                 if (!streq_ptr(s->device, devpath))
                         continue;

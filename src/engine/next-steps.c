@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "state/initramfs.h"
+#include "engine/install.h"
 #include "engine/next-steps.h"
 #include "state/state.h"
 #include "root/grubenv.h"

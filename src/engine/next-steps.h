@@ -5,8 +5,12 @@
 
 #include <stdio.h>
 
-#include "engine/install.h"
+#include "model/plan.h"
 #include "root/bootscheme.h"
+#include "root/rootfs.h"
+#include "state/manifest.h"
+
+struct install_result;   /* engine/install.h: next-steps.c reads its files */
 
 struct next_step {
         const char *id;         /* untranslated, for scripts: "update-grub", "sysctl", ... */

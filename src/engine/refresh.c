@@ -10,6 +10,7 @@
 #include "pipeline/detect.h"
 #include "model/identity.h"
 #include "knobs/knob.h"
+#include "knobs/registry.h"
 #include "root/modules.h"
 #include "model/inventory.h"
 #include "engine/refresh.h"

@@ -7,124 +7,13 @@
 #include <sys/stat.h>
 
 #include "base/sha256.h"
-#include "engine/install.h"
 #include "engine/rollback.h"
 #include "engine/next-steps.h"
+#include "root/targets.h"
 #include "state/manifest.h"
 #include "state/state.h"
 
 #define MAX_FILE STATE_FILE_MAX
-
-/* put PATH back as the manifest entry says it was before idlecfg */
-int rollback_restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e)
-{
-        _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
-        int r;
-
-        if (mf->prev_exists) {
-                _cleanup_free_ char *data = NULL;
-                size_t len;
-                r = read_backup(rfs, mf->prev_sha, &data, &len, e);
-                if (r < 0)
-                        return r;
-                r = rootfs_write_atomic(rfs, mf->path, data, len, mf->prev_mode, mf->prev_uid, mf->prev_gid);
-        } else if (S_ISLNK(mf->mode))
-                r = rootfs_unlink_symlink(rfs, mf->path);
-        else
-                r = rootfs_unlink(rfs, mf->path);
-        if (r < 0) {
-                _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
-                return xerror_set(e, r, _("cannot restore %s: %s"), shown, why);
-        }
-        r = rootfs_remove_temps(rfs, mf->path);
-        if (r < 0)
-                return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));
-        return 0;
-}
-
-/* /var and /var/lib when install made them (a root that had none): they go
- * after the manifest that names them, so a note in the root's /run says
- * which while the last steps of a rollback remove them; a rollback killed
- * there is finished by the next one, which finds the note and no manifest.
- * A first install writes the note before it makes them (before there is a
- * manifest to name them) and removes it once its manifest does. */
-static bool is_parent(const char *dir)
-{
-        return streq(dir, "/var/lib") || streq(dir, "/var");
-}
-
-int parents_note(const struct rootfs *rfs, const struct manifest *m)
-{
-        struct strbuf sb = {};
-        int r;
-
-        /* deepest first */
-        for (size_t i = m->n_dirs; i-- > 0;)
-                if (is_parent(m->dirs[i]))
-                        sb_appendf(&sb, "%s\n", m->dirs[i]);
-        if (sb.len == 0)
-                return 0;
-        r = rootfs_mkdir_p(rfs, "/run/idlecfg", NULL, NULL);
-        if (r >= 0)
-                r = rootfs_write_atomic(rfs, PARENTS_NOTE_PATH, sb.s, sb.len, 0644, (uid_t) -1, (gid_t) -1);
-        sb_free(&sb);
-        return r;
-}
-
-int parents_note_adopt(const struct rootfs *rfs, struct manifest *m)
-{
-        _cleanup_free_ char *text = NULL;
-        int r = rootfs_read(rfs, PARENTS_NOTE_PATH, 4096, &text, NULL, NULL);
-
-        if (r == -ENOENT || r == -ENOTDIR)
-                return 0;
-        if (r < 0)
-                return r;
-        /* outermost first, as install makes them; these two only, whatever else the file says */
-        if (strstr(text, "/var\n") && !manifest_has_dir(m, "/var"))
-                manifest_add_dir(m, "/var");
-        if (strstr(text, "/var/lib\n") && !manifest_has_dir(m, "/var/lib"))
-                manifest_add_dir(m, "/var/lib");
-        return 0;
-}
-
-int parents_note_remove(const struct rootfs *rfs)
-{
-        int r = rootfs_unlink(rfs, PARENTS_NOTE_PATH);
-
-        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
-                return r;
-        /* and what a write of it that was killed left beside it */
-        r = rootfs_remove_temps(rfs, PARENTS_NOTE_PATH);
-        if (r < 0)
-                return r;
-        r = rootfs_rmdir(rfs, "/run/idlecfg");
-        return r == -ENOTEMPTY || r == -ENOENT || r == -ENOTDIR ? 0 : r;
-}
-
-/* the parents the note names, once the state directory is gone; then the note */
-static int parents_finish(const struct rootfs *rfs)
-{
-        _cleanup_free_ char *text = NULL;
-        struct stat st;
-        char *save = NULL;
-        int r;
-
-        if (rootfs_lstat(rfs, STATE_DIR, &st) == 0)
-                return 0;       /* the journal of apply keeps it: the note waits */
-        r = rootfs_read(rfs, PARENTS_NOTE_PATH, 4096, &text, NULL, NULL);
-        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
-                return r;
-        for (char *l = r < 0 ? NULL : strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-                /* these two only, whatever else the file says; gone already (a
-                 * killed install noted them before it made them): done */
-                if (is_parent(l)) {
-                        r = rootfs_rmdir(rfs, l);
-                        if (r < 0 && r != -ENOTEMPTY && r != -ENOENT)
-                                return r;
-                }
-        return parents_note_remove(rfs);
-}
 
 /* A command line (/etc/kernel/cmdline) the administrator changed since
  * install: which of its words were idlecfg's? install wrote BASE (the line
@@ -323,7 +212,7 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                 left_note_done(&note);
                 r = state_cleanup(rfs);
                 if (r >= 0)
-                        r = parents_finish(rfs);
+                        r = parents_note_finish(rfs);
                 if (r < 0)
                         return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
                 return 1;
@@ -388,7 +277,7 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                                                           left), left, mshown);
         /* every file is as before: the directories install made, then the state */
         for (size_t i = m->n_dirs; i-- > 0;) {
-                if (startswith(m->dirs[i], STATE_DIR) || is_parent(m->dirs[i]))
+                if (startswith(m->dirs[i], STATE_DIR) || parents_note_is_parent(m->dirs[i]))
                         continue;
                 r = rootfs_rmdir(rfs, m->dirs[i]);
                 if (r < 0 && r != -ENOTEMPTY)
@@ -409,7 +298,7 @@ int install_rollback(const struct rootfs *rfs, bool force, struct rollback_resul
                 return xerror_set(ret_error, r, _("cannot write %s: %s"), LEFT_NOTE_PATH, strerror(-r));
         r = state_cleanup(rfs);
         if (r >= 0)
-                r = parents_finish(rfs);
+                r = parents_note_finish(rfs);
         if (r < 0)
                 return xerror_set(ret_error, r, _("cannot clean up %s: %s"), STATE_DIR, strerror(-r));
         res->done = true;

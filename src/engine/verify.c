@@ -13,6 +13,7 @@
 
 #include "engine/apply.h"
 #include "knobs/knob.h"
+#include "knobs/registry.h"
 #include "root/grubenv.h"
 #include "root/targets.h"
 #include "state/manifest.h"

@@ -275,6 +275,10 @@ struct knob_family {
         /* verify, measure: the platform's prerequisites of deep idle */
         const struct knob_prereq *prereqs;
         size_t n_prereqs;
+        /* measure: is setting S (of any family) the one of the power/control
+         * of DEVPATH, which this family plans on another device (an ATA
+         * port's)? NULL if none */
+        bool (*runtime_pm_placed)(const struct setting *s, const char *devpath);
         void (*plan)(struct planctx *c);
         /* verify: the live value of setting S of the family where sysfs does
          * not show it (the kernel answers another way): 0 and *RET (free it),
@@ -328,39 +332,8 @@ char *sysctl_canonical_path(const char *key);
 void knob_wifi(struct planctx *c);
 void knob_network(struct planctx *c);
 
-/* every family, in planning order */
-const struct knob_family *const *knob_registry(size_t *ret_n);
-/* the family whose profile section is SECTION, NULL if none */
-const struct knob_family *knob_family_of_section(const char *section);
-/* every profile key of every family, .section filled in, in registry order */
-const struct profile_key *knob_profile_keys(size_t *ret_n);
-/* what a profile file may hold: the [profile] keys, then knob_profile_keys();
- * built once, for profile_load() */
-const struct profile_keyset *knob_profile_schema(void);
-/* the longest delay in milliseconds that a setting of P adds before what it
- * sets powers down (the families' .settle), 0 if none; *RET_MESSAGE: the
- * family's words for it (N_() marked, "%llu": seconds), NULL with 0 */
-unsigned long long knob_settle_ms(const struct plan *p, const char **ret_message);
-/* the knob that keeps a device of CLASS out of runtime PM when power/control = on */
-const char *knob_runtime_pm_of(const char *class);
-/* measure: the knob that sets the power/control of a device of CLASS (the
- * above, then the families' runtime_pm_through) */
-const char *knob_runtime_pm_measured(const char *class);
-/* verify: the live value of S from the family that reads it without sysfs
- * (.live_value): 0 and *RET (free it), or -errno when none does */
-int knob_live_value(const struct setting *s, char **ret);
-/* is the runtime PM of a device of CLASS planned on its parent? */
-bool knob_on_parent(const char *class);
 /* the hwdb property NAME (an IDLECFG_ property of some family), NULL if unknown */
 const struct knob_property *knob_property(const char *name);
-bool knob_property_value_ok(const struct knob_property *p, const char *value);
-/* a P_KERNEL value: empty, or one of < <= > >= = and a dotted release such as 6.1 */
-bool knob_kernel_range_ok(const char *value);
-/* Every IDLECFG_ property line of H: a value outside its family's set, a
- * property no family declares (with its _REASON and _KERNEL companions) or a
- * malformed _KERNEL range is an error at its file:line. systemd's own ID_
- * properties are never checked here. 0 or -EINVAL with *ret_error set. */
-int knob_hwdb_check(const struct hwdb *h, struct xerror *ret_error);
 
 extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_sata, knob_family_usb,
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;

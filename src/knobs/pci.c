@@ -4,8 +4,8 @@
 #include "knobs/knob.h"
 #include "root/virt.h"
 
-/* drivers whose runtime PM is known to break something (KNOBS.md: TLP's
- * denylist, https://github.com/linrunner/TLP/issues/587 for xHCI) */
+/* drivers whose runtime PM is known to break something (TLP's
+ * denylist; https://github.com/linrunner/TLP/issues/587 for xHCI) */
 static const struct { const char *driver, *why; } deny_drivers[] = {
         { "mei_me", "Intel ME interface: runtime suspend breaks the ME link (TLP denylist)" },
         { "pcieport", "PCIe port: the kernel manages the runtime PM of ports itself" },
@@ -153,7 +153,6 @@ static const struct profile_key keys[] = {
 
 static const struct knob_rule rules[] = {
         RULE_WORDS("pci.runtime_pm", "auto|on", "power/control", NULL),
-        RULE_WORDS("pci.d3cold", "0|1", "d3cold_allowed", NULL),
 };
 
 static const struct knob_property properties[] = {

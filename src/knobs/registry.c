@@ -4,6 +4,7 @@
 #include <ctype.h>
 
 #include "knobs/knob.h"
+#include "knobs/registry.h"
 
 /* the order in which the planner runs them: the order of the plan */
 static const struct knob_family *const families[] = {
@@ -128,6 +129,14 @@ const char *knob_runtime_pm_measured(const char *class)
         return k;
 }
 
+bool knob_runtime_pm_placed(const struct setting *s, const char *devpath)
+{
+        for (size_t i = 0; i < ELEMENTSOF(families); i++)
+                if (families[i]->runtime_pm_placed && families[i]->runtime_pm_placed(s, devpath))
+                        return true;
+        return false;
+}
+
 int knob_live_value(const struct setting *s, char **ret)
 {
         for (size_t i = 0; i < ELEMENTSOF(families); i++)
@@ -154,7 +163,8 @@ const struct knob_property *knob_property(const char *name)
         return NULL;
 }
 
-bool knob_property_value_ok(const struct knob_property *p, const char *value)
+/* a value of P (an IDLECFG_ property of some family) */
+static bool knob_property_value_ok(const struct knob_property *p, const char *value)
 {
         if (!p || !value)
                 return false;
@@ -187,7 +197,8 @@ bool knob_property_value_ok(const struct knob_property *p, const char *value)
         }
 }
 
-bool knob_kernel_range_ok(const char *value)
+/* a P_KERNEL value: empty, or one of < <= > >= = and a dotted release such as 6.1 */
+static bool knob_kernel_range_ok(const char *value)
 {
         const char *v = value;
 

@@ -282,7 +282,7 @@ static void ports_runtime_pm(struct planctx *c)
                                                     "exposes no power/pm_qos_no_power_off on its ATA device: no ACPI "
                                                     "power-off or not a slot/drawer drive)"));
                         else
-                                /* KNOBS: disk runtime PM; see idlecfg(8), DISKS */
+                                /* disk runtime PM: idlecfg(8), DISKS AND PORTS */
                                 plan_skip(c, disk, "sata.runtime_pm",
                                           xstrdup("skipped: disk runtime PM spins the disk down and up on every "
                                                     "poll (smartd, udisks: https://github.com/linrunner/TLP/issues/848) "
@@ -506,6 +506,23 @@ static char *port_blocker(const struct device *d, char **ret_devpath)
         return xasprintf(_("runtime PM of ATA port %s is off (power/control = on)"), strempty(port));
 }
 
+/* measure: the setting of an ATA port's power/control (DEVPATH .../ataN) is
+ * not on the port: a planned port's names its ata_port class device
+ * (.../ataN/ata_port/ataN, attribute device/power/control), a skip the SATA
+ * host below the port (.../ataN/hostM/...) */
+static bool port_setting(const struct setting *s, const char *devpath)
+{
+        size_t n = strlen(devpath);
+
+        if (!s->device || !startswith(s->device, devpath))
+                return false;
+        if (streq_ptr(s->attr, "device/power/control") && s->device[n] == '/' && strchr(s->device + n + 1, '/') &&
+            !strchr(strchr(s->device + n + 1, '/') + 1, '/'))
+                return true;
+        return !s->value && streq_ptr(s->device_class, "sata") && streq_ptr(s->knob, "sata.runtime_pm") &&
+               startswith(s->device + n, "/host");
+}
+
 static const struct knob_blocker blockers[] = {
         BLOCKER_CHECK("sata", "sata.runtime_pm", port_blocker),
         BLOCKER("sata", "sata.alpm", "link_power_management_policy", "max_performance",
@@ -522,5 +539,6 @@ const struct knob_family knob_family_sata = {
         .modules_shown = modules_shown,
         KNOB_LIST(runtime_pm, runtime_pm),
         KNOB_LIST(blockers, blockers),
+        .runtime_pm_placed = port_setting,
         .plan = knob_sata,
 };

@@ -3,7 +3,7 @@
 
 #include "knobs/knob.h"
 
-/* interface classes that break when autosuspended (KNOBS.md) */
+/* interface classes that break when autosuspended (the reports each names) */
 static const struct { const char *cls, *what; } risky[] = {
         { "03", "HID device (keyboards and mice lag and lose keys: powertop #101, #165)" },
         { "01", "audio device (pops, dropouts)" },

@@ -1,4 +1,4 @@
-/* inventory.c: the inventory's memory, its fingerprint and its two printed forms */
+/* inventory.c: the inventory's memory, its modules and its fingerprint (cli/verb-detect.c prints it) */
 #include "config.h"
 
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* plan.c: the plan as data (settings, skips and warnings, each with its reason) and its text and JSON forms */
+/* plan.c: the plan as data (settings, skips and warnings, each with its reason); cli/verb-plan.c prints it */
 #include "config.h"
 
 #include <stdarg.h>

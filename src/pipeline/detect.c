@@ -11,6 +11,7 @@
 #include "model/identity.h"
 #include "model/inventory.h"
 #include "knobs/knob.h"
+#include "knobs/registry.h"
 #include "root/rootfs.h"
 #include "root/modules.h"
 #include "pipeline/powertools.h"

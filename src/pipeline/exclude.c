@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "db/profile-file.h"
+#include "knobs/registry.h"
 #include "pipeline/exclude.h"
 
 int plan_exclude_check(const struct conf_exclusions *x, struct xerror *ret_error)

@@ -4,6 +4,7 @@
 #include "root/grubenv.h"
 #include "db/hwdb-load.h"
 #include "root/modules.h"
+#include "knobs/registry.h"
 #include "pipeline/planner.h"
 #include "pipeline/powertools.h"
 #include "db/profile-select.h"

@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "root/rootfs.h"
+struct rootfs;           /* root/rootfs.h: this header is its reader's, rootfs.c's */
 
 /* The one resolver: every path of a root is opened here, links resolved
  * inside the root, magic links (/proc/self/fd/N) refused: an fd or -errno. */

@@ -22,6 +22,7 @@
 
 #include "pipeline/emit.h"
 #include "state/journal.h"
+#include "state/records.h"
 #include "knobs/knob.h"
 #include "state/manifest.h"
 #include "base/sha256.h"
@@ -210,122 +211,72 @@ void journal_free(struct journal *j)
 
 #define MAX_VALUE 4096
 
+/* one line of a journal after its header (records_parse()) */
+static int journal_line(void *userdata, const struct record *l, struct xerror *ret_error)
+{
+        struct journal *j = userdata;
+        const char *name = l->name;
+        unsigned lineno = l->lineno;
+        char **v = l->v, **f = l->f;
+
+#define LBAD(...) return xerror_set(ret_error, -EINVAL, __VA_ARGS__)
+        if (streq(v[0], "run")) {
+                char *end;
+                unsigned long run;
+                if (l->n != 4)
+                        LBAD(_("%s:%u: expected \"run NUMBER TIME PROFILE\""), name, lineno);
+                errno = 0;
+                run = strtoul(v[1], &end, 10);
+                if (errno || *end || !*v[1] || run != (unsigned long) j->runs + 1 || run > 1000000)
+                        LBAD(_("%s:%u: run %s out of sequence"), name, lineno, f[1]);
+                j->run_v = xrealloc(j->run_v, run * sizeof(*j->run_v));
+                j->run_v[run - 1] = (struct journal_run) { .when = TAKE_PTR(v[2]), .profile = TAKE_PTR(v[3]) };
+                j->runs = (unsigned) run;
+        } else if (streq(v[0], "set")) {
+                bool path_ok, rec_ok;
+                if (l->n != 4)
+                        LBAD(_("%s:%u: expected \"set PATH OLD NEW\""), name, lineno);
+                if (!j->runs)
+                        LBAD(_("%s:%u: a \"set\" line before the first \"run\" line"), name, lineno);
+                rec_ok = record_ok(v[1], v[2], v[3], &path_ok);
+                if (!rec_ok && !path_ok)
+                        LBAD(_("%s:%u: refusing a path that is no attribute, parameter or sysctl idlecfg "
+                               "sets: %s"), name, lineno, f[1]);
+                if (!rec_ok)
+                        LBAD(_("%s:%u: refusing a value that %s does not take"), name, lineno, f[1]);
+                j->v = xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
+                j->v[j->n++] = (struct journal_entry) { .path = TAKE_PTR(v[1]), .old = TAKE_PTR(v[2]),
+                                                        .new = TAKE_PTR(v[3]), .run = j->runs };
+        } else
+                LBAD(_("%s:%u: unknown line \"%s\""), name, lineno, f[0]);
+        return 0;
+#undef LBAD
+}
+
+static const struct records_format journal_records = {
+        .magic = "idlecfg-journal",
+        .max_fields = 4,
+        .max_value = MAX_VALUE,
+        .torn_v1 = true,
+        .not_ours = N_("%s:%u: not an idlecfg journal (no \"idlecfg-journal 2\" line)"),
+        .unknown_format = N_("%s:%u: journal format %s is not known to this version of idlecfg"),
+        .empty = N_("%s: empty, not an idlecfg journal"),
+        .no_end = N_("%s: no end record: the journal was cut short, lines are missing"),
+        .torn_header = N_("%s: no end record: the file was cut short"),
+};
+
 int journal_parse(const char *name, const char *buf, size_t len, struct journal **ret, struct xerror *ret_error)
 {
         struct journal *j = xcalloc(1, sizeof(*j));
-        _cleanup_free_ char *text = NULL;
-        char *line, *next;
-        unsigned lineno = 0;
-        bool header = false, ended = false;
-        int r = 0;
+        int r;
 
-#define BAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); goto out; } while (0)
-        if (memchr(buf, '\0', len))
-                BAD(_("%s: not a text file (contains a NUL byte)"), name);
-        text = xstrndup(buf, len);
-        for (line = text; line && *line; line = next) {
-                char *f[5], *v[4] = {};
-                size_t n;
-
-                lineno++;
-                next = strchr(line, '\n');
-                if (!next) {
-                        if (header && j->format >= 2)
-                                BAD(_("%s:%u: the last line has no newline: the file was cut short"), name, lineno);
-                        /* format 1: cut short by a crash while it was appended: its
-                         * write never began; without a header yet, it must be the start of one */
-                        if (!header && !startswith("idlecfg-journal 1", line) && !startswith("idlecfg-journal 2", line))
-                                BAD(_("%s:%u: not an idlecfg journal (no \"idlecfg-journal 2\" line)"), name, lineno);
-                        if (!header)
-                                BAD(_("%s: no end record: the file was cut short"), name);
-                        j->torn = true;
-                        break;
-                }
-                *next++ = '\0';
-                if (!*line || line[0] == '#')
-                        continue;
-                if (ended)
-                        BAD(_("%s:%u: a line after the end record"), name, lineno);
-                n = split_fields(line, f, 4);
-                if (n > 4)
-                        BAD(_("%s:%u: too many fields"), name, lineno);
-                for (size_t i = 0; i < n; i++)
-                        if (field_unescape(f[i], &v[i]) < 0 || strlen(v[i]) > MAX_VALUE) {
-                                for (size_t k = 0; k <= i; k++)
-                                        free(v[k]);
-                                BAD(_("%s:%u: malformed field %zu"), name, lineno, i + 1);
-                        }
-#define LBAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); for (size_t k = 0; k < n; k++) free(v[k]); goto out; } while (0)
-                if (!header) {
-                        if (n != 2 || !streq(v[0], "idlecfg-journal"))
-                                LBAD(_("%s:%u: not an idlecfg journal (no \"idlecfg-journal 2\" line)"), name, lineno);
-                        if (!streq(v[1], "1") && !streq(v[1], "2"))
-                                LBAD(_("%s:%u: journal format %s is not known to this version of idlecfg"),
-                                     name, lineno, v[1]);
-                        j->format = streq(v[1], "1") ? 1 : 2;
-                        header = true;
-                } else if (streq(v[0], "end") && j->format >= 2) {
-                        char sha[65], *end;
-                        unsigned long count;
-                        if (n != 3 || !*v[1] || strspn(v[1], "0123456789") != strlen(v[1]) || strlen(v[1]) > 9)
-                                LBAD(_("%s:%u: expected \"end LINES SHA256\""), name, lineno);
-                        count = strtoul(v[1], &end, 10);
-                        sha256_hex(buf, (size_t) (line - text), 32, sha);
-                        if (count != lineno - 1 || !streq(sha, v[2]))
-                                LBAD(_("%s:%u: the end record does not match the %u lines before it: lines were "
-                                       "lost or changed"), name, lineno, lineno - 1);
-                        ended = true;
-                } else if (streq(v[0], "run")) {
-                        char *end;
-                        unsigned long run;
-                        if (n != 4)
-                                LBAD(_("%s:%u: expected \"run NUMBER TIME PROFILE\""), name, lineno);
-                        errno = 0;
-                        run = strtoul(v[1], &end, 10);
-                        if (errno || *end || !*v[1] || run != (unsigned long) j->runs + 1 || run > 1000000)
-                                LBAD(_("%s:%u: run %s out of sequence"), name, lineno, f[1]);
-                        j->run_v = xrealloc(j->run_v, run * sizeof(*j->run_v));
-                        j->run_v[run - 1] = (struct journal_run) { .when = v[2], .profile = v[3] };
-                        j->runs = (unsigned) run;
-                        free(v[0]);
-                        free(v[1]);
-                        continue;
-                } else if (streq(v[0], "set")) {
-                        struct journal_entry *e;
-                        bool path_ok, rec_ok;
-                        if (n != 4)
-                                LBAD(_("%s:%u: expected \"set PATH OLD NEW\""), name, lineno);
-                        if (!j->runs)
-                                LBAD(_("%s:%u: a \"set\" line before the first \"run\" line"), name, lineno);
-                        rec_ok = record_ok(v[1], v[2], v[3], &path_ok);
-                        if (!rec_ok && !path_ok)
-                                LBAD(_("%s:%u: refusing a path that is no attribute, parameter or sysctl idlecfg "
-                                       "sets: %s"), name, lineno, f[1]);
-                        if (!rec_ok)
-                                LBAD(_("%s:%u: refusing a value that %s does not take"), name, lineno, f[1]);
-                        j->v = xrealloc(j->v, (j->n + 1) * sizeof(*j->v));
-                        e = &j->v[j->n++];
-                        *e = (struct journal_entry) { .path = v[1], .old = v[2], .new = v[3], .run = j->runs };
-                        free(v[0]);
-                        continue;
-                } else
-                        LBAD(_("%s:%u: unknown line \"%s\""), name, lineno, f[0]);
-                for (size_t k = 0; k < n; k++)
-                        free(v[k]);
-        }
-        if (!header && !j->torn)
-                BAD(_("%s: empty, not an idlecfg journal"), name);
-        if (j->format >= 2 && !ended)
-                BAD(_("%s: no end record: the journal was cut short, lines are missing"), name);
-out:
+        r = records_parse(&journal_records, name, buf, len, journal_line, j, &j->format, &j->torn, ret_error);
         if (r < 0) {
                 journal_free(j);
                 return r;
         }
         *ret = j;
         return 0;
-#undef BAD
-#undef LBAD
 }
 
 char *journal_header(void)

@@ -15,7 +15,9 @@
  *   end LINES SHA256                       (the lines before it, their digest)
  *
  * Fields are escaped with field_escape(); '#' lines and empty lines are
- * ignored. Every field is checked: rollback acts on what it reads here.
+ * ignored; the header, the end record and the fields are read by records.c,
+ * the journal's parser too. Every field is checked: rollback acts on what it
+ * reads here.
  *
  * "pending" follows the file line of PATH while install writes it: the file
  * line has the new checksum, and until the run ends the file may still hold
@@ -28,6 +30,7 @@
 #include <sys/stat.h>
 
 #include "state/manifest.h"
+#include "state/records.h"
 #include "base/sha256.h"
 #include "root/targets.h"
 
@@ -283,122 +286,79 @@ static int parse_file_line(struct manifest *m, const char *name, unsigned lineno
 #undef FBAD
 }
 
+/* one line of a manifest after its header (records_parse()) */
+static int manifest_line(void *userdata, const struct record *l, struct xerror *ret_error)
+{
+        struct manifest *m = userdata;
+        const char *name = l->name;
+        unsigned lineno = l->lineno;
+        char **v = l->v, **f = l->f;
+        size_t n = l->n;
+
+#define LBAD(...) return xerror_set(ret_error, -EINVAL, __VA_ARGS__)
+        if (streq(v[0], "pending") && l->format >= 2)
+                return parse_pending_line(m, name, lineno, v, f, n, ret_error);
+        if (streq(v[0], "version") || streq(v[0], "profile") || streq(v[0], "fingerprint") || streq(v[0], "kernel") ||
+            streq(v[0], "cmdline")) {
+                char **slot = streq(v[0], "version") ? &m->version :
+                              streq(v[0], "profile") ? &m->profile :
+                              streq(v[0], "fingerprint") ? &m->fingerprint :
+                              streq(v[0], "kernel") ? &m->kernel : &m->cmdline_target;
+                if (n != 2)
+                        LBAD(_("%s:%u: \"%s\" takes one value"), name, lineno, v[0]);
+                if (*slot)
+                        LBAD(_("%s:%u: \"%s\" given twice"), name, lineno, v[0]);
+                if (slot == &m->cmdline_target && !in_list(v[1], cmdline_paths, ELEMENTSOF(cmdline_paths)))
+                        LBAD(_("%s:%u: not a file idlecfg writes the command line to: %s"), name, lineno, f[1]);
+                *slot = TAKE_PTR(v[1]);
+        } else if (streq(v[0], "input")) {
+                if (n != 3 || !*v[1])
+                        LBAD(_("%s:%u: \"input\" takes a name and a digest"), name, lineno);
+                if (kv_find(&m->inputs, v[1]))
+                        LBAD(_("%s:%u: input %s given twice"), name, lineno, f[1]);
+                kv_add(&m->inputs, v[1], v[2]);
+        } else if (streq(v[0], "dir")) {
+                if (n != 2 || !path_is_clean(v[1]))
+                        LBAD(_("%s:%u: \"dir\" takes one clean absolute path"), name, lineno);
+                if (!dir_allowed(v[1]))
+                        LBAD(_("%s:%u: %s is not a directory of a file idlecfg writes"), name, lineno, f[1]);
+                if (manifest_has_dir(m, v[1]))
+                        LBAD(_("%s:%u: directory %s given twice"), name, lineno, v[1]);
+                manifest_add_dir(m, v[1]);
+        } else if (streq(v[0], "file"))
+                return parse_file_line(m, name, lineno, v, f, n, ret_error);
+        else
+                LBAD(_("%s:%u: unknown line \"%s\""), name, lineno, f[0]);
+        return 0;
+#undef LBAD
+}
+
+static const struct records_format manifest_records = {
+        .magic = "idlecfg-manifest",
+        .max_fields = MAX_FIELDS,
+        .not_ours = N_("%s:%u: not an idlecfg manifest (no \"idlecfg-manifest 2\" line)"),
+        .unknown_format = N_("%s:%u: manifest format %s is not known to this version of idlecfg"),
+        .empty = N_("%s: empty, not an idlecfg manifest"),
+        .no_end = N_("%s: no end record: the file was cut short (lines are missing)"),
+};
+
 int manifest_parse(const char *name, const char *buf, size_t len, struct manifest **ret, struct xerror *ret_error)
 {
         struct manifest *m = xcalloc(1, sizeof(*m));
-        _cleanup_free_ char *text = NULL;
-        char *line, *next;
-        unsigned lineno = 0;
-        bool header = false, ended = false;
-        int r = 0;
+        unsigned format;
+        bool cut;
+        int r;
 
-#define BAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); goto out; } while (0)
-        if (memchr(buf, '\0', len))
-                BAD(_("%s: not a text file (contains a NUL byte)"), name);
-        text = xstrndup(buf, len);
-        for (line = text; line && *line; line = next) {
-                char *f[MAX_FIELDS + 1], *v[MAX_FIELDS] = {};
-                size_t n;
-
-                lineno++;
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
-                else
-                        BAD(_("%s:%u: the last line has no newline: the file was cut short"), name, lineno);
-                if (!*line || line[0] == '#')
-                        continue;
-                n = split_fields(line, f, MAX_FIELDS);
-                if (n > MAX_FIELDS)
-                        BAD(_("%s:%u: too many fields"), name, lineno);
-                for (size_t i = 0; i < n; i++)
-                        if (field_unescape(f[i], &v[i]) < 0) {
-                                for (size_t k = 0; k < i; k++)
-                                        free(v[k]);
-                                BAD(_("%s:%u: malformed field %zu"), name, lineno, i + 1);
-                        }
-#define FREE_V() do { for (size_t k = 0; k < n; k++) free(v[k]); } while (0)
-#define LBAD(...) do { r = xerror_set(ret_error, -EINVAL, __VA_ARGS__); FREE_V(); goto out; } while (0)
-                if (!header) {
-                        if (n != 2 || !streq(v[0], "idlecfg-manifest"))
-                                LBAD(_("%s:%u: not an idlecfg manifest (no \"idlecfg-manifest 2\" line)"), name, lineno);
-                        if (!streq(v[1], "1") && !streq(v[1], "2"))
-                                LBAD(_("%s:%u: manifest format %s is not known to this version of idlecfg"),
-                                     name, lineno, v[1]);
-                        m->format = streq(v[1], "1") ? 1 : 2;
-                        header = true;
-                } else if (ended) {
-                        LBAD(_("%s:%u: a line after the end record"), name, lineno);
-                } else if (streq(v[0], "end") && m->format >= 2) {
-                        char sha[65];
-                        unsigned count;
-                        if (n != 3 || !parse_id(v[1], &count) || !sha_is_valid(v[2]))
-                                LBAD(_("%s:%u: expected \"end LINES SHA256\""), name, lineno);
-                        sha256_hex(buf, (size_t) (line - text), 32, sha);
-                        if (count != lineno - 1 || !streq(sha, v[2]))
-                                LBAD(_("%s:%u: the end record does not match the %u lines before it: lines "
-                                       "were lost or changed"), name, lineno, lineno - 1);
-                        ended = true;
-                } else if (streq(v[0], "pending") && m->format >= 2) {
-                        if (parse_pending_line(m, name, lineno, v, f, n, ret_error) < 0) {
-                                r = -EINVAL;
-                                FREE_V();
-                                goto out;
-                        }
-                } else if (streq(v[0], "version") || streq(v[0], "profile") || streq(v[0], "fingerprint") ||
-                           streq(v[0], "kernel") || streq(v[0], "cmdline")) {
-                        char **slot = streq(v[0], "version") ? &m->version :
-                                      streq(v[0], "profile") ? &m->profile :
-                                      streq(v[0], "fingerprint") ? &m->fingerprint :
-                                      streq(v[0], "kernel") ? &m->kernel : &m->cmdline_target;
-                        if (n != 2)
-                                LBAD(_("%s:%u: \"%s\" takes one value"), name, lineno, v[0]);
-                        if (*slot)
-                                LBAD(_("%s:%u: \"%s\" given twice"), name, lineno, v[0]);
-                        if (slot == &m->cmdline_target && !in_list(v[1], cmdline_paths, ELEMENTSOF(cmdline_paths)))
-                                LBAD(_("%s:%u: not a file idlecfg writes the command line to: %s"), name, lineno,
-                                     f[1]);
-                        *slot = TAKE_PTR(v[1]);
-                } else if (streq(v[0], "input")) {
-                        if (n != 3 || !*v[1])
-                                LBAD(_("%s:%u: \"input\" takes a name and a digest"), name, lineno);
-                        if (kv_find(&m->inputs, v[1]))
-                                LBAD(_("%s:%u: input %s given twice"), name, lineno, f[1]);
-                        kv_add(&m->inputs, v[1], v[2]);
-                } else if (streq(v[0], "dir")) {
-                        if (n != 2 || !path_is_clean(v[1]))
-                                LBAD(_("%s:%u: \"dir\" takes one clean absolute path"), name, lineno);
-                        if (!dir_allowed(v[1]))
-                                LBAD(_("%s:%u: %s is not a directory of a file idlecfg writes"), name, lineno, f[1]);
-                        if (manifest_has_dir(m, v[1]))
-                                LBAD(_("%s:%u: directory %s given twice"), name, lineno, v[1]);
-                        manifest_add_dir(m, v[1]);
-                } else if (streq(v[0], "file")) {
-                        if (parse_file_line(m, name, lineno, v, f, n, ret_error) < 0) {
-                                r = -EINVAL;
-                                FREE_V();
-                                goto out;
-                        }
-                } else
-                        LBAD(_("%s:%u: unknown line \"%s\""), name, lineno, f[0]);
-                FREE_V();
-        }
-        if (!header)
-                BAD(_("%s: empty, not an idlecfg manifest"), name);
-        if (m->format >= 2 && !ended)
-                BAD(_("%s: no end record: the file was cut short (lines are missing)"), name);
-        if (!m->version || !m->profile || !m->fingerprint)
-                BAD(_("%s: incomplete: version, profile or fingerprint missing"), name);
-out:
+        r = records_parse(&manifest_records, name, buf, len, manifest_line, m, &format, &cut, ret_error);
+        if (r >= 0 && (!m->version || !m->profile || !m->fingerprint))
+                r = xerror_set(ret_error, -EINVAL, _("%s: incomplete: version, profile or fingerprint missing"), name);
         if (r < 0) {
                 manifest_free(m);
                 return r;
         }
+        m->format = format;
         *ret = m;
         return 0;
-#undef BAD
-#undef LBAD
-#undef FREE_V
 }
 
 static void put(struct strbuf *sb, const char *key, const char *value)

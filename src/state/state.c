@@ -1,4 +1,5 @@
-/* state.c: idlecfg's state under /var/lib/idlecfg in a root: the manifest file, the backup store and their cleanup */
+/* state.c: idlecfg's state under /var/lib/idlecfg in a root: the manifest and journal files, the backup
+ * store (and a file restored from it), rollback's result and the note it leaves, and their cleanup */
 #include "config.h"
 
 #include <dirent.h>
@@ -186,6 +187,33 @@ int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *r
                 return xerror_set(e, -EBADMSG, _("the backup %s is damaged (its checksum does not match)"), shown);
         *ret = TAKE_PTR(data);
         *ret_len = len;
+        return 0;
+}
+
+/* put PATH back as the manifest entry says it was before idlecfg: its backup, or no file */
+int rollback_restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e)
+{
+        _cleanup_free_ char *shown = rootfs_display(rfs, mf->path);
+        int r;
+
+        if (mf->prev_exists) {
+                _cleanup_free_ char *data = NULL;
+                size_t len;
+                r = read_backup(rfs, mf->prev_sha, &data, &len, e);
+                if (r < 0)
+                        return r;
+                r = rootfs_write_atomic(rfs, mf->path, data, len, mf->prev_mode, mf->prev_uid, mf->prev_gid);
+        } else if (S_ISLNK(mf->mode))
+                r = rootfs_unlink_symlink(rfs, mf->path);
+        else
+                r = rootfs_unlink(rfs, mf->path);
+        if (r < 0) {
+                _cleanup_free_ char *why = rootfs_why(rfs, mf->path, r, MAX_FILE);
+                return xerror_set(e, r, _("cannot restore %s: %s"), shown, why);
+        }
+        r = rootfs_remove_temps(rfs, mf->path);
+        if (r < 0)
+                return xerror_set(e, r, _("cannot remove temporary files beside %s: %s"), shown, strerror(-r));
         return 0;
 }
 
@@ -433,4 +461,87 @@ int left_note_remove(const struct rootfs *rfs)
         if (r == 0)
                 r = rootfs_remove_temps(rfs, LEFT_NOTE_PATH);
         return r == -ENOENT || r == -ENOTDIR ? 0 : r;
+}
+
+/* /var and /var/lib when install made them (a root that had none): they go
+ * after the manifest that names them, so a note in the root's /run says
+ * which while the last steps of a rollback remove them; a rollback killed
+ * there is finished by the next one, which finds the note and no manifest.
+ * A first install writes the note before it makes them (before there is a
+ * manifest to name them) and removes it once its manifest does. */
+bool parents_note_is_parent(const char *dir)
+{
+        return streq(dir, "/var/lib") || streq(dir, "/var");
+}
+
+int parents_note(const struct rootfs *rfs, const struct manifest *m)
+{
+        struct strbuf sb = {};
+        int r;
+
+        /* deepest first */
+        for (size_t i = m->n_dirs; i-- > 0;)
+                if (parents_note_is_parent(m->dirs[i]))
+                        sb_appendf(&sb, "%s\n", m->dirs[i]);
+        if (sb.len == 0)
+                return 0;
+        r = rootfs_mkdir_p(rfs, "/run/idlecfg", NULL, NULL);
+        if (r >= 0)
+                r = rootfs_write_atomic(rfs, PARENTS_NOTE_PATH, sb.s, sb.len, 0644, (uid_t) -1, (gid_t) -1);
+        sb_free(&sb);
+        return r;
+}
+
+int parents_note_adopt(const struct rootfs *rfs, struct manifest *m)
+{
+        _cleanup_free_ char *text = NULL;
+        int r = rootfs_read(rfs, PARENTS_NOTE_PATH, 4096, &text, NULL, NULL);
+
+        if (r == -ENOENT || r == -ENOTDIR)
+                return 0;
+        if (r < 0)
+                return r;
+        /* outermost first, as install makes them; these two only, whatever else the file says */
+        if (strstr(text, "/var\n") && !manifest_has_dir(m, "/var"))
+                manifest_add_dir(m, "/var");
+        if (strstr(text, "/var/lib\n") && !manifest_has_dir(m, "/var/lib"))
+                manifest_add_dir(m, "/var/lib");
+        return 0;
+}
+
+int parents_note_remove(const struct rootfs *rfs)
+{
+        int r = rootfs_unlink(rfs, PARENTS_NOTE_PATH);
+
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                return r;
+        /* and what a write of it that was killed left beside it */
+        r = rootfs_remove_temps(rfs, PARENTS_NOTE_PATH);
+        if (r < 0)
+                return r;
+        r = rootfs_rmdir(rfs, "/run/idlecfg");
+        return r == -ENOTEMPTY || r == -ENOENT || r == -ENOTDIR ? 0 : r;
+}
+
+int parents_note_finish(const struct rootfs *rfs)
+{
+        _cleanup_free_ char *text = NULL;
+        struct stat st;
+        char *save = NULL;
+        int r;
+
+        if (rootfs_lstat(rfs, STATE_DIR, &st) == 0)
+                return 0;       /* the journal of apply keeps it: the note waits */
+        r = rootfs_read(rfs, PARENTS_NOTE_PATH, 4096, &text, NULL, NULL);
+        if (r < 0 && r != -ENOENT && r != -ENOTDIR)
+                return r;
+        for (char *l = r < 0 ? NULL : strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+                /* these two only, whatever else the file says; gone already (a
+                 * killed install noted them before it made them): done */
+                if (parents_note_is_parent(l)) {
+                        r = rootfs_rmdir(rfs, l);
+                        if (r < 0 && r != -ENOTEMPTY && r != -ENOENT)
+                                return r;
+                }
+        return parents_note_remove(rfs);
 }

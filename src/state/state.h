@@ -1,4 +1,5 @@
-/* state.h: idlecfg's state under /var/lib/idlecfg in a root: the manifest file, the backup store and their cleanup */
+/* state.h: idlecfg's state under /var/lib/idlecfg in a root: the manifest and journal files, the backup
+ * store (and a file restored from it), rollback's result and the note it leaves, and their cleanup */
 #pragma once
 
 #include <stddef.h>
@@ -45,6 +46,10 @@ char *backup_path(const char *sha);
 int save_backup(const struct rootfs *rfs, const char *data, size_t len, const char *sha, struct xerror *ret_error);
 /* read a backup and check it is what the manifest says (-EBADMSG: damaged) */
 int read_backup(const struct rootfs *rfs, const char *sha, char **ret, size_t *ret_len, struct xerror *ret_error);
+/* put MF's path back as the manifest entry says it was before idlecfg (its
+ * backup, or no file): 0, or <0 with *E saying why (rollback's, and
+ * install's A_RESTORE) */
+int rollback_restore_file(const struct rootfs *rfs, const struct manifest_file *mf, struct xerror *e);
 /* remove backups no manifest entry needs any more */
 int gc_backups(const struct rootfs *rfs, const struct manifest *m);
 
@@ -127,3 +132,20 @@ int left_note_write(const struct rootfs *rfs, const struct left_note *n);
 /* remove the note; 0 if there was none */
 int left_note_remove(const struct rootfs *rfs);
 void left_note_done(struct left_note *n);
+
+/* The note of /var and /var/lib that install made (a root without them),
+ * PARENTS_NOTE_PATH in the root's /run: a rollback removes them after the
+ * manifest that names them, a first install names them there before it
+ * makes them. parents_note() writes it from M's directories (none: nothing),
+ * parents_note_adopt() adds the ones it names to M (an install after one
+ * that was killed before its manifest), parents_note_remove() removes it
+ * and what a killed write of it left, parents_note_finish() removes the
+ * parents it names once the state directory is gone, then the note. 0 or
+ * -errno. */
+#define PARENTS_NOTE_PATH "/run/idlecfg/rollback-parents"
+/* DIR is one of the two parents the note may name (/var, /var/lib) */
+bool parents_note_is_parent(const char *dir);
+int parents_note(const struct rootfs *rfs, const struct manifest *m);
+int parents_note_adopt(const struct rootfs *rfs, struct manifest *m);
+int parents_note_remove(const struct rootfs *rfs);
+int parents_note_finish(const struct rootfs *rfs);

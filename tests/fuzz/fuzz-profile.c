@@ -6,6 +6,7 @@
 #include "db/profile-select.h"
 #include "db/profile.h"
 #include "knobs/knob.h"
+#include "knobs/registry.h"
 #include "base/util.h"
 
 /*
