@@ -124,10 +124,12 @@ measure
 plan
 power-source
 refresh
+report
 rollback
 verify' "$m" 'idlecfg ' idlecfg ''
         check "$m: each verb offers the options 'idlecfg help VERB' lists, no other" verb_options "$m"
         check "$m: help takes a verb" expect 'refresh
+report
 rollback' "$m" 'idlecfg help r' idlecfg help r
         check "$m: an option install does not take is not offered" expect '--kernel' "$m" 'idlecfg install --k' idlecfg install --k
         check "$m: rollback takes apply, install or all" expect 'all

@@ -16,6 +16,7 @@
 #include "root/modules.h"
 #include "root/rootfs.h"
 #include "base/sha256.h"
+#include "engine/report.h"
 #include "base/util.h"
 #include "state/journal.h"
 #include "state/manifest.h"
@@ -540,6 +541,40 @@ static void test_state_records(void)
                  "match or is no digest, a last line without its newline refused alike");
 }
 
+/* the report's installation key and privacy rules (engine/report.c) */
+static void test_report_rules(void)
+{
+        uint8_t d[32];
+        char hex[65];
+        uint8_t key1[20];
+        _cleanup_free_ char *a = NULL, *b = NULL, *c = NULL;
+
+        /* RFC 4231, test cases 1 and 2 */
+        memset(key1, 0x0b, sizeof(key1));
+        hmac_sha256(key1, sizeof(key1), "Hi There", 8, d);
+        for (int i = 0; i < 32; i++)
+                snprintf(hex + 2 * i, 3, "%02x", d[i]);
+        ok(streq(hex, "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"), "HMAC-SHA-256, RFC 4231 case 1");
+        hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, d);
+        for (int i = 0; i < 32; i++)
+                snprintf(hex + 2 * i, 3, "%02x", d[i]);
+        ok(streq(hex, "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"), "HMAC-SHA-256, RFC 4231 case 2");
+        ok(report_value_private("00:1b:21:3a:4f:5e") && report_value_private("enx001b213a4f5e") &&
+           report_value_private("UUID=0ef28f3d-2e27-57b2-a1e3-b1a112d193fc") && report_value_private("5000c500a1b2c3d4") &&
+           !report_value_private("0000:00:14.0") && !report_value_private("8086") &&
+           !report_value_private("Laptop (12th Gen Intel Core)") && !report_value_private("06:00.0"),
+           "report: MAC addresses, UUIDs and long hex runs are private; PCI names and IDs are not");
+        ok(!report_id_allowed("serial") && !report_id_allowed("address") && report_id_allowed("vendor") &&
+           report_id_allowed("firmware"), "report: identity keys by allow list (no serial, no address)");
+        a = report_scrub("/srv/roots/r1", "hwdb /srv/roots/r1/etc/udev/hwdb.d/x.hwdb:3 (/srv/roots/r1) /srv/roots/r10 /srv/roots/r1");
+        b = report_scrub(NULL, "profile /home/alice/p/x.profile:2, /tmp/t/home/bob/y; mac 00:1b:21:3a:4f:5e.");
+        c = report_scrub("/", "/etc/idlecfg/idlecfg.conf:4");
+        ok(streq(a, "hwdb /etc/udev/hwdb.d/x.hwdb:3 (/) /srv/roots/r10 /") &&
+           streq(b, "profile /home/\xe2\x80\xa6/p/x.profile:2, /tmp/t/home/\xe2\x80\xa6/y; mac [private].") &&
+           streq(c, "/etc/idlecfg/idlecfg.conf:4"),
+           "report: the root's path taken out, user names after /home/ cut, MAC addresses masked (%s | %s)", a, b);
+}
+
 int main(void)
 {
         test_sha256();
@@ -553,6 +588,7 @@ int main(void)
         test_kv();
         test_knob_declarations();
         test_state_records();
+        test_report_rules();
         printf("1..%d\n", n);
         return failed ? 1 : 0;
 }

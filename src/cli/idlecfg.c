@@ -22,6 +22,7 @@
 #include "cli/verb-power.h"
 #include "cli/verb-monitor.h"
 #include "cli/verb-plan.h"
+#include "cli/verb-report.h"
 
 /* what a verb needs before it runs */
 enum {
@@ -66,6 +67,9 @@ static const struct verb verbs[] = {
         { "verify", 0, 0, VERB_PLAN | VERB_INSTALLED, check_verify, verb_verify,
           N_("Compare the running system with the plan; list idle blockers"),
           O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT | O_WARNING | O_CRITICAL | O_TIMEOUT, NULL },
+        { "report", 0, 0, VERB_PLAN, check_report, verb_report,
+          N_("Show what this machine has, plans and measured, for its owner to send"),
+          O_PLANNING | O_FORMAT | O_OUTPUT | O_SHOW | O_SYMPTOM | O_SECONDS, NULL },
         /* detects and plans itself, only when something changed */
         { "refresh", 0, 0, VERB_LOCK | VERB_LOCK_LATE, check_refresh, verb_refresh,
           N_("Re-install if hardware, kernel, hwdb or profile changed"),
@@ -395,7 +399,7 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
 
 static int idlecfg_main(int argc, char **argv)
 {
-        struct args a = { .wait_ms = 10000, .seconds = 20, .timeout = 10 };
+        _cleanup_(args_done) struct args a = { .wait_ms = 10000, .seconds = 20, .timeout = 10 };
         _cleanup_free_ char *profiles_dir = NULL;
         const struct verb *v;
         int r, nargs;

@@ -53,7 +53,7 @@ static const struct option_row {
         { O_NAGIOS, "nagios", 0, no_argument,
           N_("      --nagios          verify: a Nagios plugin's status line and exit code\n") },
         { O_OUTPUT, "output", 0, required_argument,
-          N_("      --output FILE     verify --format prometheus: write FILE atomically\n") },
+          N_("      --output FILE     verify --format prometheus, report: write FILE atomically\n") },
         { O_WARNING, "warning", 'w', required_argument,
           N_("  -w, --warning DRIFT[,BLOCKERS]  verify --nagios: WARNING outside these ranges\n"
              "                        (plugin range syntax; default: drift and missing 0)\n") },
@@ -67,6 +67,10 @@ static const struct option_row {
         { O_BOOT_STEPS, "boot-steps", 0, no_argument,
           N_("      --boot-steps      install, refresh --image: run the boot steps left\n"
              "                        (initramfs, boot entry), as installers do\n") },
+        { O_SYMPTOM, "symptom", 0, required_argument,
+          N_("      --symptom DEVICE:TEXT  report: what went wrong on DEVICE (repeatable)\n") },
+        { O_SHOW, "show", 0, no_argument,
+          N_("      --show            report: print exactly what would be written, write nothing\n") },
         { O_VERBOSE, "verbose", 'v', no_argument, N_("  -v, --verbose         say more\n") },
         { O_HELP, "help", 'h', no_argument, N_("  -h, --help            show this help\n") },
         { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },
@@ -201,6 +205,14 @@ static int parse_option(const struct option_row *o, const char *arg, struct args
                 }
                 a->output = arg;
                 break;
+        case O_SYMPTOM:
+                a->symptoms = xrealloc(a->symptoms, (a->n_symptoms + 2) * sizeof(char *));
+                a->symptoms[a->n_symptoms++] = (char *) arg;
+                a->symptoms[a->n_symptoms] = NULL;
+                break;
+        case O_SHOW:
+                a->show = true;
+                break;
         case O_WARNING:
                 a->warning = arg;
                 break;
@@ -286,6 +298,13 @@ int args_parse(int argc, char **argv, struct args *a)
                         return r;
         }
         return -1;
+}
+
+void args_done(struct args *a)
+{
+        free(a->symptoms);
+        a->symptoms = NULL;
+        a->n_symptoms = 0;
 }
 
 void options_print_help(unsigned bits, FILE *f)

@@ -47,6 +47,8 @@ enum {
         O_CRITICAL = 1u << 23,
         O_TIMEOUT = 1u << 24,
         O_BOOT_STEPS = 1u << 25,        /* refresh --image --boot-steps: idlecfg-boot-steps.service */
+        O_SYMPTOM = 1u << 26,           /* report --symptom DEVICE:TEXT, repeatable */
+        O_SHOW = 1u << 27,              /* report --show: print what would be written, write nothing */
         /* every verb takes these */
         O_COMMON = O_ROOT | O_VERBOSE | O_HELP | O_VERSION,
         /* the plan's inputs */
@@ -82,12 +84,17 @@ struct args {
         const char *critical;   /* -c, the same */
         unsigned timeout;       /* verify --nagios -t SECONDS */
         bool boot_steps;        /* refresh --image --boot-steps: run the boot steps the first boot handed on */
+        char **symptoms;        /* report --symptom, in order (argv's strings); NULL-terminated */
+        size_t n_symptoms;
+        bool show;              /* report --show */
 };
 
 /* The command line into A (getopt's own messages off: idlecfg's, with the
  * "idlecfg:" prefix); optind is then the verb's index. -1: parsed, else the
  * exit code (--version printed, or a usage error said). */
 int args_parse(int argc, char **argv, struct args *a);
+/* what args_parse() allocated in A (the --symptom list) */
+void args_done(struct args *a);
 /* the --help lines of the options in BITS (O_*), translated */
 void options_print_help(unsigned bits, FILE *f);
 /* the long name of the first option in BITS */

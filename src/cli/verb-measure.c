@@ -557,6 +557,27 @@ int measure_verb(const struct measure_request *q, const struct plan *p, const st
         return 0;
 }
 
+int measure_take(unsigned seconds, const struct plan *p, const struct inventory *inv, struct measure_taken *ret)
+{
+        struct session ss;
+        struct measure_taken t = {};
+
+        session_init(&ss);
+        if (measure_once(&ss, seconds, &t.a, &t.b) < 0)
+                return -EIO;
+        measure_diff(t.a, t.b, p, inv, &t.r);
+        *ret = t;
+        return 0;
+}
+
+void measure_taken_done(struct measure_taken *t)
+{
+        measure_result_free(t->r);
+        measure_sample_free(t->a);
+        measure_sample_free(t->b);
+        *t = (struct measure_taken) {};
+}
+
 /* ---- before and after ---- */
 
 static size_t count_suspending(const struct measure_result *r)

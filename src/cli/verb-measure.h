@@ -5,6 +5,7 @@
 
 #include "model/inventory.h"
 #include "model/plan.h"
+#include "engine/measure.h"
 
 struct measure_request {
         unsigned seconds;       /* the length of one measurement */
@@ -14,6 +15,15 @@ struct measure_request {
 
 /* sample, wait, sample, print; the exit status (0, or 3 when /sys cannot be read) */
 int measure_verb(const struct measure_request *q, const struct plan *p, const struct inventory *inv);
+
+/* one measurement of SECONDS, for a verb that renders it itself (report):
+ * 0, or -EIO (said on stderr) */
+struct measure_taken {
+        struct measure_sample *a, *b;
+        struct measure_result *r;
+};
+int measure_take(unsigned seconds, const struct plan *p, const struct inventory *inv, struct measure_taken *ret);
+void measure_taken_done(struct measure_taken *t);
 
 /* measure, run CHANGE (which prints to OUT and returns an exit status), wait
  * for the settings to take effect, measure again, print before and after.
