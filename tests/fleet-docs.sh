@@ -93,11 +93,12 @@ last_failed && diag "$(cat "$tmp/s1" "$tmp/s2")"
 if command -v puppet >/dev/null 2>&1; then
         fresh
         sed "s|/usr/sbin/idlecfg |$ic |" "$tmp/ex.puppet" >"$tmp/site.pp"
-        # (a HOME of its own: puppet wants ~/.puppetlabs even with every
-        # directory given, and a package build's HOME need not exist)
+        # (every directory of its own, --publicdir too: as a user puppet
+        # puts it in ~/.puppet/cache, and a package build's HOME need not exist)
         pup() {
-                mkdir -p "$tmp/puppet/home" && HOME=$tmp/puppet/home puppet apply --detailed-exitcodes --color=false --confdir="$tmp/puppet/etc" --vardir="$tmp/puppet/var" \
-                        --codedir="$tmp/puppet/code" --logdir="$tmp/puppet/log" --rundir="$tmp/puppet/run" "$1"
+                puppet apply --detailed-exitcodes --color=false --confdir="$tmp/puppet/etc" --vardir="$tmp/puppet/var" \
+                        --codedir="$tmp/puppet/code" --logdir="$tmp/puppet/log" --rundir="$tmp/puppet/run" \
+                        --publicdir="$tmp/puppet/public" "$1"
         }
         pup "$tmp/site.pp" >"$tmp/p1" 2>&1; rc1=$?
         "$tmp/fakebin/chroot" "$root" kernel-install add "$KVER" "/boot/vmlinuz-$KVER"

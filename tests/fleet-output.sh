@@ -65,7 +65,7 @@ fi
 echo old >"$out/idlecfg.prom"
 chmod 0640 "$out/idlecfg.prom"
 owner=$(id -u):$(id -g)
-if [ "$(id -u)" -eq 0 ]; then
+if is_root; then
         chown 65534:65534 "$out/idlecfg.prom" && owner=65534:65534
 fi
 prom "$out/idlecfg.prom" >/dev/null 2>"$tmp/e6"; rc=$?

@@ -217,7 +217,7 @@ if [ -n "$busybox" ] && ! file -L "$busybox" 2>/dev/null | grep -q 'statically l
         busybox=
 fi
 nochroot=
-if [ "$(id -u)" != 0 ]; then
+if ! is_root; then
         nochroot="not root: rpm and pacman run scriptlets and hooks chrooted"
 elif [ -z "$busybox" ]; then
         nochroot="no static busybox (Debian: busybox-static) for the root's /bin/sh"

@@ -272,7 +272,7 @@ cached_root() {
         _dr_suite=$2 _dr_name=$3 _dr_include=$4
         _dr_key="debootstrap --variant=minbase --include=$_dr_include $_dr_suite ($5 1)"
         _dr_mirror=${IDLECFG_TEST_MIRROR:-http://deb.debian.org/debian}
-        [ "$(id -u)" -eq 0 ] || { why="not root (chroot, dpkg in the root)"; return 1; }
+        is_root || { why="not root (chroot, dpkg in the root)"; return 1; }
         command -v zstd >/dev/null || { why="no zstd for the cached root"; return 1; }
         mkdir -p "$_dr_cache" 2>/dev/null || { why="cannot make $_dr_cache"; return 1; }
         (

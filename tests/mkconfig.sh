@@ -6,9 +6,8 @@
 # writes to a file of the test (-o), never to /boot/grub of this machine.
 # can_mkconfig is set when root, unshare and grub-mkconfig are there.
 can_mkconfig=
-if [ "$(id -u)" -eq 0 ] && command -v grub-mkconfig >/dev/null 2>&1 && command -v grub-probe >/dev/null 2>&1 &&
-        command -v unshare >/dev/null 2>&1 &&
-        [ -x /etc/grub.d/10_linux ] && unshare -m true 2>/dev/null; then
+if command -v grub-mkconfig >/dev/null 2>&1 && command -v grub-probe >/dev/null 2>&1 &&
+        [ -x /etc/grub.d/10_linux ] && root_ns; then
         can_mkconfig=1
         mkdir -p "$tmp/grub.d" "$tmp/boot"
         cp /etc/grub.d/10_linux "$tmp/grub.d/"
