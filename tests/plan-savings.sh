@@ -12,7 +12,7 @@ if [ -d "$FIXTURES/recordings" ]; then
         recs=$(cd "$FIXTURES/recordings" && find . -name '*.umockdev' | sed 's|^\./||' | LC_ALL=C sort)
 fi
 n_recs=$(echo "$recs" | grep -c . || true)
-plan $((71 + 5 * n_recs))
+plan $((74 + 5 * n_recs))
 
 # knob|device|class|value|mechanism|reason|module|attr|current, one line per setting
 flat() {
@@ -197,6 +197,29 @@ check "kernel 6.14: the internal ports keep their ALPM (ata5 med_power_with_dipm
 check "kernel 7.3 (mask_port_ext): the mask and ALPM on ata3, saying the mask clears the external mark" sh -c "
         grep -q '^sata.mask_port_ext||[^|]*|0000:00:1f.2=0x4|modprobe|' '$tmp/k-7.3.4+bpo-amd64.flat' &&
         grep '^sata.alpm|host2|' '$tmp/k-7.3.4+bpo-amd64.flat' | grep -q '^[^|]*|[^|]*|[^|]*|med_power_with_dipm|.*ahci.mask_port_ext (planned) clears the mark'"
+
+# verify on that machine running 7.3: ata3's port says link_power_management_supported
+# 0 (the external mark) and stays at max_performance; only the mask helps there,
+# so verify names sata.mask_port_ext (planned, a module parameter for all hosts);
+# ata5, an internal port at max_performance, names sata.alpm
+awk '/^P: /{ p = $2 } { print } p ~ /\/host2\/scsi_host\/host2$/ && /^A: proc_name=ahci/ { print "A: link_power_management_supported=0\\n" }' \
+        "$m/machine.umockdev" >"$tmp/lpm0.umockdev"
+run_edited "$tmp/lpm0.umockdev" "$m/extra" "$IDLECFG" verify --json --profile balanced --root "$tmp/k-7.3.4+bpo-amd64" \
+        --kernel 7.3.4+bpo-amd64 >"$tmp/lpm0.json" 2>"$tmp/err"
+python3 -c '
+import json, sys
+for b in json.load(open(sys.argv[1]))["blockers"]:
+    if "link power" in b["what"]:
+        print("%s|%s|%s|%s" % (b["device"], b["knob"], b["planned"] or "", b["what"]))' "$tmp/lpm0.json" >"$tmp/lpm0.flat"
+check "verify, 7.3: LPM refused on ata3's external port (supported 0) names sata.mask_port_ext, planned 0000:00:1f.2=0x4, and what marks the port" \
+        grep -qxF "host2|sata.mask_port_ext|0000:00:1f.2=0x4|SATA link power management is off (link_power_management_policy = max_performance) and the kernel refuses it on this port (ahci_port_cmd 4c017: hot-plug capable port (PxCMD.HPCP)): only ahci.mask_port_ext, which clears the external mark, changes that" "$tmp/lpm0.flat"
+run_edited "$tmp/lpm0.umockdev" "$m/extra" "$IDLECFG" plan --json --profile balanced --root "$tmp/k-6.14.0-1-amd64" \
+        --kernel 6.14.0-1-amd64 >"$tmp/lpm0-614.json" 2>"$tmp/err"
+flat "$tmp/lpm0-614.json" >"$tmp/lpm0-614.flat"
+check "plan, 6.14 (no mask_port_ext): ata3 with link_power_management_supported 0 is skipped naming what marks the port and the mask" \
+        reason_has sata.alpm host2 "skipped: the kernel refuses LPM on this port (link_power_management_supported 0): ahci_port_cmd 4c017: hot-plug capable port (PxCMD.HPCP), a port the firmware marks external; only ahci.mask_port_ext clears the mark (sata.mask_port_ext)" "$tmp/lpm0-614.flat"
+check "verify, 7.3: ata5 (internal, max_performance) names sata.alpm, planned med_power_with_dipm" \
+        grep -qx "host4|sata.alpm|med_power_with_dipm|SATA link power management is off (link_power_management_policy = max_performance)" "$tmp/lpm0.flat"
 
 # the same machine as a Lenovo: AHCI runtime PM denied by the platform entry.
 # Runtime PM checks from here on plan powersave: balanced is ac:on battery:auto

@@ -54,9 +54,14 @@ struct blockers {
 static void blocker_add(struct blockers *b, const struct plan *p, const struct device *d, const char *knob,
                         char *what_take)
 {
+        const struct setting *s = plan_find(p, d->devpath, knob), *g;
+
+        /* a knob set once for all devices (a module parameter, such as
+         * ahci.mask_port_ext): its planned value is this device's too */
+        if (!s && (g = plan_find(p, NULL, knob)) && g->value)
+                s = g;
         b->v = xrealloc(b->v, (b->n + 1) * sizeof(*b->v));
-        b->v[b->n++] = (struct verify_blocker) { .d = d, .what = what_take, .knob = knob,
-                                          .s = plan_find(p, d->devpath, knob) };
+        b->v[b->n++] = (struct verify_blocker) { .d = d, .what = what_take, .knob = knob, .s = s };
 }
 
 /* MESSAGE (translated) with its "%s", if any, replaced by VALUE */

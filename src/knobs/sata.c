@@ -131,10 +131,14 @@ static void alpm(struct planctx *c)
                 masked = external && port_masked(c, h);
                 if (supported && streq(supported, "0") && !masked) {
                         plan_skip(c, h, "sata.alpm",
-                                  xstrdup("skipped: the kernel says this port does not support LPM "
-                                            "(link_power_management_supported 0: the firmware marks it external "
-                                            "or hot-plug, or the HBA has none of Partial, Slumber and DevSleep, "
-                                            "as QEMU's AHCI)"));
+                                  external ? xasprintf("skipped: the kernel refuses LPM on this port "
+                                                       "(link_power_management_supported 0): %s, a port the firmware "
+                                                       "marks external; only ahci.mask_port_ext clears the mark "
+                                                       "(sata.mask_port_ext)", ext_what)
+                                           : xstrdup("skipped: the kernel says this port does not support LPM "
+                                                     "(link_power_management_supported 0: the HBA has none of "
+                                                     "Partial, Slumber and DevSleep, as QEMU's AHCI, or the "
+                                                     "firmware marks the port external)"));
                         continue;
                 }
                 /* the machine (ahci_broken_lpm) or the controller (AHCI board flags) */
@@ -523,10 +527,44 @@ static bool port_setting(const struct setting *s, const char *devpath)
                startswith(s->device + n, "/host");
 }
 
+/* Is host D's LPM refused because the firmware marks its AHCI port external
+ * (link_power_management_supported 0, the kernel's ATA_FLAG_NO_LPM of 6.13 and
+ * later): then no policy write helps, only ahci.mask_port_ext (6.17) does.
+ * *ret_what (free it) says what marks the port. */
+static bool lpm_refused_external(const struct device *d, char **ret_what)
+{
+        const char *sup = kv_get(&d->knobs, "link_power_management_supported");
+
+        return sup && streq(sup, "0") && streq_ptr(kv_get(&d->ids, "proc_name"), "ahci") &&
+               port_kind(d, ret_what) == PORT_EXTERNAL;
+}
+
+static char *alpm_blocker(const struct device *d, char **ret_devpath)
+{
+        const char *v = kv_get(&d->knobs, "link_power_management_policy");
+        _cleanup_free_ char *what = NULL;
+
+        if (!v || !streq(v, "max_performance") || lpm_refused_external(d, &what))
+                return NULL;
+        return xstrdup(_("SATA link power management is off (link_power_management_policy = max_performance)"));
+}
+
+static char *external_blocker(const struct device *d, char **ret_devpath)
+{
+        const char *v = kv_get(&d->knobs, "link_power_management_policy");
+        _cleanup_free_ char *what = NULL;
+
+        if (!v || !streq(v, "max_performance") || !lpm_refused_external(d, &what))
+                return NULL;
+        return xasprintf(_("SATA link power management is off (link_power_management_policy = max_performance) "
+                           "and the kernel refuses it on this port (%s): only ahci.mask_port_ext, which clears "
+                           "the external mark, changes that"), what);
+}
+
 static const struct knob_blocker blockers[] = {
         BLOCKER_CHECK("sata", "sata.runtime_pm", port_blocker),
-        BLOCKER("sata", "sata.alpm", "link_power_management_policy", "max_performance",
-                N_("SATA link power management is off (link_power_management_policy = max_performance)")),
+        BLOCKER_CHECK("sata", "sata.alpm", alpm_blocker),
+        BLOCKER_CHECK("sata", "sata.mask_port_ext", external_blocker),
 };
 
 const struct knob_family knob_family_sata = {
