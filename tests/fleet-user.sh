@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3
 . "$top_srcdir/tests/fleet-lib.sh"
-plan 12
+plan 15
 
 status=var/lib/idlecfg/status.json
 root=$tmp/root
@@ -41,9 +41,40 @@ PY
 check "install (exit $rc) writes the status file: mode 0644, the profile, the step pending, root verify's counts ($root_rc)" st_ok
         last_failed && diag "$(cat "$root/$status" 2>&1)"
 
+# ---- the external facts: facter runs the shipped facts.d script ----
+if command -v facter >/dev/null 2>&1; then
+        mkdir -p "$tmp/facts.d" "$tmp/bin" "$tmp/home"
+        printf '#!/bin/sh\nexec "%s" --root "%s" "$@"\n' "$IDLECFG" "$root" >"$tmp/bin/idlecfg"
+        chmod +x "$tmp/bin/idlecfg"
+        sed -e "s|@sbindir@|$tmp/bin|g" -e "s|@pkgdatadir@|$tmp|g" "$top_srcdir/src/facts/idlecfg.in" >"$tmp/facts.d/idlecfg"
+        chmod +x "$tmp/facts.d/idlecfg"
+        HOME=$tmp/home facter --json --external-dir "$tmp/facts.d" idlecfg_installed idlecfg_profile idlecfg_boot_step_pending \
+                idlecfg_drift idlecfg_status idlecfg_last_run >"$tmp/facter.json" 2>"$tmp/facter.err"; rc=$?
+        check "facter --external-dir with the shipped facts.d script: installed, the profile, the step pending, the drift (exit $rc)" \
+                json "$tmp/facter.json" 'd["idlecfg_installed"] in (True, "true") and d["idlecfg_profile"] == "powersave" and d["idlecfg_boot_step_pending"] in (True, "true") and int(d["idlecfg_drift"]) == json.load(open("'"$root/$status"'"))["drift"] and d["idlecfg_status"] == "ok" and d["idlecfg_last_run"] == "install"'
+                last_failed && diag "$(cat "$tmp/facter.err")"
+else
+        skip "facter with the shipped facts.d script" "facter not installed (Debian: facter)"
+fi
+"$IDLECFG" --root "$root" facts >"$tmp/facts.txt" 2>&1; rc=$?
+"$IDLECFG" --root "$root" facts --json >"$tmp/facts.json" 2>&1; rc2=$?
+facts_same() {
+        test $rc -eq 0 && test $rc2 -eq 0 && python3 - "$tmp/facts.txt" "$tmp/facts.json" <<'PY'
+import json, sys
+lines = dict(l.rstrip("\n").split("=", 1) for l in open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))
+assert all(k.startswith("idlecfg_") for k in lines), lines
+as_text = {k: ("true" if v is True else "false" if v is False else str(v)) for k, v in d.items() if v is not None}
+assert lines == as_text, (lines, as_text)
+assert all(not isinstance(v, (dict, list)) for v in d.values())
+PY
+}
+check "facts: flat idlecfg_NAME=VALUE lines, and the same facts as one flat JSON object (--json)" facts_same
+        last_failed && diag "$(cat "$tmp/facts.txt" "$tmp/facts.json")"
+
 # ---- as a user: the run as nobody, /sys and the root readable as on a real machine ----
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null 2>&1; then
-        for i in 2 3 4 5 6 7 8; do skip "as an unprivileged user" "not root, or no setpriv: cannot become nobody"; done
+        for i in 2 3 4 5 6 7 8 9; do skip "as an unprivileged user" "not root, or no setpriv: cannot become nobody"; done
 else
         user() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
         chmod 755 "$tmp" "$UMOCKDEV_DIR"
@@ -105,6 +136,8 @@ PY
                 last_failed && diag "exit $rc" "$(cat "$tmp/u5.err")"
         chmod 0644 "$p"
         mv "$tmp/status.kept" "$root/$status"
+        user "$IDLECFG" --root "$root" facts >"$tmp/facts.user" 2>&1; rc=$?
+        check "  facts as nobody: exit 0, root's facts" sh -c "test $rc -eq 0 && cmp '$tmp/facts.txt' '$tmp/facts.user'"
         chmod 0600 "$p"
         user "$IDLECFG" --root "$root" --kernel "$KVER" verify >"$tmp/u6.out" 2>"$tmp/u6.err"; rc=$?
         check "  verify's text as nobody: root's exit ($root_rc), the path and the status file said" sh -c "

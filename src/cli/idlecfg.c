@@ -18,6 +18,7 @@
 #include "cli/verb-check.h"
 #include "cli/verb-detect.h"
 #include "cli/verb-explain.h"
+#include "cli/verb-facts.h"
 #include "cli/verb-install.h"
 #include "cli/verb-measure.h"
 #include "cli/verb-power.h"
@@ -78,6 +79,9 @@ static const struct verb verbs[] = {
         { "power-source", 0, 1, VERB_LOCK | VERB_STATUS, check_power_source, verb_power_source,
           N_("Write the values of the current power source: power-source [event|boot|resume|show|ac|battery]"),
           O_DRY_RUN | O_WAIT | O_JSON, N_("[event|boot|resume|show|ac|battery]") },
+        /* reads the status file only: any user, no lock, no detect */
+        { "facts", 0, 0, 0, NULL, verb_facts,
+          N_("Print idlecfg's state as external facts (facter, Salt grains): key=value, or --json"), O_JSON, NULL },
 };
 
 static void print_exit_status(FILE *f)
