@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3
 . "$top_srcdir/tests/fleet-lib.sh"
-plan 15
+plan 18
 
 status=var/lib/idlecfg/status.json
 root=$tmp/root
@@ -164,4 +164,33 @@ ic install --profile powersave >/dev/null 2>&1
 ic rollback apply >/dev/null 2>&1; rc=$?
 check "install, then rollback apply only (exit $rc): the status file stays, written by rollback" \
         json "$root/$status" 'd["verb"] == "rollback" and d["installed"] and not d["applied"]'
+
+# ---- the kill sweeps of the status file's writers: apply, a switch, rollback ----
+# each run killed at each of its fault points (the status file's write among
+# them), then a rollback: nothing of idlecfg left, no temporary file
+cp -a "$root" "$tmp/installed"
+sweep() {
+        n=0 bad=0
+        while [ $n -lt 300 ]; do
+                n=$((n + 1))
+                rm -rf "$root" && cp -a "$tmp/installed" "$root"
+                [ "$1" = rollback ] && { ic apply >/dev/null 2>&1; }
+                IDLECFG_FAULT=kill:$n "$IDLECFG" --root "$root" $2 >"$tmp/k.out" 2>&1
+                grep -q injected "$tmp/k.out" || break
+                ic rollback >"$tmp/k.rb" 2>&1 || { bad=$((bad + 1)); echo "kill:$n: rollback failed"; cat "$tmp/k.rb"; }
+                # (run/idlecfg's own leftovers of a killed switch or rollback are
+                # the switch's and rollback's, not the status file's: not judged here)
+                left=$(find "$root/var" -name '.#*' -o -name status.json 2>/dev/null)
+                [ -z "$left" ] && [ ! -e "$root/var/lib/idlecfg" ] ||
+                        { bad=$((bad + 1)); echo "kill:$n: left $left $(ls -A "$root/var/lib/idlecfg" 2>&1)"; }
+        done
+        echo "$((n - 1)) $bad"
+}
+for what in "apply:--kernel $KVER apply" "switch:power-source battery" "rollback:--kernel $KVER rollback"; do
+        sweep "${what%%:*}" "${what#*:}" >"$tmp/sweep.log" 2>&1
+        set -- $(tail -n 1 "$tmp/sweep.log")
+        check "${what%%:*} killed at each of its ${1:-?} fault points, then rollback: no status file, no temporary file in var, no state left" \
+                sh -c "test '${2:-x}' = 0 && test ${1:-0} -ge 5"
+        [ "${2:-x}" = 0 ] || diag "$(head -20 "$tmp/sweep.log")"
+done
 done_testing

@@ -75,7 +75,8 @@ void run_status(struct run *c, const char *verb)
                         sb_appendf(&ids, "%s%s", ids.len ? " " : "", steps.v[i].id);
         s.boot_steps = ids.len ? sb_steal(&ids) : NULL;
         sb_free(&ids);
-        if (c->plan && c->inv)
+        /* an image's plan is for the machines it boots on, not this one */
+        if (c->plan && c->inv && !c->a->image)
                 status_compare(c, &s);
         else if (!streq(verb, "rollback") && status_read(&c->rfs, &old) == 0) {
                 /* this run planned nothing: the last comparison stands, with its time */
