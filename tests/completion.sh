@@ -118,6 +118,7 @@ run_mode() {
         check "$m: verbs after 'idlecfg '" expect 'apply
 detect
 explain
+facts
 help
 install
 measure

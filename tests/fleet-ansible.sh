@@ -13,7 +13,7 @@ need umockdev-run depmod python3 ansible-playbook
 # ansible-core runs only in a UTF-8 locale
 locale -a 2>/dev/null | grep -qi '^C\.utf-\{0,1\}8$' || skip_all "no C.UTF-8 locale (ansible needs UTF-8)"
 . "$top_srcdir/tests/fleet-lib.sh"
-plan 11
+plan 15
 
 root=$tmp/root
 fleet_root "$root" || { echo "Bail out! no root"; exit 1; }
@@ -69,6 +69,11 @@ absent() {
 }
 check "absent: changed in check mode, then rolled back (exit 4: the boot entry's step pending), again: no change, the step still named until it ran, then nothing; the tree as before (the boot entry aside)" absent 
         last_failed && diag "$(diff "$tmp/tree.before" "$tmp/tree.absent" | head -20)"
+check "  absent again asks idlecfg (rollback's messages and exit status), its pending boot step reported as idlecfg says it" \
+        result "absent again" '"messages" in r and r["messages"] and r["boot_step_pending"] == (r["exit_status"] == 4) and r["boot_step_pending"] == any(s["boot"] for s in r["next_steps"])'
+check "--root in options (abbreviated --ro=): refused, the task failed naming --root, nothing written in the other root" \
+        result "root in options" 'r["failed"] and "--root" in r["msg"] and "root parameter" in r["msg"]'
+        last_failed && diag "$(diff "$tmp/tree.before" "$tmp/tree.absent" | head -20)"
 fleet_ansible ansible-doc --json -t module idlecfg.idlecfg.idlecfg >"$tmp/doc.json" 2>"$tmp/doc.err"; rc=$?
 check "ansible-doc reads the module's documentation: every option of its argument_spec, the values it returns" sh -c "
         test $rc -eq 0 && python3 - '$tmp/doc.json' '$top_srcdir/src/ansible/ansible_collections/idlecfg/idlecfg/plugins/modules/idlecfg.py' <<'PY'
@@ -76,7 +81,38 @@ import json, re, sys
 d = json.load(open(sys.argv[1]))['idlecfg.idlecfg.idlecfg']
 spec = set(re.findall(r'^ +(\\w+)=dict\\(type=', open(sys.argv[2]).read(), re.M))
 assert spec and set(d['doc']['options']) == spec, (sorted(spec), sorted(d['doc']['options']))
-assert {'changed', 'files', 'next_steps', 'boot_step_pending', 'warnings'} <= set(d['return']), sorted(d['return'])
+assert {'changed', 'files', 'next_steps', 'boot_step_pending', 'warnings', 'exit_status', 'verify', 'messages', 'rc'} <= set(d['return']), sorted(d['return'])
 PY"
 last_failed && diag "$(head -5 "$tmp/doc.err")"
+# the collection's README names the values the module returns (RETURN), no other
+check "the collection's README: its Returned list is RETURN's (exit_status, verify; rc only of a failed task)" sh -c "
+        test $rc -eq 0 && python3 - '$tmp/doc.json' '$top_srcdir/src/ansible/ansible_collections/idlecfg/idlecfg/README.md' <<'PY'
+import json, re, sys
+ret = set(json.load(open(sys.argv[1]))['idlecfg.idlecfg.idlecfg']['return'])
+text = open(sys.argv[2]).read()
+para = text[text.index('Returned:'):].split('\\n\\n')[0]
+named = set(re.findall(r'\`(\\w+)\`', para)) - {'state', 'absent', 'checked', 'msg'}
+assert named == ret, ('README only', sorted(named - ret), 'RETURN only', sorted(ret - named))
+PY"
+
+# ---- examples/remove.yml: the rollback and the boot steps it returns ----
+root2=$tmp/root2
+fleet_root "$root2" || { echo "Bail out! no root"; exit 1; }
+"$IDLECFG" --root "$root2" --kernel "$KVER" install --profile powersave >/dev/null 2>&1
+"$tmp/fakebin/chroot" "$root2" kernel-install add "$KVER" "/boot/vmlinuz-$KVER"
+entry2=$root2/boot/loader/entries/debian-$KVER.conf
+awk -v root="$root2" -v bin="$IDLECFG" -v kver="$KVER" -v path="$tmp/fakebin:$PATH" '
+        { print }
+        /^  hosts: all$/ {
+                print "  module_defaults:"
+                print "    idlecfg.idlecfg.idlecfg: {root: \"" root "\", binary: \"" bin "\", options: [\"--kernel=" kver "\"]}"
+                print "  environment:"
+                print "    PATH: \"" path "\""
+        }' "$top_srcdir/src/ansible/ansible_collections/idlecfg/idlecfg/examples/remove.yml" >"$tmp/remove.yml"
+grep -q 'pcie_aspm.policy=' "$entry2"; had=$?
+fleet_ansible ansible-playbook -i localhost, -c local -e ansible_become=false "$tmp/remove.yml" >"$tmp/rm.out" 2>&1; rc=$?
+check "examples/remove.yml: rolls back, its handler runs the step rollback returns (the boot entry without idlecfg's word)" sh -c "
+        test $had -eq 0 && test $rc -eq 0 && test ! -e '$root2/var/lib/idlecfg/manifest' && test -f '$entry2' &&
+        ! grep -q 'pcie_aspm.policy=' '$entry2'"
+last_failed && diag "exit $rc" "$(tail -25 "$tmp/rm.out")"
 done_testing

@@ -10,7 +10,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 . "$top_srcdir/tests/fleet-lib.sh"
-plan 20
+plan 21
 
 root=$tmp/root
 fleet_root "$root" || { echo "Bail out! no root"; exit 1; }
@@ -105,6 +105,9 @@ check "--nag (getopt's abbreviation) with --json: UNKNOWN (3), the reason in the
 nagios -t 0 >"$tmp/u4"; rc=$?
 check "-t 0: UNKNOWN (3), the reason in the line" sh -c "
         test $rc -eq 3 && grep -q \"^IDLECFG UNKNOWN - --timeout takes seconds from 1 to 3600, not '0'\" '$tmp/u4'"; last_failed && diag "exit $rc" "$(cat "$tmp/u4")"
+nagios --version >"$tmp/u5"; rc=$?
+check "--version: one line, the version, exit 0 (no UNKNOWN line after it)" sh -c "
+        test $rc -eq 0 && test \$(wc -l <'$tmp/u5') -eq 1 && grep -q '^idlecfg ' '$tmp/u5'"; last_failed && diag "exit $rc" "$(cat "$tmp/u5")"
 
 # ---- -t: a read of /sys that hangs ----
 if ${CC:-cc} -shared -fPIC -o "$tmp/slow-open.so" "$top_srcdir/tests/slow-open.c" -ldl >"$tmp/cc.log" 2>&1; then

@@ -93,20 +93,21 @@ last_failed && diag "$(cat "$tmp/s1" "$tmp/s2")"
 if command -v puppet >/dev/null 2>&1; then
         fresh
         sed "s|/usr/sbin/idlecfg |$ic |" "$tmp/ex.puppet" >"$tmp/site.pp"
-        # (every directory of its own, --publicdir too: as a user puppet
-        # puts it in ~/.puppet/cache, and a package build's HOME need not exist)
+        mkdir -p "$tmp/puppet"
+        # (every directory of its own, --publicdir too, and a HOME that exists:
+        # as a user puppet writes below ~/.puppet, and a package build's HOME need not exist)
         pup() {
-                puppet apply --detailed-exitcodes --color=false --confdir="$tmp/puppet/etc" --vardir="$tmp/puppet/var" \
-                        --codedir="$tmp/puppet/code" --logdir="$tmp/puppet/log" --rundir="$tmp/puppet/run" \
-                        --publicdir="$tmp/puppet/public" "$1"
+                HOME=$tmp/puppet puppet apply --detailed-exitcodes --color=false --confdir="$tmp/puppet/etc" \
+                        --vardir="$tmp/puppet/var" --codedir="$tmp/puppet/code" --logdir="$tmp/puppet/log" \
+                        --rundir="$tmp/puppet/run" --publicdir="$tmp/puppet/public" "$1"
         }
-        pup "$tmp/site.pp" >"$tmp/p1" 2>&1; rc1=$?
-        "$tmp/fakebin/chroot" "$root" kernel-install add "$KVER" "/boot/vmlinuz-$KVER"
-        pup "$tmp/site.pp" >"$tmp/p2" 2>&1; rc2=$?
+        # the fake chroot (kernel-install's boot entry) in the PATH the exec's steps run with
+        PATH=$tmp/fakebin:$PATH pup "$tmp/site.pp" >"$tmp/p1" 2>&1; rc1=$?
+        PATH=$tmp/fakebin:$PATH pup "$tmp/site.pp" >"$tmp/p2" 2>&1; rc2=$?
         sed 's/powersave/no-such-profile/g' "$tmp/site.pp" >"$tmp/bad.pp"
         pup "$tmp/bad.pp" >"$tmp/p3" 2>&1; rc3=$?
-        check "the Puppet exec: --detailed-exitcodes 2 (installed, install's 4 taken), then 0 (nothing to do), a bad profile 4 or 6" sh -c "
-                test $rc1 -eq 2 && test -f '$root/etc/udev/rules.d/70-idlecfg.rules' && test $rc2 -eq 0 &&
+        check "the Puppet exec converges: --detailed-exitcodes 2 (installed, the boot step run), then 0 (nothing to do); a bad profile 4 or 6" sh -c "
+                test $rc1 -eq 2 && test -f '$root/etc/udev/rules.d/70-idlecfg.rules' && test -f '$entry' && test $rc2 -eq 0 &&
                 { test $rc3 -eq 4 || test $rc3 -eq 6; }"
         last_failed && diag "exit $rc1 $rc2 $rc3" "$(tail -8 "$tmp/p1")" "$(tail -5 "$tmp/p2")" "$(tail -5 "$tmp/p3")"
 else

@@ -131,8 +131,10 @@ ic install --dry-run >"$T/dry.$l" 2>&1
 ic install --dry-run --json >"$T/dryjson.$l" 2>/dev/null
 # exit 4: done, the boot entry is still to be made from /etc/kernel/cmdline
 ic install >"$T/install.$l" 2>&1 || [ $? -eq 4 ] || { echo "install $l failed:"; cat "$T/install.$l"; } >>"$T/files.err"
-(cd "$ROOT" && find . -type f ! -path ./run/idlecfg.lock ! -path ./var/lib/idlecfg/manifest -exec sha256sum {} + |
-        sort -k2) >"$T/tree.$l"
+# the status file holds the run's time: compared without its times
+(cd "$ROOT" && find . -type f ! -path ./run/idlecfg.lock ! -path ./var/lib/idlecfg/manifest \
+        ! -path ./var/lib/idlecfg/status.json -exec sha256sum {} + | sort -k2 &&
+        grep -v '"time\|"compared"' var/lib/idlecfg/status.json) >"$T/tree.$l"
 # the input lines digest the size, mtime and inode of files (rollback rewrites
 # /etc/kernel/cmdline): their names are compared, not their values
 # (and the end record, whose checksum covers them)

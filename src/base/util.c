@@ -347,13 +347,39 @@ int read_live_fd(int fd, enum live_trim trim, char **ret)
         return 0;
 }
 
+static struct denied *denied_v;
+static size_t denied_n;
+
+void denied_note(const char *path, int err)
+{
+        if (geteuid() == 0 || (err != -EACCES && err != -EPERM))
+                return;
+        for (size_t i = 0; i < denied_n; i++)
+                if (streq(denied_v[i].path, path))
+                        return;
+        denied_v = xrealloc(denied_v, (denied_n + 1) * sizeof(*denied_v));
+        denied_v[denied_n++] = (struct denied) { .path = xstrdup(path), .err = err };
+}
+
+const struct denied *denied_list(size_t *ret_n)
+{
+        *ret_n = denied_n;
+        return denied_v;
+}
+
 int read_live(const char *path, enum live_trim trim, char **ret)
 {
         _cleanup_close_ int fd = -EBADF;
+        struct stat st;
+        int r;
 
         trace_read("live", path);
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        return read_live_fd(fd, trim, ret);
+        r = read_live_fd(fd, trim, ret);
+        /* refused, and root could read it (a write-only attribute is nobody's to read) */
+        if ((r == -EACCES || r == -EPERM) && stat(path, &st) == 0 && (st.st_mode & S_IRUSR))
+                denied_note(path, r);
+        return r;
 }
 
 int read_attr_at(int dirfd, const char *attr, char **ret)

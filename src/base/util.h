@@ -108,6 +108,17 @@ enum live_trim {
         LIVE_RAW,       /* as it is, newlines kept; a NUL in it: -EBADMSG (read_raw) */
 };
 int read_live_fd(int fd, enum live_trim trim, char **ret);
+/* What a run could not read for want of privilege: PATH (a file root can
+ * read, or a directory to list) refused with ERR (-EACCES, -EPERM) while
+ * not root. read_live() notes its own; a caller that opens a directory notes
+ * its refusal. The cli layer says them (an unprivileged user's answer differs
+ * from root's only where it says why); denied_list() gives them, in order. */
+void denied_note(const char *path, int err);
+struct denied {
+        char *path;
+        int err;
+};
+const struct denied *denied_list(size_t *ret_n);
 /* the same, opening PATH */
 int read_live(const char *path, enum live_trim trim, char **ret);
 /* DIRFD's or DIR's attribute ATTR, LIVE_LINE */

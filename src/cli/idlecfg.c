@@ -12,11 +12,13 @@
 #include "cli/options.h"
 #include "cli/run.h"
 #include "cli/run-install.h"
+#include "cli/run-status.h"
 #include "base/util.h"
 #include "cli/verb-apply.h"
 #include "cli/verb-check.h"
 #include "cli/verb-detect.h"
 #include "cli/verb-explain.h"
+#include "cli/verb-facts.h"
 #include "cli/verb-install.h"
 #include "cli/verb-measure.h"
 #include "cli/verb-power.h"
@@ -31,6 +33,7 @@ enum {
         VERB_PLAN = 1 << 2,             /* the inventory and the plan */
         VERB_INSTALLED = 1 << 3,        /* the plan of the installed profile unless --profile */
         VERB_LOCK_LATE = 1 << 4,        /* the lock, taken by the verb once it has something to write */
+        VERB_STATUS = 1 << 5,           /* writes the status file after a run that held the lock */
 };
 
 struct verb {
@@ -54,14 +57,14 @@ static const struct verb verbs[] = {
           O_PLANNING | O_JSON | O_FORMAT, NULL },
         { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why"),
           O_PLANNING, N_("DEVICE") },
-        { "install", 0, 0, VERB_LOCK | VERB_PLAN, check_install, verb_install,
+        { "install", 0, 0, VERB_LOCK | VERB_PLAN | VERB_STATUS, check_install, verb_install,
           N_("Write the configuration files into the root, with a manifest"),
           O_PLANNING | O_JSON | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CHECK | O_DIFF |
           O_FORMAT | O_BOOT_STEPS, NULL },
-        { "apply", 0, 0, VERB_LOCK | VERB_PLAN, check_apply, verb_apply,
+        { "apply", 0, 0, VERB_LOCK | VERB_PLAN | VERB_STATUS, check_apply, verb_apply,
           N_("Apply the settings to the running system now, journal first"),
           O_PLANNING | O_DRY_RUN | O_KEEP_GOING | O_WAIT | O_MEASURE | O_JSON, NULL },
-        { "rollback", 0, 1, VERB_LOCK, check_rollback, verb_rollback,
+        { "rollback", 0, 1, VERB_LOCK | VERB_STATUS, check_rollback, verb_rollback,
           N_("Undo apply and/or install exactly: rollback [apply|install|all]"),
           O_FORCE | O_WAIT | O_MEASURE | O_JSON | O_PLANNING, N_("[apply|install|all]") },
         { "verify", 0, 0, VERB_PLAN | VERB_INSTALLED, check_verify, verb_verify,
@@ -71,15 +74,18 @@ static const struct verb verbs[] = {
           N_("Show what this machine has, plans and measured, for its owner to send"),
           O_PLANNING | O_FORMAT | O_OUTPUT | O_SHOW | O_SYMPTOM | O_SECONDS, NULL },
         /* detects and plans itself, only when something changed */
-        { "refresh", 0, 0, VERB_LOCK | VERB_LOCK_LATE, check_refresh, verb_refresh,
+        { "refresh", 0, 0, VERB_LOCK | VERB_LOCK_LATE | VERB_STATUS, check_refresh, verb_refresh,
           N_("Re-install if hardware, kernel, hwdb or profile changed"),
           O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CONDITION | O_BOOT_STEPS, NULL },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
           N_("Measure idle for --seconds: who suspends, who stays awake and why"),
           O_PLANNING | O_JSON | O_SECONDS, NULL },
-        { "power-source", 0, 1, VERB_LOCK, check_power_source, verb_power_source,
+        { "power-source", 0, 1, VERB_LOCK | VERB_STATUS, check_power_source, verb_power_source,
           N_("Write the values of the current power source: power-source [event|boot|resume|show|ac|battery]"),
           O_DRY_RUN | O_WAIT | O_JSON, N_("[event|boot|resume|show|ac|battery]") },
+        /* reads the status file only: any user, no lock, no detect */
+        { "facts", 0, 0, 0, NULL, verb_facts,
+          N_("Print idlecfg's state as external facts (facter, Salt grains): key=value, or --json"), O_JSON, NULL },
 };
 
 static void print_exit_status(FILE *f)
@@ -374,6 +380,8 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
 {
         struct run run;
         int r = run_open(&run, a);
+        /* power-source show only reads: any user may run it */
+        bool shows = nargs > 0 && streq(args[0], "show");
 
         if (r == EXIT_OK && v->check)
                 r = v->check(a, nargs, args);
@@ -383,7 +391,7 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
          * refresh --condition reads a stamp written whole; refresh's cheap
          * look reads files written whole, and locks only when it writes */
         if (r == EXIT_OK && (v->needs & VERB_LOCK) && !(v->needs & VERB_LOCK_LATE) && !a->dry_run && !a->check &&
-            !a->condition)
+            !a->condition && !shows)
                 r = run_lock(&run);
         if (r == EXIT_OK && (v->needs & VERB_INSTALLED))
                 r = run_installed_profile(&run);
@@ -393,6 +401,11 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
                 r = run_detect(&run);
         if (r == EXIT_OK)
                 r = v->run(&run, nargs, args);
+        /* a run that held the lock and did its work (drift, files left alone
+         * and a boot step left too): the status file says what it left */
+        if ((r == EXIT_OK || r == EXIT_CHANGES || r == EXIT_BOOT_INCOMPLETE) && (v->needs & VERB_STATUS) &&
+            run.lock >= 0)
+                run_status(&run, v->name);
         run_done(&run);
         return r;
 }

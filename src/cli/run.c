@@ -46,8 +46,21 @@ int run_open(struct run *c, const struct args *a)
         return EXIT_OK;
 }
 
+/* what the run could not read for want of privilege, and why: an answer
+ * that differs from root's says where */
+static void say_denied(void)
+{
+        size_t n;
+        const struct denied *d = denied_list(&n);
+
+        for (size_t i = 0; i < n; i++)
+                fprintf(stderr, _("idlecfg: warning: cannot read %s: %s (root can): what it holds is not known to "
+                                  "this run\n"), d[i].path, strerror(-d[i].err));
+}
+
 void run_done(struct run *c)
 {
+        say_denied();
         plan_free(c->plan);
         inventory_free(c->inv);
         free(c->chosen);

@@ -12,6 +12,7 @@
 #include "engine/next-steps.h"
 #include "engine/rollback.h"
 #include "cli/verb-install.h"
+#include "state/status.h"
 
 void rollback_print(const struct rollback_result *r, bool values, FILE *out)
 {
@@ -133,8 +134,40 @@ static void boot_lefts_text(const struct boot_lefts *l, FILE *out)
         }
 }
 
+/* what this run could not read for want of privilege, and the status file
+ * taken for it (ST, NULL: none consulted) */
+static void verify_denied_json(const struct status *st, struct json *j)
+{
+        size_t n;
+        const struct denied *d = denied_list(&n);
+
+        json_key(j, "unreadable");
+        json_begin_array(j);
+        for (size_t i = 0; i < n; i++) {
+                json_begin_object(j);
+                json_kv_string(j, "path", d[i].path);
+                json_kv_string(j, "error", strerror(-d[i].err));
+                json_end_object(j);
+        }
+        json_end_array(j);
+        json_key(j, "status_file");
+        if (!st) {
+                json_null(j);
+                return;
+        }
+        json_begin_object(j);
+        json_kv_string(j, "path", STATUS_PATH);
+        json_kv_string(j, "verb", st->verb);
+        json_kv_int(j, "time", st->time);
+        json_kv_int_or_null(j, "compared", st->compared > 0, st->compared);
+        json_kv_int_or_null(j, "drift", st->drift >= 0, st->drift);
+        json_kv_int_or_null(j, "missing", st->missing >= 0, st->missing);
+        json_kv_bool(j, "boot_step_pending", st->boot_step_pending);
+        json_end_object(j);
+}
+
 static void verify_print_json(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
-                              const struct boot_lefts *left, FILE *out)
+                              const struct boot_lefts *left, const struct status *st, FILE *out)
 {
         struct json j;
 
@@ -189,15 +222,16 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
         json_end_array(&j);
         next_steps_print_json(steps, &j);
         boot_lefts_json(left, &j);
+        verify_denied_json(st, &j);
         json_end_object(&j);
         json_finish(&j);
 }
 
 void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
-                  const struct boot_lefts *left, bool json, FILE *out)
+                  const struct boot_lefts *left, const struct status *st, bool json, FILE *out)
 {
         if (json) {
-                verify_print_json(r, p, steps, left, out);
+                verify_print_json(r, p, steps, left, st, out);
                 return;
         }
         fprintf(out, _("Settings of profile %s (%s): %zu match, %zu drift, %zu missing, %zu take effect "
@@ -432,9 +466,49 @@ int check_verify(const struct args *a, int argc, char **argv)
         return nagios_check_args(a);
 }
 
+/* Some reads were refused (a user's run: root-only files, debugfs): the
+ * status file the last writing run left (root's comparison) into *ST, said
+ * on stderr; true when there is one to take. */
+static bool verify_status_for_denied(const struct run *c, struct status *st)
+{
+        size_t n;
+        _cleanup_free_ char *shown = rootfs_display(&c->rfs, STATUS_PATH);
+        int r;
+
+        (void) denied_list(&n);
+        if (!n)
+                return false;
+        r = status_read(&c->rfs, st);
+        if (r < 0) {
+                fprintf(stderr, _("idlecfg: warning: %zu path(s) need root to read (below) and there is no status "
+                                  "file to take for them (%s: %s): the verdict is of what this run could read\n"),
+                        n, shown, strerror(-r));
+                return false;
+        }
+        if (st->drift < 0 || st->missing < 0) {
+                fprintf(stderr, _("idlecfg: warning: %zu path(s) need root to read (below); the status file %s "
+                                  "holds no comparison: the verdict is of what this run could read\n"), n, shown);
+                return true;
+        }
+        {
+                time_t t = (time_t) st->compared;
+                struct tm tm;
+                char when[32] = "?";
+
+                if (gmtime_r(&t, &tm))
+                        strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+                fprintf(stderr, _("idlecfg: %zu path(s) need root to read (below): taken from the status file %s, "
+                                  "the running system as %s compared it at %s: %lld drift, %lld missing\n"),
+                        n, shown, st->verb, when, st->drift, st->missing);
+        }
+        return true;
+}
+
 int verb_verify(struct run *c, int argc, char **argv)
 {
         const struct args *a = c->a;
+        _cleanup_(status_done) struct status st = {};
+        bool have_status;
         _cleanup_(verify_result_free) struct verify_result res = {};
         _cleanup_free_ char *source = NULL;
         _cleanup_(next_steps_free) struct next_steps steps = {};
@@ -479,8 +553,11 @@ int verb_verify(struct run *c, int argc, char **argv)
         }
         /* what a rollback took out and the running kernel or the initramfs still hold */
         boot_lefts_find(&c->rfs, &left);
-        verify_print(&res, c->plan, &steps, &left, a->json || streq_ptr(a->format, "json"), stdout);
-        if (r > 0)
+        have_status = verify_status_for_denied(c, &st);
+        verify_print(&res, c->plan, &steps, &left, have_status ? &st : NULL, a->json || streq_ptr(a->format, "json"),
+                     stdout);
+        /* what needs root: the verdict of the last run that could read it */
+        if (r > 0 || (have_status && st.drift + st.missing > 0))
                 return EXIT_CHANGES;
         return next_steps_boot_incomplete(&steps) || left.n ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
 }

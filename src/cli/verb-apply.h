@@ -13,8 +13,10 @@ struct json;
  * VALUES: the rollback of apply (live values), else of install (files) */
 void rollback_print(const struct rollback_result *r, bool values, FILE *out);
 /* verify's result as text, or as JSON (schema in idlecfg(8)) */
+struct status;
+/* ST: the status file taken for what this run could not read (NULL: none) */
 void verify_print(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
-                  const struct boot_lefts *left, bool json, FILE *out);
+                  const struct boot_lefts *left, const struct status *st, bool json, FILE *out);
 
 /* the verbs apply, rollback and verify and their checks, for the verb table
  * of idlecfg.c (cli/run.h) */

@@ -421,8 +421,9 @@ int nagios_plugin(int (*run)(int argc, char **argv), int argc, char **argv)
                 if (said)
                         fputs(said, stderr);
         }
-        if (judged || (r == EXIT_OK && !said))
-                /* the status line is out; or --help, --version */
+        if (judged || (r == EXIT_OK && !len))
+                /* the status line is out; or --help, --version (nothing said on stderr:
+                 * open_memstream() leaves an empty string, not NULL) */
                 return r;
         {
                 /* the reason: the first thing said, without "idlecfg: " and

@@ -615,7 +615,10 @@ static void detect_dmi(struct inventory *inv)
         _cleanup_close_ int dfd = open("/sys/class/dmi/id", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
         if (dfd < 0) {
-                inventory_add_note(inv, _("no DMI information (/sys/class/dmi/id): %s"), strerror(errno));
+                int err = errno;
+
+                denied_note("/sys/class/dmi/id", -err);
+                inventory_add_note(inv, _("no DMI information (/sys/class/dmi/id): %s"), strerror(err));
                 return;
         }
         for (const char *const *f = fields; *f; f++) {
@@ -666,8 +669,10 @@ static void read_modparams(struct inventory *inv, const char *module)
         char **names = NULL;
         size_t n = 0;
 
-        if (!d)
+        if (!d) {
+                denied_note(dir, -errno);
                 return;
+        }
         while ((de = readdir(d)))
                 if (de->d_name[0] != '.') {
                         names = xrealloc(names, (n + 1) * sizeof(char *));

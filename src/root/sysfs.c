@@ -102,8 +102,11 @@ int sysfs_list(const char *const *subsystems, size_t n_subsystems,
 
                         if (!d) {
                                 /* ENOENT: a subsystem this kernel or machine does not have */
-                                if (errno != ENOENT && r == 0)
-                                        r = -errno;
+                                int err = -errno;
+
+                                if (err != -ENOENT && r == 0)
+                                        r = err;
+                                denied_note(dir, err);
                                 continue;
                         }
                         while ((de = readdir(d))) {

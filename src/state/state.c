@@ -12,6 +12,7 @@
 #include "state/journal.h"
 #include "base/sha256.h"
 #include "state/state.h"
+#include "state/status.h"
 
 #define MAX_FILE STATE_FILE_MAX
 
@@ -247,12 +248,13 @@ int gc_backups(const struct rootfs *rfs, const struct manifest *m)
 /* idlecfg's state directory without a manifest: the cache and stamp, then (without a journal) what a crash left */
 int state_cleanup(const struct rootfs *rfs)
 {
-        static const char *const install_only[] = { INITRAMFS_CACHE_PATH, FIRSTBOOT_STAMP_PATH };
+        static const char *const install_only[] = { INITRAMFS_CACHE_PATH, FIRSTBOOT_STAMP_PATH, STATUS_PATH };
         struct stat st;
         int r;
 
         /* what only an install needs: the listing of the initramfs, the
-         * first-boot unit's stamp (an install run again makes them again) */
+         * first-boot unit's stamp, the status file (an install run again
+         * makes them again; with a journal of apply, the run writes the status anew) */
         for (size_t i = 0; i < ELEMENTSOF(install_only); i++) {
                 r = rootfs_unlink(rfs, install_only[i]);
                 if (r == -ELOOP || r == -EISDIR || r == -EBADFD) {

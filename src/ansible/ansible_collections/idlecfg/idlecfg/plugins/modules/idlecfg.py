@@ -48,6 +48,12 @@ options:
     description:
       - More options as the command line has them, for example C(--refuse-conflicts),
         C(--force), C(--kernel=6.1.0-18-amd64) or C(--profiles-dir=/srv/profiles).
+      - Options that change what the module manages or what idlecfg prints for it
+        are refused (the task fails), abbreviations too; C(--root) (use I(root), since an
+        install would write into another root than the one C(state=absent) rolls
+        back), C(--profile) (use I(profile)), C(--image), and the output and mode
+        options the module sets itself (C(--json), C(--format), C(--check),
+        C(--dry-run), C(--diff), C(--boot-steps), C(--nagios), C(--output), ...).
     type: list
     elements: str
     default: []
@@ -83,6 +89,14 @@ EXAMPLES = r'''
 - name: take it back
   idlecfg.idlecfg.idlecfg:
     state: absent
+  register: idlecfg_absent
+  notify: idlecfg boot steps after rollback
+
+# handlers:
+- name: idlecfg boot steps after rollback
+  ansible.builtin.command:
+    argv: "{{ item.argv }}"
+  loop: "{{ idlecfg_absent.next_steps | selectattr('boot') | selectattr('argv') | list }}"
 '''
 
 RETURN = r'''
@@ -125,10 +139,20 @@ profile:
   returned: state=present, state=checked
 exit_status:
   description:
-    - idlecfg's exit status (0, 1 some files left alone by rollback, 4 a boot step
-      pending, 5 check mode and a file would change); C(rc) when the task fails.
+    - idlecfg's exit status (0, 1 some files left alone by rollback or settings that
+      drift, 4 a boot step pending, 5 check mode and a file would change).
   type: int
   returned: always
+rc:
+  description: idlecfg's exit status when the task fails (2, 3, 6; 1 for C(state=checked)'s drift is I(exit_status)).
+  type: int
+  returned: failed
+verify:
+  description:
+    - The VERIFY JSON of idlecfg(8) (profile, settings with wanted, actual and state,
+      blockers, next_steps, ...), as C(idlecfg verify --json) printed it.
+  type: dict
+  returned: state=checked
 '''
 
 import json
@@ -137,6 +161,28 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 EXIT_DRIFT = 1
+# the options of idlecfg the module sets itself, or that would change what
+# it manages (#44 N34: with --root=OTHER in options, install writes into
+# OTHER while state=absent looks for the manifest under root)
+REFUSED = {
+    'root': 'use the root parameter',
+    'profile': 'use the profile parameter',
+    'image': 'the module configures the machine of its root, not an image',
+    'json': 'the module reads the JSON it asks for',
+    'format': 'the module reads the JSON it asks for',
+    'check': 'check mode is Ansible\'s (--check)',
+    'dry-run': 'check mode is Ansible\'s (--check)',
+    'diff': 'diff mode is Ansible\'s (--diff)',
+    'boot-steps': 'a handler runs the steps of next_steps',
+    'nagios': 'the module reads the JSON it asks for',
+    'output': 'the module reads the JSON it asks for',
+    'measure': 'the module reads the JSON it asks for',
+    'condition': 'the first-boot unit\'s',
+    'help': 'not an option for a run',
+    'version': 'not an option for a run',
+}
+# options of idlecfg that begin like a refused one, taken as themselves
+ALLOWED_PREFIXED = {'profiles-dir'}
 EXIT_BOOT_INCOMPLETE = 4
 EXIT_WOULD_CHANGE = 5
 
@@ -198,15 +244,12 @@ def present(module, base):
 
 def absent(module, base):
     manifest = os.path.join(module.params['root'], 'var/lib/idlecfg/manifest')
+    installed = os.path.lexists(manifest)
     if module.check_mode:
         # rollback has no dry run: it would undo what the manifest lists
-        module.exit_json(changed=os.path.lexists(manifest), exit_status=0, boot_step_pending=False)
-    # an earlier rollback's note of what a boot artifact still holds: its
-    # steps are said again (rollback --json) until they ran; nothing changes
-    left = os.path.join(module.params['root'], 'var/lib/idlecfg/left-by-rollback')
-    installed = os.path.lexists(manifest)
-    if not installed and not os.path.lexists(left):
-        module.exit_json(changed=False, exit_status=0, boot_step_pending=False)
+        module.exit_json(changed=installed, exit_status=0, boot_step_pending=False)
+    # asked even without a manifest: a boot artifact may still hold what an
+    # earlier rollback took out of the files, until its step has run
     # 1: files changed by someone else were left alone (said on stderr);
     # 4: every file is back, and a boot artifact (grub.cfg, the initramfs, a
     # UKI or boot entry) still holds what idlecfg installed until its step runs
@@ -218,8 +261,7 @@ def absent(module, base):
     pending = rc == EXIT_BOOT_INCOMPLETE or bool(data.get('boot_incomplete'))
     if pending:
         module.warn(boot_warning(data))
-    module.exit_json(changed=installed, exit_status=rc,
-                     messages=data.get('messages', []),
+    module.exit_json(changed=installed, exit_status=rc, messages=data.get('messages', []),
                      next_steps=data.get('next_steps', []), boot_step_pending=pending)
 
 
@@ -256,6 +298,11 @@ def main():
     for o in module.params['options']:
         if not o.startswith('--'):
             module.fail_json(msg="options: '%s' is not an option of idlecfg (--name or --name=value)" % o)
+        name = o[2:].split('=', 1)[0]
+        # getopt takes any unambiguous prefix: --ro=OTHER is --root
+        refused = [r for r in REFUSED if name and r.startswith(name)]
+        if refused and name not in ALLOWED_PREFIXED:
+            module.fail_json(msg="options: '%s' (--%s) is the module's to set: %s" % (o, refused[0], REFUSED[refused[0]]))
     base = [binary, '--root', module.params['root']] + module.params['options']
     # idlecfg's messages as they are, untranslated, for the task's msg
     module.run_command_environ_update = dict(LANG='C', LC_ALL='C', LANGUAGE='')
