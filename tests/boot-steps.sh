@@ -15,7 +15,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 37
+plan 39
 
 WORDS=pcie_aspm.policy=default
 # mk NAME: a root of the recorded machine with its kernel and an initramfs
@@ -66,6 +66,32 @@ ic uki rollback >"$tmp/uki.rb" 2>&1; rc=$?
 check "uki: rollback removes the /etc/kernel/cmdline it made" test ! -e "$tmp/uki/etc/kernel/cmdline"
 check "uki: rollback exits 4: the UKI still holds the words, kernel-install makes it again" sh -c "
         test $rc -eq 4 && grep -qF 'chroot $tmp/uki kernel-install add $KVER /boot/vmlinuz-$KVER' '$tmp/uki.rb'"
+
+# ---- a root whose path JSON cannot hold (a byte that is not UTF-8), or with a newline ----
+odd=$(printf 'odd\377')
+mk "$odd"
+mkdir -p "$tmp/$odd/etc/kernel"
+printf 'root=/dev/vda2 rw\n' >"$tmp/$odd/etc/kernel/cmdline"
+ic "$odd" install --json >"$tmp/odd.json" 2>"$tmp/odd.err"
+check "a root path with a byte that is not UTF-8: the step's argv is null, argv_hex gives its bytes exactly" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8", errors="strict"))
+s = [s for s in d["next_steps"] if s["id"] == "kernel-install"][0]
+assert s["argv"] is None, s
+argv = [bytes.fromhex(a) for a in s["argv_hex"]]
+assert argv[0] == b"chroot" and argv[1] == sys.argv[2].encode("utf-8", "surrogateescape") and argv[2] == b"kernel-install", argv
+' "$tmp/odd.json" "$tmp/$odd"
+nl=$(printf 'nl\nx')
+mk "$nl"
+ic "$nl" install >/dev/null 2>&1
+ic "$nl" rollback --json >"$tmp/nl.json" 2>"$tmp/nl.err"
+check "rollback --json with a newline in the root's path: each message whole, the path in it" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+root = sys.argv[2]
+assert any(m == "removed " + root + "/etc/udev/rules.d/70-idlecfg.rules" for m in d["messages"]), d["messages"]
+assert not any(m.startswith("x/") for m in d["messages"]), d["messages"]
+' "$tmp/nl.json" "$tmp/$nl"
 
 # ---- the same without /usr/lib/kernel/cmdline: no file that drops root= ----
 mk bare

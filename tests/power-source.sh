@@ -10,7 +10,7 @@
 # switch where nothing switches
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 46
+plan 47
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -547,6 +547,10 @@ run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" install --root "$droo
 run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" --root "$droot" power-source event >"$tmp/dev.out" 2>&1
 check "desktop: no switch installed, power-source has nothing to do" \
         sh -c "! test -e '$droot/etc/udev/rules.d/70-idlecfg-power-source.rules' && grep -q 'nothing to switch' '$tmp/dev.out'"
+run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" --root "$droot" power-source ac >"$tmp/dac.out" 2>&1; rc=$?
+check "desktop: power-source ac without a per-source table says so (no \"forced until the next event\"), exit 0, records nothing" \
+        sh -c "test $rc -eq 0 && grep -q '^No per-source table (.*power-source.conf is absent)' '$tmp/dac.out' &&
+               ! grep -q 'forced' '$tmp/dac.out' && test ! -e '$droot/run/idlecfg/power-source' || { cat '$tmp/dac.out'; exit 1; }"
 # no switch where nothing switches (#33): no system battery, or no value per source planned
 sw="etc/idlecfg/power-source.conf etc/udev/rules.d/70-idlecfg-power-source.rules etc/systemd/system/idlecfg-power-source.service etc/systemd/system/multi-user.target.d/idlecfg-power-source.conf usr/lib/systemd/system-sleep/idlecfg-power-source"
 none() { for _f in $sw; do ! test -e "$1/$_f" || { echo "$1/$_f"; return 1; }; done; }

@@ -75,6 +75,17 @@ static size_t utf8_len(const unsigned char *p)
         return n;
 }
 
+bool json_utf8_valid(const char *s)
+{
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t n = utf8_len(p);
+                if (n == 0)
+                        return false;
+                p += n;
+        }
+        return true;
+}
+
 /* JSON string; bytes that are not UTF-8 (odd sysfs strings) become U+FFFD */
 static void put_escaped(FILE *f, const char *s)
 {

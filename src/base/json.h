@@ -18,6 +18,9 @@ void json_begin_array(struct json *j);
 void json_end_array(struct json *j);
 void json_key(struct json *j, const char *key);
 void json_string(struct json *j, const char *s);   /* NULL is written as null */
+/* S is UTF-8 throughout: json_string() writes it exactly (else a byte that
+ * is not becomes U+FFFD) */
+bool json_utf8_valid(const char *s);
 void json_int(struct json *j, long long v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);

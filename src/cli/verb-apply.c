@@ -399,6 +399,35 @@ int check_rollback(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
+/* TEXT's lines, each a string without its leading blanks; a newline inside
+ * ROOT (the root's path, in the lines as it is) does not end a line */
+static void json_lines(struct json *j, const char *text, const char *root)
+{
+        size_t rn = strlen(root);
+        bool split = rn && strchr(root, '\n');
+        struct strbuf line = {};
+
+        for (const char *p = text; *p;) {
+                if (split && strncmp(p, root, rn) == 0) {
+                        sb_appendf(&line, "%s", root);
+                        p += rn;
+                        continue;
+                }
+                if (*p != '\n') {
+                        sb_putc(&line, *p++);
+                        continue;
+                }
+                p++;
+                if (line.len)
+                        json_string(j, sb_str(&line) + strspn(sb_str(&line), " "));
+                sb_free(&line);
+                line = (struct strbuf) {};
+        }
+        if (line.len)
+                json_string(j, sb_str(&line) + strspn(sb_str(&line), " "));
+        sb_free(&line);
+}
+
 /* rollback --json: {"schema", "root", "exit", "messages": [the text's lines],
  * "next_steps", "boot_incomplete"} */
 static int rollback_json(struct rollback_ctx *rc)
@@ -421,8 +450,7 @@ static int rollback_json(struct rollback_ctx *rc)
         json_kv_int(&j, "exit", code);
         json_key(&j, "messages");
         json_begin_array(&j);
-        for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-                json_string(&j, line + strspn(line, " "));
+        json_lines(&j, text ? text : "", rc->c->rfs.path);
         json_end_array(&j);
         next_steps_print_json(rc->steps, &j);
         json_end_object(&j);

@@ -145,14 +145,31 @@ void next_steps_print_json(const struct next_steps *s, struct json *j)
                 const struct next_step *x = &s->v[i];
                 json_begin_object(j);
                 json_kv_string(j, "id", x->id);
+                bool exact = true;
+                for (char **a = x->argv; a && *a; a++)
+                        exact = exact && json_utf8_valid(*a);
                 json_key(j, "argv");
-                if (x->argv) {
+                if (x->argv && exact) {
                         json_begin_array(j);
                         for (char **a = x->argv; *a; a++)
                                 json_string(j, *a);
                         json_end_array(j);
                 } else
                         json_null(j);
+                if (!exact) {
+                        /* a byte that is not UTF-8 (the root's path): a JSON string
+                         * cannot hold it, the bytes of each argument in hex can */
+                        json_key(j, "argv_hex");
+                        json_begin_array(j);
+                        for (char **a = x->argv; *a; a++) {
+                                struct strbuf h = {};
+                                for (const unsigned char *c = (const unsigned char *) *a; *c; c++)
+                                        sb_appendf(&h, "%02x", *c);
+                                json_string(j, sb_str(&h));
+                                sb_free(&h);
+                        }
+                        json_end_array(j);
+                }
                 json_kv_bool(j, "boot", x->boot);
                 /* untranslated: the same for every reader */
                 json_kv_string(j, "why", x->why);

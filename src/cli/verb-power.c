@@ -205,11 +205,16 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 return code;
         }
         have_last = ps_last_read(rfs, &last, &last_forced) == 0;
+        r = rootfs_read(rfs, PS_TABLE_PATH, PS_TABLE_MAX, &buf, &len, NULL);
+        if ((r == -ENOENT || r == -ENOTDIR) && force) {
+                /* nothing is forced, and nothing recorded: no "until the next event" */
+                printf(_("No per-source table (%s is absent): no setting takes another value on battery, "
+                         "nothing to force and nothing recorded.\n"), shown);
+                goto done;
+        }
         printf(_("Power source: %s (%s)\n"), power_source_name(look.source), look.why);
         if (verbose && looks > 0)
                 printf(_("  decided after %u looks at the supplies\n"), looks);
-
-        r = rootfs_read(rfs, PS_TABLE_PATH, PS_TABLE_MAX, &buf, &len, NULL);
         if (r == -ENOENT || r == -ENOTDIR) {
                 printf(_("No setting takes another value on battery (%s is absent): nothing to switch.\n"), shown);
                 goto done;
