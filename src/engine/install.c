@@ -346,7 +346,7 @@ static int power_targets(const struct rootfs *rfs, const struct plan *p, struct 
         int r = ps_render(p, target_sbindir(rfs), &v, &n, ret_error);
 
         for (size_t i = 0; r >= 0 && i < n; i++)
-                target_add(t, v[i].path, TAKE_PTR(v[i].text), v[i].exec ? T_POWER_HOOK : T_POWER)->n_settings =
+                target_add(t, v[i].path, TAKE_PTR(v[i].text), T_POWER)->n_settings =
                         plan_n_per_source(p);
         ps_files_free(v, n);
         return r;
@@ -656,7 +656,7 @@ static int do_write(struct ctx *c, struct target *x)
         _cleanup_free_ char *shown = rootfs_display(c->rfs, x->path);
         struct manifest_file *mf = manifest_find(c->m, x->path);
         bool was_ours = mf && x->exists && streq(mf->sha, x->cur_sha), adopted = !mf && x->exists;
-        mode_t mode = x->kind == T_POWER_HOOK ? 0755 : 0644;
+        mode_t mode = 0644;
         uid_t uid = (uid_t) -1;
         gid_t gid = (gid_t) -1;
         struct install_event *ev;
