@@ -224,8 +224,10 @@ if have rpmbuild && have rpm; then
         mkdir -p "$T/SOURCES"
         cp "$tarball" "$h/rpm-scriptlets.inc" "$h/rpm-triggers.inc" "$T/SOURCES/"
         # Debian's rpm: no package database of the build dependencies (--nodeps),
-        # and no find-debuginfo
+        # no find-debuginfo, and no systemd-rpm-macros (their directories given)
         rpmbuild --define "_topdir $T" --define "debug_package %{nil}" --dbpath "$T/db" --nodeps \
+                --define "_udevrulesdir /usr/lib/udev/rules.d" --define "_udevhwdbdir /usr/lib/udev/hwdb.d" \
+                --define "_systemd_util_dir /usr/lib/systemd" \
                 -ba "$top_srcdir/src/rpm/idlecfg.spec" >"$T/build.log" 2>&1; rc=$?
         rpmf=$(ls "$T"/RPMS/*/idlecfg-"$version"-*.rpm 2>/dev/null | head -n 1)
         check "rpmbuild -bb src/rpm/idlecfg.spec from make dist's tarball: the RPM" sh -c "test $rc -eq 0 && test -n '$rpmf'" ||
@@ -239,7 +241,9 @@ if have rpmbuild && have rpm; then
         if have rpmlint && [ -n "$srpm" ]; then
                 # (errors of this machine's rpm, not of the project: no signature, and
                 # Debian's rpm macros: no %{dist}, the rpmlint of another distribution)
-                rpmlint "$top_srcdir/src/rpm/idlecfg.spec" "$srpm" "$rpmf" >"$T/rpmlint.log" 2>&1
+                # (the spec beside its sources, as rpmbuild reads it)
+                cp "$top_srcdir/src/rpm/idlecfg.spec" "$T/SOURCES/"
+                rpmlint "$T/SOURCES/idlecfg.spec" "$srpm" "$rpmf" >"$T/rpmlint.log" 2>&1
                 check "  rpmlint of spec, SRPM and RPM: no error the project causes; the SRPM holds one spec" sh -c "
                         ! grep ': E: ' '$T/rpmlint.log' | grep -v 'no-signature\\|no-changelogname-tag\\|invalid-url' &&
                         test \$(rpm -qpl '$srpm' | grep -c '\\.spec\$') -eq 1" || diag "$(cat "$T/rpmlint.log")"
