@@ -194,7 +194,8 @@ elif cached_root "$K" bookworm bookworm-boot linux-image-amd64,initramfs-tools,z
         run_machine "$dir" "$IDLECFG" --root "$K" --kernel "$KV" --profile powersave install --json >"$tmp/k2.json" 2>"$tmp/k2.err"; rc2=$?
         in_k update-initramfs -u -k "$KV" >"$tmp/k3" 2>&1
         holds_any && held=yes || held=no
-        mkconfig "$K" "$tmp/k.grub.cfg" >"$tmp/k.linux"
+        # (the root's grub.cfg as its update-grub would make it: rollback looks there for the word)
+        mkconfig "$K" "$K/boot/grub/grub.cfg" >"$tmp/k.linux"
         check "Debian 12 root with its kernel: the .deb installed (quietly), idlecfg install exits 4; after its steps by hand the initramfs holds idlecfg's modprobe.d file and grub.cfg the word" sh -c "
                 test $rc1 -eq 0 && ! grep -q '^idlecfg\\|no manifest' '$tmp/k1' && test $rc2 -eq 4 &&
                 grep -q '\"update-initramfs\"' '$tmp/k2.json' && grep -q '\"update-grub\"' '$tmp/k2.json' &&
