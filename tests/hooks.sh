@@ -4,7 +4,7 @@
 # re-install for a new one) against a temporary root under umockdev.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
-plan 26
+plan 30
 h=$top_srcdir/src/hooks
 check "shell hooks parse" sh -c "for f in kernel-postinst.sh dpkg.postinst dpkg.prerm dpkg.postrm pacman.install; do sh -n '$h/'\$f || exit 1; done"
 check "dpkg triggers: only interest-noawait lines with absolute paths" sh -c "
@@ -14,7 +14,7 @@ check "pacman hook: [Trigger] and [Action] with Exec of idlecfg refresh" sh -c "
         grep -qx \"Exec = /bin/sh -c '/usr/bin/idlecfg refresh || \[ \\\$? -eq 4 \]'\" '$h/idlecfg.hook' && grep -qx 'When = PostTransaction' '$h/idlecfg.hook' &&
         ! grep -v '^#' '$h/idlecfg.hook' | grep . | grep -vqE '^\[(Trigger|Action)\]\$|^[A-Za-z]+ = .+\$'"
 check "rpm file triggers call idlecfg refresh and never fail the transaction; one path per %transfiletriggerpostun (rpm#3048)" sh -c "
-        f='$h/rpm-triggers.spec'
+        f='$h/rpm-triggers.inc'
         grep -q '^%transfiletriggerin -- /usr/lib/modules' \"\$f\" && test \$(grep -c '^%transfiletriggerpostun -- /[^ ]*\$' \"\$f\") -eq 3 &&
         test \$(grep -c '^%transfiletrigger' \"\$f\") -eq 4 && test \$(grep -c '^%{_sbindir}/idlecfg refresh || :\$' \"\$f\") -eq 4"
 
@@ -122,8 +122,8 @@ if command -v dpkg >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1; then
         rules=$R/etc/udev/rules.d/70-idlecfg.rules
 
         dpkg_r -i "$p.deb" >"$tmp/d1" 2>&1; rc=$?
-        check "dpkg --root -i: the package of make install DESTDIR with the trigger installs, its postinst runs refresh on the root (not installed yet: nothing written)" sh -c "
-                test $rc -eq 0 && test -f '$p.deb' && grep -q 'idlecfg was not installed into $R (no manifest)' '$tmp/d1' &&
+        check "dpkg --root -i: the package of make install DESTDIR with the trigger installs; idlecfg not installed yet: its postinst writes nothing and says nothing" sh -c "
+                test $rc -eq 0 && test -f '$p.deb' && ! grep -q '^idlecfg\\|no manifest\\|nothing to refresh' '$tmp/d1' &&
                 test ! -e '$R/var/lib/idlecfg/manifest' && test -x '$R/usr/sbin/idlecfg' || { cat '$tmp/dpkg-deb.log' '$tmp/d1'; exit 1; }"
         run_machine "$dir" "$R/usr/sbin/idlecfg" --root "$R" --profile balanced install >"$tmp/d2" 2>&1
         cp "$R/var/lib/idlecfg/manifest" "$tmp/manifest.1"
@@ -198,10 +198,31 @@ fake_root() {
         mkdir -p "$1/bin" "$1/var/log"
         cp "$busybox" "$1/bin/busybox"
         ln -s busybox "$1/bin/sh"
-        ln -s busybox "$1/bin/rm"
+        for a in rm cat sed mktemp; do ln -s busybox "$1/bin/$a"; done
+        # the boot tools rollback names, as stand-ins that record their call
+        mkdir -p "$1/usr/sbin"
+        for t in grub2-mkconfig grub-mkconfig; do
+                printf '#!/bin/sh\necho "%s $*" >>/var/log/idlecfg-calls\n' "$t" >"$1/usr/sbin/$t"
+                chmod 0755 "$1/usr/sbin/$t"
+        done
 }
-# the stand-in's rollback removes the manifest and the journal, as a complete one does
-printf '#!/bin/sh\necho "idlecfg $*" >>/var/log/idlecfg-calls\n[ "$*" != "rollback" ] || rm -f /var/lib/idlecfg/manifest /var/lib/idlecfg/apply.journal\n' >"$tmp/fake-idlecfg"
+# the stand-in's rollback removes the manifest and the journal, as a complete
+# one does, and exits 0; with /var/lib/idlecfg/fake-rc 4 it names two boot
+# steps (as rollback prints them) and a step by hand, with 3 it fails (after
+# the manifest went: the state must stay all the same)
+cat >"$tmp/fake-idlecfg" <<'SH'
+#!/bin/sh
+echo "idlecfg $*" >>/var/log/idlecfg-calls
+[ "$*" = rollback ] || exit 0
+rc=0
+[ ! -f /var/lib/idlecfg/fake-rc ] || rc=$(cat /var/lib/idlecfg/fake-rc)
+rm -f /var/lib/idlecfg/manifest /var/lib/idlecfg/apply.journal
+if [ "$rc" = 4 ]; then
+        printf 'Next steps:\n  * grub2-mkconfig -o /boot/grub2/grub.cfg\n      (grub.cfg)\n'
+        printf '  * grub-mkconfig -o /boot/grub/grub.cfg\n      (grub.cfg)\n  * add these words: x\n      (by hand)\n'
+fi
+exit "$rc"
+SH
 chmod 0755 "$tmp/fake-idlecfg"
 calls() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg refresh$'; }
 rollbacks() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg rollback$'; }
@@ -241,8 +262,8 @@ mkdir -p %{buildroot}/usr/sbin
 install -m 0755 $tmp/fake-idlecfg %{buildroot}/usr/sbin/idlecfg
 %files
 /usr/sbin/idlecfg
-%include $h/rpm-triggers.spec
-%include $h/rpm-scriptlets.spec
+%include $h/rpm-triggers.inc
+%include $h/rpm-scriptlets.inc
 SPEC
         cat >"$tmp/rpm/hwdb.spec" <<'SPEC'
 Name: idlecfg-hooktest-hwdb
@@ -290,11 +311,28 @@ SPEC
                 test $rc -eq 0 && test $n4 -eq 1 && grep -q 'rolling back what' '$tmp/rpm/r5' && grep -q 'removed its state /var/lib/idlecfg' '$tmp/rpm/r5' &&
                 test ! -e '$R/var/lib/idlecfg' && test ! -e '$R/run/idlecfg.lock' && test ! -e '$R/usr/sbin/idlecfg' ||
                 { echo 'rollbacks $n4'; cat '$tmp/rpm/r5'; exit 1; }"
+        # rollback's exit 4 is done: the boot steps it names run, the state goes
+        rpm_r -i "$tmp/rpm/top/RPMS/noarch/idlecfg-hooktest-1.0-1.noarch.rpm" >"$tmp/rpm/r6" 2>&1
+        state "$R" && echo 4 >"$R/var/lib/idlecfg/fake-rc"
+        rpm_r -e idlecfg-hooktest >"$tmp/rpm/r7" 2>&1; rc=$?
+        check "rpm --root -e, rollback exits 4: done, %preun runs the boot step it names (grub2-mkconfig), %postun removes the state" sh -c "
+                test $rc -eq 0 && grep -qx 'grub2-mkconfig -o /boot/grub2/grub.cfg' '$R/var/log/idlecfg-calls' &&
+                ! grep -q 'did not restore\\|failed' '$tmp/rpm/r7' && grep -q 'removed its state' '$tmp/rpm/r7' &&
+                test ! -e '$R/var/lib/idlecfg' || { cat '$tmp/rpm/r7'; exit 1; }"
+        rpm_r -i "$tmp/rpm/top/RPMS/noarch/idlecfg-hooktest-1.0-1.noarch.rpm" >"$tmp/rpm/r8" 2>&1
+        state "$R" && echo 3 >"$R/var/lib/idlecfg/fake-rc"
+        rpm_r -e idlecfg-hooktest >"$tmp/rpm/r9" 2>&1; rc=$?
+        check "rpm --root -e, rollback fails (exit 3): the erase goes on, the state stays and it says so" sh -c "
+                test $rc -eq 0 && test -d '$R/var/lib/idlecfg' && grep -q 'rollback failed (exit 3' '$tmp/rpm/r9' &&
+                grep -q 'kept /var/lib/idlecfg: rollback failed' '$tmp/rpm/r9' && ! grep -q 'removed its state' '$tmp/rpm/r9' ||
+                { cat '$tmp/rpm/r9'; exit 1; }"
 else
         skip "rpm: %transfiletriggerin runs idlecfg refresh" "${nochroot:-rpm or rpmbuild not installed}"
         skip "rpm: %transfiletriggerpostun runs idlecfg refresh" "${nochroot:-rpm or rpmbuild not installed}"
         skip "rpm: an upgrade rolls nothing back" "${nochroot:-rpm or rpmbuild not installed}"
         skip "rpm: an erase rolls back and removes the state" "${nochroot:-rpm or rpmbuild not installed}"
+        skip "rpm: rollback's exit 4 is done" "${nochroot:-rpm or rpmbuild not installed}"
+        skip "rpm: a failed rollback keeps the state" "${nochroot:-rpm or rpmbuild not installed}"
 fi
 
 if [ -z "$nochroot" ] && command -v pacman >/dev/null 2>&1; then
@@ -348,10 +386,27 @@ if [ -z "$nochroot" ] && command -v pacman >/dev/null 2>&1; then
                 test $rc -eq 0 && test $n4 -eq 1 && grep -q 'rolling back what' '$tmp/p5' && grep -q 'removed its state /var/lib/idlecfg' '$tmp/p5' &&
                 test ! -e '$R/var/lib/idlecfg' && test ! -e '$R/run/idlecfg.lock' && test ! -e '$R/usr/bin/idlecfg' ||
                 { echo 'rollbacks $n4'; cat '$tmp/p5'; exit 1; }"
+        # rollback's exit 4 is done: the boot steps it names run, the state goes
+        pac_r -U "$tmp/idlecfg-hooktest-1.0-1-any.pkg.tar" >"$tmp/p6" 2>&1
+        state "$R" && echo 4 >"$R/var/lib/idlecfg/fake-rc"
+        pac_r -R idlecfg-hooktest >"$tmp/p7" 2>&1; rc=$?
+        check "pacman --root -R, rollback exits 4: done, pre_remove runs the boot step it names (grub-mkconfig), post_remove removes the state" sh -c "
+                test $rc -eq 0 && grep -qx 'grub-mkconfig -o /boot/grub/grub.cfg' '$R/var/log/idlecfg-calls' &&
+                ! grep -q 'did not restore\\|failed' '$tmp/p7' && grep -q 'removed its state' '$tmp/p7' &&
+                test ! -e '$R/var/lib/idlecfg' || { cat '$tmp/p7'; exit 1; }"
+        pac_r -U "$tmp/idlecfg-hooktest-1.0-1-any.pkg.tar" >"$tmp/p8" 2>&1
+        state "$R" && echo 3 >"$R/var/lib/idlecfg/fake-rc"
+        pac_r -R idlecfg-hooktest >"$tmp/p9" 2>&1; rc=$?
+        check "pacman --root -R, rollback fails (exit 3): the removal goes on, the state stays and it says so" sh -c "
+                test $rc -eq 0 && test -d '$R/var/lib/idlecfg' && grep -q 'rollback failed (exit 3' '$tmp/p9' &&
+                grep -q 'kept /var/lib/idlecfg: rollback failed' '$tmp/p9' && ! grep -q 'removed its state' '$tmp/p9' ||
+                { cat '$tmp/p9'; exit 1; }"
 else
         skip "pacman: the hook runs idlecfg refresh on install" "${nochroot:-pacman not installed}"
         skip "pacman: the hook runs idlecfg refresh on removal" "${nochroot:-pacman not installed}"
         skip "pacman: an upgrade rolls nothing back" "${nochroot:-pacman not installed}"
         skip "pacman: a removal rolls back and removes the state" "${nochroot:-pacman not installed}"
+        skip "pacman: rollback's exit 4 is done" "${nochroot:-pacman not installed}"
+        skip "pacman: a failed rollback keeps the state" "${nochroot:-pacman not installed}"
 fi
 done_testing

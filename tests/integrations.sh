@@ -14,7 +14,7 @@
 # against it before and after install --image. Anaconda, mkosi and bootc
 # themselves are not run here (not in Debian 12, or no image build here).
 . "$top_srcdir/tests/lib.sh"
-plan 11
+plan 14
 
 i=$top_srcdir/src/integrations
 have() { command -v "$1" >/dev/null 2>&1; }
@@ -48,7 +48,7 @@ cmd=$(sed -n 's/^    - command: "\(.*\)"$/\1/p' "$i/calamares/shellprocess_idlec
 late=$(sed -n "s/^d-i preseed\/late_command string in-target //p" "$i/debian-installer/preseed.cfg")
 post=$(sed -n '/^%post/,/^%end/p' "$i/anaconda/idlecfg.ks" | sed '1d;$d')
 check "the shell of every script, of the Calamares command, the preseed's late_command and the kickstart's %post parses" sh -c "
-        for f in '$i/debian-installer/65idlecfg' '$i/mkosi/mkosi.postinst.chroot' '$i/mkosi/mkosi.finalize'; do sh -n \"\$f\" || exit 1; done
+        for f in '$i/debian-installer/65idlecfg' '$i/mkosi/mkosi.postinst.chroot' '$i/mkosi/mkosi.postinst' '$i/mkosi/mkosi.finalize'; do sh -n \"\$f\" || exit 1; done
         test -n \"\$1\" && sh -n -c \"\$1\" && test -n \"\$2\" && sh -n -c \"\$2\" && test -n \"\$3\" && sh -n -c \"\$3\"" sh "$cmd" "$late" "$post"
 
 # ---- the debian-installer hook, under an emulation of in-target ----
@@ -159,15 +159,81 @@ SH
         check "mkosi: finalize fails a root without idlecfg install --image; postinst.chroot (in the root) makes it pass" sh -c "
                 test $rc -ne 0 && grep -q 'idlecfg-firstboot.service is not enabled' '$tmp/mf1' && test $rc2 -eq 0 && test $rc3 -eq 0" ||
                 diag "$(cat "$tmp/mf1" "$tmp/mp" "$tmp/mf2")"
+        # mkosi 15 to 18 run mkosi.postinst on the host (BUILDROOT set): it goes into
+        # the image with mkosi-chroot (a stand-in: chroot with container=mkosi)
+        chroot "$B" idlecfg rollback >/dev/null 2>&1
+        mkdir -p "$tmp/mkbin" "$B/work"
+        printf '#!/bin/sh\nexec chroot "$BUILDROOT" env container=mkosi sh "$@"\n' >"$tmp/mkbin/mkosi-chroot"
+        chmod 0755 "$tmp/mkbin/mkosi-chroot"
+        cp "$i/mkosi/mkosi.postinst" "$B/work/postinst"
+        BUILDROOT=$B CHROOT_SCRIPT=/work/postinst PATH="$tmp/mkbin:$PATH" sh "$i/mkosi/mkosi.postinst" final >"$tmp/mp2" 2>&1; rc=$?
+        rm -rf "$B/work"
+        BUILDROOT=$B sh "$i/mkosi/mkosi.finalize" >"$tmp/mf4" 2>&1; rc2=$?
+        check "mkosi before 19: the fallback mkosi.postinst run on the host (mkosi 15-18) goes into the image; finalize passes" sh -c "
+                test $rc -eq 0 && test $rc2 -eq 0" || diag "$(cat "$tmp/mp2" "$tmp/mf4")"
         # (from outside: in the root's chroot, without /sys, install refuses)
         "$IDLECFG" --root "$B" --profiles-dir "$top_srcdir/profiles" install >/dev/null 2>&1
         BUILDROOT=$B sh "$i/mkosi/mkosi.finalize" >"$tmp/mf3" 2>&1; rc=$?
         check "  and fails one where a plain install wrote the build host's hardware" sh -c "
                 test $rc -ne 0 && grep -q 'not an image' '$tmp/mf3'" || diag "$(cat "$tmp/mf3")"
 else
-        for n in 1 2 3 4 5 6 7 8; do
+        for n in 1 2 3 4 5 6 7 8 9; do
                 skip "debian-installer hook and mkosi.finalize in a Debian 12 root" "${why:-no unshare or run-parts}"
         done
+fi
+# ---- Anaconda's %post, with stand-ins for idlecfg and grubby ----
+# (in a mount namespace with a tmpfs over /etc: the %post reads /etc/idlecfg/cmdline)
+a=$tmp/anaconda
+mkdir -p "$a/bin"
+cat >"$a/bin/idlecfg" <<SH
+#!/bin/sh
+[ "\$1" = plan ] && { echo 'pcie_aspm.policy=powersupersave nmi_watchdog=0'; exit 0; }
+exit \$(cat '$a/rc')
+SH
+cat >"$a/bin/grubby" <<SH
+#!/bin/sh
+case "\$1" in
+--info=ALL) cat '$a/entries' ;;
+*) echo "grubby \$*" >>'$a/calls' ;;
+esac
+SH
+chmod 0755 "$a/bin/idlecfg" "$a/bin/grubby"
+printf '%s\n' "$post" >"$a/post.sh"
+# ana RC ARGS: the %post with install exiting RC and boot entries with ARGS: "EXIT CALLS"
+ana() {
+        echo "$1" >"$a/rc"
+        printf 'index=0\nkernel="/boot/vmlinuz-6.1"\nargs="%s"\nindex=1\nkernel="/boot/vmlinuz-6.2"\nargs="%s"\n' "$2" "$2" >"$a/entries"
+        rm -f "$a/calls"
+        unshare -m sh -c 'mount -t tmpfs tmpfs /etc && mkdir /etc/idlecfg &&
+                echo "pcie_aspm.policy=powersupersave nmi_watchdog=0" >/etc/idlecfg/cmdline &&
+                PATH="$1/bin:$PATH" exec sh "$1/post.sh"' sh "$a" >>"$a/out" 2>&1
+        echo "$? $(cat "$a/calls" 2>/dev/null)"
+}
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+        r3=$(ana 3 "ro quiet") r0=$(ana 0 "ro quiet") r4=$(ana 4 "ro quiet")
+        r4b=$(ana 4 "ro quiet nmi_watchdog=0 pcie_aspm.policy=powersupersave") r4c=$(ana 4 "ro nmi_watchdog=0")
+        check "Anaconda %post: grubby only after an install that succeeded with words left (exit 4), once, with the words an entry lacks" sh -c "
+                test '$r3' = '1 ' && test '$r0' = '0 ' &&
+                test '$r4' = '0 grubby --update-kernel=ALL --args=pcie_aspm.policy=powersupersave nmi_watchdog=0' &&
+                test '$r4b' = '0 ' && test '$r4c' = '0 grubby --update-kernel=ALL --args=pcie_aspm.policy=powersupersave'" ||
+                diag "install 3: $r3; 0: $r0; 4: $r4; 4, words there: $r4b; 4, one there: $r4c" "$(cat "$a/out")"
+else
+        skip "Anaconda %post with stand-ins" "needs root and unshare -m (a tmpfs over /etc)"
+fi
+
+# ---- mkosi: which script each version runs ----
+# mkosi before 19 (Debian 12's 14) runs mkosi.postinst and never
+# mkosi.postinst.chroot: the shipped fallback is what it finds
+if have mkosi && mkosi --version 2>/dev/null | grep -q 'mkosi 1[0-8]\b'; then
+        mk=$tmp/mkosi
+        mkdir -p "$mk"
+        printf '[Distribution]\nDistribution=debian\nRelease=bookworm\n' >"$mk/mkosi.conf"
+        cp "$i/mkosi/mkosi.postinst" "$i/mkosi/mkosi.finalize" "$mk/"
+        (cd "$mk" && mkosi summary) >"$tmp/mks" 2>&1
+        check "mkosi $(mkosi --version 2>/dev/null | sed 's/^mkosi //'): with the shipped mkosi.postinst copied, summary names it as the postinstall script" \
+                grep -q "Postinstall Script: $mk/mkosi.postinst\$" "$tmp/mks" || diag "$(cat "$tmp/mks")"
+else
+        skip "mkosi summary with the shipped fallback" "no mkosi before 19 here (Debian 12: mkosi)"
 fi
 check "Makefile.am installs every file of src/integrations under \$(pkgdatadir)/integrations" sh -c "
         cd '$top_srcdir' && for f in \$(find src/integrations -type f); do grep -q \"\$f\" Makefile.am || { echo \"\$f\"; exit 1; }; done"

@@ -101,19 +101,25 @@ power_save = ac:0 battery:10
 EOP
 cp -a "$root" "$tmp/pristine"
 run_machine "$m" "$IDLECFG" install --profile switch --root "$root" --kernel "$KVER" >"$tmp/install.out" 2>&1
-check "install writes the table, the udev rule, the unit, its drop-in and the sleep hook" \
+(cd "$tmp/pristine" && find usr | LC_ALL=C sort) >"$tmp/usr.before"
+(cd "$root" && find usr | LC_ALL=C sort) >"$tmp/usr.after"
+check "install writes the table, the udev rule, the unit and its drop-in, all below /etc: nothing below /usr (read-only on images)" \
         sh -c "test -s '$root/etc/idlecfg/power-source.conf' && test -s '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' &&
                test -s '$root/etc/systemd/system/idlecfg-power-source.service' &&
                grep -qx 'Wants=idlecfg-power-source.service' '$root/etc/systemd/system/multi-user.target.d/idlecfg-power-source.conf' &&
-               test -x '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
-               grep -q '^snd_hda_intel.power_save modprobe - - snd_hda_intel power_save 0 10\$' '$root/etc/idlecfg/power-source.conf' ||
-               grep -q '^audio.power_save [a-z]* - - snd_hda_intel power_save 0 10\$' '$root/etc/idlecfg/power-source.conf'"
+               ! test -e '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' && cmp -s '$tmp/usr.before' '$tmp/usr.after' &&
+               { grep -q '^snd_hda_intel.power_save modprobe - - snd_hda_intel power_save 0 10\$' '$root/etc/idlecfg/power-source.conf' ||
+                 grep -q '^audio.power_save [a-z]* - - snd_hda_intel power_save 0 10\$' '$root/etc/idlecfg/power-source.conf'; }"
 check "the rule starts a short job on power_supply changes: systemd-run --no-block" \
         grep -q '^SUBSYSTEM=="power_supply", ACTION=="change", RUN+="/usr/bin/systemd-run --no-block .*idlecfg power-source event"$' \
         "$root/etc/udev/rules.d/70-idlecfg-power-source.rules"
-check "the sleep hook acts on post only, after resume" \
-        sh -c "grep -qx '\\[ \"\\\$1\" = post \\] || exit 0' '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
-               grep -q 'idlecfg power-source resume\"*\$' '$root/usr/lib/systemd/system-sleep/idlecfg-power-source'"
+# the package's system-sleep hook (src/units/idlecfg-power-source.sleep.in):
+# after resume, where install wrote the switch's table
+hook=$top_builddir/src/units/idlecfg-power-source
+check "the package's sleep hook acts on post only, after resume, where the switch's table is" \
+        sh -c "test -x '$hook' && grep -qx '\\[ \"\\\$1\" = post \\] || exit 0' '$hook' &&
+               grep -qx '\\[ -e /etc/idlecfg/power-source.conf \\] || exit 0' '$hook' &&
+               grep -q ' [^ ]*/idlecfg power-source resume\$' '$hook'"
 
 # real uevents: umockdev's testbed sends them, a gudev listener starts the
 # installed rule's command for each (tests/power-uevent.py)
@@ -369,10 +375,9 @@ check "verify says which source it assumed and why" \
                grep -q '^Power source assumed: battery (no supply online, battery BAT0 discharging)' '$tmp/verify-bat.out'"
 check "boot without an event: decided and written [$(v boot)]" test "$(v boot)" = "0 10 auto"
 check "resume after a change during sleep: decided and written [$(v resume)]" test "$(v resume)" = "0 0 on"
-check "rollback restores the values before idlecfg ever switched ($before) and removes rule, unit and hook [$(v rollback)]" \
+check "rollback restores the values before idlecfg ever switched ($before) and removes table, rule and unit [$(v rollback)]" \
         sh -c "test '$(v rollback)' = '0 $before' && ! test -e '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' &&
                ! test -e '$root/etc/systemd/system/idlecfg-power-source.service' &&
-               ! test -e '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
                ! test -e '$root/etc/idlecfg/power-source.conf'"
 
 # many switches, then the package's removal: the journal stays bounded by
@@ -423,13 +428,12 @@ set -- $(v journal1) $(v journal10) $(v journal$rounds)
 check "$((2 * rounds)) switches, to battery and back $rounds times, each one written [failed: $(v failed)]" test "$(v failed)" = 0
 check "the journal stays bounded by the knobs ($knobs): lines (bytes) after 1, 10 and $rounds round trips: $1 ($2), $3 ($4), ${5:-?} (${6:-?})" \
         sh -c "test '${5:-x}' = '$3' && test '${6:-x}' = '$4' && test '$5' -le \$((2 * $knobs + 4))"
-check "package removal after them (dpkg prerm: rollback, postrm: purge) restores the values before idlecfg ($(v before)) [$(v prerm)], every attribute byte for byte [$(v sys)], removes table, rule, unit, hook and journal" \
+check "package removal after them (dpkg prerm: rollback, postrm: purge) restores the values before idlecfg ($(v before)) [$(v prerm)], every attribute byte for byte [$(v sys)], removes table, rule, unit and journal" \
         sh -c "test '$(v prerm)' = '0 $(v before)' && test '$(v last)' != '$(v before)' && test '$(v postrm)' = 0 &&
                test '$(v sys)' = same &&
                grep -q 'rolling back what idlecfg applied and installed' '$tmp/prerm.out' &&
                ! test -e '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' &&
                ! test -e '$root/etc/systemd/system/idlecfg-power-source.service' &&
-               ! test -e '$root/usr/lib/systemd/system-sleep/idlecfg-power-source' &&
                ! test -e '$root/etc/idlecfg/power-source.conf' && ! test -e '$root/var/lib/idlecfg' ||
                { cat '$tmp/many.out' '$tmp/prerm.out'; exit 1; }"
 
@@ -552,7 +556,7 @@ check "desktop: power-source ac without a per-source table says so (no \"forced 
         sh -c "test $rc -eq 0 && grep -q '^No per-source table (.*power-source.conf is absent)' '$tmp/dac.out' &&
                ! grep -q 'forced' '$tmp/dac.out' && test ! -e '$droot/run/idlecfg/power-source' || { cat '$tmp/dac.out'; exit 1; }"
 # no switch where nothing switches (#33): no system battery, or no value per source planned
-sw="etc/idlecfg/power-source.conf etc/udev/rules.d/70-idlecfg-power-source.rules etc/systemd/system/idlecfg-power-source.service etc/systemd/system/multi-user.target.d/idlecfg-power-source.conf usr/lib/systemd/system-sleep/idlecfg-power-source"
+sw="etc/idlecfg/power-source.conf etc/udev/rules.d/70-idlecfg-power-source.rules etc/systemd/system/idlecfg-power-source.service etc/systemd/system/multi-user.target.d/idlecfg-power-source.conf"
 none() { for _f in $sw; do ! test -e "$1/$_f" || { echo "$1/$_f"; return 1; }; done; }
 run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" install --profile balanced --root "$droot" --kernel "$KVER" >"$tmp/dbal.out" 2>&1
 run_machine "$TESTS_DATA/machines/desktop-sata" "$IDLECFG" plan --profile balanced --root "$droot" --kernel "$KVER" >"$tmp/dbal.plan" 2>&1

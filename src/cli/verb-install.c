@@ -25,7 +25,6 @@ static const char *kind_name(enum target_kind k)
         case T_CMDLINE_BOOTC:
         case T_CMDLINE_OWN: return _("kernel command line");
         case T_POWER: return _("power-source switch");
-        case T_POWER_HOOK: return _("power-source system-sleep hook");
         case T_FIRSTBOOT: return _("first-boot unit enabled");
         case T_OTHER: break;
         }
@@ -244,7 +243,6 @@ static const char *kind_key(enum target_kind k)
         case T_CMDLINE_BOOTC:
         case T_CMDLINE_OWN: return "cmdline";
         case T_POWER: return "power-source";
-        case T_POWER_HOOK: return "power-source-hook";
         case T_FIRSTBOOT: return "firstboot";
         case T_OTHER: break;
         }

@@ -362,7 +362,7 @@ static int power_targets(const struct rootfs *rfs, const struct plan *p, struct 
         int r = ps_render(p, target_sbindir(rfs), &v, &n, ret_error);
 
         for (size_t i = 0; r >= 0 && i < n; i++)
-                target_add(t, v[i].path, TAKE_PTR(v[i].text), v[i].exec ? T_POWER_HOOK : T_POWER)->n_settings =
+                target_add(t, v[i].path, TAKE_PTR(v[i].text), T_POWER)->n_settings =
                         plan_n_per_source(p);
         ps_files_free(v, n);
         return r;
@@ -689,7 +689,7 @@ static int do_write(struct ctx *c, struct target *x)
         /* no entry, and idlecfg's own file there: taken as one install wrote (no backup, removed by rollback) */
         bool own = !mf && x->exists && own_file(x->cur, x->cur_len);
         bool was_ours = (mf && x->exists && streq(mf->sha, x->cur_sha)) || own, adopted = !mf && x->exists && !own;
-        mode_t mode = x->kind == T_POWER_HOOK ? 0755 : 0644;
+        mode_t mode = 0644;
         uid_t uid = (uid_t) -1;
         gid_t gid = (gid_t) -1;
         struct install_event *ev;

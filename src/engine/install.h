@@ -37,7 +37,6 @@ enum target_kind {
         T_CMDLINE_BOOTC,        /* a bootc image's kargs.d file */
         T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
         T_POWER,                /* the power-source switch: table, udev rule, unit, drop-in (pstable.h) */
-        T_POWER_HOOK,           /* ... and its system-sleep hook, an executable */
         T_FIRSTBOOT,            /* the drop-in that enables idlecfg-firstboot.service (image mode) */
         T_OTHER,                /* a file of an earlier install that is no longer wanted */
 };

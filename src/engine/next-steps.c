@@ -404,7 +404,6 @@ void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const 
                                          "idlecfg", "power-source", "boot", NULL);
                         }
                         break;
-                case T_POWER_HOOK:      /* systemd-sleep runs it after the next resume */
                 case T_FIRSTBOOT:       /* systemd reads it when the image boots */
                 case T_LINK:    /* udevd applies it when a NIC is added: the next boot */
                         break;

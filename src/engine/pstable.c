@@ -29,10 +29,10 @@ static bool word_ok(const char *s)
         return true;
 }
 
-static void file_add(struct ps_file **v, size_t *n, const char *path, char *text, bool exec)
+static void file_add(struct ps_file **v, size_t *n, const char *path, char *text)
 {
         *v = xrealloc(*v, (*n + 1) * sizeof(**v));
-        (*v)[(*n)++] = (struct ps_file) { .path = path, .text = text, .exec = exec };
+        (*v)[(*n)++] = (struct ps_file) { .path = path, .text = text };
 }
 
 void ps_files_free(struct ps_file *v, size_t n)
@@ -152,8 +152,8 @@ int ps_render(const struct plan *p, const char *sbin, struct ps_file **ret, size
                            field(s->attr), field(s->module), field(s->param), s->value, s->value_battery);
         }
         kv_free(&paths);
-        file_add(&v, &n, PS_TABLE_PATH, sb_steal(&sb), false);
-        file_add(&v, &n, PS_RULE_PATH, rule_text(p, sbin), false);
+        file_add(&v, &n, PS_TABLE_PATH, sb_steal(&sb));
+        file_add(&v, &n, PS_RULE_PATH, rule_text(p, sbin));
         file_add(&v, &n, PS_UNIT_PATH,
                  xasprintf(HEADER "# Some AC adapters send no uevent: at boot the source is decided without one.\n"
                                   "[Unit]\n"
@@ -167,17 +167,9 @@ int ps_render(const struct plan *p, const char *sbin, struct ps_file **ret, size
                                   "# it waits for the lock as long as another idlecfg holds it\n"
                                   "TimeoutStartSec=infinity\n"
                                   "ExecStart=%s/idlecfg power-source boot\n",
-                           p->profile, sbin), false);
+                           p->profile, sbin));
         file_add(&v, &n, PS_WANTS_PATH,
-                 xasprintf(HEADER "[Unit]\nWants=idlecfg-power-source.service\n", p->profile), false);
-        file_add(&v, &n, PS_HOOK_PATH,
-                 xasprintf("#!/bin/sh\n" HEADER
-                           "# systemd-sleep runs it with pre or post: after resume the power source may have\n"
-                           "# changed without an event.\n"
-                           "[ \"$1\" = post ] || exit 0\n"
-                           "exec /usr/bin/systemd-run --no-block --quiet --collect "
-                           "--description=idlecfg-power-source %s/idlecfg power-source resume\n",
-                           p->profile, sbin), true);
+                 xasprintf(HEADER "[Unit]\nWants=idlecfg-power-source.service\n", p->profile));
         *ret = v;
         *ret_n = n;
         return 0;

@@ -1,6 +1,9 @@
 /* pstable.h: the files install writes for the power-source switch (the
- * table of settings per source, the udev rule, the boot unit, its drop-in
- * and the system-sleep hook), and the table read back by power-source */
+ * table of settings per source, the udev rule, the boot unit and its
+ * drop-in: all below /etc), and the table read back by power-source. The
+ * system-sleep hook that runs the switch after a resume is the package's
+ * own file (src/units/idlecfg-power-source.sleep.in): install writes
+ * nothing below /usr, which may be read-only */
 #pragma once
 
 #include <stdbool.h>
@@ -13,11 +16,10 @@
 /* the paths: targets.h (PS_*_PATH), the list of what a manifest may name */
 #define PS_TABLE_MAX (1u << 20)
 
-/* one file to write: PATH, its text, whether it is executable */
+/* one file to write: PATH, its text */
 struct ps_file {
         const char *path;
         char *text;
-        bool exec;
 };
 
 /* The files of the switch for plan P, each with its text; none (0) when no

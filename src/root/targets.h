@@ -34,8 +34,11 @@
 #define FIRSTBOOT_DROPIN_PATH "/etc/systemd/system/sysinit.target.d/50-idlecfg-firstboot.conf"
 
 /* the power-source switch (pstable.c): the table of values per source, the
- * udev rule, the boot unit, the drop-in that wants it at boot (a regular
- * file: install never makes links) and the system-sleep hook */
+ * udev rule, the boot unit and the drop-in that wants it at boot (a regular
+ * file: install never makes links). Its system-sleep hook is the package's
+ * (systemd-sleep reads /usr/lib/systemd/system-sleep only), which acts when
+ * PS_TABLE_PATH is there; PS_HOOK_PATH is where earlier builds wrote their
+ * own: a manifest may still name it, and install and rollback remove it */
 #define PS_TABLE_PATH "/etc/idlecfg/power-source.conf"
 #define PS_RULE_PATH "/etc/udev/rules.d/70-idlecfg-power-source.rules"
 #define PS_UNIT_PATH "/etc/systemd/system/idlecfg-power-source.service"
