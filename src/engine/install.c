@@ -37,6 +37,9 @@ struct target {
         enum action action;
         bool conflict;          /* ours goes beside it, to PATH.idlecfg-new */
         bool link;              /* a symbolic link (manifest_path_is_link()), not a file */
+        /* the administrator's file, already as wanted (CONTENT its bytes): left
+         * as it is and not taken into the manifest, while no manifest names it */
+        bool as_is;
 };
 
 struct targets {
@@ -236,6 +239,27 @@ static int kernel_cmdline_target(const struct rootfs *rfs, const struct manifest
         /* a word already on the line is not added again (the line of an
          * install whose state was deleted, an administrator's own) */
         add = words_missing(base, words);
+        if (!mf && r == 0) {
+                /* the administrator's file: its line end (CRLF, none) kept; with
+                 * every word there already, left as it is */
+                _cleanup_free_ char *raw = NULL;
+                size_t rlen = 0;
+                if (rootfs_read_file(rfs, KERNEL_CMDLINE_PATH, ROOTFS_NOFOLLOW, KERNEL_CMDLINE_MAX, &raw, &rlen,
+                                     NULL) == 0) {
+                        struct target *x;
+                        const char *end = rlen >= 2 && raw[rlen - 2] == '\r' && raw[rlen - 1] == '\n' ? "\r\n"
+                                          : rlen && raw[rlen - 1] == '\n'                               ? "\n"
+                                                                                                         : "";
+                        if (!*add) {
+                                x = target_add(t, KERNEL_CMDLINE_PATH, TAKE_PTR(raw), T_CMDLINE_KERNEL);
+                                x->as_is = true;
+                        } else
+                                x = target_add(t, KERNEL_CMDLINE_PATH, xasprintf("%s%s%s%s", base, *base ? " " : "",
+                                                                                 add, end), T_CMDLINE_KERNEL);
+                        x->n_settings = n;
+                        return 1;
+                }
+        }
         target_add(t, KERNEL_CMDLINE_PATH, xasprintf("%s%s%s\n", base, *base && *add ? " " : "", add),
                    T_CMDLINE_KERNEL)->n_settings = n;
         return 1;
@@ -505,7 +529,9 @@ static int preflight(const struct rootfs *rfs, const struct manifest *m, struct 
                         else
                                 x->action = x->exists ? A_NONE : A_WRITE;
                 } else if (x->content) {
-                        if (mf && x->exists && streq(x->cur_sha, mf->sha))
+                        if (x->as_is && !mf && x->exists && streq(x->cur_sha, want))
+                                x->action = A_NONE;
+                        else if (mf && x->exists && streq(x->cur_sha, mf->sha))
                                 x->action = streq(x->cur_sha, want) ? A_NONE : A_WRITE;
                         else if (mf && !force)
                                 /* deleted or edited by the administrator since we wrote it
