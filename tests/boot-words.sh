@@ -14,7 +14,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 24
+plan 26
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -165,6 +165,21 @@ sed -i 's/quiet/quiet pcie_aspm.policy=performance/' "$g/etc/default/grub"
 ic "$g" plan >"$tmp/g.plan2" 2>&1
 check "own words: an administrator's policy word in /etc/default/grub still counts" \
         sh -c "! grep -qF 'default policy already' '$tmp/g.plan2'"
+
+# ---- N20: GRUB with BLS entries that carry the word already (the administrator's) ----
+b=$tmp/bls
+mk "$b"
+mkdir -p "$b/boot/loader/entries" "$b/usr/bin"
+printf 'GRUB_TIMEOUT=5\nGRUB_ENABLE_BLSCFG=true\n' >"$b/etc/default/grub"
+: >"$b/usr/sbin/grub2-mkconfig"
+printf 'title Fedora\nversion %s\nlinux /vmlinuz-%s\noptions root=UUID=1 ro %s\n' "$KVER" "$KVER" "$WORDS" \
+        >"$b/boot/loader/entries/abc-$KVER.conf"
+ic "$b" install --json >"$tmp/b.json" 2>"$tmp/b.err"; rc=$?
+check "bls, the entries have the word already: install exits 0, names no grubby, records no word of its own" sh -c "
+        test $rc -eq 0 && test -z \"\$(steps '$tmp/b.json' '$b')\" && test ! -e '$b/etc/idlecfg/cmdline'"
+ic "$b" rollback --json >"$tmp/b.rb.json" 2>&1; rc=$?
+check "... rollback exits 0 and names no grubby --remove-args (the word is the administrator's)" sh -c "
+        test $rc -eq 0 && ! grep -q 'remove-args' '$tmp/b.rb.json' && grep -q '$WORDS' '$b/boot/loader/entries/abc-$KVER.conf'"
 
 # ---- N23: /etc/kernel/cmdline that holds the words already; its line end kept ----
 k=$tmp/sdboot

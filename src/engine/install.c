@@ -265,6 +265,31 @@ static int kernel_cmdline_target(const struct rootfs *rfs, const struct manifest
         return 1;
 }
 
+/* GRUB with BLS entries: of WORDS (taken), those idlecfg gives the entries
+ * (grubby) and takes out again on rollback: not the ones every entry has
+ * already that are the administrator's (not in idlecfg's earlier
+ * /etc/idlecfg/cmdline); NULL: none */
+static char *bls_own_words(const struct rootfs *rfs, const struct manifest *m, char *words)
+{
+        _cleanup_free_ char *held = boot_bls_common_words(rfs), *old = NULL, *theirs = NULL;
+        char *ours;
+
+        if (m && manifest_find(m, OWN_CMDLINE_PATH) &&
+            rootfs_read_file(rfs, OWN_CMDLINE_PATH, ROOTFS_NOFOLLOW, KERNEL_CMDLINE_MAX, &old, NULL, NULL) < 0)
+                old = NULL;
+        for (char *c = old; c && *c; c++)
+                if (*c == '\n' || *c == '\r')
+                        *c = ' ';       /* words_missing() splits at blanks */
+        theirs = words_missing(strempty(old), strempty(held));
+        ours = words_missing(theirs, words);
+        free(words);
+        if (!*ours) {
+                free(ours);
+                return NULL;
+        }
+        return ours;
+}
+
 /* the file the kernel parameters go to, by the target's boot scheme
  * (p->boot, root/bootscheme.h); none when the plan has none */
 static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
@@ -321,6 +346,8 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
                                      PACKAGE_NAME " rollback\" removes it.\n"
                                      "GRUB_CMDLINE_LINUX_DEFAULT=\"${GRUB_CMDLINE_LINUX_DEFAULT} %s\"\n",
                                      p->profile, words), T_CMDLINE_GRUB)->n_settings = n;
+        else if (scheme == BOOT_GRUB_BLS && !(words = bls_own_words(rfs, m, TAKE_PTR(words))))
+                return 0;       /* every entry has them already, the administrator's: nothing of idlecfg's */
         else
                 /* only the words, on one line, so that "$(cat FILE)" in a script gives the
                  * kernel nothing else. GRUB with BLS entries (grubby), a running
