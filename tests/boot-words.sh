@@ -14,7 +14,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 18
+plan 26
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -165,4 +165,47 @@ sed -i 's/quiet/quiet pcie_aspm.policy=performance/' "$g/etc/default/grub"
 ic "$g" plan >"$tmp/g.plan2" 2>&1
 check "own words: an administrator's policy word in /etc/default/grub still counts" \
         sh -c "! grep -qF 'default policy already' '$tmp/g.plan2'"
+
+# ---- N20: GRUB with BLS entries that carry the word already (the administrator's) ----
+b=$tmp/bls
+mk "$b"
+mkdir -p "$b/boot/loader/entries" "$b/usr/bin"
+printf 'GRUB_TIMEOUT=5\nGRUB_ENABLE_BLSCFG=true\n' >"$b/etc/default/grub"
+: >"$b/usr/sbin/grub2-mkconfig"
+printf 'title Fedora\nversion %s\nlinux /vmlinuz-%s\noptions root=UUID=1 ro %s\n' "$KVER" "$KVER" "$WORDS" \
+        >"$b/boot/loader/entries/abc-$KVER.conf"
+ic "$b" install --json >"$tmp/b.json" 2>"$tmp/b.err"; rc=$?
+check "bls, the entries have the word already: install exits 0, names no grubby, records no word of its own" sh -c "
+        test $rc -eq 0 && test -z \"\$(steps '$tmp/b.json' '$b')\" && test ! -e '$b/etc/idlecfg/cmdline'"
+ic "$b" rollback --json >"$tmp/b.rb.json" 2>&1; rc=$?
+check "... rollback exits 0 and names no grubby --remove-args (the word is the administrator's)" sh -c "
+        test $rc -eq 0 && ! grep -q 'remove-args' '$tmp/b.rb.json' && grep -q '$WORDS' '$b/boot/loader/entries/abc-$KVER.conf'"
+
+# ---- N23: /etc/kernel/cmdline that holds the words already; its line end kept ----
+k=$tmp/sdboot
+mk "$k"
+mkdir -p "$k/boot/efi/EFI/systemd" "$k/etc/kernel"
+: >"$k/boot/efi/EFI/systemd/systemd-bootx64.efi"
+printf 'root=/dev/vda2\trw %s\n' "$WORDS" >"$k/etc/kernel/cmdline"
+cp "$k/etc/kernel/cmdline" "$tmp/k.before"
+ic "$k" install --json >"$tmp/k.json" 2>"$tmp/k.err"; rc=$?
+check "cmdline has the words: install writes nothing there, records no replaced file, names no kernel-install (exit 0)" sh -c "
+        test $rc -eq 0 && cmp -s '$tmp/k.before' '$k/etc/kernel/cmdline' &&
+        ! grep -q '^file /etc/kernel/cmdline' '$k/var/lib/idlecfg/manifest' && test -z \"\$(steps '$tmp/k.json' '$k')\""
+printf 'root=/dev/vda2\trw %s mitigations=off\n' "$WORDS" >"$k/etc/kernel/cmdline"
+ic "$k" rollback >"$tmp/k.rb" 2>&1; rc=$?
+check "... the administrator appends a word: rollback exits 0 and keeps the line as they made it" sh -c "
+        test $rc -eq 0 && grep -qx \"\$(printf 'root=/dev/vda2\\trw $WORDS mitigations=off')\" '$k/etc/kernel/cmdline' &&
+        test ! -e '$k/var/lib/idlecfg/manifest'"
+for form in crlf nonl; do
+        case $form in crlf) printf 'root=/dev/vda2\trw\r\n' ;; nonl) printf 'root=/dev/vda2\trw' ;; esac \
+                >"$k/etc/kernel/cmdline"
+        cp "$k/etc/kernel/cmdline" "$tmp/k.$form"
+        ic "$k" install >/dev/null 2>&1
+        case $form in crlf) printf 'root=/dev/vda2\trw %s\r\n' "$WORDS" ;; nonl) printf 'root=/dev/vda2\trw %s' "$WORDS" ;; esac \
+                >"$tmp/k.$form.want"
+        check "$form: install adds the word and keeps the tab and the line end" cmp "$tmp/k.$form.want" "$k/etc/kernel/cmdline"
+        ic "$k" rollback >/dev/null 2>&1
+        check "$form: rollback gives the file back byte for byte" cmp "$tmp/k.$form" "$k/etc/kernel/cmdline"
+done
 done_testing

@@ -36,6 +36,9 @@ struct target {
         enum action action;
         bool conflict;          /* ours goes beside it, to PATH.idlecfg-new */
         bool link;              /* a symbolic link (manifest_path_is_link()), not a file */
+        /* the administrator's file, already as wanted (CONTENT its bytes): left
+         * as it is and not taken into the manifest, while no manifest names it */
+        bool as_is;
 };
 
 struct targets {
@@ -235,9 +238,55 @@ static int kernel_cmdline_target(const struct rootfs *rfs, const struct manifest
         /* a word already on the line is not added again (the line of an
          * install whose state was deleted, an administrator's own) */
         add = words_missing(base, words);
+        if (!mf && r == 0) {
+                /* the administrator's file: its line end (CRLF, none) kept; with
+                 * every word there already, left as it is */
+                _cleanup_free_ char *raw = NULL;
+                size_t rlen = 0;
+                if (rootfs_read_file(rfs, KERNEL_CMDLINE_PATH, ROOTFS_NOFOLLOW, KERNEL_CMDLINE_MAX, &raw, &rlen,
+                                     NULL) == 0) {
+                        struct target *x;
+                        const char *end = rlen >= 2 && raw[rlen - 2] == '\r' && raw[rlen - 1] == '\n' ? "\r\n"
+                                          : rlen && raw[rlen - 1] == '\n'                               ? "\n"
+                                                                                                         : "";
+                        if (!*add) {
+                                x = target_add(t, KERNEL_CMDLINE_PATH, TAKE_PTR(raw), T_CMDLINE_KERNEL);
+                                x->as_is = true;
+                        } else
+                                x = target_add(t, KERNEL_CMDLINE_PATH, xasprintf("%s%s%s%s", base, *base ? " " : "",
+                                                                                 add, end), T_CMDLINE_KERNEL);
+                        x->n_settings = n;
+                        return 1;
+                }
+        }
         target_add(t, KERNEL_CMDLINE_PATH, xasprintf("%s%s%s\n", base, *base && *add ? " " : "", add),
                    T_CMDLINE_KERNEL)->n_settings = n;
         return 1;
+}
+
+/* GRUB with BLS entries: of WORDS (taken), those idlecfg gives the entries
+ * (grubby) and takes out again on rollback: not the ones every entry has
+ * already that are the administrator's (not in idlecfg's earlier
+ * /etc/idlecfg/cmdline); NULL: none */
+static char *bls_own_words(const struct rootfs *rfs, const struct manifest *m, char *words)
+{
+        _cleanup_free_ char *held = boot_bls_common_words(rfs), *old = NULL, *theirs = NULL;
+        char *ours;
+
+        if (m && manifest_find(m, OWN_CMDLINE_PATH) &&
+            rootfs_read_file(rfs, OWN_CMDLINE_PATH, ROOTFS_NOFOLLOW, KERNEL_CMDLINE_MAX, &old, NULL, NULL) < 0)
+                old = NULL;
+        for (char *c = old; c && *c; c++)
+                if (*c == '\n' || *c == '\r')
+                        *c = ' ';       /* words_missing() splits at blanks */
+        theirs = words_missing(strempty(old), strempty(held));
+        ours = words_missing(theirs, words);
+        free(words);
+        if (!*ours) {
+                free(ours);
+                return NULL;
+        }
+        return ours;
 }
 
 /* the file the kernel parameters go to, by the target's boot scheme
@@ -296,6 +345,8 @@ static int cmdline_target(const struct rootfs *rfs, const struct plan *p, const 
                                      PACKAGE_NAME " rollback\" removes it.\n"
                                      "GRUB_CMDLINE_LINUX_DEFAULT=\"${GRUB_CMDLINE_LINUX_DEFAULT} %s\"\n",
                                      p->profile, words), T_CMDLINE_GRUB)->n_settings = n;
+        else if (scheme == BOOT_GRUB_BLS && !(words = bls_own_words(rfs, m, TAKE_PTR(words))))
+                return 0;       /* every entry has them already, the administrator's: nothing of idlecfg's */
         else
                 /* only the words, on one line, so that "$(cat FILE)" in a script gives the
                  * kernel nothing else. GRUB with BLS entries (grubby), a running
@@ -504,7 +555,9 @@ static int preflight(const struct rootfs *rfs, const struct manifest *m, struct 
                         else
                                 x->action = x->exists ? A_NONE : A_WRITE;
                 } else if (x->content) {
-                        if (mf && x->exists && streq(x->cur_sha, mf->sha))
+                        if (x->as_is && !mf && x->exists && streq(x->cur_sha, want))
+                                x->action = A_NONE;
+                        else if (mf && x->exists && streq(x->cur_sha, mf->sha))
                                 x->action = streq(x->cur_sha, want) ? A_NONE : A_WRITE;
                         else if (mf && !force)
                                 /* deleted or edited by the administrator since we wrote it

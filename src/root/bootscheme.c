@@ -13,6 +13,7 @@
 #define INSTALL_CONF_MAX (64u << 10)
 /* grub-mkconfig is a shell script of some 10 KiB */
 #define GRUB_MKCONFIG_MAX (1u << 20)
+#define BLS_ENTRY_MAX (1u << 20)
 
 static const char *const scheme_names[_BOOT_SCHEME_MAX] = {
         [BOOT_NONE] = "none",
@@ -209,6 +210,41 @@ static const char *bls_entries_mark(const struct rootfs *rfs)
                 }
         }
         return NULL;
+}
+
+char *boot_bls_common_words(const struct rootfs *rfs)
+{
+        const char *dir = bls_entries_mark(rfs);
+        char *common = NULL, **names = NULL;
+        size_t n = 0;
+
+        if (!dir || rootfs_list_dir(rfs, dir, ".conf", &names, &n) < 0)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *path = xasprintf("%s/%s", dir, names[i]), *text = NULL, *missing = NULL;
+                struct strbuf opts = {};
+
+                if (rootfs_read_file(rfs, path, 0, BLS_ENTRY_MAX, &text, NULL, NULL) < 0)
+                        continue;
+                for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                        l += strspn(l, " \t");
+                        if (startswith(l, "options") && strchr(" \t", l[7]))
+                                sb_appendf(&opts, " %s", l + 7);
+                }
+                if (!common)
+                        common = xstrdup(sb_str(&opts));
+                else {
+                        char *c;
+                        /* the words of COMMON this entry lacks, then COMMON without them */
+                        missing = words_missing(sb_str(&opts), common);
+                        c = words_missing(missing, common);
+                        free(common);
+                        common = c;
+                }
+                sb_free(&opts);
+        }
+        rootfs_list_free(names, n);
+        return common;
 }
 
 const char *boot_grub_mark(const struct rootfs *rfs)

@@ -82,6 +82,10 @@ void boot_info_done(struct boot_info *b);
  * that does not source /etc/default/grub.d/NAME.cfg: its path in the root, or
  * NULL (it does, or there is none to tell: Debian's is assumed) */
 const char *boot_grub_mkconfig_no_grub_d(const struct rootfs *rfs);
+/* the words every boot entry (Boot Loader Specification, the first of
+ * /boot, /efi, /boot/efi with one) has on its options lines, space-separated;
+ * NULL: no entry */
+char *boot_bls_common_words(const struct rootfs *rfs);
 /* the first file of GRUB the root has (a dangling link counts), NULL: none */
 const char *boot_grub_mark(const struct rootfs *rfs);
 /* is it a path of the root (links followed inside it)? */
