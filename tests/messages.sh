@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 18
+plan 22
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -137,5 +137,24 @@ check_i18n "profiles and options given twice, in French" sh -c "
         grep -q 'aucun répertoire de ce nom ; donnez le répertoire qui contient les fichiers NAME.profile' '$tmp/nodir.fr' &&
         grep -q 'pas un fichier : pour ./powersave.profile, donnez --profiles-dir . --profile powersave' '$tmp/path.fr' &&
         grep -q \"^idlecfg : --root donné deux fois (la seconde fois '/')\" '$tmp/twice.fr'"
+
+# ---- the usage ----
+"$IDLECFG" --help >"$tmp/help.out"
+check "--help: every verb's text in one column, power-source's too" sh -c "
+        sed -n '/^Verbs:/,/^\$/p' '$tmp/help.out' | grep '^  [a-z]' >'$tmp/verbs' &&
+        test \$(awk '{ print index(substr(\$0, 3), \" \" \$2) }' '$tmp/verbs' | sort -u | wc -l) -eq 1 &&
+        grep -q '^  power-source Write' '$tmp/verbs'"
+"$IDLECFG" rollback apply install >"$tmp/args.out" 2>&1
+check "too many arguments: counted in words, with the ones it takes" \
+        grep -qx 'idlecfg: rollback takes at most 1 argument (\[apply|install|all\]), 2 given' "$tmp/args.out"
+for lang in de fr; do
+        in_lang $lang "$IDLECFG" rollback apply install >"$tmp/args.$lang" 2>&1
+done
+check_i18n "too many arguments, in de and fr" sh -c "
+        grep -q 'nimmt höchstens 1 Argument an (\[apply|install|all\]), erhalten: 2' '$tmp/args.de' &&
+        grep -q 'accepte au plus 1 argument (\[apply|install|all\]), il en a reçu 2' '$tmp/args.fr'"
+"$IDLECFG" verify --nagios --format=prometheus >"$tmp/nagios.out" 2>/dev/null; rc=$?
+check "verify --nagios --format=prometheus: refused, the status line alone on stdout" sh -c "test $rc -eq 3 &&
+        test \$(wc -l <'$tmp/nagios.out') -eq 1 && grep -q '^IDLECFG UNKNOWN - --nagios prints the plugin' '$tmp/nagios.out'"
 
 done_testing
