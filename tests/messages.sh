@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 22
+plan 24
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -137,6 +137,27 @@ check_i18n "profiles and options given twice, in French" sh -c "
         grep -q 'aucun répertoire de ce nom ; donnez le répertoire qui contient les fichiers NAME.profile' '$tmp/nodir.fr' &&
         grep -q 'pas un fichier : pour ./powersave.profile, donnez --profiles-dir . --profile powersave' '$tmp/path.fr' &&
         grep -q \"^idlecfg : --root donné deux fois (la seconde fois '/')\" '$tmp/twice.fr'"
+
+# ---- a command-line setting a later grub.d file drops: what happened, what to do ----
+g=$tmp/grub
+mkroot_installed "$dir" "$g" || exit 1
+mkdir -p "$g/var/lib" "$g/run" "$g/boot/grub" "$g/etc/default/grub.d"
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' >"$g/etc/default/grub"
+printf 'linux /vmlinuz root=/dev/sda1 quiet\n' >"$g/boot/grub/grub.cfg"
+"$IDLECFG" --root "$g" --kernel "$KVER" install --profile balanced >/dev/null 2>&1
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"\n' >"$g/etc/default/grub.d/zz-admin.cfg"
+# the live parameter unreadable: the setting is counted by its boot configuration alone
+rm -rf "$UMOCKDEV_DIR/sys/module/pcie_aspm"
+"$IDLECFG" --root "$g" --kernel "$KVER" verify >"$tmp/dropped.out" 2>/dev/null
+check "verify: a command-line setting a later grub.d file drops names the file and the way out" sh -c "
+        grep -qx '  missing pcie_aspm.policy pcie_aspm policy: cmdline: never at a boot: $g/etc/default/grub.d/zz-admin.cfg, read after idlecfg.s file, sets GRUB.s kernel command line without its words; make that file keep them (or remove it), then update-grub' '$tmp/dropped.out' &&
+        ! grep -q 'the attribute is gone' '$tmp/dropped.out'"
+for lang in de fr; do
+        in_lang $lang "$IDLECFG" --root "$g" --kernel "$KVER" verify >"$tmp/dropped.$lang" 2>/dev/null
+done
+check_i18n "... in de and fr" sh -c "
+        grep -q 'cmdline: bei keinem Start: $g/etc/default/grub.d/zz-admin.cfg, nach der Datei von idlecfg gelesen' '$tmp/dropped.de' &&
+        grep -q 'cmdline : à aucun démarrage : $g/etc/default/grub.d/zz-admin.cfg, lu après le fichier' '$tmp/dropped.fr'"
 
 # ---- the usage ----
 "$IDLECFG" --help >"$tmp/help.out"
