@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 24
+plan 27
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -165,6 +165,25 @@ check "--help: every verb's text in one column, power-source's too" sh -c "
         sed -n '/^Verbs:/,/^\$/p' '$tmp/help.out' | grep '^  [a-z]' >'$tmp/verbs' &&
         test \$(awk '{ print index(substr(\$0, 3), \" \" \$2) }' '$tmp/verbs' | sort -u | wc -l) -eq 1 &&
         grep -q '^  power-source Write' '$tmp/verbs'"
+# each verb's usage says what its options do there, not the others' texts
+for v in detect plan explain install apply rollback verify refresh measure power-source; do
+        "$IDLECFG" help $v >"$tmp/help.$v"
+done
+check "per-verb help: no option line names another verb's use" sh -c "
+        for v in detect plan explain install apply rollback verify refresh measure power-source; do
+                sed -n '/^Options:/,/^\$/p' \"$tmp/help.\$v\" |
+                grep -E '(plan|install|apply|rollback|verify|refresh|measure|power-source)(, [a-z-]+)*: ' && exit 1
+        done; exit 0"
+check "per-verb help: --dry-run and --format as each verb does them" sh -c "
+        grep -qx '  -n, --dry-run         print the diff of what would change; write nothing' '$tmp/help.install' &&
+        grep -qx '  -n, --dry-run         print what would be set; write nothing' '$tmp/help.apply' &&
+        grep -qx '  -f, --format salt     the result as a Salt state.s JSON' '$tmp/help.install' &&
+        grep -qx '  -f, --format FORMAT   text, json or prometheus' '$tmp/help.verify'"
+in_lang de "$IDLECFG" help install >"$tmp/help.install.de" 2>&1
+in_lang fr "$IDLECFG" help install >"$tmp/help.install.fr" 2>&1
+check_i18n "per-verb help in de and fr" sh -c "
+        grep -q '^  -n, --dry-run         den Diff dessen ausgeben' '$tmp/help.install.de' &&
+        grep -q '^  -n, --dry-run         afficher le diff de ce qui changerait' '$tmp/help.install.fr'"
 "$IDLECFG" rollback apply install >"$tmp/args.out" 2>&1
 check "too many arguments: counted in words, with the ones it takes" \
         grep -qx 'idlecfg: rollback takes at most 1 argument (\[apply|install|all\]), 2 given' "$tmp/args.out"

@@ -113,7 +113,7 @@ static void verb_usage(const struct verb *v, FILE *f)
                 v->synopsis ? " " : "", v->synopsis ? _(v->synopsis) : "");
         fprintf(f, "\n%s.\n", _(v->help));
         fputs(_("\nOptions:\n"), f);
-        options_print_help(v->options | O_COMMON, f);
+        options_print_verb_help(v->name, v->options | O_COMMON, f);
         print_exit_status(f);
 }
 
