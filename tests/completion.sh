@@ -8,7 +8,7 @@ COMPLETION=$top_srcdir/src/completion/idlecfg.bash-completion
 BASH_COMPLETION=${BASH_COMPLETION_SCRIPT:-/usr/share/bash-completion/bash_completion}
 export COMPLETION BASH_COMPLETION
 
-N=21
+N=23
 plan $((2 * N))
 
 # a target root with profiles and module trees, an extra profiles dir and a
@@ -139,6 +139,10 @@ apply' "$m" 'idlecfg rollback a' idlecfg rollback a
         check "$m: --format= values" expect "$FORMATS" "$m" 'idlecfg plan --format=' idlecfg plan --format =
         check "$m: --format VALUE values" expect "$FORMATS" "$m" 'idlecfg plan --format ' idlecfg plan --format ''
         check "$m: --format=j prefix" expect json "$m" 'idlecfg plan --format=j' idlecfg plan --format = j
+        check "$m: install --format offers install's format" expect salt "$m" 'idlecfg install --format ' idlecfg install --format ''
+        check "$m: verify --format= offers verify's formats" expect 'json
+prometheus
+text' "$m" 'idlecfg verify --format=' idlecfg verify --format =
         check "$m: -f t prefix" expect 'text
 tmpfiles' "$m" 'idlecfg -f t' idlecfg -f t
         check "$m: profiles from --root" expect 'balanced

@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 18
+plan 27
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -137,5 +137,64 @@ check_i18n "profiles and options given twice, in French" sh -c "
         grep -q 'aucun répertoire de ce nom ; donnez le répertoire qui contient les fichiers NAME.profile' '$tmp/nodir.fr' &&
         grep -q 'pas un fichier : pour ./powersave.profile, donnez --profiles-dir . --profile powersave' '$tmp/path.fr' &&
         grep -q \"^idlecfg : --root donné deux fois (la seconde fois '/')\" '$tmp/twice.fr'"
+
+# ---- a command-line setting a later grub.d file drops: what happened, what to do ----
+g=$tmp/grub
+mkroot_installed "$dir" "$g" || exit 1
+mkdir -p "$g/var/lib" "$g/run" "$g/boot/grub" "$g/etc/default/grub.d"
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' >"$g/etc/default/grub"
+printf 'linux /vmlinuz root=/dev/sda1 quiet\n' >"$g/boot/grub/grub.cfg"
+"$IDLECFG" --root "$g" --kernel "$KVER" install --profile balanced >/dev/null 2>&1
+printf 'GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"\n' >"$g/etc/default/grub.d/zz-admin.cfg"
+# the live parameter unreadable: the setting is counted by its boot configuration alone
+rm -rf "$UMOCKDEV_DIR/sys/module/pcie_aspm"
+"$IDLECFG" --root "$g" --kernel "$KVER" verify >"$tmp/dropped.out" 2>/dev/null
+check "verify: a command-line setting a later grub.d file drops names the file and the way out" sh -c "
+        grep -qx '  missing pcie_aspm.policy pcie_aspm policy: cmdline: never at a boot: $g/etc/default/grub.d/zz-admin.cfg, read after idlecfg.s file, sets GRUB.s kernel command line without its words; make that file keep them (or remove it), then update-grub' '$tmp/dropped.out' &&
+        ! grep -q 'the attribute is gone' '$tmp/dropped.out'"
+for lang in de fr; do
+        in_lang $lang "$IDLECFG" --root "$g" --kernel "$KVER" verify >"$tmp/dropped.$lang" 2>/dev/null
+done
+check_i18n "... in de and fr" sh -c "
+        grep -q 'cmdline: bei keinem Start: $g/etc/default/grub.d/zz-admin.cfg, nach der Datei von idlecfg gelesen' '$tmp/dropped.de' &&
+        grep -q 'cmdline : à aucun démarrage : $g/etc/default/grub.d/zz-admin.cfg, lu après le fichier' '$tmp/dropped.fr'"
+
+# ---- the usage ----
+"$IDLECFG" --help >"$tmp/help.out"
+check "--help: every verb's text in one column, power-source's too" sh -c "
+        sed -n '/^Verbs:/,/^\$/p' '$tmp/help.out' | grep '^  [a-z]' >'$tmp/verbs' &&
+        test \$(awk '{ print index(substr(\$0, 3), \" \" \$2) }' '$tmp/verbs' | sort -u | wc -l) -eq 1 &&
+        grep -q '^  power-source Write' '$tmp/verbs'"
+# each verb's usage says what its options do there, not the others' texts
+for v in detect plan explain install apply rollback verify refresh measure power-source; do
+        "$IDLECFG" help $v >"$tmp/help.$v"
+done
+check "per-verb help: no option line names another verb's use" sh -c "
+        for v in detect plan explain install apply rollback verify refresh measure power-source; do
+                sed -n '/^Options:/,/^\$/p' \"$tmp/help.\$v\" |
+                grep -E '(plan|install|apply|rollback|verify|refresh|measure|power-source)(, [a-z-]+)*: ' && exit 1
+        done; exit 0"
+check "per-verb help: --dry-run and --format as each verb does them" sh -c "
+        grep -qx '  -n, --dry-run         print the diff of what would change; write nothing' '$tmp/help.install' &&
+        grep -qx '  -n, --dry-run         print what would be set; write nothing' '$tmp/help.apply' &&
+        grep -qx '  -f, --format salt     the result as a Salt state.s JSON' '$tmp/help.install' &&
+        grep -qx '  -f, --format FORMAT   text, json or prometheus' '$tmp/help.verify'"
+in_lang de "$IDLECFG" help install >"$tmp/help.install.de" 2>&1
+in_lang fr "$IDLECFG" help install >"$tmp/help.install.fr" 2>&1
+check_i18n "per-verb help in de and fr" sh -c "
+        grep -q '^  -n, --dry-run         den Diff dessen ausgeben' '$tmp/help.install.de' &&
+        grep -q '^  -n, --dry-run         afficher le diff de ce qui changerait' '$tmp/help.install.fr'"
+"$IDLECFG" rollback apply install >"$tmp/args.out" 2>&1
+check "too many arguments: counted in words, with the ones it takes" \
+        grep -qx 'idlecfg: rollback takes at most 1 argument (\[apply|install|all\]), 2 given' "$tmp/args.out"
+for lang in de fr; do
+        in_lang $lang "$IDLECFG" rollback apply install >"$tmp/args.$lang" 2>&1
+done
+check_i18n "too many arguments, in de and fr" sh -c "
+        grep -q 'nimmt höchstens 1 Argument an (\[apply|install|all\]), erhalten: 2' '$tmp/args.de' &&
+        grep -q 'accepte au plus 1 argument (\[apply|install|all\]), il en a reçu 2' '$tmp/args.fr'"
+"$IDLECFG" verify --nagios --format=prometheus >"$tmp/nagios.out" 2>/dev/null; rc=$?
+check "verify --nagios --format=prometheus: refused, the status line alone on stdout" sh -c "test $rc -eq 3 &&
+        test \$(wc -l <'$tmp/nagios.out') -eq 1 && grep -q '^IDLECFG UNKNOWN - --nagios prints the plugin' '$tmp/nagios.out'"
 
 done_testing

@@ -99,12 +99,18 @@ static void print_exit_status(FILE *f)
 
 static void usage(FILE *f)
 {
+        int w = 0;
+
         fprintf(f, _("Usage: %s [OPTIONS] VERB [ARGS]\n"), program_invocation_short_name);
         fputs(_("\nConfigure the idle power management of a Linux machine.\n"), f);
         fputs(_("\nVerbs:\n"), f);
+        /* the verbs' column as wide as the longest name (power-source) */
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                fprintf(f, "  %-10s %s\n", verbs[i].name, _(verbs[i].help));
-        fprintf(f, "  %-10s %s\n", "help", _("Show the usage of one verb: help VERB"));
+                if ((int) strlen(verbs[i].name) > w)
+                        w = (int) strlen(verbs[i].name);
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                fprintf(f, "  %-*s %s\n", w, verbs[i].name, _(verbs[i].help));
+        fprintf(f, "  %-*s %s\n", w, "help", _("Show the usage of one verb: help VERB"));
         fputs(_("\nOptions:\n"), f);
         options_print_help(~0u, f);
         print_exit_status(f);
@@ -117,7 +123,7 @@ static void verb_usage(const struct verb *v, FILE *f)
                 v->synopsis ? " " : "", v->synopsis ? _(v->synopsis) : "");
         fprintf(f, "\n%s.\n", _(v->help));
         fputs(_("\nOptions:\n"), f);
-        options_print_help(v->options | O_COMMON, f);
+        options_print_verb_help(v->name, v->options | O_COMMON, f);
         print_exit_status(f);
 }
 
@@ -324,8 +330,9 @@ static int check_nargs(const struct verb *v, int nargs, char **args)
         else if (v->max_args == 0)
                 fprintf(stderr, _("idlecfg: %s takes no arguments, '%s' given\n"), v->name, args[0]);
         else
-                fprintf(stderr, _("idlecfg: %s takes at most %d argument(s), %d given\n"), v->name,
-                        v->max_args, nargs);
+                fprintf(stderr, P_("idlecfg: %s takes at most %d argument (%s), %d given\n",
+                                   "idlecfg: %s takes at most %d arguments (%s), %d given\n", v->max_args),
+                        v->name, v->max_args, _(v->synopsis), nargs);
         verb_usage(v, stderr);
         return EXIT_USAGE;
 }
@@ -447,8 +454,9 @@ static int idlecfg_main(int argc, char **argv)
                 a.wait_ms = UINT_MAX;
         if (r == EXIT_OK)
                 r = run_verb(v, &a, nargs, argv + optind + 1);
-        /* the gauges of a failed run: an error, not the old file looking fresh */
-        if (r != EXIT_OK && streq(v->name, "verify") && streq_ptr(a.format, "prometheus") &&
+        /* the gauges of a failed run: an error, not the old file looking fresh;
+         * not under --nagios (refused with --format): the status line is all */
+        if (r != EXIT_OK && streq(v->name, "verify") && streq_ptr(a.format, "prometheus") && !a.nagios &&
             monitor_prometheus_failed(a.output) < 0)
                 r = EXIT_FAILURE_;
         return r;

@@ -76,6 +76,48 @@ static const struct option_row {
         { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },
 };
 
+/* an option's line in one verb's usage, where the table's names several
+ * verbs ("install: ...; apply: ..."); VERB NULL: any verb that takes it */
+static const struct verb_help {
+        const char *verb;
+        unsigned bit;
+        const char *help;
+} verb_helps[] = {
+        { "plan", O_FORMAT, N_("  -f, --format FORMAT   text, json, udev, modprobe, tmpfiles, cmdline, sysctl,\n"
+                               "                        networkmanager or link\n") },
+        { "install", O_FORMAT, N_("  -f, --format salt     the result as a Salt state's JSON\n") },
+        { "verify", O_FORMAT, N_("  -f, --format FORMAT   text, json or prometheus\n") },
+        { "install", O_DRY_RUN, N_("  -n, --dry-run         print the diff of what would change; write nothing\n") },
+        { "apply", O_DRY_RUN, N_("  -n, --dry-run         print what would be set; write nothing\n") },
+        { "refresh", O_DRY_RUN, N_("  -n, --dry-run         say what would be re-installed; write nothing\n") },
+        { "power-source", O_DRY_RUN, N_("  -n, --dry-run         print what would be written; write nothing\n") },
+        { "rollback", O_FORCE, N_("      --force           restore files and values others changed since\n") },
+        { NULL, O_FORCE, N_("      --force           overwrite files others changed since idlecfg wrote them\n") },
+        { NULL, O_REFUSE_CONFLICTS, N_("      --refuse-conflicts  refuse (exit 6) when another power tool sets the\n"
+                                       "                        same knobs\n") },
+        { NULL, O_KEEP_GOING, N_("      --keep-going      apply what the kernel takes instead of undoing the run\n") },
+        { NULL, O_SECONDS, N_("      --seconds N       the length of the measurement (default 20)\n") },
+        { NULL, O_MEASURE, N_("      --measure N       measure N seconds before and after\n") },
+        { "install", O_IMAGE, N_("      --image           no hardware setting, the first-boot unit enabled\n"
+                                 "                        (see IMAGES in idlecfg(8))\n") },
+        { "refresh", O_IMAGE, N_("      --image           run as the first-boot unit (see IMAGES in idlecfg(8))\n") },
+        { NULL, O_CHECK, N_("      --check           exit 5 if a run would change a file, 4 if only a boot\n"
+                            "                        step is pending, 0 if not\n") },
+        { NULL, O_DIFF, N_("      --diff            with --check: show the diff too\n") },
+        { NULL, O_NAGIOS, N_("      --nagios          a Nagios plugin's status line and exit code\n") },
+        { NULL, O_OUTPUT, N_("      --output FILE     with --format prometheus: write FILE atomically\n") },
+        { NULL, O_WARNING, N_("  -w, --warning DRIFT[,BLOCKERS]  with --nagios: WARNING outside these ranges\n"
+                              "                        (plugin range syntax; default: drift and missing 0)\n") },
+        { NULL, O_CRITICAL, N_("  -c, --critical DRIFT[,BLOCKERS]  with --nagios: CRITICAL outside these ranges\n") },
+        { NULL, O_TIMEOUT, N_("  -t, --timeout SECONDS  with --nagios: UNKNOWN after this long (default 10)\n") },
+        { NULL, O_CONDITION, N_("      --condition       with --image: only tell whether the first-boot unit has\n"
+                                "                        work (exit 0) or its stamp says not (exit 1)\n") },
+        { "install", O_BOOT_STEPS, N_("      --boot-steps      run the boot steps left (initramfs, boot entry), as\n"
+                                      "                        installers do\n") },
+        { "refresh", O_BOOT_STEPS, N_("      --boot-steps      with --image: run the boot steps left (initramfs,\n"
+                                      "                        boot entry)\n") },
+};
+
 /* "--name" or "-c", as the user may have written it */
 static void option_spelling(const struct option_row *o, char buf[static 32])
 {
@@ -309,9 +351,23 @@ void args_done(struct args *a)
 
 void options_print_help(unsigned bits, FILE *f)
 {
-        for (size_t i = 0; i < ELEMENTSOF(options_table); i++)
-                if (options_table[i].bit & bits)
-                        fputs(_(options_table[i].help), f);
+        options_print_verb_help(NULL, bits, f);
+}
+
+void options_print_verb_help(const char *verb, unsigned bits, FILE *f)
+{
+        for (size_t i = 0; i < ELEMENTSOF(options_table); i++) {
+                const char *help = options_table[i].help;
+                if (!(options_table[i].bit & bits))
+                        continue;
+                for (size_t k = 0; verb && k < ELEMENTSOF(verb_helps); k++)
+                        if (verb_helps[k].bit == options_table[i].bit &&
+                            (!verb_helps[k].verb || streq(verb_helps[k].verb, verb))) {
+                                help = verb_helps[k].help;
+                                break;
+                        }
+                fputs(_(help), f);
+        }
 }
 
 const char *option_name(unsigned bits)

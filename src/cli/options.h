@@ -17,7 +17,8 @@ enum {
 /* The options, one row each in options_table (options.c); a verb takes the ones
  * in its .options (O_COMMON always). To add one: a bit here, a row in
  * options_table, a case in parse_option() (options.c) and the bit in the verbs that
- * take it (and the completion's per-verb lists, tests/completion.sh). */
+ * take it (and the completion's per-verb lists, tests/completion.sh); where its
+ * --help line names several verbs, each verb's own line in verb_helps. */
 enum {
         O_ROOT = 1u << 0,
         O_KERNEL = 1u << 1,
@@ -97,5 +98,7 @@ int args_parse(int argc, char **argv, struct args *a);
 void args_done(struct args *a);
 /* the --help lines of the options in BITS (O_*), translated */
 void options_print_help(unsigned bits, FILE *f);
+/* the same in VERB's usage: each line says what the option does there */
+void options_print_verb_help(const char *verb, unsigned bits, FILE *f);
 /* the long name of the first option in BITS */
 const char *option_name(unsigned bits);

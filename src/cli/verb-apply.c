@@ -245,7 +245,13 @@ void verify_print(const struct verify_result *r, const struct plan *p, const str
                         s->attr ? s->attr : strempty(s->param));
                 if (r->state[i] == VERIFY_DRIFT)
                         fprintf(out, _("wanted %s, is %s; "), s->value, r->actual[i]);
-                else
+                else if (s->mech == MECH_CMDLINE && r->grub_dropped_by) {
+                        /* no attribute gone, no next boot that brings it: a later file overrides the words */
+                        fprintf(out, _("%s: never at a boot: %s, read after idlecfg's file, sets GRUB's kernel command "
+                                       "line without its words; make that file keep them (or remove it), then "
+                                       "update-grub\n"), mechanism_to_string(s->mech), r->grub_dropped_by);
+                        continue;
+                } else
                         fprintf(out, _("the attribute is gone; "));
                 if (s->mech == MECH_LINK)
                         /* apply has no way to set it: only udevd, when the NIC is added */

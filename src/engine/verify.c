@@ -214,6 +214,7 @@ void verify_result_free(struct verify_result *r)
         free(r->actual);
         free(r->state);
         verify_prereqs_free(r->prereqs, r->n_prereqs);
+        free(r->grub_dropped_by);
         *r = (struct verify_result) {};
 }
 
@@ -255,6 +256,8 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
                         if (dropped < 0) {
                                 _cleanup_free_ char *d = grub_snippet_dropped_by(rfs);
                                 dropped = !!d;
+                                if (d)
+                                        res->grub_dropped_by = rootfs_display(rfs, d);
                         }
                         if (dropped)
                                 *st = VERIFY_MISSING;

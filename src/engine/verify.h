@@ -50,6 +50,10 @@ struct verify_result {
         } residency[_M_RES_MAX];
         struct verify_prereq *prereqs;
         size_t n_prereqs;
+        /* the grub.d file after idlecfg's that sets GRUB's command line
+         * without its words (shown as in the root): the command-line
+         * settings counted missing for it; NULL: none */
+        char *grub_dropped_by;
 };
 /* the platform prerequisites that apply to the running system (INV, P: its
  * plan, for the boot command line), in the families' order */
