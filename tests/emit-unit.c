@@ -188,7 +188,7 @@ static const struct case_ cases[] = {
         { "audio.power_save_controller", { "Y", "N" }, { "y", "1", "yes", "YN" } },
         { "gpu.i915_fbc", { "-1", "0", "1" }, { "2", "-2" } },
         { "gpu.i915_psr", { "-1", "0", "1", "2" }, { "3", "-2" } },
-        { "gpu.amdgpu_abm", { "-1", "0", "1", "4" }, { "5", "-2", "01" } },
+        { "gpu.amdgpu_abm", { "0", "1", "4" }, { "5", "-1", "01" } },
         { "gpu.runtime_pm", { "auto", "on" }, { "off" } },
         { "i2c.runtime_pm", { "auto", "on" }, { "off" } },
         { "nvme.apst", { "0", "5500", "100000", "100000000" }, { "-1", "100000001", "1000000000", "99999999999" } },
@@ -801,11 +801,11 @@ static void test_shapes(void)
         add(p, MECH_MODPROBE, "audio.power_save_controller", NULL, NULL, "snd-hda-intel", "power_save_controller", "N", "r2");
         add(p, MECH_MODPROBE, "gpu.i915_fbc", NULL, NULL, "i915", "enable_fbc", "1", "r3");
         add(p, MECH_MODPROBE, "audio.power_save", NULL, NULL, "snd_hda_intel", "power_save", "0", "r4");
-        add(p, MECH_MODPROBE, "gpu.amdgpu_abm", NULL, NULL, "amdgpu", "abmlevel", "-1", "r5");
+        add(p, MECH_MODPROBE, "bluetooth.btusb_autosuspend", NULL, NULL, "btusb", "enable_autosuspend", "N", "r5");
         r = render(p, EMIT_MODPROBE, &out, NULL);
         ok(r == 0 && streq_diag(out, HEADER "\n"
-                                     "# gpu.amdgpu_abm: r5\n"
-                                     "options amdgpu abmlevel=-1\n"
+                                     "# bluetooth.btusb_autosuspend: r5\n"
+                                     "options btusb enable_autosuspend=N\n"
                                      "\n"
                                      "# gpu.i915_fbc: r3\n"
                                      "# gpu.i915_psr: r1\n"

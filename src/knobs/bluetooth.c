@@ -16,7 +16,7 @@
 
 /* the hwdb's word against autosuspend of adapter D: this family's entry, or
  * the usb family's deny for the same device (one device, both lists count) */
-static bool denied(struct planctx *c, const struct device *d, struct hwdb_fact *ret)
+static bool adapter_denied(struct planctx *c, const struct device *d, struct hwdb_fact *ret)
 {
         _cleanup_free_ char *key = usb_hwdb_key(d);
 
@@ -54,7 +54,7 @@ void knob_bluetooth(struct planctx *c)
                 }
                 if (streq(want, "off"))
                         plan_device(c, d, K_DEVICE, "power/control", "on", profile_reason(c, "bluetooth", "autosuspend"));
-                else if (denied(c, d, &f)) {
+                else if (adapter_denied(c, d, &f)) {
                         if (!first_denied) {
                                 first_denied = d;
                                 deny = f;
