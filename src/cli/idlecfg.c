@@ -411,8 +411,8 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
         /* a run that held the lock and did its work (drift, files left alone
          * and a boot step left too): the status file says what it left */
         if ((r == EXIT_OK || r == EXIT_CHANGES || r == EXIT_BOOT_INCOMPLETE) && (v->needs & VERB_STATUS) &&
-            run.lock >= 0)
-                run_status(&run, v->name);
+            run.lock >= 0 && run_status(&run, v->name) < 0)
+                r = EXIT_FAILURE_;
         run_done(&run);
         return r;
 }

@@ -34,7 +34,7 @@ static void status_compare(struct run *c, struct status *s)
         s->settings = s->match + s->drift + s->missing + s->later;
 }
 
-void run_status(struct run *c, const char *verb)
+int run_status(struct run *c, const char *verb)
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
         _cleanup_(next_steps_free) struct next_steps steps = {};
@@ -51,7 +51,7 @@ void run_status(struct run *c, const char *verb)
          * run takes no lock) leaves the file to the runs that change something */
         if (streq(verb, "refresh") && !c->plan) {
                 status_done(&s);
-                return;
+                return 0;
         }
         s.installed = manifest_load(&c->rfs, &m, &e) == 0;
         xerror_done(&e);
@@ -60,7 +60,7 @@ void run_status(struct run *c, const char *verb)
                 /* nothing of idlecfg left (rollback to nothing): no status either */
                 (void) status_remove(&c->rfs);
                 status_done(&s);
-                return;
+                return 0;
         }
         if (m) {
                 s.profile = m->profile ? xstrdup(m->profile) : NULL;
@@ -89,10 +89,16 @@ void run_status(struct run *c, const char *verb)
                 s.later = old.later;
         }
         status_done(&old);
+        /* a read-only root (a verify-only mount) or one without the state
+         * directory keeps no status; any other failure (a full disk) fails
+         * the run as every other write does: said, exit 3 */
         r = status_write(&c->rfs, &s, &e);
         if (r < 0 && r != -ENOENT && r != -EROFS)
-                print_error(_("warning"), &e, strerror(-r));
+                print_error(_("the status file"), &e, strerror(-r));
+        else
+                r = 0;
         xerror_done(&e);
         status_done(&s);
+        return r;
 }
 
