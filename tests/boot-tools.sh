@@ -145,6 +145,7 @@ if trixie_root "$T"; then
                 ! grep -q pcie_aspm '$tmp/t.rb.cmdline'"
         ic "$T" rollback --json >"$tmp/t.rb2.json" 2>&1; rc=$?
         check "trixie: nothing left: exit 0" test $rc -eq 0
+        last_failed && diag "exit $rc" "$(cat "$tmp/t.rb2.json")"
 else
         for i in 1 2 3 4; do skip "kernel-install, ukify and a UKI in a Debian 13 root" "$why"; done
 fi

@@ -97,6 +97,32 @@ static char *cmdline_file_words(const char *path, const char *text)
         return sb.len ? sb_steal(&sb) : xstrdup("");
 }
 
+/* the line install added its words to (MF: the command line file's entry):
+ * the file before idlecfg (its backup), or where install made the file,
+ * the vendor's line it was made from (empty without one). 0 or -errno. */
+static int cmdline_base(const struct rootfs *rfs, const struct manifest_file *mf, char **ret)
+{
+        struct xerror e = {};
+        size_t len = 0;
+        int r;
+
+        if (mf->prev_exists) {
+                r = read_backup(rfs, mf->prev_sha, ret, &len, &e);
+                xerror_done(&e);
+                return r;
+        }
+        if (!streq(mf->path, KERNEL_CMDLINE_PATH)) {
+                *ret = xstrdup("");
+                return 0;
+        }
+        r = rootfs_read_file(rfs, USR_KERNEL_CMDLINE_PATH, 0, KERNEL_CMDLINE_MAX, ret, &len, NULL);
+        if (r == -ENOENT) {
+                *ret = xstrdup("");
+                r = 0;
+        }
+        return r;
+}
+
 /* what the boot configuration got from this install (RES), before rollback
  * takes the files back: the words idlecfg's command-line file has beyond
  * what was there before it, and when modprobe.d/idlecfg.conf was written */
@@ -113,16 +139,13 @@ static void note_boot(const struct rootfs *rfs, const struct manifest *m, struct
         if (m->cmdline_target && (mf = manifest_find(m, m->cmdline_target))) {
                 _cleanup_free_ char *cur = NULL, *prev = NULL, *cw = NULL, *pw = NULL;
                 size_t len = 0;
-                struct xerror e = {};
 
                 if (rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL) < 0)
                         return;
-                if (mf->prev_exists && read_backup(rfs, mf->prev_sha, &prev, &len, &e) < 0) {
-                        xerror_done(&e);
+                if (cmdline_base(rfs, mf, &prev) < 0)
                         return;
-                }
                 cw = cmdline_file_words(mf->path, cur);
-                pw = cmdline_file_words(mf->path, prev ? prev : "");
+                pw = cmdline_file_words(mf->path, prev);
                 free(res->boot_words);
                 res->boot_words = words_missing(pw, cw);
                 if (!*res->boot_words) {
@@ -140,22 +163,12 @@ static int words_undo_file(const struct rootfs *rfs, struct manifest *m, struct 
                            struct xerror *ret_error)
 {
         _cleanup_free_ char *base = NULL, *text = NULL, *words = NULL;
-        size_t len = 0;
-        struct xerror e = {};
         char s[65];
         int r;
 
         if (memchr(cur, '\n', strlen(cur)) != strrchr(cur, '\n'))
                 return 0;       /* no longer one line */
-        if (mf->prev_exists)
-                r = read_backup(rfs, mf->prev_sha, &base, &len, &e);
-        else {
-                /* made from the vendor's line */
-                r = rootfs_read_file(rfs, USR_KERNEL_CMDLINE_PATH, 0, KERNEL_CMDLINE_MAX, &base, &len, NULL);
-                if (r == -ENOENT)
-                        base = xstrdup(""), r = 0;
-        }
-        xerror_done(&e);
+        r = cmdline_base(rfs, mf, &base);
         if (r < 0 || words_undo(base, cur, mf->sha, &text, &words) < 0)
                 return 0;
         /* the words the boot artifacts may still hold, kept first: a rollback
