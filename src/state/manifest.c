@@ -125,21 +125,6 @@ static bool parse_mode(const char *s, mode_t *ret)
         return true;
 }
 
-static bool parse_id(const char *s, unsigned *ret)
-{
-        char *end;
-        unsigned long v;
-
-        if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 10)
-                return false;
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno || *end || v >= 0xffffffffUL)
-                return false;
-        *ret = (unsigned) v;
-        return true;
-}
-
 struct manifest_file *manifest_find(const struct manifest *m, const char *path)
 {
         for (size_t i = 0; i < m->n_files; i++)
@@ -272,7 +257,7 @@ static int parse_file_line(struct manifest *m, const char *name, unsigned lineno
         if (replaced) {
                 unsigned uid, gid;
                 if (!sha_is_valid(v[5]) || !parse_mode(v[6], &mf->prev_mode) || S_ISLNK(mf->prev_mode) ||
-                    !parse_id(v[7], &uid) || !parse_id(v[8], &gid)) {
+                    !records_parse_u32(v[7], &uid) || !records_parse_u32(v[8], &gid)) {
                         manifest_remove_file(m, v[1]);
                         FBAD(_("%s:%u: bad checksum, mode or owner of the replaced file"),
                              name, lineno);

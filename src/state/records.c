@@ -25,8 +25,7 @@ static int refuse(struct xerror *e, const char *fmt_translated, ...)
         return xerror_set(e, -EINVAL, "%s", m ? m : fmt_translated);
 }
 
-/* "end LINES SHA256": LINES a decimal count below 2^32 - 1 */
-static bool parse_count(const char *s, unsigned *ret)
+bool records_parse_u32(const char *s, unsigned *ret)
 {
         char *end;
         unsigned long v;
@@ -90,7 +89,7 @@ static int end_line(const char *name, unsigned lineno, char **v, size_t n, const
         char sha[65];
         unsigned count;
 
-        if (n != 3 || !parse_count(v[1], &count) || !is_sha(v[2]))
+        if (n != 3 || !records_parse_u32(v[1], &count) || !is_sha(v[2]))
                 return xerror_set(e, -EINVAL, _("%s:%u: expected \"end LINES SHA256\""), name, lineno);
         sha256_hex(buf, before, 32, sha);
         if (count != lineno - 1 || !streq(sha, v[2]))

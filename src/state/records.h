@@ -37,6 +37,10 @@ struct record {
 };
 
 /* 0 for a line taken, or <0 with *ret_error set (the file is refused) */
+/* a field that is a decimal number below 2^32 - 1 (an end record's count,
+ * a uid or gid): digits only, no sign or blank */
+bool records_parse_u32(const char *s, unsigned *ret);
+
 typedef int (*record_fn)(void *userdata, const struct record *r, struct xerror *ret_error);
 
 /* Read BUF (LEN bytes, the file NAME) as a file of format FMT: LINE is
