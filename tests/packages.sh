@@ -290,7 +290,7 @@ if have rpmbuild && have rpm; then
                         ! grep ': E: ' '$T/rpmlint.log' | grep -v 'no-signature\\|no-packager-tag\\|no-group-tag\\|bad-manual-page-folder .*idlecfg.conf.5' &&
                         test \$(rpm -qpl '$srpm' | grep -c '\\.spec\$') -eq 1" || diag "$(cat "$T/rpmlint.log")"
         else
-                skip "  rpmlint of spec, SRPM and RPM" "${srpm:+no rpmlint (Debian: rpmlint)}${srpm:-no SRPM}"
+                skip "  rpmlint of spec, SRPM and RPM" "$(if [ -n "$srpm" ]; then echo "no rpmlint (Debian: rpmlint)"; else echo "no SRPM"; fi)"
         fi
         if [ -n "$broot" ] && [ -n "$rpmf" ]; then
                 # (the package file as this machine names it; its scriptlets run chrooted)
