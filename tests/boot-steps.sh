@@ -15,7 +15,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 39
+plan 41
 
 WORDS=pcie_aspm.policy=default
 # mk NAME: a root of the recorded machine with its kernel and an initramfs
@@ -58,6 +58,21 @@ check "uki: mechanism kernel-cmdline" test "$(mechanism uki)" = "kernel-cmdline 
 printf '%s\n' "update-initramfs chroot @ROOT@ update-initramfs -u -k $KVER" \
         "kernel-install chroot @ROOT@ kernel-install add $KVER /boot/vmlinuz-$KVER" >"$tmp/uki.want"
 same_steps uki "$tmp/uki.want"
+# refresh --boot-steps (the rpm file triggers, the pacman hook, the kernel
+# hook): the refresh, then the steps the root still lacks, run (here through
+# the tests' logger: "chroot ROOT CMD..." to $TAKE_LOG; its lsinitramfs lists
+# an initramfs without idlecfg's files)
+take_logger "$tmp/log-cmd"
+printf '%s\n' . usr/lib/modules/$KVER/kernel/drivers/ata/ahci.ko.xz >"$tmp/uki.list"
+TAKE_LOG=$tmp/uki.take TAKE_LIST=$tmp/uki.list TAKE_ROOT=$tmp/uki IDLECFG_TEST_TAKE_EFFECT=$tmp/log-cmd \
+        ic uki refresh --boot-steps >"$tmp/uki.rbs" 2>&1; rc=$?
+check "uki: refresh --boot-steps runs the step the root still lacks (kernel-install: the UKI holds the initramfs), exit 0" sh -c "
+        test $rc -eq 0 && grep -v '/lsinitramfs ' '$tmp/uki.take' >'$tmp/uki.ran' &&
+        test \"\$(cat '$tmp/uki.ran')\" = 'chroot $tmp/uki kernel-install add $KVER /boot/vmlinuz-$KVER'"
+last_failed && diag "exit $rc" "$(cat "$tmp/uki.rbs" "$tmp/uki.take" 2>&1)"
+ic uki refresh --boot-steps --dry-run >"$tmp/uki.rbs2" 2>&1; rc=$?
+check "uki: refresh --boot-steps --dry-run is a usage error that says why" sh -c "
+        test $rc -eq 2 && grep -q 'refresh --boot-steps runs the boot steps: not with --dry-run' '$tmp/uki.rbs2'"
 # what kernel-install makes: a UKI whose .cmdline holds the line (as text among its bytes)
 mkdir -p "$tmp/uki/boot/efi/EFI/Linux"
 uki=$tmp/uki/boot/efi/EFI/Linux/abc-$KVER.efi

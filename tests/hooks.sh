@@ -11,12 +11,12 @@ check "dpkg triggers: only interest-noawait lines with absolute paths" sh -c "
         grep -v '^#' '$h/dpkg.triggers' | grep . | grep -vq '^interest-noawait /[a-z0-9/._-]*\$' && exit 1; grep -q '^interest-noawait /lib/modules\$' '$h/dpkg.triggers'"
 check "pacman hook: [Trigger] and [Action] with Exec of idlecfg refresh" sh -c "
         grep -qx '\[Trigger\]' '$h/idlecfg.hook' && grep -qx '\[Action\]' '$h/idlecfg.hook' &&
-        grep -qx \"Exec = /bin/sh -c '/usr/bin/idlecfg refresh || \[ \\\$? -eq 4 \]'\" '$h/idlecfg.hook' && grep -qx 'When = PostTransaction' '$h/idlecfg.hook' &&
+        grep -qx \"Exec = /bin/sh -c '/usr/bin/idlecfg refresh --boot-steps || \[ \\\$? -eq 4 \]'\" '$h/idlecfg.hook' && grep -qx 'When = PostTransaction' '$h/idlecfg.hook' &&
         ! grep -v '^#' '$h/idlecfg.hook' | grep . | grep -vqE '^\[(Trigger|Action)\]\$|^[A-Za-z]+ = .+\$'"
 check "rpm file triggers call idlecfg refresh and never fail the transaction; one path per %transfiletriggerpostun (rpm#3048)" sh -c "
         f='$h/rpm-triggers.inc'
         grep -q '^%transfiletriggerin -- /usr/lib/modules' \"\$f\" && test \$(grep -c '^%transfiletriggerpostun -- /[^ ]*\$' \"\$f\") -eq 3 &&
-        test \$(grep -c '^%transfiletrigger' \"\$f\") -eq 4 && test \$(grep -c '^%{_sbindir}/idlecfg refresh || :\$' \"\$f\") -eq 4"
+        test \$(grep -c '^%transfiletrigger' \"\$f\") -eq 4 && test \$(grep -c '^%{_sbindir}/idlecfg refresh --boot-steps || :\$' \"\$f\") -eq 4"
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -224,7 +224,7 @@ fi
 exit "$rc"
 SH
 chmod 0755 "$tmp/fake-idlecfg"
-calls() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg refresh$'; }
+calls() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg refresh --boot-steps$'; }
 rollbacks() { cat "$1/var/log/idlecfg-calls" 2>/dev/null | grep -c '^idlecfg rollback$'; }
 # state ROOT: what install and apply leave in a root: a manifest, a journal, the lock
 state() {

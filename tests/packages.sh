@@ -275,7 +275,7 @@ if have rpmbuild && have rpm; then
         rpm -qp --scripts --filetriggers "$rpmf" >"$T/scripts" 2>&1
         check "  its scriptlets and file triggers are src/hooks' (%preun rollback, %postun state, refresh on modules, firmware, hwdb)" sh -c "
                 grep -q 'idlecfg rollback' '$T/scripts' && grep -q 'removed its state /var/lib/idlecfg' '$T/scripts' &&
-                test \$(grep -c '^/usr/sbin/idlecfg refresh || :\$' '$T/scripts') -eq 4 &&
+                test \$(grep -c '^/usr/sbin/idlecfg refresh --boot-steps || :\$' '$T/scripts') -eq 4 &&
                 rpm -qpl '$rpmf' | grep -q '/idlecfg-firstboot.service\$'"
         srpm=$(ls "$T"/SRPMS/idlecfg-"$version"-*.src.rpm 2>/dev/null | head -n 1)
         if have rpmlint && [ -n "$srpm" ]; then

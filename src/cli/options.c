@@ -65,7 +65,7 @@ static const struct option_row {
           N_("      --condition       refresh --image: only tell whether the first-boot unit has\n"
              "                        work (exit 0) or its stamp says not (exit 1)\n") },
         { O_BOOT_STEPS, "boot-steps", 0, no_argument,
-          N_("      --boot-steps      install, refresh --image: run the boot steps left\n"
+          N_("      --boot-steps      install, refresh: run the boot steps left\n"
              "                        (initramfs, boot entry), as installers do\n") },
         { O_SYMPTOM, "symptom", 0, required_argument,
           N_("      --symptom DEVICE:TEXT  report: what went wrong on DEVICE (repeatable)\n") },
@@ -114,8 +114,8 @@ static const struct verb_help {
                                 "                        work (exit 0) or its stamp says not (exit 1)\n") },
         { "install", O_BOOT_STEPS, N_("      --boot-steps      run the boot steps left (initramfs, boot entry), as\n"
                                       "                        installers do\n") },
-        { "refresh", O_BOOT_STEPS, N_("      --boot-steps      with --image: run the boot steps left (initramfs,\n"
-                                      "                        boot entry)\n") },
+        { "refresh", O_BOOT_STEPS, N_("      --boot-steps      then run the boot steps left (initramfs, boot\n"
+                                      "                        entry); with --image: only run them\n") },
 };
 
 /* "--name" or "-c", as the user may have written it */

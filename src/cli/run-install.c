@@ -643,9 +643,9 @@ int check_refresh(const struct args *a, int argc, char **argv)
                                   "first-boot unit's ExecCondition=)\n"));
                 return EXIT_USAGE;
         }
-        if (a->boot_steps && (!a->image || a->dry_run || a->condition)) {
-                fprintf(stderr, _("idlecfg: --boot-steps goes with refresh --image, without --dry-run and "
-                                  "--condition (idlecfg-boot-steps.service)\n"));
+        if (a->boot_steps && (a->dry_run || a->condition)) {
+                fprintf(stderr, _("idlecfg: refresh --boot-steps runs the boot steps: not with --dry-run or "
+                                  "--condition\n"));
                 return EXIT_USAGE;
         }
         return EXIT_OK;
@@ -665,9 +665,17 @@ int verb_refresh(struct run *c, int argc, char **argv)
         /* the first-boot unit's ExecCondition=: 0 runs it, 1 skips it */
         if (a->condition)
                 return firstboot_condition(c);
-        if (a->boot_steps) {
+        if (a->boot_steps && a->image) {
                 r = refresh_lock(c);
                 return r != EXIT_OK ? r : run_boot_steps(c);
+        }
+        /* the package triggers (rpm, pacman) and the kernel hook: refresh,
+         * then the boot steps the root still lacks, as install --boot-steps */
+        if (a->boot_steps) {
+                r = refresh_run(c);
+                if ((r == EXIT_OK || r == EXIT_BOOT_INCOMPLETE) && rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) == 0)
+                        r = boot_steps(c);
+                return r;
         }
         if (a->dry_run)
                 initramfs_cache_readonly();
