@@ -8,7 +8,7 @@ COMPLETION=$top_srcdir/src/completion/idlecfg.bash-completion
 BASH_COMPLETION=${BASH_COMPLETION_SCRIPT:-/usr/share/bash-completion/bash_completion}
 export COMPLETION BASH_COMPLETION
 
-N=23
+N=24
 plan $((2 * N))
 
 # a target root with profiles and module trees, an extra profiles dir and a
@@ -127,6 +127,7 @@ power-source
 refresh
 report
 rollback
+steps
 verify' "$m" 'idlecfg ' idlecfg ''
         check "$m: each verb offers the options 'idlecfg help VERB' lists, no other" verb_options "$m"
         check "$m: help takes a verb" expect 'refresh
@@ -135,6 +136,8 @@ rollback' "$m" 'idlecfg help r' idlecfg help r
         check "$m: an option install does not take is not offered" expect '--kernel' "$m" 'idlecfg install --k' idlecfg install --k
         check "$m: rollback takes apply, install or all" expect 'all
 apply' "$m" 'idlecfg rollback a' idlecfg rollback a
+        check "$m: steps done takes the boot steps' ids" expect 'update-grub
+update-initramfs' "$m" 'idlecfg steps done kernel-install up' idlecfg steps done kernel-install up
         check "$m: options after 'idlecfg -'" all_options "$m" 'idlecfg -' idlecfg -
         check "$m: --format= values" expect "$FORMATS" "$m" 'idlecfg plan --format=' idlecfg plan --format =
         check "$m: --format VALUE values" expect "$FORMATS" "$m" 'idlecfg plan --format ' idlecfg plan --format ''

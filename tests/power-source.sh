@@ -10,7 +10,7 @@
 # switch where nothing switches
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run
-plan 47
+plan 48
 P=$TESTS_DATA/power
 mkdir -p "$tmp/empty"
 
@@ -227,6 +227,37 @@ check "the rules pick the value by the mark: two lines for each device of the ta
                test \$(grep -c 'TEST==\"/run/idlecfg/on-battery\", ATTR{' '$broot/etc/udev/rules.d/70-idlecfg.rules') = \$n &&
                grep -qx 'ACTION==\"add\", SUBSYSTEM==\"module\", KERNEL==\"snd_hda_intel\", TEST==\"parameters/power_save\", TEST==\"/run/idlecfg/on-battery\", ATTR{parameters/power_save}=\"10\"' \
                        '$broot/etc/udev/rules.d/70-idlecfg-power-source.rules'"
+
+# booted on battery with snd_hda_intel loaded after the boot switch (#44): the
+# rule gave it the battery value under the mark, unjournaled; plugged in,
+# unplugged, then rollback: back to the value it takes without the switch
+# (the table's AC value, as every other value of the boot), not the battery one.
+# The module's load is the rule's write: its value by the mark.
+cp -a "$root" "$tmp/lbroot"
+lbroot=$tmp/lbroot
+mkdir -p "$tmp/lbproc/sys/vm" && echo 700 >"$tmp/lbproc/sys/vm/dirty_writeback_centisecs"
+cat >"$tmp/lateload.sh" <<EOS
+set -u
+I="$IDLECFG --root $lbroot"
+export IDLECFG_TEST_PROC=$tmp/lbproc IDLECFG_TEST_SETTLE_MS=1
+sup=/sys/class/power_supply
+hda=/sys/module/snd_hda_intel/parameters/power_save
+ev() { \$I power-source \$1 >>$tmp/lateload.log 2>&1; echo "\$1 \$? \$(cat \$hda 2>/dev/null || echo absent)"; }
+rm -f "\$UMOCKDEV_DIR\$hda"
+echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status
+ev boot
+if [ -e $lbroot/run/idlecfg/on-battery ]; then echo 10 >\$hda; else echo 0 >\$hda; fi
+echo "loaded \$(cat \$hda)"
+echo 1 >\$sup/ACAD/online; echo Charging >\$sup/BAT0/status
+ev event
+echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status
+ev event
+\$I rollback apply >>$tmp/lateload.log 2>&1; echo "rollback \$? \$(cat \$hda)"
+EOS
+run_machine "$m" sh "$tmp/lateload.sh" >"$tmp/lateload.out" 2>&1
+check "booted on battery, snd_hda_intel loaded after the boot switch (10 by the rule), plugged, unplugged, rolled back: power_save is the AC value 0 it takes without the switch, not 10 [$(paste -sd' ' "$tmp/lateload.out")]" \
+        sh -c "test \"\$(paste -sd' ' '$tmp/lateload.out')\" = 'boot 0 absent loaded 10 event 0 0 event 0 10 rollback 0 0' ||
+               { cat '$tmp/lateload.out' '$tmp/lateload.log'; exit 1; }"
 
 # a table line must name a place of its own knob, parameters included (#33):
 # audio.power_save's line pointed at usbcore's autosuspend is refused with

@@ -22,6 +22,7 @@
 #include "cli/verb-install.h"
 #include "cli/verb-measure.h"
 #include "cli/verb-power.h"
+#include "cli/verb-steps.h"
 #include "cli/verb-monitor.h"
 #include "cli/verb-plan.h"
 #include "cli/verb-report.h"
@@ -83,6 +84,10 @@ static const struct verb verbs[] = {
         { "power-source", 0, 1, VERB_LOCK | VERB_STATUS, check_power_source, verb_power_source,
           N_("Write the values of the current power source: power-source [event|boot|resume|show|ac|battery]"),
           O_DRY_RUN | O_WAIT | O_JSON, N_("[event|boot|resume|show|ac|battery]") },
+        /* lists without the lock; "done" takes it */
+        { "steps", 0, 64, VERB_LOCK | VERB_LOCK_LATE | VERB_STATUS, check_steps, verb_steps,
+          N_("List the boot steps left; steps done ID...|all: say they were done by hand"), O_JSON | O_WAIT,
+          N_("[done ID...|all]") },
         /* reads the status file only: any user, no lock, no detect */
         { "facts", 0, 0, 0, NULL, verb_facts,
           N_("Print idlecfg's state as external facts (facter, Salt grains): key=value, or --json"), O_JSON, NULL },

@@ -286,6 +286,7 @@ void verify_print(const struct verify_result *r, const struct plan *p, const str
                         fprintf(out, _("Residency %s: %llu (+%llu in 0.25 s)\n"), verify_residency_names[i],
                                 r->residency[i].value, r->residency[i].delta);
         next_steps_print_text(steps, _("The boot configuration still lacks what idlecfg installed; run:\n"), out);
+        next_steps_print_acked(steps, out);
         boot_lefts_text(left, out);
 }
 

@@ -2,6 +2,8 @@
  * diff, the next steps and its JSON, from the result install.c returns */
 #include "config.h"
 
+#include <time.h>
+
 #include "cli/diff.h"
 #include "base/json.h"
 #include "state/manifest.h"
@@ -136,55 +138,96 @@ void next_steps_print_text(const struct next_steps *s, const char *header, FILE 
                 fputs(_("  *: the boot configuration lacks it until it has run (exit status 4)\n"), out);
 }
 
+/* one step as a JSON object */
+static void step_json(const struct next_step *x, struct json *j)
+{
+        json_begin_object(j);
+        json_kv_string(j, "id", x->id);
+        bool exact = true;
+        for (char **a = x->argv; a && *a; a++)
+                exact = exact && json_utf8_valid(*a);
+        json_key(j, "argv");
+        if (x->argv && exact) {
+                json_begin_array(j);
+                for (char **a = x->argv; *a; a++)
+                        json_string(j, *a);
+                json_end_array(j);
+        } else
+                json_null(j);
+        if (!exact) {
+                /* a byte that is not UTF-8 (the root's path): a JSON string
+                 * cannot hold it, the bytes of each argument in hex can */
+                json_key(j, "argv_hex");
+                json_begin_array(j);
+                for (char **a = x->argv; *a; a++) {
+                        struct strbuf h = {};
+                        for (const unsigned char *c = (const unsigned char *) *a; *c; c++)
+                                sb_appendf(&h, "%02x", *c);
+                        json_string(j, sb_str(&h));
+                        sb_free(&h);
+                }
+                json_end_array(j);
+        }
+        json_kv_bool(j, "boot", x->boot);
+        /* untranslated: the same for every reader */
+        json_kv_string(j, "why", x->why);
+        if (x->words) {
+                _cleanup_free_ char *w = xstrdup(x->words);
+                json_key(j, "words");
+                json_begin_array(j);
+                for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word;
+                     word = strtok_r(NULL, " \t\n", &save))
+                        json_string(j, word);
+                json_end_array(j);
+        }
+        if (x->acknowledged)
+                /* when "idlecfg steps done" said it was done (seconds since the epoch) */
+                json_kv_int(j, "acknowledged", x->acknowledged);
+        json_end_object(j);
+}
+
 void next_steps_print_json(const struct next_steps *s, struct json *j)
 {
         json_key(j, "next_steps");
         json_begin_array(j);
-        for (size_t i = 0; i < s->n; i++) {
-                const struct next_step *x = &s->v[i];
-                json_begin_object(j);
-                json_kv_string(j, "id", x->id);
-                bool exact = true;
-                for (char **a = x->argv; a && *a; a++)
-                        exact = exact && json_utf8_valid(*a);
-                json_key(j, "argv");
-                if (x->argv && exact) {
-                        json_begin_array(j);
-                        for (char **a = x->argv; *a; a++)
-                                json_string(j, *a);
-                        json_end_array(j);
-                } else
-                        json_null(j);
-                if (!exact) {
-                        /* a byte that is not UTF-8 (the root's path): a JSON string
-                         * cannot hold it, the bytes of each argument in hex can */
-                        json_key(j, "argv_hex");
-                        json_begin_array(j);
-                        for (char **a = x->argv; *a; a++) {
-                                struct strbuf h = {};
-                                for (const unsigned char *c = (const unsigned char *) *a; *c; c++)
-                                        sb_appendf(&h, "%02x", *c);
-                                json_string(j, sb_str(&h));
-                                sb_free(&h);
-                        }
-                        json_end_array(j);
-                }
-                json_kv_bool(j, "boot", x->boot);
-                /* untranslated: the same for every reader */
-                json_kv_string(j, "why", x->why);
-                if (x->words) {
-                        _cleanup_free_ char *w = xstrdup(x->words);
-                        json_key(j, "words");
-                        json_begin_array(j);
-                        for (char *save = NULL, *word = strtok_r(w, " \t\n", &save); word;
-                             word = strtok_r(NULL, " \t\n", &save))
-                                json_string(j, word);
-                        json_end_array(j);
-                }
-                json_end_object(j);
-        }
+        for (size_t i = 0; i < s->n; i++)
+                step_json(&s->v[i], j);
         json_end_array(j);
         json_kv_bool(j, "boot_incomplete", next_steps_boot_incomplete(s));
+        if (s->n_acked) {
+                /* said done by hand (idlecfg steps done): not pending */
+                json_key(j, "steps_done_by_hand");
+                json_begin_array(j);
+                for (size_t i = 0; i < s->n_acked; i++)
+                        step_json(&s->acked[i], j);
+                json_end_array(j);
+        }
+}
+
+void next_steps_print_acked(const struct next_steps *s, FILE *out)
+{
+        if (!s->n_acked)
+                return;
+        fputs(_("Boot steps done by hand, as \"idlecfg steps done\" said (not pending):\n"), out);
+        for (size_t i = 0; i < s->n_acked; i++) {
+                const struct next_step *x = &s->acked[i];
+                time_t t = (time_t) x->acknowledged;
+                struct tm tm;
+                char stamp[32] = "?";
+
+                if (gmtime_r(&t, &tm))
+                        strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S UTC", &tm);
+                fprintf(out, "    %s: ", x->id);
+                if (x->argv)
+                        for (char **a = x->argv; *a; a++) {
+                                if (a != x->argv)
+                                        fputc(' ', out);
+                                print_shell_word(*a, out);
+                        }
+                else
+                        fputs(x->words, out);
+                fprintf(out, _("\n      (acknowledged by hand on %s)\n"), stamp);
+        }
 }
 
 static void print_steps_and_warnings(const struct next_steps *s, const struct plan *p, FILE *out)
@@ -192,6 +235,7 @@ static void print_steps_and_warnings(const struct next_steps *s, const struct pl
         next_steps_print_text(s, s->running ? _("Next steps (idlecfg runs none of them):\n")
                                             : _("Next steps for the installer (idlecfg runs nothing in the target):\n"),
                               out);
+        next_steps_print_acked(s, out);
         for (size_t i = 0; i < p->n_warnings; i++)
                 fprintf(out, "%s %s\n", _("warning:"), p->warnings[i]);
 }

@@ -27,3 +27,5 @@ void next_steps_print_text(const struct next_steps *s, const char *header, FILE 
 /* scripts: "next_steps": [ {"id", "argv", "boot", "why"[, "words"]} ],
  * "boot_incomplete": bool (schema in idlecfg(8)) */
 void next_steps_print_json(const struct next_steps *s, struct json *j);
+/* the boot steps said done by hand (idlecfg steps done), with when; nothing when none */
+void next_steps_print_acked(const struct next_steps *s, FILE *out);

@@ -144,7 +144,9 @@ static int pinned_look(const struct rootfs *rfs, struct ps_look *look, char **re
         return 1;
 }
 
-/* the switch's table made a plan of the values of SOURCE, as apply writes a plan */
+/* the switch's table made a plan of the values of SOURCE, as apply writes a
+ * plan (on AC each setting keeps its battery value: apply_options'
+ * battery_seen) */
 static void table_for_source(struct plan *table, enum power_source source)
 {
         for (size_t i = 0; i < table->n; i++) {
@@ -152,18 +154,47 @@ static void table_for_source(struct plan *table, enum power_source source)
                 if (source == PS_BATTERY) {
                         free(s->value);
                         s->value = TAKE_PTR(s->value_battery);
-                } else {
-                        free(s->value_battery);
-                        s->value_battery = NULL;
                 }
         }
         free(table->profile);
         table->profile = xasprintf("power-source-%s", power_source_name(source));
 }
 
+/* the live files of TABLE there now, one a line */
+static char *table_seen(const struct plan *table)
+{
+        struct strbuf sb = {};
+
+        for (size_t i = 0; i < table->n; i++) {
+                const char *why = NULL;
+                _cleanup_free_ char *path = setting_live_path(&table->v[i], &why), *now = value_now(&table->v[i]);
+                if (path && now)
+                        sb_appendf(&sb, "%s\n", path);
+        }
+        return sb_steal(&sb);
+}
+
+/* The mark's text for a switch to SOURCE: the live files of the table at
+ * the switch to battery. To AC: what a file not among them holds came from
+ * the rules under the mark (O's battery_seen, the text returned). To
+ * battery again: the files of the first switch, the others got their value
+ * from the rules. NULL: none */
+static char *mark_seen(const struct rootfs *rfs, const struct plan *table, enum power_source source,
+                       struct apply_options *o)
+{
+        char *seen = NULL;
+        bool marked = ps_mark_read(rfs, &seen) == 0;
+
+        if (marked && source == PS_AC)
+                o->battery_seen = seen;
+        else if (!marked && source == PS_BATTERY)
+                seen = table_seen(table);
+        return seen;
+}
+
 int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json)
 {
-        _cleanup_free_ char *buf = NULL, *shown = rootfs_display(rfs, PS_TABLE_PATH);
+        _cleanup_free_ char *buf = NULL, *shown = rootfs_display(rfs, PS_TABLE_PATH), *seen = NULL;
         _cleanup_free_ char *pin = NULL, *pin_where = NULL;
         struct ps_look look = {};
         struct ps_timing timing = ps_timing_default;
@@ -242,11 +273,12 @@ int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, 
                 goto done;
         }
         table_for_source(table, look.source);
+        seen = mark_seen(rfs, table, look.source, &o);
         /* the mark first: a device bound or a module loaded from now on takes
          * this source's value from the udev rules, one bound before it gets it
          * from the writes below */
         if (!dry_run) {
-                r = ps_mark_write(rfs, look.source, &e);
+                r = ps_mark_write(rfs, look.source, seen, &e);
                 if (r < 0) {
                         say_error(&e, "");
                         code = 3;

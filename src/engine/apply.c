@@ -113,6 +113,7 @@ struct change {
         const struct setting *s;
         size_t entry;                   /* its entry in the result */
         bool written;
+        bool by_rules;                  /* old is the rules' battery value (apply_options' battery_seen) */
 };
 
 const char *setting_where(const struct setting *s)
@@ -185,12 +186,20 @@ static size_t undo(const struct change *v, size_t n, struct apply_result *res)
 static int journal_write_ahead(const struct rootfs *rfs, const struct journal *j, const struct plan *p,
                                const struct change *ch, size_t n, struct xerror *ret_error)
 {
-        _cleanup_free_ struct journal_entry *add = xcalloc(n, sizeof(*add));
+        /* two records of a file the rules wrote under the battery mark */
+        _cleanup_free_ struct journal_entry *add = xcalloc(2 * n + 1, sizeof(*add));
         _cleanup_free_ char *text = NULL;
+        size_t m = 0;
 
-        for (size_t k = 0; k < n; k++)
-                add[k] = (struct journal_entry) { .path = ch[k].path, .old = ch[k].old, .new = ch[k].s->value };
-        text = journal_text_with_run(j, add, n, (long long) time(NULL), p->profile);
+        for (size_t k = 0; k < n; k++) {
+                if (ch[k].by_rules)
+                        /* the rules' write under the mark, before this run's: rollback
+                         * goes from the battery value to the value without the switch */
+                        add[m++] = (struct journal_entry) { .path = ch[k].path, .old = ch[k].s->value,
+                                                            .new = ch[k].s->value_battery };
+                add[m++] = (struct journal_entry) { .path = ch[k].path, .old = ch[k].old, .new = ch[k].s->value };
+        }
+        text = journal_text_with_run(j, add, m, (long long) time(NULL), p->profile);
         return journal_commit(rfs, text, ret_error);
 }
 
@@ -198,14 +207,26 @@ struct apply_counts {
         size_t done, would, failed, later, same;
 };
 
+/* is LINE a whole line of TEXT? */
+static bool line_in(const char *text, const char *line)
+{
+        size_t n = strlen(line);
+
+        for (const char *p = text; (p = strstr(p, line)); p++)
+                if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+                        return true;
+        return false;
+}
+
 /* Setting S's old value from its live file PATH (NULL: WHY it has none): an
  * entry of RES, and the change to make added to *CH. 0; or -EIO with
  * *ret_error set when it cannot be read and --keep-going is not given. */
 static int read_old(const struct setting *s, const char *path, const char *why, const struct apply_options *o,
-                    struct apply_result *res, struct apply_counts *n, struct change **ch, size_t *n_ch,
-                    struct xerror *ret_error)
+                    const struct journal *j, struct apply_result *res, struct apply_counts *n, struct change **ch,
+                    size_t *n_ch, struct xerror *ret_error)
 {
-        _cleanup_free_ char *old = NULL, *norm = NULL;
+        _cleanup_free_ char *old = NULL, *norm = NULL, *bat = NULL;
+        bool by_rules = false;
         struct stat st;
         int r;
 
@@ -261,6 +282,10 @@ static int read_old(const struct setting *s, const char *path, const char *why, 
                         _("its value now is none that rollback could put back: left as it is");
                 return 0;
         }
+        if (o->battery_seen && s->value_battery && !journal_names(j, path) && !line_in(o->battery_seen, path)) {
+                bat = value_normalize(s->value_battery);
+                by_rules = streq(norm, bat) && journal_value_ok(path, s->value_battery, false);
+        }
         entry_add(res, APPLY_WOULD_SET, s, path)->old = TAKE_PTR(norm);
         if (o->dry_run) {
                 n->would++;
@@ -268,7 +293,7 @@ static int read_old(const struct setting *s, const char *path, const char *why, 
         }
         *ch = xrealloc(*ch, (*n_ch + 1) * sizeof(**ch));
         (*ch)[(*n_ch)++] = (struct change) { .path = xstrdup(path), .old = TAKE_PTR(old), .s = s,
-                                       .entry = res->n - 1 };
+                                       .entry = res->n - 1, .by_rules = by_rules };
         return 0;
 }
 
@@ -362,7 +387,7 @@ int apply_run(const struct rootfs *root, const struct plan *p, const struct appl
                         if (dup)
                                 continue;
                 }
-                r = read_old(s, path, whys[i], o, res, &n, &ch, &n_ch, ret_error);
+                r = read_old(s, path, whys[i], o, j, res, &n, &ch, &n_ch, ret_error);
                 if (r < 0) {
                         /* nothing was written: the writes planned so far go from the list */
                         entries_drop_planned(res, ch, n_ch);

@@ -8,6 +8,15 @@
 struct apply_options {
         bool keep_going;        /* apply what the kernel takes instead of undoing the run */
         bool dry_run;
+        /* a switch to AC from battery: the live files of the table at the switch
+         * to battery, one a line (the battery mark's text); NULL otherwise. A
+         * file not in it that the journal does not name and that holds its
+         * setting's value_battery appeared since (a module loaded, a device
+         * bound) and got that value from the installed rules under the mark,
+         * unjournaled: it is journaled as that write too, from the setting's
+         * value, so that rollback restores the value the file takes without
+         * the switch, not the battery one */
+        const char *battery_seen;
 };
 
 /* what apply did with one setting, or with its all-or-nothing undo */

@@ -7,12 +7,15 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "state/initramfs.h"
 #include "engine/install.h"
 #include "engine/next-steps.h"
 #include "state/state.h"
+#include "state/stepsdone.h"
+#include "base/sha256.h"
 #include "root/grubenv.h"
 #include "root/target.h"
 
@@ -44,6 +47,11 @@ void next_steps_free(struct next_steps *s)
                 free(s->v[i].words);
         }
         free(s->v);
+        for (size_t i = 0; i < s->n_acked; i++) {
+                strv_free(s->acked[i].argv);
+                free(s->acked[i].words);
+        }
+        free(s->acked);
         free(s->root);
         boot_info_done(&s->boot);
         *s = (struct next_steps) {};
@@ -605,8 +613,32 @@ void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs)
         next_steps_boot_pending_of(s, rfs, m);
 }
 
+/* the digest of boot step X: its id, command, words, and the content of
+ * the boot files of M it is for (a new install that changes one asks again) */
+static void step_digest(struct next_step *x, const struct manifest *m)
+{
+        static const char *const files[] = { MODPROBE_PATH, GRUB_SNIPPET_PATH, KERNEL_CMDLINE_PATH,
+                                             OWN_CMDLINE_PATH };
+        struct strbuf sb = {};
+
+        sb_appendf(&sb, "%s\x1f%d\x1f%s\x1f", x->id, x->remove, strempty(x->words));
+        for (char **a = x->argv; a && *a; a++)
+                sb_appendf(&sb, "%s\x1f", *a);
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                const struct manifest_file *mf = manifest_find(m, files[i]);
+                if (mf)
+                        sb_appendf(&sb, "\x1e%s\x1f%s", files[i], mf->sha);
+        }
+        sha256_hex(sb_str(&sb), sb.len, 32, x->digest);
+        sb_free(&sb);
+}
+
 void next_steps_boot_pending_of(struct next_steps *s, const struct rootfs *rfs, const struct manifest *m)
 {
+        struct steps_done done = {};
+        struct xerror e = {};
+        size_t first = s->n, k;
+
         /* the initramfs first: kernel-install puts it into a UKI */
         if (manifest_find(m, MODPROBE_PATH))
                 pending_initramfs(s, rfs, m->kernel);
@@ -616,6 +648,81 @@ void next_steps_boot_pending_of(struct next_steps *s, const struct rootfs *rfs, 
                 pending_kernel_cmdline(s, rfs, m->kernel);
         if (manifest_find(m, OWN_CMDLINE_PATH))
                 pending_own_cmdline(s, rfs, m->kernel);
+        /* the steps said done by hand leave the list; a list that cannot be
+         * read acknowledges nothing (the steps stay pending) */
+        if (steps_done_load(rfs, &done, &e) < 0)
+                xerror_done(&e);
+        for (size_t i = k = first; i < s->n; i++) {
+                struct next_step *x = &s->v[i];
+                const struct step_done *d;
+                if (x->boot)
+                        step_digest(x, m);
+                d = x->boot ? steps_done_find(&done, x->id, x->digest) : NULL;
+                if (d) {
+                        x->boot = false;
+                        x->acknowledged = d->time;
+                        s->acked = xrealloc(s->acked, (s->n_acked + 1) * sizeof(*s->acked));
+                        s->acked[s->n_acked++] = *x;
+                } else
+                        s->v[k++] = *x;
+        }
+        s->n = k;
+        steps_done_free(&done);
+}
+
+int next_steps_acknowledge(const struct rootfs *rfs, char *const *ids, size_t n_ids, struct xerror *ret_error)
+{
+        _cleanup_(next_steps_free) struct next_steps s = {};
+        struct steps_done old = {}, now = {};
+        bool all = n_ids == 1 && streq(ids[0], "all");
+        long long t = (long long) time(NULL);
+        int r;
+
+        next_steps_init(&s, rfs);
+        next_steps_boot_pending(&s, rfs);
+        for (size_t i = 0; i < n_ids && !all; i++) {
+                bool found = false;
+                for (size_t k = 0; k < s.n && !found; k++)
+                        found = s.v[k].boot && streq(s.v[k].id, ids[i]);
+                for (size_t k = 0; k < s.n_acked && !found; k++)
+                        found = streq(s.acked[k].id, ids[i]);
+                if (!found) {
+                        struct strbuf pending = {};
+                        for (size_t k = 0; k < s.n; k++)
+                                if (s.v[k].boot)
+                                        sb_appendf(&pending, "%s%s", pending.len ? ", " : "", s.v[k].id);
+                        r = pending.len ? xerror_set(ret_error, -EINVAL, _("no boot step \"%s\" is pending here "
+                                                                           "(pending: %s)"), ids[i], sb_str(&pending))
+                                        : xerror_set(ret_error, -EINVAL, _("no boot step \"%s\" is pending here "
+                                                                           "(none is)"), ids[i]);
+                        sb_free(&pending);
+                        return r;
+                }
+        }
+        r = steps_done_load(rfs, &old, ret_error);
+        if (r < 0)
+                return r;
+        /* the records of steps still acknowledged stay with their time */
+        for (size_t k = 0; k < s.n_acked; k++) {
+                const struct step_done *d = steps_done_find(&old, s.acked[k].id, s.acked[k].digest);
+                now.v = xrealloc(now.v, (now.n + 1) * sizeof(*now.v));
+                now.v[now.n] = (struct step_done) { .id = xstrdup(d->id), .time = d->time };
+                memcpy(now.v[now.n++].digest, d->digest, 65);
+        }
+        for (size_t k = 0; k < s.n; k++) {
+                bool named = all;
+                for (size_t i = 0; i < n_ids && !named; i++)
+                        named = streq(ids[i], s.v[k].id);
+                if (!s.v[k].boot || !named)
+                        continue;
+                now.v = xrealloc(now.v, (now.n + 1) * sizeof(*now.v));
+                now.v[now.n] = (struct step_done) { .id = xstrdup(s.v[k].id), .time = t };
+                memcpy(now.v[now.n++].digest, s.v[k].digest, 65);
+        }
+        r = steps_done_save(rfs, &now, ret_error);
+        steps_done_free(&old);
+        steps_done_free(&now);
+        return r;
 }
 
 bool next_steps_boot_incomplete(const struct next_steps *s)

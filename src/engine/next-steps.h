@@ -19,6 +19,8 @@ struct next_step {
         char *words;            /* a step by hand: the words to add (or to take out: REMOVE), space-separated */
         bool remove;
         bool boot;              /* the boot configuration lacks it until it runs: exit 4 */
+        char digest[65];        /* a boot step: the step and the installed boot files it is for */
+        long long acknowledged; /* in next_steps.acked: when "idlecfg steps done" said it was done */
 };
 
 struct next_steps {
@@ -28,6 +30,11 @@ struct next_steps {
         bool chroot;            /* the commands run in the root through chroot */
         char *root;
         struct boot_info boot;  /* how the root boots: which tool each step is */
+        /* boot steps the administrator said were done by hand ("idlecfg steps
+         * done", state/stepsdone.h) while they and the files they are for are
+         * the same: not in v, not pending */
+        struct next_step *acked;
+        size_t n_acked;
 };
 
 /* An empty list for the root: whether commands run through chroot, and
@@ -60,6 +67,11 @@ char **udev_trigger_argv(const char *udevadm, const struct plan *p);
 void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs);
 /* the same, of manifest M the caller loaded already */
 void next_steps_boot_pending_of(struct next_steps *s, const struct rootfs *rfs, const struct manifest *m);
+
+/* Record the pending boot steps of the root named in IDS ("all": every one)
+ * as done by hand, now; records of steps no longer pending go. -EINVAL
+ * with a message naming the first ID that is no pending boot step */
+int next_steps_acknowledge(const struct rootfs *rfs, char *const *ids, size_t n_ids, struct xerror *ret_error);
 
 /* does the boot configuration still lack something (exit 4) */
 bool next_steps_boot_incomplete(const struct next_steps *s);

@@ -338,12 +338,13 @@ int ps_last_write(const struct rootfs *rfs, enum power_source s, bool forced, st
         return 0;
 }
 
-int ps_mark_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error)
+int ps_mark_write(const struct rootfs *rfs, enum power_source s, const char *seen, struct xerror *ret_error)
 {
         int r = s == PS_BATTERY ? rootfs_mkdir_p(rfs, "/run/idlecfg", NULL, NULL) : 0;
 
         if (r >= 0)
-                r = s == PS_BATTERY ? rootfs_write_volatile(rfs, PS_BATTERY_MARK_PATH, "", 0, 0644)
+                r = s == PS_BATTERY ? rootfs_write_volatile(rfs, PS_BATTERY_MARK_PATH, strempty(seen),
+                                                            strlen(strempty(seen)), 0644)
                                     : rootfs_unlink(rfs, PS_BATTERY_MARK_PATH);
         if (r == -ENOTDIR && s == PS_AC)
                 r = 0;          /* no /run/idlecfg: no mark either */
@@ -353,4 +354,11 @@ int ps_mark_write(const struct rootfs *rfs, enum power_source s, struct xerror *
                                   shown, strerror(-r));
         }
         return 0;
+}
+
+int ps_mark_read(const struct rootfs *rfs, char **ret_seen)
+{
+        int r = rootfs_read(rfs, PS_BATTERY_MARK_PATH, 1u << 20, ret_seen, NULL, NULL);
+
+        return r == -ENOTDIR ? -ENOENT : r;
 }

@@ -65,6 +65,13 @@ int ps_last_write(const struct rootfs *rfs, enum power_source s, bool forced, st
  * switch's rule for modules) test it (TEST=="...") to pick the value of a
  * device added or bound, or a module loaded, after the last switch; its
  * absence (every boot starts without it) means AC. Written before the values
- * of a switch, so that no event after it takes the other source's value. */
+ * of a switch, so that no event after it takes the other source's value.
+ * Its text (SEEN): the table's live files at the switch to battery, one a
+ * line, for the switch to AC (apply_options' battery_seen). */
 #define PS_BATTERY_MARK_PATH "/run/idlecfg/on-battery"
-int ps_mark_write(const struct rootfs *rfs, enum power_source s, struct xerror *ret_error);
+int ps_mark_write(const struct rootfs *rfs, enum power_source s, const char *seen, struct xerror *ret_error);
+/* The mark's text: SEEN of the switch to battery that wrote it, the live
+ * files of the table there then, one a line (a file not in it appeared
+ * after the switch: its value came from the rules). 0 and *ret_seen, or
+ * -ENOENT: no mark */
+int ps_mark_read(const struct rootfs *rfs, char **ret_seen);

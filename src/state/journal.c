@@ -398,6 +398,14 @@ static char *rollback_from(const struct journal *j, const char *path, const char
         return v;
 }
 
+bool journal_names(const struct journal *j, const char *path)
+{
+        for (size_t i = 0; j && i < j->n; i++)
+                if (streq(j->v[i].path, path))
+                        return true;
+        return false;
+}
+
 bool journal_covers(const struct journal *j, const char *path, const char *old, const char *new)
 {
         _cleanup_free_ char *first = NULL, *po = plain_value(old), *pn = plain_value(new), *a = NULL, *b = NULL;

@@ -61,6 +61,9 @@ char *journal_text_with_run(const struct journal *j, const struct journal_entry 
  * the journal has both of costs no journal write. */
 bool journal_covers(const struct journal *j, const char *path, const char *old, const char *new);
 
+/* has J (NULL: none) a record of PATH? */
+bool journal_names(const struct journal *j, const char *path);
+
 /* the journal lines */
 char *journal_header(void);
 char *journal_set_line(const char *path, const char *old, const char *new);

@@ -13,6 +13,7 @@
 #include "base/sha256.h"
 #include "state/state.h"
 #include "state/status.h"
+#include "state/stepsdone.h"
 
 #define MAX_FILE STATE_FILE_MAX
 
@@ -248,12 +249,13 @@ int gc_backups(const struct rootfs *rfs, const struct manifest *m)
 /* idlecfg's state directory without a manifest: the cache and stamp, then (without a journal) what a crash left */
 int state_cleanup(const struct rootfs *rfs)
 {
-        static const char *const install_only[] = { INITRAMFS_CACHE_PATH, FIRSTBOOT_STAMP_PATH, STATUS_PATH };
+        static const char *const install_only[] = { INITRAMFS_CACHE_PATH, FIRSTBOOT_STAMP_PATH, STATUS_PATH,
+                                                    STEPS_DONE_PATH };
         struct stat st;
         int r;
 
         /* what only an install needs: the listing of the initramfs, the
-         * first-boot unit's stamp, the status file (an install run again
+         * first-boot unit's stamp, the status file, the steps done by hand (an install run again
          * makes them again; with a journal of apply, the run writes the status anew) */
         for (size_t i = 0; i < ELEMENTSOF(install_only); i++) {
                 r = rootfs_unlink(rfs, install_only[i]);
