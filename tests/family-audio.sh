@@ -6,7 +6,7 @@
 # the refusals
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 13
+plan 14
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -39,7 +39,9 @@ denied() {
                 [ -z "$(rows "$1" $S buildhost)$(rows "$1" $C buildhost)" ]
 }
 ps() { param "$1" $S snd_hda_intel power_save "$2" modprobe "$(reason_of "$1" audio power_save "$2")" $LAPTOPS && denied "$1"; }
-check "power_save = 0: snd_hda_intel power_save=0 in modprobe.d on both laptops; desktop-sata's controller denied by the hwdb; nothing on the VM" ps ps0 0
+hwdb_point keep IDLECFG_AUDIO_POWER_SAVE "power_save = 0: snd_hda_intel power_save=0 in modprobe.d on both laptops (no entry); desktop-sata's controller denied by the hwdb; nothing on the VM" ps ps0 0
+deny_all() { denied ps0 && denied ps3600 && denied psc-yes && denied psc-no; }
+hwdb_point deny IDLECFG_AUDIO_POWER_SAVE "desktop-sata's denied controller: one skip with the entry's reason and no snd_hda_intel parameter, for power_save 0 and 3600, power_save_controller yes and no" deny_all
 check "power_save = 3600 (the maximum): power_save=3600" ps ps3600 3600
 ps_keep() {
         ok_plans ps-keep && [ -z "$(planned ps-keep $S)" ] && denied ps-keep &&

@@ -66,14 +66,14 @@ on() {
                 param on $P btusb enable_autosuspend Y modprobe "$R" amd-laptop &&
                 nothing_without_adapter on
 }
-check "autosuspend = on: amd-laptop's adapter power/control=auto and btusb enable_autosuspend=Y in modprobe.d; nothing on the machines without an adapter" on
+hwdb_point keep IDLECFG_BLUETOOTH_AUTOSUSPEND "autosuspend = on: amd-laptop's adapter, which no entry denies, power/control=auto and btusb enable_autosuspend=Y in modprobe.d; nothing on the machines without an adapter" on
 on_deny() {
         W="hwdb /etc/udev/hwdb.d/99-family-bluetooth.hwdb:3 (family test deny)"
         device on $D intel-laptop 1-10 on "$W" &&
                 param on $P btusb enable_autosuspend N modprobe \
                         "$W: adapter 1-10 must not autosuspend, and btusb's switch is one for every adapter" intel-laptop
 }
-check "autosuspend = on, intel-laptop's adapter denied by IDLECFG_BLUETOOTH_AUTOSUSPEND (its USB device's key, usb:v8087p0032): power/control=on and btusb's switch N, both with the hwdb's reason" on_deny
+hwdb_point deny IDLECFG_BLUETOOTH_AUTOSUSPEND "autosuspend = on, intel-laptop's adapter denied (its USB device's key, usb:v8087p0032): power/control=on and btusb's switch N, both with the hwdb's reason" on_deny
 on_usbdeny() {
         W="hwdb /etc/udev/hwdb.d/99-family-bluetooth.hwdb:3 (family test usb deny)"
         device on $D amd-usbdeny 3-2 on "$W" &&

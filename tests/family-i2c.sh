@@ -35,7 +35,7 @@ platform() {
                 rows platform $K intel-laptop | grep -q "^intel-laptop|$K|$PIXA" &&
                 rows platform $K intel-laptop | cut -d'|' -f3,12 | grep -qxF "|skipped: $(reason_of platform i2c runtime_pm platform): no hwdb entry allows runtime PM of an I2C device here (1 clients); the kernel's default stays: the DesignWare and LPSS controller drivers allow it themselves"
 }
-check "platform: auto only for the client an hwdb entry allows (amd-laptop's touchpad); intel-laptop's denied touchpad skipped, its controllers left to their drivers" platform
+hwdb_point keep IDLECFG_I2C_RUNTIME_PM "platform: auto only for the client an hwdb entry allows (amd-laptop's touchpad); intel-laptop's denied touchpad skipped, its controllers left to their drivers" platform
 check "platform: the udev rules write exactly that" udev_rules platform $K
 # every VALUE: the controllers get it from the profile, the allowed client from its entry
 every() {
@@ -49,7 +49,7 @@ every() {
         planned "$1" $K | cut -d'|' -f1,3,4,5,8,12 | diff -u "$tmp/w" - &&
                 rows "$1" $K intel-laptop | grep -q "^intel-laptop|$K|$PIXA"
 }
-check "auto: power/control=auto on the four I2C controllers and the allowed touchpad; the denied one skipped (hwdb)" every auto
+hwdb_point deny IDLECFG_I2C_RUNTIME_PM "auto: power/control=auto on the four I2C controllers and the allowed touchpad; the denied one skipped with the entry's reason (shipped 60-idlecfg-i2c.hwdb)" every auto
 check "auto: the udev rules write exactly those" udev_rules auto $K
 check "on: power/control=on on the same devices" every on
 check "on: the udev rules write exactly those" udev_rules on $K

@@ -21,7 +21,9 @@ FAMILY_MACHINES=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
 mkdir -p "$tmp/profiles" "$tmp/out" "$tmp/machines"
 # machine_dir NAME: a recorded machine, or a variant the script made
 machine_dir() {
-        if [ -d "$tmp/machines/$1" ]; then echo "$tmp/machines/$1"; else echo "$TESTS_DATA/machines/$1"; fi
+        if [ -f "$tmp/hwdb/$1.base" ]; then
+                machine_dir "$(cat "$tmp/hwdb/$1.base")"
+        elif [ -d "$tmp/machines/$1" ]; then echo "$tmp/machines/$1"; else echo "$TESTS_DATA/machines/$1"; fi
 }
 # variant NAME BASE DEVPATH ATTR VALUE: a copy of recorded machine BASE whose
 # device DEVPATH (the end of its P: line) reads VALUE in ATTR, planned like
@@ -36,6 +38,29 @@ variant() {
                 END { exit n != 1 }' "$TESTS_DATA/machines/$2/machine.umockdev" >"$tmp/machines/$1/machine.umockdev" ||
                 { echo "Bail out! variant $1: no $4 of $3 in $2"; exit 1; }
         FAMILY_MACHINES="$FAMILY_MACHINES $1"
+}
+# hwdb_variant NAME BASE HWDB: machine BASE (recorded, or a variant) planned
+# like the others with one more file in its root, /etc/udev/hwdb.d/99-NAME.hwdb
+# holding HWDB (family_root is called with BASE): for the points about what an
+# hwdb entry does to a device. It is not one of FAMILY_MACHINES (the points
+# over every machine do not see it): name it, as in rows ID KNOB NAME
+HWDB_MACHINES=
+hwdb_variant() {
+        mkdir -p "$tmp/hwdb"
+        echo "$2" >"$tmp/hwdb/$1.base"
+        printf '# tests: hwdb_variant %s of %s\n%s\n' "$1" "$2" "$3" >"$tmp/hwdb/$1.hwdb"
+        HWDB_MACHINES="$HWDB_MACHINES $1"
+}
+# hwdb_point deny|keep PROPERTY DESCRIPTION COMMAND...: a point about an hwdb
+# property the family reads, named "PROPERTY deny: DESCRIPTION": deny, an
+# entry with the value that keeps the device from the setting does so (the
+# device left alone, or given the entry's safer value); keep, without it (or
+# with the allowing value) the device gets what the profile asks.
+# tests/knobs-registry.sh wants both for every property of the family's
+hwdb_point() {
+        _hw=$1 _hp=$2 _hd=$3
+        shift 3
+        check "$_hp $_hw: $_hd" "$@"
 }
 # mkroot's module tree: a copy of the one plan_all builds first
 mkmodroot() {
@@ -64,13 +89,18 @@ plan_all() {
         fi
         # the fixture module tree is built once and copied into every root
         mkmodroot "$tmp/modroot" || { echo "Bail out! no module tree"; exit 1; }
-        for _m in $FAMILY_MACHINES; do
+        for _m in $FAMILY_MACHINES $HWDB_MACHINES; do
                 _root=$tmp/$_m-root
+                _base=$_m
+                [ ! -f "$tmp/hwdb/$_m.base" ] || _base=$(cat "$tmp/hwdb/$_m.base")
                 mkroot_installed "$(machine_dir "$_m")" "$_root" || { echo "Bail out! no root for $_m"; exit 1; }
                 mkdir -p "$_root/etc/idlecfg/profiles" "$tmp/out/$_m"
                 # a script's own additions to every root: family_root ROOT MACHINE
                 if command -v family_root >/dev/null 2>&1; then
-                        family_root "$_root" "$_m" || { echo "Bail out! family_root $_m"; exit 1; }
+                        family_root "$_root" "$_base" || { echo "Bail out! family_root $_m"; exit 1; }
+                fi
+                if [ -f "$tmp/hwdb/$_m.hwdb" ]; then
+                        mkdir -p "$_root/etc/udev/hwdb.d" && cp "$tmp/hwdb/$_m.hwdb" "$_root/etc/udev/hwdb.d/99-$_m.hwdb"
                 fi
                 cp "$tmp"/profiles/*.profile "$_root/etc/idlecfg/profiles/"
                 # the batch that runs inside the machine's session
@@ -114,8 +144,8 @@ rows() {
         done
 }
 
-# planned ID KNOB: the rows of KNOB that set a value
-planned() { rows "$1" "$2" | awk -F'|' '$8 != ""'; }
+# planned ID KNOB [MACHINE...]: the rows of KNOB that set a value
+planned() { rows "$@" | awk -F'|' '$8 != ""'; }
 
 # ok_plans ID: plan exited 0 on every machine
 ok_plans() {

@@ -45,7 +45,7 @@ quirks() {
                 # no NVMe drive, no row
                 [ -z "$(rows quirks $K desktop-sata buildhost)" ]
 }
-check "apst = quirks, 6.1: the denied drive turns APST off machine-wide (nvme_core.default_ps_max_latency_us=0 in modprobe.d); a local no-deepest cannot be one drive's: skipped" quirks
+hwdb_point deny IDLECFG_NVME_APST "apst = quirks, 6.1: the denied drive turns APST off machine-wide (nvme_core.default_ps_max_latency_us=0 in modprobe.d); a local no-deepest cannot be one drive's: skipped" quirks
 noquirk() {
         # the packaged hwdb has no quirk for either drive (tests/data's golden plans say so)
         grep -q '"reason": "skipped: no APST quirk for HFM512GD3JX013N: the kernel.s APST stays"' "$TESTS_DATA/machines/amd-laptop/expected/plan-balanced.json" &&
@@ -149,7 +149,7 @@ deny_keep73() {
         [ "$(qrows q35two q73)" = "nvme.quirks|nvme0|nvme|quirks|1b36:0010:no_apst|modprobe|$DENY; $PER; APST stays on for nvme1 (QEMU NVMe Ctrl)
 $KEEP" ] && [ "$(grep -v '^#' "$tmp/q35two.q73.modprobe" | grep .)" = "options nvme quirks=1b36:0010:no_apst" ]
 }
-check "two drives of one model, 7.3: the deny fires for 1b36:0010 (nvme0) alone, nvme1 (8086:5845) keeps APST and the plan says so" deny_keep73
+hwdb_point keep IDLECFG_NVME_APST "two drives of one model, 7.3: the deny fires for 1b36:0010 (nvme0) alone, nvme1 (8086:5845), without an entry, keeps APST and the plan says so" deny_keep73
 deny_keep61() {
         [ "$(qrows q35two q61)" = "nvme.apst|nvme0|nvme_core|default_ps_max_latency_us|0|modprobe|$DENY; machine-wide, as $NOQ: APST also off for nvme1 (QEMU NVMe Ctrl)
 nvme.apst|nvme1||||none|skipped: no APST quirk for QEMU NVMe Ctrl, but nvme_core.default_ps_max_latency_us=0 (for nvme0) turns its APST off too" ]

@@ -5,7 +5,7 @@
 # udev rules, per-source values and the refusals
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 11
+plan 13
 
 value auto pci runtime_pm auto udev
 value on pci runtime_pm on udev
@@ -13,6 +13,15 @@ value keep pci runtime_pm keep udev
 value src pci runtime_pm "ac:on battery:auto"
 value src2 pci runtime_pm "ac:auto battery:on"
 value bad pci runtime_pm off
+# intel-laptop with a local hwdb: its SMBus controller denied, its ME
+# interface (mei_me, on the driver denylist) allowed
+hwdb_variant pci-hwdb intel-laptop 'pci:v00008086d000051A3*
+ IDLECFG_PCI_RUNTIME_PM=deny
+ IDLECFG_PCI_RUNTIME_PM_REASON=family test deny
+
+pci:v00008086d000051E0*
+ IDLECFG_PCI_RUNTIME_PM=allow
+ IDLECFG_PCI_RUNTIME_PM_REASON=family test allow'
 plan_all
 K=pci.runtime_pm
 
@@ -71,6 +80,23 @@ sys.exit(0 if any(x.startswith("pci.runtime_pm on 0000:03:00.3: planned on batte
                 "$(out amd-laptop src2 json)" && ! planned src2 $K | grep -q '|0000:03:00.3|'
 }
 check "ac:auto battery:on: a function skipped on AC stays skipped, with a warning that it is on battery only" battery_only
+HW=/etc/udev/hwdb.d/99-pci-hwdb.hwdb
+# the SMBus controller's row, on the recording and with the local hwdb
+smbus() { rows "$1" $K "$2" | grep "|0000:00:1f.4|" | cut -d'|' -f8,12; }
+hwdb_deny() {
+        for _v in auto on src; do
+                [ "$(smbus $_v pci-hwdb)" = "|skipped: hwdb $HW:3 (family test deny)" ] ||
+                        { echo "$_v: $(smbus $_v pci-hwdb)"; return 1; }
+        done
+}
+hwdb_point deny IDLECFG_PCI_RUNTIME_PM "an entry with deny skips intel-laptop's SMBus controller with the entry's reason, whatever the profile asks (auto, on, ac:on battery:auto)" hwdb_deny
+hwdb_keep() {
+        [ "$(smbus auto intel-laptop)" = "auto|$(reason_of auto pci runtime_pm auto)" ] &&
+                [ "$(smbus on intel-laptop)" = "on|$(reason_of on pci runtime_pm on)" ] &&
+                [ "$(rows auto $K pci-hwdb | grep "|0000:00:16.0|" | cut -d'|' -f8,12)" = "auto|hwdb $HW:7 (family test allow)" ] &&
+                rows auto $K intel-laptop | grep -q "|0000:00:16.0|.*|skipped: driver mei_me: "
+}
+hwdb_point keep IDLECFG_PCI_RUNTIME_PM "without the entry the SMBus controller gets the profile's value; an entry with allow gives auto to the ME interface the driver denylist skips" hwdb_keep
 check "a word runtime_pm does not take is refused with the file and line" \
         refused_word bad pci runtime_pm "unknown value 'off' for [pci] runtime_pm; valid: auto, on, keep"
 check "every value changes pci.runtime_pm alone: the rest of each plan is balanced's" only_knobs $K

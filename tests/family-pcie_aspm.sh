@@ -9,7 +9,7 @@
 # an IDLECFG_ASPM_POLICY=allow entry names the machine (a copy, amd-allow).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 15
+plan 17
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -146,6 +146,23 @@ W
 }
 check "links = yes: the hwdb's states where the link has the file (l1_2 of the NVMe; l1_1 of the AX210 on, its denied l1_2 off), nothing else" links_yes
 check "links = yes: the udev rules write exactly those files" udev_rules links-yes $L
+# link ID FUNCTION FILE: value|reason of the per-link file on intel-laptop
+link() { rows "$1" $L intel-laptop | awk -F'|' -v d="$2" -v f="$3" '$3 == d && $5 == f { print $8 "|" $12 }'; }
+aspm_deny() {
+        for _v in links-yes balanced; do
+                [ "$(link $_v 0000:a6:00.0 link/l1_2_aspm)" = "0|hwdb /etc/udev/hwdb.d/99-family-aspm.hwdb:11 (family test deny)" ] ||
+                        { echo "$_v: $(link $_v 0000:a6:00.0 link/l1_2_aspm)"; return 1; }
+        done
+}
+hwdb_point deny IDLECFG_ASPM_DENY "the AX210's denied L1.2: link/l1_2_aspm=0 with the deny entry's reason, though its allow entry names l1_2 (links = yes, balanced)" aspm_deny
+aspm_keep() {
+        for _v in links-yes balanced; do
+                [ "$(link $_v 0000:01:00.0 link/l1_2_aspm)" = "1|hwdb /etc/udev/hwdb.d/99-family-aspm.hwdb:4 (family test allow)" ] &&
+                        [ "$(link $_v 0000:a6:00.0 link/l1_1_aspm)" = "1|hwdb /etc/udev/hwdb.d/99-family-aspm.hwdb:9 (family test allow)" ] ||
+                        { echo "$_v: $(link $_v 0000:01:00.0 link/l1_2_aspm) $(link $_v 0000:a6:00.0 link/l1_1_aspm)"; return 1; }
+        done
+}
+hwdb_point keep IDLECFG_ASPM_DENY "without a deny: the NVMe's L1.2 and the AX210's L1.1 get 1 from their allow entries (links = yes, balanced)" aspm_keep
 links_no() {
         ok_plans links-no && [ -z "$(rows links-no $L)" ] && ! grep -q "$L" "$(out intel-laptop links-no udev)" &&
                 [ -n "$(rows balanced $L intel-laptop)" ]

@@ -8,7 +8,7 @@
 # and /home on an external port for mask_port_ext
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 22
+plan 26
 
 for v in max_performance medium_power med_power_with_dipm min_power_with_partial min_power; do
         value "$v" sata alpm "$v" udev
@@ -51,6 +51,14 @@ PY
 # per-source value): the SATA machine whose ALPM can switch
 { echo; grep -v '^#' "$TESTS_DATA/power/mains-laptop.umockdev"; } >>"$tmp/machines/sata-ports/machine.umockdev"
 FAMILY_MACHINES="$FAMILY_MACHINES sata-ports"
+# local hwdb entries: desktop-sata's /home disk on host2 a NOLPM drive; the
+# edited ports' platform one whose AHCI runtime PM is denied
+hwdb_variant sata-hwdb desktop-sata 'idlecfg-ata:WDC WD5000AAKX-0:1H15
+ IDLECFG_SATA_ALPM=deny
+ IDLECFG_SATA_ALPM_REASON=family test deny'
+hwdb_variant ports-ahci sata-ports 'dmi:*
+ IDLECFG_AHCI_RUNTIME_PM=deny
+ IDLECFG_AHCI_RUNTIME_PM_REASON=family test deny'
 plan_all
 REC="amd-laptop buildhost desktop-sata intel-laptop"
 A=sata.alpm R=sata.runtime_pm X=sata.mask_port_ext
@@ -144,5 +152,42 @@ ports_mask() {
                 ! grep -h mask_port_ext "$(out $V mask-no modprobe)" "$(out $V mask-no cmdline)"
 }
 check "edited ports, mask_port_ext: yes names the mask 6.17 would take for /home's external port (the fixture kernel 6.1 has no parameter); no leaves it, saying so" ports_mask
+# ---- local hwdb entries (sata-hwdb, ports-ahci) ----
+host2() { rows "$1" $A "$2" | grep "|host2|" | cut -d'|' -f5,8,12; }
+alpm_deny() {
+        for _v in max_performance min_power alpm-src; do
+                [ "$(host2 $_v sata-hwdb)" = "||skipped: disk WDC WD5000AAKX-0 1H15: hwdb /etc/udev/hwdb.d/99-sata-hwdb.hwdb:3 (family test deny)" ] ||
+                        { echo "$_v: $(host2 $_v sata-hwdb)"; return 1; }
+        done
+}
+hwdb_point deny IDLECFG_SATA_ALPM "an entry for the drive on desktop-sata's host2 leaves its host's link_power_management_policy alone, with the entry's reason, for every value" alpm_deny
+alpm_keep() {
+        for _v in max_performance min_power; do
+                [ "$(host2 $_v desktop-sata)" = "link_power_management_policy|$_v|$(reason_of $_v sata alpm $_v)" ] ||
+                        { echo "$_v: $(host2 $_v desktop-sata)"; return 1; }
+        done
+        # the other hosts of the variant are as on the recording
+        [ "$(rows min_power $A sata-hwdb | grep -v "|host2|" | cut -d'|' -f3-)" = "$(rows min_power $A desktop-sata | grep -v "|host2|" | cut -d'|' -f3-)" ]
+}
+hwdb_point keep IDLECFG_SATA_ALPM "without the entry host2 gets each value; the entry changes no other host" alpm_keep
+ahci_deny() {
+        ok_plans rpm-auto || return 1
+        [ -z "$(planned rpm-auto $R ports-ahci)" ] || { planned rpm-auto $R ports-ahci; return 1; }
+        _r="skipped: hwdb /etc/udev/hwdb.d/99-ports-ahci.hwdb:3 (family test deny)"
+        [ "$(rows rpm-auto $R ports-ahci | cut -d'|' -f3,12 | grep -c "^host[0-5]|$_r\$")" = 6 ] ||
+                { rows rpm-auto $R ports-ahci; return 1; }
+        # the pci family leaves the AHCI controller alone too (the entry is its as well)
+        rows balanced pci.runtime_pm ports-ahci | grep -q "|0000:00:1f.2|.*|skipped: AHCI controller: hwdb /etc/udev/hwdb.d/99-ports-ahci.hwdb:3 (family test deny)\$" ||
+                { rows balanced pci.runtime_pm ports-ahci | grep 1f.2; return 1; }
+}
+hwdb_point deny IDLECFG_AHCI_RUNTIME_PM "a platform entry: runtime_pm = auto suspends no port or drive of the edited ports, each AHCI host skipped with the entry's reason; balanced's pci.runtime_pm skips the AHCI controller" ahci_deny
+ahci_keep() {
+        [ "$(planned rpm-auto $R sata-ports | cut -d'|' -f3 | tr '\n' ' ')" = "0:0:0:0 ata1 ata5 " ] &&
+                rows balanced pci.runtime_pm sata-ports | grep -q "|0000:00:1f.2|pci|power/control|||auto|" &&
+                # on is not about suspending: the entry does not stop it
+                [ "$(planned rpm-on $R ports-ahci | cut -d'|' -f3,8 | sort)" = "$(planned rpm-on $R sata-ports | cut -d'|' -f3,8 | sort)" ] &&
+                [ -n "$(planned rpm-on $R ports-ahci)" ]
+}
+hwdb_point keep IDLECFG_AHCI_RUNTIME_PM "without the entry the ZPODD drive, its port and the empty internal port get auto and the AHCI controller too; runtime_pm = on is planned with it as without" ahci_keep
 check "every value changes its own knob alone: the rest of each plan is balanced's" only_knobs $A $R $X
 done_testing

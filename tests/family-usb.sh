@@ -7,7 +7,7 @@
 # of its own), the udev rules and the refusals
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 16
+plan 24
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -36,6 +36,25 @@ value dkeep usb delay_ms keep udev
 value dover usb delay_ms 600001
 value dneg usb delay_ms -1
 value dsrc usb delay_ms "ac:0 battery:2000"
+# systemd's properties and idlecfg's persist entry in local hwdb files:
+# intel-laptop's camera 0bda:5634 on systemd's allowlist, without a persist
+# session, its receiver 046d:c53f off it; desktop-sata's keyboard (allowed
+# above) without a persist session by idlecfg's entry, whatever systemd's
+# says, and its mouse 046d:c016 allowed by systemd's, with persist
+hwdb_variant usb-hwdb intel-laptop 'usb:v0BDAp5634*
+ ID_AUTOSUSPEND=1
+ ID_PERSIST=0
+
+usb:v046DpC53F*
+ ID_AUTOSUSPEND=0'
+hwdb_variant usb-persist desktop-sata 'usb:v413Cp2105*
+ IDLECFG_USB_PERSIST=0
+ IDLECFG_USB_PERSIST_REASON=family test persist
+ ID_PERSIST=1
+
+usb:v046DpC016*
+ ID_AUTOSUSPEND=1
+ ID_PERSIST=1'
 plan_all
 U=usb.autosuspend D=usb.autosuspend_delay_ms P=usb.persist
 H=/etc/udev/hwdb.d/99-family-usb.hwdb
@@ -108,5 +127,66 @@ check "delay_ms = keep: no delay but the hwdb entry's own" dkeep
 check "delay_ms = 600001: out of range, refused with the file and line" refused_range dover usb delay_ms 600001 "keep or an integer 0..600000"
 check "delay_ms = -1: refused with the file and line" refused dneg usb delay_ms "invalid value '-1' for [usb] delay_ms; valid: keep or an integer 0..600000"
 check "delay_ms takes no per-source value: refused with the file and line" refused_source dsrc usb delay_ms
+# ---- what each hwdb property does to one device ----
+# dev ID KNOB MACHINE DEVICE: that device's row of KNOB: value|reason
+dev() { rows "$1" "$2" "$3" | awk -F'|' -v d="$4" '$3 == d { print $8 "|" $12 }'; }
+usb_deny() {
+        for _v in allowlist classes; do
+                [ "$(dev $_v $U amd-laptop 3-3)" = "|skipped: hwdb $H:3 (family test deny)" ] || { echo "$_v: $(dev $_v $U amd-laptop 3-3)"; return 1; }
+        done
+}
+hwdb_point deny IDLECFG_USB_AUTOSUSPEND "deny skips amd-laptop's camera, which the classes rule would take, with the entry's reason (allowlist, classes)" usb_deny
+usb_allow() {
+        for _v in allowlist classes; do
+                [ "$(dev $_v $U desktop-sata 2-1.7)" = "auto|hwdb $H:8 (family test allow)" ] || { echo "$_v: $(dev $_v $U desktop-sata 2-1.7)"; return 1; }
+        done
+        [ "$(dev classes $U intel-laptop 1-7)" = "auto|$(reason_of classes usb autosuspend classes); video camera (uvcvideo supports autosuspend), every interface of a class that autosuspends (hwdb deny entries, the kernel's USB quirks, checked first)" ]
+}
+hwdb_point keep IDLECFG_USB_AUTOSUSPEND "allow gives desktop-sata's HID keyboard auto with the entry's reason; intel-laptop's camera, without an entry, gets auto by its class" usb_allow
+HU=/etc/udev/hwdb.d/99-usb-hwdb.hwdb HP=/etc/udev/hwdb.d/99-usb-persist.hwdb
+HID="skipped: HID device (keyboards and mice lag and lose keys: powertop #101, #165), not on an autosuspend allowlist"
+ida_deny() {
+        for _v in allowlist classes; do
+                [ "$(dev $_v $U usb-hwdb 1-4)" = "|$HID" ] || { echo "$_v: $(dev $_v $U usb-hwdb 1-4)"; return 1; }
+        done
+}
+hwdb_point deny ID_AUTOSUSPEND "ID_AUTOSUSPEND=0 does not put intel-laptop's receiver on the allowlist: skipped as without it (allowlist, classes)" ida_deny
+ida_keep() {
+        [ "$(dev allowlist $U usb-hwdb 1-7)" = "auto|hwdb $HU:3" ] &&
+                [ "$(dev allowlist $U intel-laptop 1-7)" = "|skipped: not on an autosuspend allowlist (systemd's or idlecfg's hwdb)" ] &&
+                [ "$(dev allowlist $U usb-persist 2-1.8)" = "auto|hwdb $HP:8" ] &&
+                [ "$(dev allowlist $U desktop-sata 2-1.8)" = "|$HID" ]
+}
+hwdb_point keep ID_AUTOSUSPEND "ID_AUTOSUSPEND=1 puts intel-laptop's camera and desktop-sata's HID mouse on the allowlist: auto, naming the entry; skipped without it" ida_keep
+idp_deny() {
+        for _v in allowlist classes; do
+                [ "$(dev $_v $P usb-hwdb 1-7)" = "0|hwdb $HU:4" ] || { echo "$_v: $(dev $_v $P usb-hwdb 1-7)"; return 1; }
+        done
+        udev_rules allowlist $P
+}
+hwdb_point deny ID_PERSIST "ID_PERSIST=0: power/persist=0 on intel-laptop's allowed camera, naming the entry, and its udev rule (allowlist, classes)" idp_deny
+idp_keep() {
+        for _v in allowlist classes; do
+                [ -z "$(dev $_v $P usb-persist 2-1.8)" ] && [ -z "$(dev $_v $P intel-laptop 1-7)" ] ||
+                        { echo "$_v: $(dev $_v $P usb-persist 2-1.8) $(dev $_v $P intel-laptop 1-7)"; return 1; }
+        done
+        [ -z "$(dev off $P usb-hwdb 1-7)$(dev keep $P usb-hwdb 1-7)" ]
+}
+hwdb_point keep ID_PERSIST "ID_PERSIST=1 (desktop-sata's mouse) or no entry (intel-laptop's camera): no power/persist; off and keep write none either" idp_keep
+iup_deny() {
+        for _v in allowlist classes; do
+                [ "$(dev $_v $P usb-persist 2-1.7)" = "0|hwdb $HP:3 (family test persist)" ] ||
+                        { echo "$_v: $(dev $_v $P usb-persist 2-1.7)"; return 1; }
+        done
+}
+hwdb_point deny IDLECFG_USB_PERSIST "IDLECFG_USB_PERSIST=0: power/persist=0 on desktop-sata's allowed keyboard, idlecfg's entry winning over systemd's ID_PERSIST=1 (allowlist, classes)" iup_deny
+iup_keep() {
+        for _v in allowlist classes; do
+                [ "$(dev $_v $U desktop-sata 2-1.7)" = "$(dev $_v $U usb-persist 2-1.7)" ] && [ -z "$(dev $_v $P desktop-sata 2-1.7)" ] ||
+                        { echo "$_v: $(dev $_v $P desktop-sata 2-1.7)"; return 1; }
+        done
+        [ -z "$(dev off $P usb-persist 2-1.7)$(dev keep $P usb-persist 2-1.7)" ]
+}
+hwdb_point keep IDLECFG_USB_PERSIST "without the entry the keyboard is allowed the same and keeps its persist; off and keep write none even with it" iup_keep
 check "every value changes its own knobs alone: the rest of each plan is balanced's" only_knobs $U $D $P
 done_testing

@@ -60,10 +60,10 @@ nothing_elsewhere() {
 }
 
 claw() { device disable msi-claw serio0 disabled "hwdb $SHIPPED:*(MSI Claw: the i8042 port holds only the volume buttons*"; }
-check "spurious = disable: msi-claw's keyboard port (serio0, the shipped machine entry) power/wakeup=disabled, the hwdb's reason" claw
+hwdb_point deny IDLECFG_WAKEUP "spurious = disable: msi-claw's keyboard port (serio0, the shipped machine entry) power/wakeup=disabled, the hwdb's reason" claw
 idea() { device disable amd-idea i2c-IDEA5002:00 disabled "hwdb $SHIPPED:*(IDEA5002 I2C HID: may cause spurious wakeups*"; }
 check "spurious = disable: the IDEA5002 I2C client (the shipped acpi: entry) power/wakeup=disabled" idea
-check "spurious = disable: nothing on the machines without a named wake source, not even a skip" nothing_elsewhere disable
+hwdb_point keep IDLECFG_WAKEUP "spurious = disable: nothing on the machines without a named wake source (no entry), not even a skip" nothing_elsewhere disable
 guard() {
         [ -z "$(planned disable $K | awk -F'|' '$1 == "claw-other"')" ] &&
                 device disable claw-other serio0 "" \
