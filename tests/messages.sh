@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 27
+plan 28
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -152,6 +152,16 @@ rm -rf "$UMOCKDEV_DIR/sys/module/pcie_aspm"
 check "verify: a command-line setting a later grub.d file drops names the file and the way out" sh -c "
         grep -qx '  missing pcie_aspm.policy pcie_aspm policy: cmdline: never at a boot: $g/etc/default/grub.d/zz-admin.cfg, read after idlecfg.s file, sets GRUB.s kernel command line without its words; make that file keep them (or remove it), then update-grub' '$tmp/dropped.out' &&
         ! grep -q 'the attribute is gone' '$tmp/dropped.out'"
+"$IDLECFG" --root "$g" --kernel "$KVER" verify --json >"$tmp/dropped.json" 2>/dev/null
+"$IDLECFG" --root "$root" --kernel "$KVER" verify --json >"$tmp/kept.json" 2>/dev/null
+check "verify --json: grub_dropped_by names that file; null where nothing drops the words" python3 -c "
+import json, sys
+d = json.load(open('$tmp/dropped.json'))
+k = json.load(open('$tmp/kept.json'))
+assert d['grub_dropped_by'] == '$g/etc/default/grub.d/zz-admin.cfg', d.get('grub_dropped_by', 'no key')
+assert [s['state'] for s in d['settings'] if s['mechanism'] == 'cmdline'] == ['missing'], d['settings']
+assert 'grub_dropped_by' in k and k['grub_dropped_by'] is None, k.get('grub_dropped_by', 'no key')
+"
 for lang in de fr; do
         in_lang $lang "$IDLECFG" --root "$g" --kernel "$KVER" verify >"$tmp/dropped.$lang" 2>/dev/null
 done
