@@ -14,7 +14,7 @@ MAN=$top_srcdir/src/man
 PROFILE5=$MAN/idlecfg-profile.5
 CONF5=$MAN/idlecfg.conf.5
 HWDB7=$MAN/idlecfg-hwdb.7
-plan 25
+plan 26
 
 # ---- reading the pages ----
 
@@ -347,7 +347,27 @@ check "idlecfg(8) FILES names every file install writes; idlecfg-profile(5) ever
         sh -c "test -n '$keys' && test -z '$missing'"
 [ -n "$missing" ] && diag "missing:$missing"
 
-# ---- 18-23: installed, and pointing at each other ----
+# ---- the OPTIONS table of idlecfg(8): a row for every verb of --help, with
+# the options 'idlecfg help VERB' lists (besides the four every verb takes) ----
+rows=$(section "$MAN/idlecfg.8" OPTIONS | awk '
+        /^\.TS/ { ts = 1; next } /^\.TE/ { ts = 0 }
+        ts && /\tT\{$/ { v = $0; sub(/\t.*/, "", v); next }
+        ts && v != "" && /^T}/ { v = ""; next }
+        ts && v != "" { print v " " $0 }')
+bad=
+for v in $("$IDLECFG" --help | sed -n '/^Verbs:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
+        [ "$v" = help ] && continue
+        want=$("$IDLECFG" help "$v" | sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\).*/\2/p' |
+                grep -vx -e --root -e --verbose -e --help -e --version | LC_ALL=C sort | paste -sd' ' -)
+        row=$(echo "$rows" | awk -v v="$v" '$1 == v { $1 = ""; print }' | tr ' ' '\n' | grep . | LC_ALL=C sort | paste -sd' ' -)
+        echo "$rows" | awk -v v="$v" '$1 == v { f = 1 } END { exit !f }' || { bad="$bad $v(no row)"; continue; }
+        [ "$row" = "$want" ] || bad="$bad $v(row: $row; help: $want)"
+done
+check "idlecfg(8) OPTIONS: a row for every verb, power-source's too, with the options its help lists" \
+        sh -c "test -n '$rows' && test -z '$bad'"
+[ -n "$bad" ] && diag "$bad"
+
+# ---- installed, and pointing at each other ----
 
 pages="idlecfg.8 idlecfg.conf.5 idlecfg-profile.5 idlecfg-hwdb.7"
 installed=$(sed -n '/^dist_man_MANS *=/,/[^\\]$/p' "$top_srcdir/Makefile.am" | tr -s ' \t\\' '\n\n\n' | grep '^src/' | sort)
