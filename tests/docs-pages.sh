@@ -357,7 +357,7 @@ rows=$(section "$MAN/idlecfg.8" OPTIONS | awk '
 bad=
 for v in $("$IDLECFG" --help | sed -n '/^Verbs:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
         [ "$v" = help ] && continue
-        want=$("$IDLECFG" help "$v" | sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\).*/\2/p' |
+        want=$("$IDLECFG" help "$v" | sed -n '/^Options:/,/^$/s/^  \(-[a-zA-Z], \|    \)\(--[a-z-]*\).*/\2/p' |
                 grep -vx -e --root -e --verbose -e --help -e --version | LC_ALL=C sort | paste -sd' ' -)
         row=$(echo "$rows" | awk -v v="$v" '$1 == v { $1 = ""; print }' | tr ' ' '\n' | grep . | LC_ALL=C sort | paste -sd' ' -)
         echo "$rows" | awk -v v="$v" '$1 == v { f = 1 } END { exit !f }' || { bad="$bad $v(no row)"; continue; }
