@@ -14,7 +14,7 @@ MAN=$top_srcdir/src/man
 PROFILE5=$MAN/idlecfg-profile.5
 CONF5=$MAN/idlecfg.conf.5
 HWDB7=$MAN/idlecfg-hwdb.7
-plan 26
+plan 27
 
 # ---- reading the pages ----
 
@@ -366,6 +366,20 @@ done
 check "idlecfg(8) OPTIONS: a row for every verb, power-source's too, with the options its help lists" \
         sh -c "test -n '$rows' && test -z '$bad'"
 [ -n "$bad" ] && diag "$bad"
+
+# ---- idlecfg(8) OTHER POWER TOOLS: a tuned profile that keeps tuned beside
+# idlecfg (tuned's plugins for the knobs both set, turned off with
+# enabled=false), and the tools for what idlecfg leaves alone ----
+opt=$(section "$MAN/idlecfg.8" "OTHER POWER TOOLS")
+bad=
+for w in '^include=balanced$' '^\[scsi_host\]$' '^\[audio\]$' '^\[usb\]$' '^enabled=false$' 'tuned-adm' \
+        '/etc/tuned/ppd.conf' 'governor, energy preference (EPP) and turbo' 'power-profiles-daemon' \
+        'START_CHARGE_THRESH_BAT0' 'disk spindown' 'hdparm' 'udisks2'; do
+        echo "$opt" | grep -q -- "$w" || bad="$bad $w"
+done
+[ "$(echo "$opt" | grep -c '^enabled=false$')" -eq 3 ] || bad="$bad enabled=false(3 times)"
+check "idlecfg(8) OTHER POWER TOOLS: the tuned profile beside idlecfg, the tools for CPU, battery and disks" test -z "$bad"
+[ -n "$bad" ] && diag "missing:$bad"
 
 # ---- installed, and pointing at each other ----
 
