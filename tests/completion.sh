@@ -91,7 +91,7 @@ all_options() {
 verb_options() {
         for _v in detect plan explain install apply rollback verify refresh measure; do
                 comp "$1" "idlecfg $_v --" idlecfg "$_v" -- >"$tmp/comp.out" || return 1
-                "$IDLECFG" help "$_v" | sed -n 's/^ *\(-[a-zA-Z], \)\{0,1\}\(--[a-z-]*\).*/\2/p' | sort >"$tmp/help.out"
+                "$IDLECFG" help "$_v" | sed -n '/^Options:/,/^$/s/^  \(-[a-zA-Z], \|    \)\(--[a-z-]*\).*/\2/p' | sort >"$tmp/help.out"
                 diff -u "$tmp/help.out" "$tmp/comp.out" || { echo "verb $_v"; return 1; }
         done
 }

@@ -14,7 +14,7 @@ MAN=$top_srcdir/src/man
 PROFILE5=$MAN/idlecfg-profile.5
 CONF5=$MAN/idlecfg.conf.5
 HWDB7=$MAN/idlecfg-hwdb.7
-plan 25
+plan 27
 
 # ---- reading the pages ----
 
@@ -347,7 +347,41 @@ check "idlecfg(8) FILES names every file install writes; idlecfg-profile(5) ever
         sh -c "test -n '$keys' && test -z '$missing'"
 [ -n "$missing" ] && diag "missing:$missing"
 
-# ---- 18-23: installed, and pointing at each other ----
+# ---- the OPTIONS table of idlecfg(8): a row for every verb of --help, with
+# the options 'idlecfg help VERB' lists (besides the four every verb takes) ----
+rows=$(section "$MAN/idlecfg.8" OPTIONS | awk '
+        /^\.TS/ { ts = 1; next } /^\.TE/ { ts = 0 }
+        ts && /\tT\{$/ { v = $0; sub(/\t.*/, "", v); next }
+        ts && v != "" && /^T}/ { v = ""; next }
+        ts && v != "" { print v " " $0 }')
+bad=
+for v in $("$IDLECFG" --help | sed -n '/^Verbs:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
+        [ "$v" = help ] && continue
+        want=$("$IDLECFG" help "$v" | sed -n '/^Options:/,/^$/s/^  \(-[a-zA-Z], \|    \)\(--[a-z-]*\).*/\2/p' |
+                grep -vx -e --root -e --verbose -e --help -e --version | LC_ALL=C sort | paste -sd' ' -)
+        row=$(echo "$rows" | awk -v v="$v" '$1 == v { $1 = ""; print }' | tr ' ' '\n' | grep . | LC_ALL=C sort | paste -sd' ' -)
+        echo "$rows" | awk -v v="$v" '$1 == v { f = 1 } END { exit !f }' || { bad="$bad $v(no row)"; continue; }
+        [ "$row" = "$want" ] || bad="$bad $v(row: $row; help: $want)"
+done
+check "idlecfg(8) OPTIONS: a row for every verb, power-source's too, with the options its help lists" \
+        sh -c "test -n '$rows' && test -z '$bad'"
+[ -n "$bad" ] && diag "$bad"
+
+# ---- idlecfg(8) OTHER POWER TOOLS: a tuned profile that keeps tuned beside
+# idlecfg (tuned's plugins for the knobs both set, turned off with
+# enabled=false), and the tools for what idlecfg leaves alone ----
+opt=$(section "$MAN/idlecfg.8" "OTHER POWER TOOLS")
+bad=
+for w in '^include=balanced$' '^\[scsi_host\]$' '^\[audio\]$' '^\[usb\]$' '^enabled=false$' 'tuned-adm' \
+        '/etc/tuned/ppd.conf' 'governor, energy preference (EPP) and turbo' 'power-profiles-daemon' \
+        'START_CHARGE_THRESH_BAT0' 'disk spindown' 'hdparm' 'udisks2'; do
+        echo "$opt" | grep -q -- "$w" || bad="$bad $w"
+done
+[ "$(echo "$opt" | grep -c '^enabled=false$')" -eq 3 ] || bad="$bad enabled=false(3 times)"
+check "idlecfg(8) OTHER POWER TOOLS: the tuned profile beside idlecfg, the tools for CPU, battery and disks" test -z "$bad"
+[ -n "$bad" ] && diag "missing:$bad"
+
+# ---- installed, and pointing at each other ----
 
 pages="idlecfg.8 idlecfg.conf.5 idlecfg-profile.5 idlecfg-hwdb.7"
 installed=$(sed -n '/^dist_man_MANS *=/,/[^\\]$/p' "$top_srcdir/Makefile.am" | tr -s ' \t\\' '\n\n\n' | grep '^src/' | sort)

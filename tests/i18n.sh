@@ -42,8 +42,8 @@ check "LANG=C.UTF-8: French under LANGUAGE=fr, English without it" sh -c "
         grep -q \"gestion de l'énergie\" '$tmp/help.lang-fr' && grep -q 'power management' '$tmp/help.lang'"
 check "German help keeps option names and alignment" \
         grep -q '^  -r, --root DIR        auf dem System' "$tmp/help.de"
-check "French help keeps option names and alignment" \
-        grep -q '^      --profiles-dir DIR  chercher' "$tmp/help.fr"
+check "French help keeps option names and alignment (a long one on a line of its own)" sh -c "
+        grep -A1 -x '      --profiles-dir DIR' '$tmp/help.fr' | grep -q '^                        chercher'"
 
 run de nosuchverb >/dev/null 2>"$tmp/err.de"
 check "errors in German, verb name kept" grep -q "unbekanntes Verb 'nosuchverb'" "$tmp/err.de"

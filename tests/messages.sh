@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 27
+plan 30
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -152,6 +152,16 @@ rm -rf "$UMOCKDEV_DIR/sys/module/pcie_aspm"
 check "verify: a command-line setting a later grub.d file drops names the file and the way out" sh -c "
         grep -qx '  missing pcie_aspm.policy pcie_aspm policy: cmdline: never at a boot: $g/etc/default/grub.d/zz-admin.cfg, read after idlecfg.s file, sets GRUB.s kernel command line without its words; make that file keep them (or remove it), then update-grub' '$tmp/dropped.out' &&
         ! grep -q 'the attribute is gone' '$tmp/dropped.out'"
+"$IDLECFG" --root "$g" --kernel "$KVER" verify --json >"$tmp/dropped.json" 2>/dev/null
+"$IDLECFG" --root "$root" --kernel "$KVER" verify --json >"$tmp/kept.json" 2>/dev/null
+check "verify --json: grub_dropped_by names that file; null where nothing drops the words" python3 -c "
+import json, sys
+d = json.load(open('$tmp/dropped.json'))
+k = json.load(open('$tmp/kept.json'))
+assert d['grub_dropped_by'] == '$g/etc/default/grub.d/zz-admin.cfg', d.get('grub_dropped_by', 'no key')
+assert [s['state'] for s in d['settings'] if s['mechanism'] == 'cmdline'] == ['missing'], d['settings']
+assert 'grub_dropped_by' in k and k['grub_dropped_by'] is None, k.get('grub_dropped_by', 'no key')
+"
 for lang in de fr; do
         in_lang $lang "$IDLECFG" --root "$g" --kernel "$KVER" verify >"$tmp/dropped.$lang" 2>/dev/null
 done
@@ -169,6 +179,45 @@ check "--help: every verb's text in one column, power-source's too" sh -c "
 for v in detect plan explain install apply rollback verify refresh measure power-source; do
         "$IDLECFG" help $v >"$tmp/help.$v"
 done
+# columns LANG: --help and every verb's usage in LANG: no line over 80
+# columns; the verbs' and the options' texts each start in one column (an
+# option too long for it alone on its line, its text below)
+columns() {
+        for _v in '' $("$IDLECFG" --help | sed -n '/^Verbs:/,/^$/s/^  \([a-z-]*\) .*/\1/p' | grep -vx help); do
+                if [ -z "$_v" ]; then in_lang "$1" "$IDLECFG" --help; else in_lang "$1" "$IDLECFG" help "$_v"; fi ||
+                        return 1
+        done >"$tmp/usage.$1" 2>&1
+        python3 - "$tmp/usage.$1" <<'PY'
+import re, sys
+bad, part, verbcol = [], None, set()
+for line in open(sys.argv[1], encoding='utf-8').read().split('\n'):
+    if len(line) > 80:
+        bad.append('over 80: ' + line)
+    if line.endswith(':') and not line.startswith(' '):
+        part = line
+        continue
+    if not line.strip() or part is None or not line.startswith('  '):
+        part = None if not line.strip() else part
+        continue
+    if part.startswith(('Options', 'Optionen')):
+        m = re.match(r'^  (-\w, |    )--\S+( \S+)?(  +(\S)|$)', line)
+        if m:
+            if m.group(4) and m.start(4) != 24:
+                bad.append('text not at column 24: ' + line)
+        elif not re.match(r'^ {24}\S', line):
+            bad.append('not in the column: ' + line)
+    else:
+        m = re.match(r'^  [a-z-]+ +(\S)', line) or re.match(r'^ +(\S)', line)
+        verbcol.add(m.start(1))
+if len(verbcol) > 1:
+    bad.append('verbs in columns %s' % sorted(verbcol))
+print('\n'.join(bad))
+sys.exit(1 if bad or not verbcol else 0)
+PY
+}
+check "--help and each verb's usage: no line over 80 columns, each text in its column" columns C
+columns_de_fr() { columns de && columns fr; }
+check_i18n "... in de and fr" columns_de_fr
 check "per-verb help: no option line names another verb's use" sh -c "
         for v in detect plan explain install apply rollback verify refresh measure power-source; do
                 sed -n '/^Options:/,/^\$/p' \"$tmp/help.\$v\" |

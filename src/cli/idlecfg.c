@@ -95,11 +95,12 @@ static const struct verb verbs[] = {
 
 static void print_exit_status(FILE *f)
 {
-        fputs(_("\nExit status: 0 success, 1 changes or drift found, 2 usage or bad input,\n"
-                "3 runtime failure, 4 done but the boot configuration still lacks a step\n"
-                "(refresh --image too: idlecfg-boot-steps.service makes it), 5 install --check: a run\n"
-                "would change something, 6 refused: another power tool sets the same knobs\n"
-                "(--refuse-conflicts).\n"), f);
+        fputc('\n', f);
+        help_print_wrapped(f, 0, 0, _("Exit status: 0 success, 1 changes or drift found, 2 usage or bad input, "
+                                      "3 runtime failure, 4 done but the boot configuration still lacks a step "
+                                      "(refresh --image too: idlecfg-boot-steps.service makes it), 5 install "
+                                      "--check: a run would change something, 6 refused: another power tool sets "
+                                      "the same knobs (--refuse-conflicts)."));
 }
 
 static void usage(FILE *f)
@@ -113,9 +114,12 @@ static void usage(FILE *f)
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if ((int) strlen(verbs[i].name) > w)
                         w = (int) strlen(verbs[i].name);
-        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                fprintf(f, "  %-*s %s\n", w, verbs[i].name, _(verbs[i].help));
-        fprintf(f, "  %-*s %s\n", w, "help", _("Show the usage of one verb: help VERB"));
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                fprintf(f, "  %-*s ", w, verbs[i].name);
+                help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _(verbs[i].help));
+        }
+        fprintf(f, "  %-*s ", w, "help");
+        help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _("Show the usage of one verb: help VERB"));
         fputs(_("\nOptions:\n"), f);
         options_print_help(~0u, f);
         print_exit_status(f);
@@ -124,9 +128,12 @@ static void usage(FILE *f)
 /* the usage of one verb: its arguments and the options it takes */
 static void verb_usage(const struct verb *v, FILE *f)
 {
+        _cleanup_free_ char *help = xasprintf("%s.", _(v->help));
+
         fprintf(f, _("Usage: %s %s [OPTIONS]%s%s\n"), program_invocation_short_name, v->name,
                 v->synopsis ? " " : "", v->synopsis ? _(v->synopsis) : "");
-        fprintf(f, "\n%s.\n", _(v->help));
+        fputc('\n', f);
+        help_print_wrapped(f, 0, 0, help);
         fputs(_("\nOptions:\n"), f);
         options_print_verb_help(v->name, v->options | O_COMMON, f);
         print_exit_status(f);

@@ -8,72 +8,77 @@
 #include "db/profile.h"
 #include "base/util.h"
 
-/* the options; HELP is the option's line in the usage */
+/* the options; USAGE and HELP make the option's lines in the usage */
 static const struct option_row {
         unsigned bit;
         const char *name;
         char short_name;        /* 0: long only */
         int has_arg;
-        const char *help;
+        const char *usage;      /* "-r, --root DIR"; "    --name" for one without a short form */
+        const char *help;       /* wrapped by options_print_verb_help() */
 } options_table[] = {
         { O_ROOT, "root", 'r', required_argument,
-          N_("  -r, --root DIR        operate on the system below DIR (default /)\n") },
+          "-r, --root DIR", N_("operate on the system below DIR (default /)") },
         { O_KERNEL, "kernel", 'k', required_argument,
-          N_("  -k, --kernel VERSION  check modules against DIR/lib/modules/VERSION\n") },
-        { O_JSON, "json", 'j', no_argument, N_("  -j, --json            print JSON (schema in idlecfg(8))\n") },
+          "-k, --kernel VERSION", N_("check modules against DIR/lib/modules/VERSION") },
+        { O_JSON, "json", 'j', no_argument, "-j, --json", N_("print JSON (schema in idlecfg(8))") },
         { O_PROFILE, "profile", 'p', required_argument,
-          N_("  -p, --profile NAME    use profile NAME (default: idlecfg.conf, else by chassis)\n") },
+          "-p, --profile NAME", N_("use profile NAME (default: idlecfg.conf, else by chassis)") },
         { O_PROFILES_DIR, "profiles-dir", 0, required_argument,
-          N_("      --profiles-dir DIR  look for profiles in DIR too (uninstalled runs)\n") },
+          "    --profiles-dir DIR", N_("look for profiles in DIR too (uninstalled runs)") },
         { O_FORMAT, "format", 'f', required_argument,
-          N_("  -f, --format FORMAT   plan: text, json, udev, modprobe, tmpfiles, cmdline,\n                        sysctl, networkmanager or link; install: salt;\n"
-             "                        verify: prometheus\n") },
+          "-f, --format FORMAT",
+            N_("plan: text, json, udev, modprobe, tmpfiles, cmdline, sysctl, networkmanager or link; "
+               "install: salt; verify: prometheus") },
         { O_DRY_RUN, "dry-run", 'n', no_argument,
-          N_("  -n, --dry-run         install: print the diff; apply: what would change; write nothing\n") },
+          "-n, --dry-run", N_("install: print the diff; apply: what would change; write nothing") },
         { O_FORCE, "force", 0, no_argument,
-          N_("      --force           install, rollback: overwrite files or values changed by others\n") },
+          "    --force", N_("install, rollback: overwrite files or values changed by others") },
         { O_REFUSE_CONFLICTS, "refuse-conflicts", 0, no_argument,
-          N_("      --refuse-conflicts  install, refresh: refuse (exit 6) when another power tool\n"
-             "                        sets the same knobs\n") },
+          "    --refuse-conflicts",
+            N_("install, refresh: refuse (exit 6) when another power tool sets the same knobs") },
         { O_KEEP_GOING, "keep-going", 0, no_argument,
-          N_("      --keep-going      apply: apply what the kernel takes instead of undoing the run\n") },
+          "    --keep-going", N_("apply: apply what the kernel takes instead of undoing the run") },
         { O_WAIT, "wait", 0, required_argument,
-          N_("      --wait SECONDS    wait this long for another idlecfg to finish (default 10)\n") },
+          "    --wait SECONDS", N_("wait this long for another idlecfg to finish (default 10)") },
         { O_SECONDS, "seconds", 0, required_argument,
-          N_("      --seconds N       measure: the length of the measurement (default 20)\n") },
+          "    --seconds N", N_("measure: the length of the measurement (default 20)") },
         { O_MEASURE, "measure", 0, required_argument,
-          N_("      --measure N       apply, rollback: measure N seconds before and after\n") },
+          "    --measure N", N_("apply, rollback: measure N seconds before and after") },
         { O_IMAGE, "image", 0, no_argument,
-          N_("      --image           install: no hardware setting, the first-boot unit enabled;\n"
-             "                        refresh: run as that unit (see IMAGES in idlecfg(8))\n") },
+          "    --image",
+            N_("install: no hardware setting, the first-boot unit enabled; refresh: run as that unit (see "
+               "IMAGES in idlecfg(8))") },
         { O_CHECK, "check", 0, no_argument,
-          N_("      --check           install: exit 5 if a run would change a file, 4 if only\n"
-             "                        a boot step is pending, 0 if not\n") },
-        { O_DIFF, "diff", 0, no_argument, N_("      --diff            install --check: show the diff too\n") },
+          "    --check",
+            N_("install: exit 5 if a run would change a file, 4 if only a boot step is pending, 0 if not") },
+        { O_DIFF, "diff", 0, no_argument, "    --diff", N_("install --check: show the diff too") },
         { O_NAGIOS, "nagios", 0, no_argument,
-          N_("      --nagios          verify: a Nagios plugin's status line and exit code\n") },
+          "    --nagios", N_("verify: a Nagios plugin's status line and exit code") },
         { O_OUTPUT, "output", 0, required_argument,
-          N_("      --output FILE     verify --format prometheus, report: write FILE atomically\n") },
+          "    --output FILE", N_("verify --format prometheus, report: write FILE atomically") },
         { O_WARNING, "warning", 'w', required_argument,
-          N_("  -w, --warning DRIFT[,BLOCKERS]  verify --nagios: WARNING outside these ranges\n"
-             "                        (plugin range syntax; default: drift and missing 0)\n") },
+          "-w, --warning DRIFT[,BLOCKERS]",
+            N_("verify --nagios: WARNING outside these ranges (plugin range syntax; default: drift and "
+               "missing 0)") },
         { O_CRITICAL, "critical", 'c', required_argument,
-          N_("  -c, --critical DRIFT[,BLOCKERS]  verify --nagios: CRITICAL outside these ranges\n") },
+          "-c, --critical DRIFT[,BLOCKERS]", N_("verify --nagios: CRITICAL outside these ranges") },
         { O_TIMEOUT, "timeout", 't', required_argument,
-          N_("  -t, --timeout SECONDS  verify --nagios: UNKNOWN after this long (default 10)\n") },
+          "-t, --timeout SECONDS", N_("verify --nagios: UNKNOWN after this long (default 10)") },
         { O_CONDITION, "condition", 0, no_argument,
-          N_("      --condition       refresh --image: only tell whether the first-boot unit has\n"
-             "                        work (exit 0) or its stamp says not (exit 1)\n") },
+          "    --condition",
+            N_("refresh --image: only tell whether the first-boot unit has work (exit 0) or its stamp says "
+               "not (exit 1)") },
         { O_BOOT_STEPS, "boot-steps", 0, no_argument,
-          N_("      --boot-steps      install, refresh: run the boot steps left\n"
-             "                        (initramfs, boot entry), as installers do\n") },
+          "    --boot-steps",
+            N_("install, refresh: run the boot steps left (initramfs, boot entry), as installers do") },
         { O_SYMPTOM, "symptom", 0, required_argument,
-          N_("      --symptom DEVICE:TEXT  report: what went wrong on DEVICE (repeatable)\n") },
+          "    --symptom DEVICE:TEXT", N_("report: what went wrong on DEVICE (repeatable)") },
         { O_SHOW, "show", 0, no_argument,
-          N_("      --show            report: print exactly what would be written, write nothing\n") },
-        { O_VERBOSE, "verbose", 'v', no_argument, N_("  -v, --verbose         say more\n") },
-        { O_HELP, "help", 'h', no_argument, N_("  -h, --help            show this help\n") },
-        { O_VERSION, "version", 'V', no_argument, N_("  -V, --version         show the version\n") },
+          "    --show", N_("report: print exactly what would be written, write nothing") },
+        { O_VERBOSE, "verbose", 'v', no_argument, "-v, --verbose", N_("say more") },
+        { O_HELP, "help", 'h', no_argument, "-h, --help", N_("show this help") },
+        { O_VERSION, "version", 'V', no_argument, "-V, --version", N_("show the version") },
 };
 
 /* an option's line in one verb's usage, where the table's names several
@@ -81,41 +86,43 @@ static const struct option_row {
 static const struct verb_help {
         const char *verb;
         unsigned bit;
-        const char *help;
+        const char *usage, *help;
 } verb_helps[] = {
-        { "plan", O_FORMAT, N_("  -f, --format FORMAT   text, json, udev, modprobe, tmpfiles, cmdline, sysctl,\n"
-                               "                        networkmanager or link\n") },
-        { "install", O_FORMAT, N_("  -f, --format salt     the result as a Salt state's JSON\n") },
-        { "verify", O_FORMAT, N_("  -f, --format FORMAT   text, json or prometheus\n") },
-        { "install", O_DRY_RUN, N_("  -n, --dry-run         print the diff of what would change; write nothing\n") },
-        { "apply", O_DRY_RUN, N_("  -n, --dry-run         print what would be set; write nothing\n") },
-        { "refresh", O_DRY_RUN, N_("  -n, --dry-run         say what would be re-installed; write nothing\n") },
-        { "power-source", O_DRY_RUN, N_("  -n, --dry-run         print what would be written; write nothing\n") },
-        { "rollback", O_FORCE, N_("      --force           restore files and values others changed since\n") },
-        { NULL, O_FORCE, N_("      --force           overwrite files others changed since idlecfg wrote them\n") },
-        { NULL, O_REFUSE_CONFLICTS, N_("      --refuse-conflicts  refuse (exit 6) when another power tool sets the\n"
-                                       "                        same knobs\n") },
-        { NULL, O_KEEP_GOING, N_("      --keep-going      apply what the kernel takes instead of undoing the run\n") },
-        { NULL, O_SECONDS, N_("      --seconds N       the length of the measurement (default 20)\n") },
-        { NULL, O_MEASURE, N_("      --measure N       measure N seconds before and after\n") },
-        { "install", O_IMAGE, N_("      --image           no hardware setting, the first-boot unit enabled\n"
-                                 "                        (see IMAGES in idlecfg(8))\n") },
-        { "refresh", O_IMAGE, N_("      --image           run as the first-boot unit (see IMAGES in idlecfg(8))\n") },
-        { NULL, O_CHECK, N_("      --check           exit 5 if a run would change a file, 4 if only a boot\n"
-                            "                        step is pending, 0 if not\n") },
-        { NULL, O_DIFF, N_("      --diff            with --check: show the diff too\n") },
-        { NULL, O_NAGIOS, N_("      --nagios          a Nagios plugin's status line and exit code\n") },
-        { NULL, O_OUTPUT, N_("      --output FILE     with --format prometheus: write FILE atomically\n") },
-        { NULL, O_WARNING, N_("  -w, --warning DRIFT[,BLOCKERS]  with --nagios: WARNING outside these ranges\n"
-                              "                        (plugin range syntax; default: drift and missing 0)\n") },
-        { NULL, O_CRITICAL, N_("  -c, --critical DRIFT[,BLOCKERS]  with --nagios: CRITICAL outside these ranges\n") },
-        { NULL, O_TIMEOUT, N_("  -t, --timeout SECONDS  with --nagios: UNKNOWN after this long (default 10)\n") },
-        { NULL, O_CONDITION, N_("      --condition       with --image: only tell whether the first-boot unit has\n"
-                                "                        work (exit 0) or its stamp says not (exit 1)\n") },
-        { "install", O_BOOT_STEPS, N_("      --boot-steps      run the boot steps left (initramfs, boot entry), as\n"
-                                      "                        installers do\n") },
-        { "refresh", O_BOOT_STEPS, N_("      --boot-steps      then run the boot steps left (initramfs, boot\n"
-                                      "                        entry); with --image: only run them\n") },
+        { "plan", O_FORMAT, "-f, --format FORMAT",
+          N_("text, json, udev, modprobe, tmpfiles, cmdline, sysctl, networkmanager or link") },
+        { "install", O_FORMAT, "-f, --format salt", N_("the result as a Salt state's JSON") },
+        { "verify", O_FORMAT, "-f, --format FORMAT", N_("text, json or prometheus") },
+        { "install", O_DRY_RUN, "-n, --dry-run", N_("print the diff of what would change; write nothing") },
+        { "apply", O_DRY_RUN, "-n, --dry-run", N_("print what would be set; write nothing") },
+        { "refresh", O_DRY_RUN, "-n, --dry-run", N_("say what would be re-installed; write nothing") },
+        { "power-source", O_DRY_RUN, "-n, --dry-run", N_("print what would be written; write nothing") },
+        { "rollback", O_FORCE, "    --force", N_("restore files and values others changed since idlecfg wrote them") },
+        { NULL, O_FORCE, "    --force", N_("overwrite files others changed since idlecfg wrote them") },
+        { NULL, O_REFUSE_CONFLICTS, "    --refuse-conflicts",
+          N_("refuse (exit 6) when another power tool sets the same knobs") },
+        { NULL, O_KEEP_GOING, "    --keep-going", N_("apply what the kernel takes instead of undoing the run") },
+        { NULL, O_SECONDS, "    --seconds N", N_("the length of the measurement (default 20)") },
+        { NULL, O_MEASURE, "    --measure N", N_("measure N seconds before and after") },
+        { "install", O_IMAGE, "    --image",
+          N_("no hardware setting, the first-boot unit enabled (see IMAGES in idlecfg(8))") },
+        { "refresh", O_IMAGE, "    --image", N_("run as the first-boot unit (see IMAGES in idlecfg(8))") },
+        { NULL, O_CHECK, "    --check",
+          N_("exit 5 if a run would change a file, 4 if only a boot step is pending, 0 if not") },
+        { NULL, O_DIFF, "    --diff", N_("with --check: show the diff too") },
+        { NULL, O_NAGIOS, "    --nagios", N_("a Nagios plugin's status line and exit code") },
+        { NULL, O_OUTPUT, "    --output FILE", N_("with --format prometheus: write FILE atomically") },
+        { NULL, O_WARNING, "-w, --warning DRIFT[,BLOCKERS]",
+          N_("with --nagios: WARNING outside these ranges (plugin range syntax; default: drift and missing "
+             "0)") },
+        { NULL, O_CRITICAL, "-c, --critical DRIFT[,BLOCKERS]", N_("with --nagios: CRITICAL outside these ranges") },
+        { NULL, O_TIMEOUT, "-t, --timeout SECONDS", N_("with --nagios: UNKNOWN after this long (default 10)") },
+        { NULL, O_CONDITION, "    --condition",
+          N_("with --image: only tell whether the first-boot unit has work (exit 0) or its stamp says not "
+             "(exit 1)") },
+        { "install", O_BOOT_STEPS, "    --boot-steps",
+          N_("run the boot steps left (initramfs, boot entry), as installers do") },
+        { "refresh", O_BOOT_STEPS, "    --boot-steps",
+          N_("then run the boot steps left (initramfs, boot entry); with --image: only run them") },
 };
 
 /* "--name" or "-c", as the user may have written it */
@@ -357,17 +364,58 @@ void options_print_help(unsigned bits, FILE *f)
 void options_print_verb_help(const char *verb, unsigned bits, FILE *f)
 {
         for (size_t i = 0; i < ELEMENTSOF(options_table); i++) {
-                const char *help = options_table[i].help;
+                const char *usage = options_table[i].usage, *help = options_table[i].help;
                 if (!(options_table[i].bit & bits))
                         continue;
                 for (size_t k = 0; verb && k < ELEMENTSOF(verb_helps); k++)
                         if (verb_helps[k].bit == options_table[i].bit &&
                             (!verb_helps[k].verb || streq(verb_helps[k].verb, verb))) {
+                                usage = verb_helps[k].usage;
                                 help = verb_helps[k].help;
                                 break;
                         }
-                fputs(_(help), f);
+                /* the texts in one column; an option too long for it on a line of its own */
+                fprintf(f, "  %s", usage);
+                if (2 + strlen(usage) + 2 > HELP_COLUMN)
+                        fprintf(f, "\n%*s", HELP_COLUMN, "");
+                else
+                        fprintf(f, "%*s", HELP_COLUMN - 2 - (int) strlen(usage), "");
+                help_print_wrapped(f, HELP_COLUMN, HELP_COLUMN, _(help));
         }
+}
+
+/* columns of UTF-8 text: the bytes that start a character */
+static size_t columns(const char *s, size_t n)
+{
+        size_t c = 0;
+
+        for (size_t i = 0; i < n; i++)
+                c += ((unsigned char) s[i] & 0xc0) != 0x80;
+        return c;
+}
+
+void help_print_wrapped(FILE *f, size_t col, size_t indent, const char *text)
+{
+        const char *p = text;
+        bool first = true;
+
+        while (*p) {
+                size_t w = strcspn(p, " ");
+
+                if (!first && col + 1 + columns(p, w) > HELP_WIDTH) {
+                        fprintf(f, "\n%*s", (int) indent, "");
+                        col = indent;
+                } else if (!first) {
+                        fputc(' ', f);
+                        col++;
+                }
+                fwrite(p, 1, w, f);
+                col += columns(p, w);
+                first = false;
+                p += w;
+                p += strspn(p, " ");
+        }
+        fputc('\n', f);
 }
 
 const char *option_name(unsigned bits)

@@ -96,6 +96,12 @@ struct args {
 int args_parse(int argc, char **argv, struct args *a);
 /* what args_parse() allocated in A (the --symptom list) */
 void args_done(struct args *a);
+/* --help's width, and the column the options' texts start in */
+#define HELP_WIDTH 80
+#define HELP_COLUMN 24
+/* TEXT on F from column COL, its words wrapped at HELP_WIDTH columns onto
+ * lines that start at column INDENT; ends the line */
+void help_print_wrapped(FILE *f, size_t col, size_t indent, const char *text);
 /* the --help lines of the options in BITS (O_*), translated */
 void options_print_help(unsigned bits, FILE *f);
 /* the same in VERB's usage: each line says what the option does there */

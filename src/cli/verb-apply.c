@@ -207,6 +207,8 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
                 json_end_object(&j);
         }
         json_end_array(&j);
+        /* the file the text names for the command-line settings counted missing */
+        json_kv_string(&j, "grub_dropped_by", r->grub_dropped_by);
         verify_prereqs_json(&j, r->prereqs, r->n_prereqs);
         json_key(&j, "residency");
         json_begin_array(&j);

@@ -121,8 +121,12 @@ static bool has_pcie_port(struct planctx *c)
 
 /* Is POLICY the target kernel's built-in default (CONFIG_PCIEASPM_DEFAULT and
  * its siblings in /boot/config-RELEASE), with no pcie_aspm.policy= on the
- * command line? Then writing it changes nothing: skipped here, saying why. */
-static bool kernel_default_policy(struct planctx *c, const char *policy)
+ * command line? Then writing it changes nothing: skipped here, saying why.
+ * Where the configuration is not known and POLICY is default, *RET_UNKNOWN
+ * says so for the reason: the word and the line change nothing on a kernel
+ * built with CONFIG_PCIEASPM_DEFAULT, and bring the firmware's setup back on
+ * one built with another policy, which is what the profile asks for. */
+static bool kernel_default_policy(struct planctx *c, const char *policy, char **ret_unknown)
 {
         static const struct { const char *option, *policy; } defaults[] = {
                 { "CONFIG_PCIEASPM_DEFAULT", "default" },
@@ -135,10 +139,19 @@ static bool kernel_default_policy(struct planctx *c, const char *policy)
                 return false;
         for (size_t i = 0; i < ELEMENTSOF(defaults); i++) {
                 _cleanup_free_ char *file = NULL;
-                const char *v = knob_kconfig_option(c, defaults[i].option, &file, NULL);
+                int kr = 0;
+                const char *v = knob_kconfig_option(c, defaults[i].option, &file, &kr);
 
-                if (!v)
-                        return false;   /* no config in the root: not known */
+                if (!v) {
+                        /* no config in the root: not known */
+                        if (streq(policy, "default"))
+                                *ret_unknown =
+                                        !file ? xstrdup("the target kernel is unknown")
+                                        : kr < 0 && kr != -ENOENT && kr != -ENOTDIR
+                                                ? xasprintf("%s cannot be read", file)
+                                                : xasprintf("%s is not in the root", file);
+                        return false;
+                }
                 if (!streq(v, "yes"))
                         continue;
                 if (!streq(defaults[i].policy, policy))
@@ -156,7 +169,7 @@ void knob_aspm(struct planctx *c)
         const char *policy = profile_value(c, "pcie_aspm", "policy");
         const char *links = profile_value(c, "pcie_aspm", "links");
         const char *cur = kv_get(&c->inv->modparams, "pcie_aspm.policy");
-        _cleanup_free_ char *selected = NULL, *amd = NULL, *link_why = NULL;
+        _cleanup_free_ char *selected = NULL, *amd = NULL, *link_why = NULL, *unknown = NULL;
 
         if (cmdline_has(c->cmdline, "pcie_aspm=off")) {
                 plan_skip(c, NULL, "pcie_aspm.policy",
@@ -167,7 +180,7 @@ void knob_aspm(struct planctx *c)
                 plan_skip(c, NULL, "pcie_aspm.policy",
                           xstrdup("skipped: no PCI-to-PCI bridge (class 0604) on this machine, so no PCIe link "
                                   "for ASPM to act on: the policy would change nothing"));
-        else if (policy && kernel_default_policy(c, policy))
+        else if (policy && kernel_default_policy(c, policy, &unknown))
                 ;
         else if (policy && (amd = amd_s2idle(c, policy))) {
                 _cleanup_free_ char *why = profile_reason(c, "pcie_aspm", "policy");
@@ -183,11 +196,15 @@ void knob_aspm(struct planctx *c)
                 else {
                         /* the command line for boot; tmpfiles for the running kernel */
                         _cleanup_free_ char *why = profile_reason(c, "pcie_aspm", "policy");
+                        _cleanup_free_ char *note = unknown ? xasprintf(
+                                "; %s: this changes nothing where the kernel is built with CONFIG_PCIEASPM_DEFAULT "
+                                "(its policy already), and brings the firmware's setup back where it is built "
+                                "with another policy", unknown) : xstrdup("");
                         plan_global(c, "pcie_aspm.policy", "pcie_aspm", "policy", policy, selected, MECH_CMDLINE,
-                                    xstrdup(why));
+                                    xasprintf("%s%s", why, note));
                         plan_global(c, "pcie_aspm.policy", "pcie_aspm", "policy", policy, selected, MECH_TMPFILES,
                                     xasprintf("%s; at run time too (the write fails where the firmware "
-                                              "denies the OS ASPM control)", why));
+                                              "denies the OS ASPM control)%s", why, note));
                 }
         } else
                 plan_skip_keep(c, "pcie_aspm.policy", "pcie_aspm", "policy");
