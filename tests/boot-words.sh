@@ -14,7 +14,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 26
+plan 30
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -207,5 +207,18 @@ for form in crlf nonl; do
         check "$form: install adds the word and keeps the tab and the line end" cmp "$tmp/k.$form.want" "$k/etc/kernel/cmdline"
         ic "$k" rollback >/dev/null 2>&1
         check "$form: rollback gives the file back byte for byte" cmp "$tmp/k.$form" "$k/etc/kernel/cmdline"
+        # again, installed twice, with the administrator's word appended in between
+        ic "$k" install >/dev/null 2>&1
+        ic "$k" install >/dev/null 2>&1
+        check "$form: a second install keeps the tab and the line end" cmp "$tmp/k.$form.want" "$k/etc/kernel/cmdline"
+        case $form in crlf) printf 'root=/dev/vda2\trw %s\tquiet\r\n' "$WORDS" ;; nonl) printf 'root=/dev/vda2\trw %s\tquiet' "$WORDS" ;; esac \
+                >"$k/etc/kernel/cmdline"
+        case $form in crlf) printf 'root=/dev/vda2\trw\tquiet\r\n' ;; nonl) printf 'root=/dev/vda2\trw\tquiet' ;; esac \
+                >"$tmp/k.$form.edit"
+        ic "$k" rollback >"$tmp/k.$form.rb" 2>&1; rc=$?
+        check "$form: after the administrator's word, rollback takes out idlecfg's word only, every other byte kept" sh -c "
+                test $rc -eq 0 && cmp '$tmp/k.$form.edit' '$k/etc/kernel/cmdline' && test ! -e '$k/var/lib/idlecfg/manifest'"
+        last_failed && diag "$(cat "$tmp/k.$form.rb")"
+        cp "$tmp/k.$form" "$k/etc/kernel/cmdline"
 done
 done_testing
