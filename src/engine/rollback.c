@@ -152,6 +152,32 @@ static int cmdline_base(const struct rootfs *rfs, const struct manifest_file *mf
         return r;
 }
 
+char *install_own_words(const struct rootfs *rfs, const struct manifest *m)
+{
+        const struct manifest_file *mf = m && m->cmdline_target ? manifest_find(m, m->cmdline_target) : NULL;
+        _cleanup_free_ char *cur = NULL, *prev = NULL, *cw = NULL, *pw = NULL, *text = NULL;
+        char *words = NULL;
+        char s[65];
+        size_t len = 0;
+
+        if (!mf || rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL) < 0 || cmdline_base(rfs, mf, &prev) < 0)
+                return NULL;
+        sha256_hex(cur, len, 32, s);
+        /* changed since: the administrator's words told apart where they can be */
+        if (!streq(s, mf->sha) && streq(mf->path, KERNEL_CMDLINE_PATH) &&
+            words_undo(prev, mf->prev_exists ? cmdline_line_end(prev, strlen(prev)) : "\n", cur, mf->sha, &text,
+                       &words) == 0)
+                return words;
+        cw = cmdline_file_words(mf->path, cur);
+        pw = cmdline_file_words(mf->path, prev);
+        words = words_missing(pw, cw);
+        if (!*words) {
+                free(words);
+                return NULL;
+        }
+        return words;
+}
+
 /* what the boot configuration got from this install (RES), before rollback
  * takes the files back: the words idlecfg's command-line file has beyond
  * what was there before it, and when modprobe.d/idlecfg.conf was written */
