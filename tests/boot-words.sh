@@ -14,7 +14,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 26
+plan 34
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -166,6 +166,31 @@ ic "$g" plan >"$tmp/g.plan2" 2>&1
 check "own words: an administrator's policy word in /etc/default/grub still counts" \
         sh -c "! grep -qF 'default policy already' '$tmp/g.plan2'"
 
+# ---- idlecfg's own words in /etc/kernel/cmdline (kernel-install) are not the administrator's ----
+u=$tmp/kiown
+mk "$u"
+mkdir -p "$u/boot/efi/EFI/systemd" "$u/etc/kernel"
+: >"$u/boot/efi/EFI/systemd/systemd-bootx64.efi"
+printf 'root=/dev/vda2 rw\n' >"$u/etc/kernel/cmdline"
+printf 'CONFIG_PCIEASPM=y\nCONFIG_PCIEASPM_DEFAULT=y\n' >"$u/boot/config-$KVER"
+profile=powersave ic "$u" install >/dev/null 2>&1
+check "own words: the powersave install wrote its policy into /etc/kernel/cmdline" \
+        grep -qx 'root=/dev/vda2 rw pcie_aspm.policy=powersupersave' "$u/etc/kernel/cmdline"
+ic "$u" plan --format=cmdline >"$tmp/u.cmdline" 2>&1
+ic "$u" plan >"$tmp/u.plan" 2>&1
+check "own words: plan --profile balanced after it reads idlecfg's word in /etc/kernel/cmdline as its own (the kernel's default)" sh -c "
+        ! grep -q 'pcie_aspm.policy' '$tmp/u.cmdline' &&
+        grep -qF 'default is the target kernel'\''s default policy already' '$tmp/u.plan'"
+ic "$u" install >/dev/null 2>&1
+check "own words: install --profile balanced then gives /etc/kernel/cmdline back as it was" \
+        grep -qx 'root=/dev/vda2 rw' "$u/etc/kernel/cmdline"
+# the administrator's own policy word there still counts
+profile=powersave ic "$u" install >/dev/null 2>&1
+sed -i 's/$/ pcie_aspm.policy=performance/' "$u/etc/kernel/cmdline"
+ic "$u" plan >"$tmp/u.plan2" 2>&1
+check "own words: an administrator's policy word added to /etc/kernel/cmdline after install still counts" \
+        sh -c "! grep -qF 'default policy already' '$tmp/u.plan2'"
+
 # ---- N20: GRUB with BLS entries that carry the word already (the administrator's) ----
 b=$tmp/bls
 mk "$b"
@@ -207,5 +232,18 @@ for form in crlf nonl; do
         check "$form: install adds the word and keeps the tab and the line end" cmp "$tmp/k.$form.want" "$k/etc/kernel/cmdline"
         ic "$k" rollback >/dev/null 2>&1
         check "$form: rollback gives the file back byte for byte" cmp "$tmp/k.$form" "$k/etc/kernel/cmdline"
+        # again, installed twice, with the administrator's word appended in between
+        ic "$k" install >/dev/null 2>&1
+        ic "$k" install >/dev/null 2>&1
+        check "$form: a second install keeps the tab and the line end" cmp "$tmp/k.$form.want" "$k/etc/kernel/cmdline"
+        case $form in crlf) printf 'root=/dev/vda2\trw %s\tquiet\r\n' "$WORDS" ;; nonl) printf 'root=/dev/vda2\trw %s\tquiet' "$WORDS" ;; esac \
+                >"$k/etc/kernel/cmdline"
+        case $form in crlf) printf 'root=/dev/vda2\trw\tquiet\r\n' ;; nonl) printf 'root=/dev/vda2\trw\tquiet' ;; esac \
+                >"$tmp/k.$form.edit"
+        ic "$k" rollback >"$tmp/k.$form.rb" 2>&1; rc=$?
+        check "$form: after the administrator's word, rollback takes out idlecfg's word only, every other byte kept" sh -c "
+                test $rc -eq 0 && cmp '$tmp/k.$form.edit' '$k/etc/kernel/cmdline' && test ! -e '$k/var/lib/idlecfg/manifest'"
+        last_failed && diag "$(cat "$tmp/k.$form.rb")"
+        cp "$tmp/k.$form" "$k/etc/kernel/cmdline"
 done
 done_testing

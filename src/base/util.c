@@ -243,6 +243,13 @@ char *strstrip(char *s)
         return s;
 }
 
+const char *cmdline_line_end(const char *text, size_t len)
+{
+        if (len >= 2 && text[len - 2] == '\r' && text[len - 1] == '\n')
+                return "\r\n";
+        return len && text[len - 1] == '\n' ? "\n" : "";
+}
+
 char *words_missing(const char *line, const char *words)
 {
         _cleanup_free_ char *w = xstrdup(words);

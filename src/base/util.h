@@ -133,6 +133,8 @@ int read_fd_full(int fd, size_t max, char **ret, size_t *ret_len);
 char *strstrip(char *s);
 /* the words of WORDS (space-separated) that LINE does not have yet, in order */
 char *words_missing(const char *line, const char *words);
+/* the line end of the LEN bytes of TEXT, a one-line file: "\r\n", "\n" or "" (none) */
+const char *cmdline_line_end(const char *text, size_t len);
 int parse_selected(const char *list, char **ret);
 
 /* paths below a root ("/" or an installer's target) */

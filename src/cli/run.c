@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "engine/install.h"
+#include "engine/rollback.h"
 #include "pipeline/detect.h"
 #include "pipeline/planner.h"
 #include "cli/run.h"
@@ -131,6 +132,8 @@ int run_plan(struct run *c)
 {
         struct plan_options po = { .profile = c->chosen ? c->chosen : c->profile,
                                    .profile_reason = c->chosen_reason, .profiles_dir = c->a->profiles_dir };
+        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        _cleanup_free_ char *own = NULL;
         struct xerror e = {};
         int r;
 
@@ -139,6 +142,10 @@ int run_plan(struct run *c)
         r = run_detect(c);
         if (r != EXIT_OK)
                 return r;
+        /* the words an earlier install added are not the administrator's command line */
+        if (manifest_load(&c->rfs, &m, &e) == 0)
+                po.own_words = own = install_own_words(&c->rfs, m);
+        xerror_done(&e);
         r = plan_build(c->inv, &po, &c->plan, &e);
         if (r < 0) {
                 print_error(NULL, &e, strerror(-r));

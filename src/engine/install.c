@@ -188,6 +188,7 @@ static int kernel_cmdline_target(const struct rootfs *rfs, const struct manifest
 {
         const struct manifest_file *mf = m ? manifest_find(m, KERNEL_CMDLINE_PATH) : NULL;
         _cleanup_free_ char *base = NULL, *add = NULL;
+        const char *end = "\n";
         struct stat st;
         size_t len = 0;
         int r;
@@ -212,6 +213,8 @@ static int kernel_cmdline_target(const struct rootfs *rfs, const struct manifest
                 r = read_backup(rfs, mf->prev_sha, &base, &len, ret_error);
                 if (r < 0)
                         return -EBADMSG;        /* damaged or gone: the state is refused */
+                /* the administrator's line end (CRLF, none), as the first install kept it */
+                end = cmdline_line_end(base, len);
                 if (memchr(base, '\0', len) || strchr(strstrip(base), '\n')) {
                         _cleanup_free_ char *shown = rootfs_display(rfs, KERNEL_CMDLINE_PATH);
                         return xerror_set(ret_error, -EINVAL, _("%s: expected one line of kernel parameters; "
@@ -246,9 +249,7 @@ static int kernel_cmdline_target(const struct rootfs *rfs, const struct manifest
                 if (rootfs_read_file(rfs, KERNEL_CMDLINE_PATH, ROOTFS_NOFOLLOW, KERNEL_CMDLINE_MAX, &raw, &rlen,
                                      NULL) == 0) {
                         struct target *x;
-                        const char *end = rlen >= 2 && raw[rlen - 2] == '\r' && raw[rlen - 1] == '\n' ? "\r\n"
-                                          : rlen && raw[rlen - 1] == '\n'                               ? "\n"
-                                                                                                         : "";
+                        end = cmdline_line_end(raw, rlen);
                         if (!*add) {
                                 x = target_add(t, KERNEL_CMDLINE_PATH, TAKE_PTR(raw), T_CMDLINE_KERNEL);
                                 x->as_is = true;
@@ -259,7 +260,7 @@ static int kernel_cmdline_target(const struct rootfs *rfs, const struct manifest
                         return 1;
                 }
         }
-        target_add(t, KERNEL_CMDLINE_PATH, xasprintf("%s%s%s\n", base, *base && *add ? " " : "", add),
+        target_add(t, KERNEL_CMDLINE_PATH, xasprintf("%s%s%s%s", base, *base && *add ? " " : "", add, end),
                    T_CMDLINE_KERNEL)->n_settings = n;
         return 1;
 }

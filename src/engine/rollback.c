@@ -15,50 +15,79 @@
 
 #define MAX_FILE STATE_FILE_MAX
 
+/* CUR without the words V[i] that MASK chooses, every other byte kept
+ * (tabs, CRLF, no line end): each word goes with the blanks before it, or
+ * after it where it is the first of the line */
+static char *words_cut(const char *cur, char *const *v, size_t n, unsigned long mask)
+{
+        struct strbuf out = {};
+        bool first = true;
+
+        for (const char *p = cur; *p;) {
+                size_t gap = strspn(p, " \t"), k = strcspn(p + gap, " \t\r\n");
+                const char *w = p + gap;
+                bool ours = false;
+
+                for (size_t i = 0; i < n && k && !ours; i++)
+                        ours = (mask & (1ul << i)) && strlen(v[i]) == k && strncmp(w, v[i], k) == 0;
+                if (ours && first) {
+                        sb_appendn(&out, p, gap);
+                        p = w + k + strspn(w + k, " \t");
+                } else if (ours)
+                        p = w + k;
+                else if (k) {
+                        sb_appendn(&out, p, gap + k);
+                        p = w + k;
+                        first = false;
+                } else {
+                        /* a line end (or the blanks at the end) */
+                        sb_appendn(&out, p, gap + (w[0] != '\0'));
+                        first = first || w[0] == '\n';
+                        p = w + (w[0] != '\0');
+                }
+        }
+        return out.len ? sb_steal(&out) : xstrdup("");
+}
+
 /* A command line (/etc/kernel/cmdline) the administrator changed since
  * install: which of its words were idlecfg's? install wrote BASE (the line
- * before it, or the vendor's it made the file from), a blank, and its words,
- * in order: the words of CUR beyond BASE's whose line has the manifest's
- * checksum. 0 with *RET (CUR without them, one line) and *RET_WORDS, -ESRCH
- * when no choice gives the checksum (the line before is not known, too many
- * words: the file is left alone). */
-static int words_undo(const char *base, const char *cur, const char *sha, char **ret, char **ret_words)
+ * before it, or the vendor's it made the file from), a blank, its words and
+ * the line end END, in order: the words of CUR beyond BASE's whose line has
+ * the manifest's checksum. 0 with *RET (CUR without them, its other bytes as
+ * they are) and *RET_WORDS, -ESRCH when no choice gives the checksum (the
+ * line before is not known, too many words: the file is left alone). */
+static int words_undo(const char *base, const char *end, const char *cur, const char *sha, char **ret,
+                      char **ret_words)
 {
-        _cleanup_free_ char *extra = words_missing(base, cur), *b = xstrdup(base);
+        _cleanup_free_ char *b = xstrdup(base), *c = xstrdup(cur), *extra = NULL;
         char *v[16];
         size_t n = 0;
 
         strstrip(b);
-        for (char *save = NULL, *w = strtok_r(extra, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+        for (char *p = c; *p; p++)
+                if (*p == '\r' || *p == '\n')
+                        *p = ' ';       /* words_missing() splits at blanks */
+        extra = words_missing(b, c);
+        for (char *save = NULL, *w = strtok_r(extra, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
                 if (n == ELEMENTSOF(v))
                         return -ESRCH;
                 v[n++] = w;
         }
         for (unsigned long mask = 1; n && mask < (1ul << n); mask++) {
-                struct strbuf add = {}, out = {};
-                _cleanup_free_ char *line = NULL, *ours = NULL;
+                struct strbuf add = {};
+                _cleanup_free_ char *ours = NULL;
                 char s[65];
 
                 for (size_t i = 0; i < n; i++)
                         if (mask & (1ul << i))
                                 sb_appendf(&add, "%s%s", add.len ? " " : "", v[i]);
-                ours = xasprintf("%s%s%s\n", b, *b ? " " : "", sb_str(&add));
+                ours = xasprintf("%s%s%s%s", b, *b ? " " : "", sb_str(&add), end);
                 sha256_hex(ours, strlen(ours), 32, s);
                 if (!streq(s, sha)) {
                         sb_free(&add);
                         continue;
                 }
-                /* CUR, word by word, without those */
-                line = xstrdup(cur);
-                for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-                        bool theirs = true;
-                        for (size_t i = 0; i < n && theirs; i++)
-                                theirs = !((mask & (1ul << i)) && streq(w, v[i]));
-                        if (theirs)
-                                sb_appendf(&out, "%s%s", out.len ? " " : "", w);
-                }
-                sb_putc(&out, '\n');
-                *ret = sb_steal(&out);
+                *ret = words_cut(cur, v, n, mask);
                 *ret_words = sb_steal(&add);
                 return 0;
         }
@@ -123,6 +152,32 @@ static int cmdline_base(const struct rootfs *rfs, const struct manifest_file *mf
         return r;
 }
 
+char *install_own_words(const struct rootfs *rfs, const struct manifest *m)
+{
+        const struct manifest_file *mf = m && m->cmdline_target ? manifest_find(m, m->cmdline_target) : NULL;
+        _cleanup_free_ char *cur = NULL, *prev = NULL, *cw = NULL, *pw = NULL, *text = NULL;
+        char *words = NULL;
+        char s[65];
+        size_t len = 0;
+
+        if (!mf || rootfs_read(rfs, mf->path, MAX_FILE, &cur, &len, NULL) < 0 || cmdline_base(rfs, mf, &prev) < 0)
+                return NULL;
+        sha256_hex(cur, len, 32, s);
+        /* changed since: the administrator's words told apart where they can be */
+        if (!streq(s, mf->sha) && streq(mf->path, KERNEL_CMDLINE_PATH) &&
+            words_undo(prev, mf->prev_exists ? cmdline_line_end(prev, strlen(prev)) : "\n", cur, mf->sha, &text,
+                       &words) == 0)
+                return words;
+        cw = cmdline_file_words(mf->path, cur);
+        pw = cmdline_file_words(mf->path, prev);
+        words = words_missing(pw, cw);
+        if (!*words) {
+                free(words);
+                return NULL;
+        }
+        return words;
+}
+
 /* what the boot configuration got from this install (RES), before rollback
  * takes the files back: the words idlecfg's command-line file has beyond
  * what was there before it, and when modprobe.d/idlecfg.conf was written */
@@ -169,7 +224,9 @@ static int words_undo_file(const struct rootfs *rfs, struct manifest *m, struct 
         if (memchr(cur, '\n', strlen(cur)) != strrchr(cur, '\n'))
                 return 0;       /* no longer one line */
         r = cmdline_base(rfs, mf, &base);
-        if (r < 0 || words_undo(base, cur, mf->sha, &text, &words) < 0)
+        /* install kept the line end of a file that was there; one it made ends in a newline */
+        if (r < 0 || words_undo(base, mf->prev_exists ? cmdline_line_end(base, strlen(base)) : "\n", cur, mf->sha,
+                                &text, &words) < 0)
                 return 0;
         /* the words the boot artifacts may still hold, kept first: a rollback
          * killed past this point finds them in the note */

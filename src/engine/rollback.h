@@ -10,4 +10,10 @@
  * someone else since install are reported and kept unless FORCE. 0 done,
  * 1 nothing to undo, <0 failure (-EBUSY: some files were left alone). What
  * happened is in *ret, also on failure. */
+/* the kernel parameters the install of manifest M added to its command-line
+ * file (beyond the line before it; an administrator's later words left out
+ * where they can be told apart): idlecfg's, never the administrator's
+ * choice. NULL: none */
+char *install_own_words(const struct rootfs *rfs, const struct manifest *m);
+
 int install_rollback(const struct rootfs *rfs, bool force, struct rollback_result *ret, struct xerror *ret_error);

@@ -42,30 +42,40 @@ static void warn_tools(struct planctx *c)
  * words. Only used to respect what the administrator set: a file that cannot
  * be used is a warning, and idlecfg assumes it sets nothing. */
 #define CMDLINE_MAX (64u * 1024u)       /* /proc/cmdline, /etc/kernel/cmdline */
-static char *boot_cmdline(const struct rootfs *rfs)
+/* the words of TEXT onto SB, a blank between, without those of OWN */
+static void own_words_out(struct strbuf *sb, char *text, const char *own)
+{
+        for (char *save = NULL, *w = strtok_r(text, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+                _cleanup_free_ char *theirs = own ? words_missing(own, w) : NULL;
+                if (!own || *theirs)
+                        sb_appendf(sb, "%s%s", sb->len ? " " : "", w);
+        }
+}
+
+/* the kernel command line the target boots with, as far as the administrator
+ * made it: idlecfg's own words (OWN, from its manifest) left out */
+static char *boot_cmdline(const struct rootfs *rfs, const char *own)
 {
         _cleanup_free_ char *text = NULL, *grub = NULL;
         struct strbuf sb = {};
         int r;
 
         if (target_is_running_system(rfs)) {
-                char *c = NULL;
                 /* procfs: a regular file of size 0 */
-                r = rootfs_read_file(rfs, "/proc/cmdline", 0, CMDLINE_MAX, &c, NULL, NULL);
+                r = rootfs_read_file(rfs, "/proc/cmdline", 0, CMDLINE_MAX, &text, NULL, NULL);
                 if (r < 0) {
                         _cleanup_free_ char *why = rootfs_why(rfs, "/proc/cmdline", r, CMDLINE_MAX);
                         rootfs_warn(rfs, _("/proc/cmdline: %s; idlecfg assumes the kernel command line sets "
                                            "nothing it plans"), why);
                         return NULL;
                 }
-                strstrip(c);
-                return c;
+                own_words_out(&sb, text, own);
+                return sb_steal(&sb);
         }
         r = rootfs_read_file(rfs, "/etc/kernel/cmdline", 0, CMDLINE_MAX, &text, NULL, NULL);
-        if (r >= 0) {
-                for (char *w = strtok(text, " \t\n"); w; w = strtok(NULL, " \t\n"))
-                        sb_appendf(&sb, "%s%s", sb.len ? " " : "", w);
-        } else if (r != -ENOENT && r != -ENOTDIR) {
+        if (r >= 0)
+                own_words_out(&sb, text, own);
+        else if (r != -ENOENT && r != -ENOTDIR) {
                 _cleanup_free_ char *shown = rootfs_display(rfs, "/etc/kernel/cmdline");
                 _cleanup_free_ char *why = rootfs_why(rfs, "/etc/kernel/cmdline", r, CMDLINE_MAX);
                 rootfs_warn(rfs, _("%s: %s; idlecfg assumes it sets no kernel parameters"), shown, why);
@@ -283,7 +293,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 _cleanup_free_ char *w = xerror_format(&warn[i]);
                 plan_add_warning(p, "%s", w);
         }
-        cmdline = boot_cmdline(inv->rfs);
+        cmdline = boot_cmdline(inv->rfs, o ? o->own_words : NULL);
         /* detect loaded the target's module indexes; a hand-made inventory has none */
         c.mc = inv->mc;
         if (!c.mc && inv->kernel && !inv->moddir_note) {
