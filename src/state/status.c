@@ -110,7 +110,7 @@ static char *unquote(const char *v)
                 sb_free(&b);
                 return NULL;
         }
-        return sb_str(&b) ? xstrdup(sb_str(&b)) : xstrdup("");
+        return sb_steal(&b);
 }
 
 static int take_line(struct status *s, const char *key, const char *v)
