@@ -5,10 +5,11 @@
 # entries (test entries in the roots' /etc/udev/hwdb.d for the DMI identities
 # of intel-laptop and amd-laptop), power/control of the runpm GPUs (and of
 # amd-laptop's dGPU as if amdgpu had allowed runtime PM: a variant), the
-# refusals
+# refusals, and each platform property's deny and keep (hwdb_variant: the
+# laptops with their family entries turned round)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 20
+plan 26
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -48,6 +49,16 @@ awk '/^P: /{ p = $2 } { print } p ~ /card0-eDP-1$/ && /^A: enabled=/ { print "A:
         "$TESTS_DATA/machines/amd-laptop/machine.umockdev" >"$tmp/machines/amd-abm/machine.umockdev"
 grep -q '^A: amdgpu/panel_power_savings=0' "$tmp/machines/amd-abm/machine.umockdev" || { echo "Bail out! amd-abm"; exit 1; }
 FAMILY_MACHINES="$FAMILY_MACHINES amd-abm"
+# the family's entries turned round (a later file wins, key by key):
+# intel-laptop with FBC denied and PSR allowed; amd-abm with ABM denied
+hwdb_variant gpu-flip intel-laptop 'dmi:*:svnFramework:*:rnFRANMACP08:*
+ IDLECFG_I915_FBC=deny
+ IDLECFG_I915_FBC_REASON=variant fbc deny
+ IDLECFG_I915_PSR=allow
+ IDLECFG_I915_PSR_REASON=variant psr allow'
+hwdb_variant gpu-abm-deny amd-abm 'dmi:*:svnASUSTeKCOMPUTERINC.:pnVivobook_ASUSLaptopM3500QA_M3500QA:*
+ IDLECFG_AMDGPU_ABM=deny
+ IDLECFG_AMDGPU_ABM_REASON=variant abm deny'
 plan_all
 H=/etc/udev/hwdb.d/99-family-gpu.hwdb
 # what a planned i915 parameter's reason ends with: all three are unsafe
@@ -109,6 +120,26 @@ refused_all() {
         done
 }
 check "i915_fbc, i915_psr, amdgpu_abm: per-source values (module options) and unknown words refused with the file and line" refused_all
+
+# ---- what each hwdb property does to the platform ----
+HF=/etc/udev/hwdb.d/99-gpu-flip.hwdb HA=/etc/udev/hwdb.d/99-gpu-abm-deny.hwdb
+hwdb_point deny IDLECFG_I915_FBC "FBC denied (a variant of intel-laptop): platform plans enable_fbc=0 with the entry's reason" \
+        param i915_fbc-platform gpu.i915_fbc i915 enable_fbc 0 modprobe "hwdb $HF:3 (variant fbc deny)$(taints enable_fbc)" gpu-flip
+hwdb_point keep IDLECFG_I915_FBC "FBC allowed (intel-laptop's family entry): platform plans enable_fbc=1 with that entry's reason" \
+        param i915_fbc-platform gpu.i915_fbc i915 enable_fbc 1 modprobe "hwdb $H:3 (family test fbc)$(taints enable_fbc)" intel-laptop
+hwdb_point deny IDLECFG_I915_PSR "PSR denied (intel-laptop's family entry): platform plans enable_psr=0 with the entry's reason" \
+        param i915_psr-platform gpu.i915_psr i915 enable_psr 0 modprobe "hwdb $H:5 (family test psr)$(taints enable_psr)" intel-laptop
+hwdb_point keep IDLECFG_I915_PSR "PSR allowed (a variant of intel-laptop): platform plans enable_psr=1 with the entry's reason" \
+        param i915_psr-platform gpu.i915_psr i915 enable_psr 1 modprobe "hwdb $HF:5 (variant psr allow)$(taints enable_psr)" gpu-flip
+# abm_panel ID MACHINE LEVEL REASON: the one ABM row of MACHINE's panel
+abm_panel() {
+        [ "$(rows "$1" gpu.amdgpu_abm "$2" | cut -d'|' -f3,5,8,11,12)" = "card0-eDP-1|amdgpu/panel_power_savings|$3|udev|$4$THROUGH" ] ||
+                { rows "$1" gpu.amdgpu_abm "$2"; return 1; }
+}
+hwdb_point deny IDLECFG_AMDGPU_ABM "ABM denied (a variant of amd-abm): platform plans panel_power_savings 0 on its panel with the entry's reason" \
+        abm_panel amdgpu_abm-platform gpu-abm-deny 0 "hwdb $HA:3 (variant abm deny)"
+hwdb_point keep IDLECFG_AMDGPU_ABM "amd-abm's family entry (level 3): platform plans panel_power_savings 3 with that entry's reason" \
+        abm_panel amdgpu_abm-platform amd-abm 3 "hwdb $H:10 (family test abm)"
 
 R=gpu.runtime_pm
 # the GPUs: amd-laptop's amdgpu and desktop-sata's radeon run runpm; i915 its own

@@ -51,12 +51,15 @@ hwdb_variant() {
         printf '# tests: hwdb_variant %s of %s\n%s\n' "$1" "$2" "$3" >"$tmp/hwdb/$1.hwdb"
         HWDB_MACHINES="$HWDB_MACHINES $1"
 }
-# hwdb_point deny|keep PROPERTY DESCRIPTION COMMAND...: a point about an hwdb
-# property the family reads, named "PROPERTY deny: DESCRIPTION": deny, an
+# hwdb_point deny|allow|keep PROPERTY DESCRIPTION COMMAND...: a point about an
+# hwdb property the family reads, named "PROPERTY deny: DESCRIPTION": deny, an
 # entry with the value that keeps the device from the setting does so (the
 # device left alone, or given the entry's safer value); keep, without it (or
 # with the allowing value) the device gets what the profile asks.
-# tests/knobs-registry.sh wants both for every property of the family's
+# tests/knobs-registry.sh wants deny and keep for every property of the
+# family's; for the allow-only ones it lists (HWDB_ALLOW_ONLY), allow (the
+# entry lifts a skip the family makes without one) and keep (without the
+# entry the skip stays)
 hwdb_point() {
         _hw=$1 _hp=$2 _hd=$3
         shift 3

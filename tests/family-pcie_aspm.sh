@@ -9,7 +9,7 @@
 # an IDLECFG_ASPM_POLICY=allow entry names the machine (a copy, amd-allow).
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 17
+plan 21
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -168,6 +168,36 @@ aspm_keep() {
         done
 }
 hwdb_point keep IDLECFG_ASPM_DENY "without a deny: the NVMe's L1.2 and the AX210's L1.1 get 1 from their allow entries (links = yes, balanced)" aspm_keep
+allow_lifts() {
+        for _v in links-yes balanced; do
+                [ "$(link $_v 0000:01:00.0 link/l1_2_aspm)" = "1|hwdb /etc/udev/hwdb.d/99-family-aspm.hwdb:4 (family test allow)" ] &&
+                        [ "$(link $_v 0000:a6:00.0 link/l1_1_aspm)" = "1|hwdb /etc/udev/hwdb.d/99-family-aspm.hwdb:9 (family test allow)" ] ||
+                        { echo "$_v:"; rows $_v $L intel-laptop; return 1; }
+        done
+}
+hwdb_point allow IDLECFG_ASPM_ALLOW "the states an allow entry lists get 1 with its reason: the NVMe's L1.2, the AX210's L1.1 (links = yes, balanced)" allow_lifts
+allow_keep() {
+        for _v in links-yes balanced; do
+                for _f in link/l1_aspm link/clkpm link/l1_1_pcipm link/l1_2_pcipm; do
+                        [ -z "$(link $_v 0000:01:00.0 $_f)" ] || { echo "$_v: the NVMe's $_f: $(link $_v 0000:01:00.0 $_f)"; return 1; }
+                done
+                [ -z "$(rows $_v $L desktop-sata)" ] || { echo "$_v:"; rows $_v $L desktop-sata; return 1; }
+        done
+}
+hwdb_point keep IDLECFG_ASPM_ALLOW "a state no entry lists stays as it is: the NVMe's L1, CLKPM and PCI-PM files, desktop-sata's link (links = yes, balanced)" allow_keep
+# policy_through ID MACHINE: the policy ID on the command line and in tmpfiles, no per-link file
+policy_through() {
+        [ "$(rows "$1" $K "$2" | cut -d'|' -f8,11 | tr '\n' ' ')" = "$1|cmdline $1|tmpfiles " ] && [ -z "$(rows "$1" $L "$2")" ] ||
+                { echo "$1 $2:"; rows "$1" $K "$2"; rows "$1" $L "$2"; return 1; }
+}
+policy_allow() {
+        for _v in performance powersave powersupersave; do policy_through $_v amd-allow || return 1; done
+}
+hwdb_point allow IDLECFG_ASPM_POLICY "amd-laptop with its entry (amd-allow): performance, powersave, powersupersave go on the command line and in tmpfiles, no link file" policy_allow
+policy_keep() {
+        amd_links powersave l0s,l1,clkpm 1 && policy_through default amd-laptop
+}
+hwdb_point keep IDLECFG_ASPM_POLICY "amd-laptop without the entry: powersave is a skip saying why, its states go on each link; default goes through as with it" policy_keep
 links_no() {
         ok_plans links-no && [ -z "$(rows links-no $L)" ] && ! grep -q "$L" "$(out intel-laptop links-no udev)" &&
                 [ -n "$(rows balanced $L intel-laptop)" ]

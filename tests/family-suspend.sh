@@ -3,13 +3,14 @@
 # value of mem_sleep and hibernate planned on every recorded machine: the
 # kernel command line's mem_sleep_default= and resume=, the platform's hwdb
 # entry winning over every value, keep included (a test entry in the roots'
-# /etc/udev/hwdb.d for desktop-sata), the swap each root's fstab names, the
-# refusals
+# /etc/udev/hwdb.d for desktop-sata; a copy of desktop-sata without it keeps
+# the profile's), the swap each root's fstab names, the refusals
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 10
+plan 12
 
 family_root() {
+        [ "$2" != desktop-plain ] || return 0
         mkdir -p "$1/etc/udev/hwdb.d"
         cat >"$1/etc/udev/hwdb.d/99-family-suspend.hwdb" <<'HWDB'
 # tests/family-suspend.sh: desktop-sata (Dell OptiPlex 980) sleeps deep
@@ -26,6 +27,13 @@ value bad suspend mem_sleep mem
 value hib-yes suspend hibernate yes cmdline
 value hib-no suspend hibernate no cmdline
 value hib-src suspend hibernate "ac:yes battery:no"
+# desktop-sata without its platform entry: a copy the family's entry skips,
+# with an entry for another platform only
+mkdir -p "$tmp/machines/desktop-plain"
+cp -R "$TESTS_DATA/machines/desktop-sata/." "$tmp/machines/desktop-plain/"
+hwdb_variant suspend-plain desktop-plain 'dmi:*:svnNoSuchVendor:*
+ IDLECFG_MEM_SLEEP=s2idle
+ IDLECFG_MEM_SLEEP_REASON=variant another platform'
 plan_all
 M=suspend.mem_sleep H=/etc/udev/hwdb.d/99-family-suspend.hwdb
 
@@ -60,6 +68,22 @@ mem_keep() {
                 ! grep -q mem_sleep_default "$(out intel-laptop keep cmdline)"
 }
 check "mem_sleep = keep: nothing but a skip saying the kernel default stays where no platform entry says better; desktop-sata's entry still wins (a known-good fact)" mem_keep
+# ---- what the platform entry does ----
+ms_deny() {
+        for _v in s2idle shallow keep; do
+                deep $_v || { echo "$_v:"; rows $_v $M desktop-sata; return 1; }
+        done
+}
+hwdb_point deny IDLECFG_MEM_SLEEP "desktop-sata's entry (deep) replaces the profile's s2idle, shallow and keep: mem_sleep_default=deep with the entry's reason" ms_deny
+ms_keep() {
+        for _v in s2idle shallow deep; do
+                [ "$(rows $_v $M suspend-plain | cut -d'|' -f7,8,11,12)" = "mem_sleep_default|$_v|cmdline|$(reason_of $_v suspend mem_sleep $_v)" ] &&
+                        grep -q "^mem_sleep_default=$_v\( \|\$\)" "$(out suspend-plain $_v cmdline)" ||
+                        { echo "$_v:"; rows $_v $M suspend-plain; cat "$(out suspend-plain $_v cmdline)"; return 1; }
+        done
+        default_stays keep $M suspend mem_sleep keep suspend-plain
+}
+hwdb_point keep IDLECFG_MEM_SLEEP "desktop-sata without its entry (an entry for another platform only): the profile's s2idle, shallow, deep with its reason; keep, the kernel default" ms_keep
 check "mem_sleep takes no per-source value (a command-line word): refused with the file and line" refused_source src suspend mem_sleep
 check "a word mem_sleep does not take is refused with the file and line" refused_word bad suspend mem_sleep \
         "unknown value 'mem' for [suspend] mem_sleep; valid: s2idle, shallow, deep, keep"

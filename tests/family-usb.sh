@@ -7,7 +7,7 @@
 # of its own), the udev rules and the refusals
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 24
+plan 26
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -188,5 +188,20 @@ iup_keep() {
         [ -z "$(dev off $P usb-persist 2-1.7)$(dev keep $P usb-persist 2-1.7)" ]
 }
 hwdb_point keep IDLECFG_USB_PERSIST "without the entry the keyboard is allowed the same and keeps its persist; off and keep write none even with it" iup_keep
+ddm_deny() {
+        for _v in d0 dmax dkeep; do
+                [ "$(dev $_v $D desktop-sata 2-1.7)" = "7000|hwdb $H:10" ] || { echo "$_v: $(dev $_v $D desktop-sata 2-1.7)"; return 1; }
+        done
+}
+hwdb_point deny ID_AUTOSUSPEND_DELAY_MS "the keyboard's entry (7000) replaces the profile's delay_ms 0, 600000 and keep, naming the entry" ddm_deny
+ddm_keep() {
+        for _vn in d0/0 dmax/600000; do
+                _v=${_vn%/*} _dn=${_vn#*/}
+                [ "$(dev $_v $D usb-persist 2-1.8)" = "$_dn|$(reason_of $_v usb delay_ms $_dn)" ] ||
+                        { echo "$_v: $(dev $_v $D usb-persist 2-1.8)"; return 1; }
+        done
+        [ -z "$(dev dkeep $D usb-persist 2-1.8)" ] && [ "$(dev dkeep $U usb-persist 2-1.8)" = "auto|hwdb $HP:8" ]
+}
+hwdb_point keep ID_AUTOSUSPEND_DELAY_MS "desktop-sata's mouse, allowed by an entry without a delay: the profile's delay_ms 0 and 600000 with its reason; keep, none" ddm_keep
 check "every value changes its own knobs alone: the rest of each plan is balanced's" only_knobs $U $D $P
 done_testing

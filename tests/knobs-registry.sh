@@ -53,34 +53,45 @@ check "every family has its own test script, naming each of its keys and values"
 # that plans with the entry catches it. HWDB_POINTS_TODO: the properties whose
 # scripts assert them in points not yet so named (a property leaves the list
 # when its two points are there; one that stays with them fails)
-HWDB_POINTS_TODO="IDLECFG_ASPM_ALLOW IDLECFG_ASPM_POLICY
-IDLECFG_I915_FBC IDLECFG_I915_PSR IDLECFG_AMDGPU_ABM IDLECFG_MEM_SLEEP IDLECFG_WIFI_POWER_SAVE ID_AUTOSUSPEND_DELAY_MS"
+HWDB_POINTS_TODO=""
+# HWDB_ALLOW_ONLY: the properties no value of which keeps a device from a
+# setting; an entry only lifts a skip the family makes without one, so their
+# points are "hwdb_point allow PROPERTY" (the entry lifts it) and "hwdb_point
+# keep PROPERTY" (without the entry the skip stays), either missing failing:
+#   IDLECFG_ASPM_ALLOW   [pcie_aspm] links = yes writes a link's state files
+#                        only where an entry lists the state (its opposite is
+#                        IDLECFG_ASPM_DENY, a property of its own)
+#   IDLECFG_ASPM_POLICY  takes only "allow": the policy through on an AMD
+#                        machine that suspends to idle, which skips it without
+HWDB_ALLOW_ONLY="IDLECFG_ASPM_ALLOW IDLECFG_ASPM_POLICY"
 hwdb_points() {
         "$REGISTRY" | awk '$1 == "family" { f = $2 } $1 == "property" { print f, $2 }' >"$tmp/props"
         [ -s "$tmp/props" ] || { echo "the registry lists no property"; return 1; }
         _bad=0
         while read -r _f _p; do
                 _s=$(script_of "$_f")
-                _n=0
-                for _w in deny keep; do
+                _np=0
+                _ws="deny keep"
+                ! echo $HWDB_ALLOW_ONLY | grep -qw -- "$_p" || _ws="allow keep"
+                for _w in $_ws; do
                         if grep -q "^[[:space:]]*hwdb_point $_w $_p " "$top_srcdir/tests/$_s"; then
-                                _n=$((_n + 1))
+                                _np=$((_np + 1))
                         elif ! echo $HWDB_POINTS_TODO | grep -qw -- "$_p"; then
                                 echo "family $_f reads $_p: tests/$_s has no point hwdb_point $_w $_p"
                                 _bad=1
                         fi
                 done
-                if [ $_n = 2 ] && echo $HWDB_POINTS_TODO | grep -qw -- "$_p"; then
-                        echo "$_p has its deny and keep points in tests/$_s: out of HWDB_POINTS_TODO"
+                if [ $_np = 2 ] && echo $HWDB_POINTS_TODO | grep -qw -- "$_p"; then
+                        echo "$_p has its ${_ws% *} and keep points in tests/$_s: out of HWDB_POINTS_TODO"
                         _bad=1
                 fi
         done <"$tmp/props"
-        for _p in $HWDB_POINTS_TODO; do
-                grep -q " $_p\$" "$tmp/props" || { echo "HWDB_POINTS_TODO names $_p, which no family reads"; _bad=1; }
+        for _p in $HWDB_POINTS_TODO $HWDB_ALLOW_ONLY; do
+                grep -q " $_p\$" "$tmp/props" || { echo "HWDB_POINTS_TODO or HWDB_ALLOW_ONLY names $_p, which no family reads"; _bad=1; }
         done
         return $_bad
 }
-check "every hwdb property a family reads has a deny point and a keep point in the family's script" hwdb_points
+check "every hwdb property a family reads has a deny point (an allow point: the allow-only ones) and a keep point in the family's script" hwdb_points
 
 # one profile per variant: vN.profile = balanced with KEY set to VALUE, or removed
 pdir=$tmp/profiles

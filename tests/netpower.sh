@@ -6,6 +6,8 @@
 # files against golden ones, install and an exact rollback, apply and verify
 # under umockdev, and bad values refused with file:line.
 . "$top_srcdir/tests/lib.sh"
+# hwdb_point (the points about an hwdb property the wifi family reads)
+. "$top_srcdir/tests/family-lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
 plan 36
 
@@ -80,9 +82,17 @@ assert ids["eno1"]["kind"] == "ether" and net["eno1"]["driver"] == "e1000e" and 
 ' "$tmp/detect.json"
 
 # ---- Wi-Fi power save ----
-idlecfg plan --root "$plain" --kernel "$KVER" --json 2>"$tmp/err" | decisions >"$tmp/d"
-check "no NetworkManager: the BE200's hwdb deny turns balanced's on into iwlmvm.power_scheme=1 in modprobe.d" \
-        grep -q '^wifi.driver_power_save wlp3s0 1 modprobe iwlmvm power_scheme' "$tmp/d"
+idlecfg plan --root "$plain" --kernel "$KVER" --json 2>"$tmp/err" >"$tmp/bal.json"
+decisions <"$tmp/bal.json" >"$tmp/d"
+wifi_deny() {
+        grep -q '^wifi.driver_power_save wlp3s0 1 modprobe iwlmvm power_scheme' "$tmp/d" &&
+                python3 -c '
+import json, sys
+s = [s for s in json.load(open(sys.argv[1]))["settings"] if s["knob"] == "wifi.driver_power_save"]
+assert len(s) == 1 and s[0]["reason"].startswith("hwdb /usr/lib/udev/hwdb.d/60-idlecfg-wifi.hwdb:"), s
+' "$tmp/bal.json"
+}
+hwdb_point deny IDLECFG_WIFI_POWER_SAVE "no NetworkManager: the BE200's deny entry turns balanced's on into iwlmvm.power_scheme=1 in modprobe.d, naming the entry" wifi_deny
 idlecfg plan --root "$plain" --kernel "$KVER" --json --profile powersave 2>"$tmp/err" >"$tmp/p.json"
 check "the reason names the hwdb entry of the BE200" \
         grep -q '60-idlecfg-wifi.hwdb:[0-9]* (Intel BE200/BE211' "$tmp/p.json"
@@ -94,7 +104,7 @@ nodeny=$tmp/nodeny; copy "$plain" "$nodeny"
 grep -v 'IDLECFG_WIFI' "$nodeny/usr/lib/udev/hwdb.d/60-idlecfg-wifi.hwdb" >"$tmp/h" &&
         cp "$tmp/h" "$nodeny/usr/lib/udev/hwdb.d/60-idlecfg-wifi.hwdb"
 idlecfg plan --root "$nodeny" --kernel "$KVER" --json --profile won --profiles-dir "$tmp/prof" 2>"$tmp/err" | decisions >"$tmp/d"
-check "without the deny entry, on is iwlmvm.power_scheme=2 (balanced, the driver's default)" \
+hwdb_point keep IDLECFG_WIFI_POWER_SAVE "without the deny entry, on is iwlmvm.power_scheme=2 (balanced, the driver's default)" \
         grep -q '^wifi.driver_power_save wlp3s0 2 modprobe iwlmvm power_scheme' "$tmp/d"
 idlecfg plan --root "$nodeny" --kernel "$KVER" --json --profile performance 2>"$tmp/err" | decisions >"$tmp/d"
 check "performance keeps it: one skip, the kernel default stays" \
