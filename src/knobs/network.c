@@ -1,4 +1,5 @@
-/* knobs/network.c: Wake-on-LAN, through a drop-in of systemd's 99-default.link
+/* knobs/network.c: Wake-on-LAN, and EEE off for a NIC whose hwdb entry says
+ * IDLECFG_EEE=deny, through a drop-in of systemd's 99-default.link
  *
  * systemd-udevd's net_setup_link applies the first .link file (in lexical
  * order over /etc, /run and /usr/lib/systemd/network) whose [Match] fits a
@@ -6,9 +7,10 @@
  * replace 99-default.link for the NICs it matches, and with it NamePolicy,
  * AlternativeNamesPolicy and MACAddressPolicy: the interface names would
  * change. A drop-in of 99-default.link (99-default.link.d/NN.conf) only adds
- * WakeOnLan= to what that file does, for exactly the NICs it already
- * configures. NICs that an earlier .link file matches never see it: they are
- * skipped with that file named. Drop-ins of .link files came with systemd 248
+ * WakeOnLan= (and [EnergyEfficientEthernet]) to what that file does, for
+ * exactly the NICs it already configures. NICs that an earlier .link file
+ * matches never see it: they are skipped with that file named. Drop-ins of
+ * .link files came with systemd 248
  * (systemd PR #18873, merged March 2021; systemd issue #23128 shows them at
  * work in 249); older udevd ignores them silently. */
 #include "config.h"
