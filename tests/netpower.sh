@@ -9,7 +9,7 @@
 # hwdb_point (the points about an hwdb property the wifi family reads)
 . "$top_srcdir/tests/family-lib.sh"
 need umockdev-run depmod "${CC:-cc}" python3
-plan 36
+plan 46
 
 REC=$TESTS_DATA/net/wifi-ether.umockdev
 EXP=$TESTS_DATA/net/expected
@@ -168,6 +168,80 @@ idlecfg plan --root "$full" --kernel "$KVER" --json --profile desktop 2>"$tmp/er
 check "desktop keeps Wake-on-LAN and turns Wi-Fi power save off" \
         sh -c 'grep -q "^network.wake_on_lan None - none - - skipped: profile desktop \[network\] wake_on_lan = keep" "$1" &&
                grep -q "^wifi.power_save wlp3s0 off networkmanager - wifi.powersave" "$1"' sh "$tmp/d"
+
+# ---- EEE off by hwdb entry ([EnergyEfficientEthernet], systemd 258) ----
+# a local entry for the recording's I219-V (8086:15bc); the shipped hwdb has none
+with_eee() {
+        mkdir -p "$1/etc/udev/hwdb.d"
+        printf 'pci:v00008086d000015BC*\n IDLECFG_EEE=deny\n IDLECFG_EEE_REASON=tests: a local EEE entry\n' \
+                >"$1/etc/udev/hwdb.d/70-eee.hwdb"
+}
+eee=$tmp/eee; copy "$base" "$eee"; with_link "$eee" 258; with_eee "$eee"
+idlecfg plan --root "$eee" --kernel "$KVER" --json >"$tmp/eee.json" 2>"$tmp/err"
+decisions <"$tmp/eee.json" >"$tmp/d"
+hwdb_point deny IDLECFG_EEE "systemd 258 and an entry for the I219: EEE off by the link mechanism, with the entry's reason" \
+        sh -c 'grep -q "^network.eee eno1 off link - EnergyEfficientEthernet.Enable" "$1" &&
+               grep -q "70-eee.hwdb:[0-9]* (tests: a local EEE entry); drop-in of /usr/lib/systemd/network/99-default.link" "$2"' \
+        sh "$tmp/d" "$tmp/eee.json"
+plan_of "$eee" powersave link >"$tmp/link-eee.conf"
+golden "systemd 258 and the entry: powersave's drop-in has [EnergyEfficientEthernet] Enable=no beside [Link] WakeOnLan=off" \
+        "$EXP/link-eee.conf" "$tmp/link-eee.conf"
+noeee=$tmp/noeee; copy "$base" "$noeee"; with_link "$noeee" 258
+idlecfg plan --root "$noeee" --kernel "$KVER" --json --profile powersave 2>"$tmp/err" | decisions >"$tmp/d"
+plan_of "$noeee" powersave link >"$tmp/link-noeee.conf"
+hwdb_point keep IDLECFG_EEE "systemd 258, no entry: nothing about EEE in the plan or the drop-in (WakeOnLan only)" \
+        sh -c '! grep -q "network.eee\|EEE" "$1" && ! grep -q "EnergyEfficientEthernet" "$2" &&
+               cmp -s "$2" "$3"' sh "$tmp/d" "$tmp/link-noeee.conf" "$EXP/link-powersave.conf"
+old257=$tmp/old257; copy "$base" "$old257"; with_link "$old257" 257; with_eee "$old257"
+idlecfg plan --root "$old257" --kernel "$KVER" --json --profile powersave 2>"$tmp/err" | decisions >"$tmp/d"
+plan_of "$old257" powersave link >"$tmp/link-old257.conf"
+hwdb_point deny IDLECFG_EEE "systemd 257: skipped naming 257, 258 and the entry; the drop-in its udevd reads has no EEE section" \
+        sh -c 'grep -q "^network.eee eno1 - none - - skipped: systemd 257 in the target .*knows no \[EnergyEfficientEthernet\] section in .link files (it came in 258).*wanted EEE off by hwdb .*70-eee.hwdb" "$1" &&
+               grep -q "^network.wake_on_lan eno1 off link" "$1" && ! grep -q "EnergyEfficientEthernet" "$2" &&
+               grep -qx "WakeOnLan=off" "$2"' sh "$tmp/d" "$tmp/link-old257.conf"
+old247=$tmp/old247; copy "$base" "$old247"; with_link "$old247" 247; with_eee "$old247"
+idlecfg plan --root "$old247" --kernel "$KVER" --json 2>"$tmp/err" | decisions >"$tmp/d"
+check "systemd 247 (no drop-ins at all): the EEE entry is skipped with the drop-in's reason, balanced keeps Wake-on-LAN" \
+        grep -q '^network.eee eno1 - none - - skipped: systemd 247 in the target .*(they came in 248).*; wanted EEE off (\[EnergyEfficientEthernet\] Enable=no) by hwdb' "$tmp/d"
+rivale=$tmp/rivale; copy "$eee" "$rivale"
+mkdir -p "$rivale/etc/systemd/network"
+printf '[Match]\nDriver=e1000e\n\n[Link]\nName=lan0\n' >"$rivale/etc/systemd/network/10-lan.link"
+idlecfg plan --root "$rivale" --kernel "$KVER" --json 2>"$tmp/err" | decisions >"$tmp/d"
+check "a .link file that takes the NIC first: EEE off skipped naming it, and a warning" \
+        sh -c 'grep -q "^network.eee eno1 - none - - skipped: /etc/systemd/network/10-lan.link matches this NIC.*set \[EnergyEfficientEthernet\] Enable=no there" "$1" &&
+               grep -q "^warning: eno1: /etc/systemd/network/10-lan.link matches it before 99-default.link: its hwdb entry" "$1"' \
+        sh "$tmp/d"
+# a second Ethernet interface, without an entry (on the Wi-Fi card's PCI
+# function, for want of another in the recording): the drop-in reaches it too
+python3 -c 'import sys; sys.stdout.write(open(sys.argv[1]).read().rstrip("\n") + "\n\n" + "\n".join([
+    "P: /devices/pci0000:00/0000:00:1c.0/0000:03:00.0/net/eno2", "E: INTERFACE=eno2", "E: IFINDEX=4",
+    "E: SUBSYSTEM=net", "A: addr_len=6\\n", "A: carrier=1\\n", "L: device=../../../0000:03:00.0",
+    "A: ifindex=4\\n", "A: type=1\\n"]) + "\n")' "$REC" >"$tmp/two.umockdev"
+run_machine "$tmp/two.umockdev" "$IDLECFG" plan --root "$eee" --kernel "$KVER" --json 2>"$tmp/err" | decisions >"$tmp/d"
+check "two Ethernet NICs, an entry for one: EEE off planned for it alone, the other named in a warning" \
+        sh -c 'grep -q "^network.eee eno1 off link" "$1" && ! grep -q "^network.eee eno2" "$1" &&
+               grep -q "^warning: eno2: EEE goes off on it too: the drop-in of 99-default.link" "$1" &&
+               ! grep -q "^warning: eno1: EEE goes off" "$1"' sh "$tmp/d"
+einst=$tmp/einst; copy "$eee" "$einst"
+tree "$einst" >"$tmp/before"
+idlecfg install --root "$einst" --kernel "$KVER" >"$tmp/einst.out" 2>"$tmp/err"
+idlecfg verify --root "$einst" --kernel "$KVER" --json >"$tmp/everify.json" 2>"$tmp/err"
+check "install of balanced writes the drop-in with Enable=no only; verify says later (no ETHTOOL_GEEE under umockdev)" \
+        sh -c 'f=$1/etc/systemd/network/99-default.link.d/50-idlecfg.conf
+               grep -qx "\[EnergyEfficientEthernet\]" "$f" && grep -qx "Enable=no" "$f" && ! grep -q "^\[Link\]" "$f" &&
+               python3 -c "
+import json, sys
+s = [x for x in json.load(open(sys.argv[1]))[\"settings\"] if x[\"knob\"] == \"network.eee\"]
+assert len(s) == 1 and s[0][\"state\"] == \"later\" and s[0][\"actual\"] is None, s
+" "$2"' sh "$einst" "$tmp/everify.json"
+idlecfg rollback --root "$einst" >/dev/null 2>"$tmp/err"
+tree "$einst" >"$tmp/after"
+check "rollback removes the EEE drop-in: the root exactly as before install" diff -u "$tmp/before" "$tmp/after"
+badeee=$tmp/badeee; copy "$eee" "$badeee"
+printf 'pci:v00008086d000015BC*\n IDLECFG_EEE=0\n' >"$badeee/etc/udev/hwdb.d/70-eee.hwdb"
+rc=0; idlecfg plan --root "$badeee" --kernel "$KVER" >/dev/null 2>"$tmp/err" || rc=$?
+check "an hwdb IDLECFG_EEE other than deny: exit 2 naming file:line" \
+        sh -c 'test "$1" -eq 2 && grep -q "70-eee.hwdb:2.*IDLECFG_EEE=0" "$2"' sh "$rc" "$tmp/err"
 
 # ---- install, apply, verify, rollback ----
 inst=$tmp/inst; copy "$full" "$inst"

@@ -1,4 +1,5 @@
-/* knobs/network.c: Wake-on-LAN, through a drop-in of systemd's 99-default.link
+/* knobs/network.c: Wake-on-LAN, and EEE off for a NIC whose hwdb entry says
+ * IDLECFG_EEE=deny, through a drop-in of systemd's 99-default.link
  *
  * systemd-udevd's net_setup_link applies the first .link file (in lexical
  * order over /etc, /run and /usr/lib/systemd/network) whose [Match] fits a
@@ -6,9 +7,10 @@
  * replace 99-default.link for the NICs it matches, and with it NamePolicy,
  * AlternativeNamesPolicy and MACAddressPolicy: the interface names would
  * change. A drop-in of 99-default.link (99-default.link.d/NN.conf) only adds
- * WakeOnLan= to what that file does, for exactly the NICs it already
- * configures. NICs that an earlier .link file matches never see it: they are
- * skipped with that file named. Drop-ins of .link files came with systemd 248
+ * WakeOnLan= (and [EnergyEfficientEthernet]) to what that file does, for
+ * exactly the NICs it already configures. NICs that an earlier .link file
+ * matches never see it: they are skipped with that file named. Drop-ins of
+ * .link files came with systemd 248
  * (systemd PR #18873, merged March 2021; systemd issue #23128 shows them at
  * work in 249); older udevd ignores them silently. */
 #include "config.h"
@@ -27,6 +29,10 @@
 #include "root/rootfs.h"
 
 #define LINK_DROPINS_SINCE 248
+/* [EnergyEfficientEthernet] Enable= in .link files: systemd PR #36302 and
+ * #36716 (the section parsed, Enable= spelled so), merged March 2025, in 258 */
+#define LINK_EEE_SINCE 258
+#define LINK_EEE_PARAM "EnergyEfficientEthernet.Enable"
 #define LINK_FILE_MAX (64u << 10)
 
 /* the directories of .link files, highest priority first */
@@ -225,90 +231,79 @@ static enum match link_matches(const char *text, const struct device *d)
         return m;
 }
 
-static void skip_all(struct planctx *c, const struct device_list *net, char *why_take)
+/* What the drop-in would carry: Wake-on-LAN from the profile (VALUE, NULL:
+ * kept), EEE off for the NICs whose hwdb entry says IDLECFG_EEE=deny. */
+struct wants {
+        const struct device_list *net;
+        const char *value;      /* WakeOnLan= */
+        const char *pwhy;
+        char **eee;             /* per NIC: the hwdb entry's reason, NULL: none */
+        unsigned version;       /* systemd in the target, 0: unknown */
+        const char *lib;
+};
+
+static bool is_ether(const struct device *d)
+{
+        return streq_ptr(kv_get(&d->ids, "kind"), "ether");
+}
+
+/* nothing of the drop-in reaches any NIC: every wanted setting is a skip with WHY */
+static void skip_all(struct planctx *c, const struct wants *w, char *why_take)
 {
         _cleanup_free_ char *why = why_take;
 
-        for (size_t i = 0; i < net->n; i++)
-                if (streq_ptr(kv_get(&net->v[i].ids, "kind"), "ether"))
-                        plan_skip(c, &net->v[i], "network.wake_on_lan", xasprintf("skipped: %s", why));
+        for (size_t i = 0; i < w->net->n; i++) {
+                if (!is_ether(&w->net->v[i]))
+                        continue;
+                if (w->value)
+                        plan_skip(c, &w->net->v[i], "network.wake_on_lan",
+                                  xasprintf("skipped: %s; wanted WakeOnLan=%s by %s", why, w->value, w->pwhy));
+                if (w->eee[i])
+                        plan_skip(c, &w->net->v[i], "network.eee",
+                                  xasprintf("skipped: %s; wanted EEE off ([EnergyEfficientEthernet] Enable=no) by %s",
+                                            why, w->eee[i]));
+        }
 }
 
-void knob_network(struct planctx *c)
+/* the first .link file sorted before 99-default.link (DFLT) that surely fits
+ * NIC D (*ret_m M_YES), else the first that may (M_MAYBE), else NULL */
+static const struct link_file *link_before(const struct link_files *l, const struct link_file *dflt,
+                                           const struct device *d, enum match *ret_m)
 {
-        const struct device_list *net = &c->inv->classes[CL_NET];
-        const char *value = profile_value(c, "network", "wake_on_lan");
-        _cleanup_(link_files_done) struct link_files l = {};
-        _cleanup_free_ char *pwhy = NULL, *lib = NULL;
-        const struct link_file *dflt = NULL;
-        unsigned version;
-        bool any = false;
+        const struct link_file *first = NULL;
 
-        for (size_t i = 0; i < net->n && !any; i++)
-                any = streq_ptr(kv_get(&net->v[i].ids, "kind"), "ether");
-        if (!any)
-                return;
-        if (!value) {
-                plan_skip_keep(c, "network.wake_on_lan", "network", "wake_on_lan");
-                return;
-        }
-        pwhy = profile_reason(c, "network", "wake_on_lan");
-        link_files_load(c, &l);
-        for (size_t i = 0; i < l.n; i++)
-                if (streq(l.v[i].name, "99-default.link"))
-                        dflt = &l.v[i];
-        if (!dflt) {
-                skip_all(c, net, xasprintf("the target has no 99-default.link (systemd-udevd's default link "
-                                           "configuration); wanted WakeOnLan=%s by %s", value, pwhy));
-                return;
-        }
-        if (!dflt->text && dflt->unusable) {
-                skip_all(c, net, xasprintf("%s cannot be read (%s): udev skips it and no .link file applies to "
-                                           "these NICs, so a drop-in of it would do nothing; wanted WakeOnLan=%s "
-                                           "by %s", dflt->path, dflt->unusable, value, pwhy));
-                return;
-        }
-        if (!dflt->text) {
-                skip_all(c, net, xasprintf("%s is masked: no .link file applies to these NICs and a drop-in "
-                                           "of it would do nothing; wanted WakeOnLan=%s by %s", dflt->path, value,
-                                           pwhy));
-                return;
-        }
-        version = systemd_version(c, &lib);
-        if (version && version < LINK_DROPINS_SINCE) {
-                skip_all(c, net, xasprintf("systemd %u in the target (%s) reads no drop-ins of .link files "
-                                           "(they came in %d), and a .link file of idlecfg's own would replace "
-                                           "99-default.link and rename the NICs; wanted WakeOnLan=%s by %s",
-                                           version, lib, LINK_DROPINS_SINCE, value, pwhy));
-                return;
-        }
-        for (size_t i = 0; i < net->n; i++) {
-                const struct device *d = &net->v[i];
-                const struct link_file *first = NULL;
-                enum match m = M_NO;
-
-                if (!streq_ptr(kv_get(&d->ids, "kind"), "ether"))
-                        continue;
-                /* the .link files sorted before 99-default.link that fit this NIC: the
-                 * first sure match, else the first possible one */
-                for (size_t k = 0; k < l.n && &l.v[k] != dflt; k++) {
-                        enum match x = l.v[k].text ? link_matches(l.v[k].text, d) : M_NO;
-                        if (x == M_YES) {
-                                m = M_YES;
-                                first = &l.v[k];
-                                break;
-                        }
-                        if (x == M_MAYBE && !first) {
-                                m = M_MAYBE;
-                                first = &l.v[k];
-                        }
+        *ret_m = M_NO;
+        for (size_t k = 0; k < l->n && &l->v[k] != dflt; k++) {
+                enum match x = l->v[k].text ? link_matches(l->v[k].text, d) : M_NO;
+                if (x == M_YES) {
+                        *ret_m = M_YES;
+                        return &l->v[k];
                 }
+                if (x == M_MAYBE && !first) {
+                        *ret_m = M_MAYBE;
+                        first = &l->v[k];
+                }
+        }
+        return first;
+}
+
+static void plan_wol(struct planctx *c, const struct wants *w, const struct link_files *l,
+                     const struct link_file *dflt)
+{
+        for (size_t i = 0; i < w->net->n; i++) {
+                const struct device *d = &w->net->v[i];
+                const struct link_file *first;
+                enum match m;
+
+                if (!is_ether(d))
+                        continue;
+                first = link_before(l, dflt, d, &m);
                 if (m == M_YES) {
                         plan_skip(c, d, "network.wake_on_lan",
                                   xasprintf("skipped: %s matches this NIC before 99-default.link (the first "
                                             "matching .link file is the only one applied), so a drop-in of "
                                             "99-default.link does not reach it; set WakeOnLan=%s there; "
-                                            "wanted by %s", first->path, value, pwhy));
+                                            "wanted by %s", first->path, w->value, w->pwhy));
                         plan_add_warning(c->plan, "%s: %s matches it before 99-default.link: [network] "
                                          "wake_on_lan does not reach it", d->name, first->path);
                         continue;
@@ -316,13 +311,141 @@ void knob_network(struct planctx *c)
                 if (first)
                         plan_add_warning(c->plan, "%s: %s may match it before 99-default.link (a [Match] key "
                                          "idlecfg does not evaluate); then WakeOnLan=%s does not reach it",
-                                         d->name, first->path, value);
-                plan_service(c, d, "network.wake_on_lan", MECH_LINK, "WakeOnLan", value,
-                             xasprintf("%s; drop-in of %s, %s", pwhy, dflt->path,
-                                       version ? "systemd in the target reads it" :
-                                                 "systemd's version in the target is unknown: drop-ins of "
-                                                 ".link files need 248 or later"));
+                                         d->name, first->path, w->value);
+                plan_service(c, d, "network.wake_on_lan", MECH_LINK, "WakeOnLan", w->value,
+                             xasprintf("%s; drop-in of %s, %s", w->pwhy, dflt->path,
+                                       w->version ? "systemd in the target reads it" :
+                                                    "systemd's version in the target is unknown: drop-ins of "
+                                                    ".link files need 248 or later"));
         }
+}
+
+/* EEE off ([EnergyEfficientEthernet] Enable=no, systemd 258) for the NICs with
+ * a deny entry. The drop-in has no [Match] of its own (one would narrow
+ * 99-default.link itself): it reaches every NIC 99-default.link configures,
+ * and the plan names the others it turns EEE off on too. */
+static void plan_eee(struct planctx *c, const struct wants *w, const struct link_files *l,
+                     const struct link_file *dflt)
+{
+        bool planned = false;
+
+        for (size_t i = 0; i < w->net->n; i++) {
+                const struct device *d = &w->net->v[i];
+                const struct link_file *first;
+                enum match m;
+
+                if (!w->eee[i])
+                        continue;
+                if (w->version && w->version < LINK_EEE_SINCE) {
+                        plan_skip(c, d, "network.eee",
+                                  xasprintf("skipped: systemd %u in the target (%s) knows no [EnergyEfficientEthernet] "
+                                            "section in .link files (it came in %d): EEE stays as the driver sets it; "
+                                            "wanted EEE off by %s", w->version, w->lib, LINK_EEE_SINCE, w->eee[i]));
+                        continue;
+                }
+                first = link_before(l, dflt, d, &m);
+                if (m == M_YES) {
+                        plan_skip(c, d, "network.eee",
+                                  xasprintf("skipped: %s matches this NIC before 99-default.link (the first "
+                                            "matching .link file is the only one applied), so a drop-in of "
+                                            "99-default.link does not reach it; set [EnergyEfficientEthernet] "
+                                            "Enable=no there; wanted EEE off by %s", first->path, w->eee[i]));
+                        plan_add_warning(c->plan, "%s: %s matches it before 99-default.link: its hwdb entry's "
+                                         "EEE off does not reach it", d->name, first->path);
+                        continue;
+                }
+                if (first)
+                        plan_add_warning(c->plan, "%s: %s may match it before 99-default.link (a [Match] key "
+                                         "idlecfg does not evaluate); then EEE off does not reach it",
+                                         d->name, first->path);
+                plan_service(c, d, "network.eee", MECH_LINK, LINK_EEE_PARAM, "off",
+                             xasprintf("%s; drop-in of %s, %s", w->eee[i], dflt->path,
+                                       w->version ? "systemd in the target reads [EnergyEfficientEthernet]" :
+                                                    "systemd's version in the target is unknown: "
+                                                    "[EnergyEfficientEthernet] needs 258 or later"));
+                planned = true;
+        }
+        if (!planned)
+                return;
+        for (size_t i = 0; i < w->net->n; i++) {
+                const struct device *d = &w->net->v[i];
+                enum match m;
+
+                if (w->eee[i] || !is_ether(d))
+                        continue;
+                link_before(l, dflt, d, &m);
+                if (m != M_YES)
+                        plan_add_warning(c->plan, "%s: EEE goes off on it too: the drop-in of 99-default.link "
+                                         "that turns it off for a NIC of the hwdb cannot match one NIC, and "
+                                         "reaches every NIC 99-default.link configures", d->name);
+        }
+}
+
+void knob_network(struct planctx *c)
+{
+        const struct device_list *net = &c->inv->classes[CL_NET];
+        _cleanup_(link_files_done) struct link_files l = {};
+        _cleanup_free_ char *pwhy = NULL, *lib = NULL;
+        struct wants w = { .net = net, .value = profile_value(c, "network", "wake_on_lan") };
+        const struct link_file *dflt = NULL;
+        bool any = false, any_eee = false;
+
+        for (size_t i = 0; i < net->n && !any; i++)
+                any = is_ether(&net->v[i]);
+        if (!any)
+                return;
+        if (!w.value)
+                plan_skip_keep(c, "network.wake_on_lan", "network", "wake_on_lan");
+        w.eee = xcalloc(net->n ? net->n : 1, sizeof(*w.eee));
+        for (size_t i = 0; i < net->n; i++) {
+                struct hwdb_fact f;
+                if (is_ether(&net->v[i]) && hwdb_fact(c, net->v[i].modalias, "IDLECFG_EEE", &f) &&
+                    streq(f.value, "deny")) {
+                        w.eee[i] = fact_reason(&f);
+                        any_eee = true;
+                }
+        }
+        if (!w.value && !any_eee)
+                goto done;
+        if (w.value)
+                w.pwhy = pwhy = profile_reason(c, "network", "wake_on_lan");
+        link_files_load(c, &l);
+        for (size_t i = 0; i < l.n; i++)
+                if (streq(l.v[i].name, "99-default.link"))
+                        dflt = &l.v[i];
+        if (!dflt) {
+                skip_all(c, &w, xstrdup("the target has no 99-default.link (systemd-udevd's default link "
+                                        "configuration)"));
+                goto done;
+        }
+        if (!dflt->text && dflt->unusable) {
+                skip_all(c, &w, xasprintf("%s cannot be read (%s): udev skips it and no .link file applies to "
+                                          "these NICs, so a drop-in of it would do nothing", dflt->path,
+                                          dflt->unusable));
+                goto done;
+        }
+        if (!dflt->text) {
+                skip_all(c, &w, xasprintf("%s is masked: no .link file applies to these NICs and a drop-in "
+                                          "of it would do nothing", dflt->path));
+                goto done;
+        }
+        w.version = systemd_version(c, &lib);
+        w.lib = lib;
+        if (w.version && w.version < LINK_DROPINS_SINCE) {
+                skip_all(c, &w, xasprintf("systemd %u in the target (%s) reads no drop-ins of .link files "
+                                          "(they came in %d), and a .link file of idlecfg's own would replace "
+                                          "99-default.link and rename the NICs", w.version, lib,
+                                          LINK_DROPINS_SINCE));
+                goto done;
+        }
+        if (w.value)
+                plan_wol(c, &w, &l, dflt);
+        if (any_eee)
+                plan_eee(c, &w, &l, dflt);
+done:
+        for (size_t i = 0; i < net->n; i++)
+                free(w.eee[i]);
+        free(w.eee);
 }
 
 static const char *const ch_wake_on_lan[] = { "off", "keep", NULL };
@@ -333,6 +456,14 @@ static const struct profile_key keys[] = {
 
 static const struct knob_rule rules[] = {
         RULE_WORDS("network.wake_on_lan", "off", NULL, "WakeOnLan"),
+        /* "Section.Key": the emitter writes it under [Section]; Enable= takes a boolean */
+        RULE_WORDS_SERVICE("network.eee", "off", LINK_EEE_PARAM, "off=no"),
+};
+
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_EEE", "deny",
+                   "Energy Efficient Ethernet breaks this NIC: EEE is turned off for it through the drop-in of "
+                   "99-default.link (systemd 258 or later)"),
 };
 
 /* the .link files, and systemd's version (the name of its shared library) */
@@ -341,22 +472,14 @@ static const struct knob_input inputs[] = {
         KNOB_INPUT(INPUT_NAMES, systemd_dirs, SYSTEMD_SHARED),
 };
 
-/* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL, read
- * only): 0 and "off" or the ethtool letters ("g", "pumbg"), or -errno. The
- * interface must be the one sysfs shows: under umockdev /sys is a recording
- * and the kernel's interface of that name, if any, is another NIC. */
-static int wol_read(const char *name, char **ret)
+/* ETHTOOL_G* command DATA (its cmd set) of interface NAME, read only; 0 or
+ * -errno. The interface must be the one sysfs shows: under umockdev /sys is a
+ * recording and the kernel's interface of that name, if any, is another NIC. */
+static int ethtool_get(const char *name, void *data)
 {
-        static const struct { unsigned bit; char letter; } bits[] = {
-                { WAKE_PHY, 'p' }, { WAKE_UCAST, 'u' }, { WAKE_MCAST, 'm' }, { WAKE_BCAST, 'b' },
-                { WAKE_ARP, 'a' }, { WAKE_MAGIC, 'g' }, { WAKE_MAGICSECURE, 's' }, { WAKE_FILTER, 'f' },
-        };
-        struct ethtool_wolinfo wol = { .cmd = ETHTOOL_GWOL };
         _cleanup_free_ char *path = NULL, *idx = NULL;
         _cleanup_close_ int fd = -1;
         struct ifreq ifr = {};
-        char letters[ELEMENTSOF(bits) + 1];
-        size_t n = 0;
 
         if (!name || strlen(name) >= sizeof(ifr.ifr_name) || getenv("UMOCKDEV_DIR"))
                 return -ENODEV;
@@ -367,9 +490,27 @@ static int wol_read(const char *name, char **ret)
         if (fd < 0)
                 return -errno;
         memcpy(ifr.ifr_name, name, strlen(name));
-        ifr.ifr_data = (void *) &wol;
+        ifr.ifr_data = data;
         if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
                 return -errno;
+        return 0;
+}
+
+/* Wake-on-LAN of interface NAME as the kernel reports it (ETHTOOL_GWOL):
+ * "off" or the ethtool letters ("g", "pumbg"), or -errno */
+static int wol_read(const char *name, char **ret)
+{
+        static const struct { unsigned bit; char letter; } bits[] = {
+                { WAKE_PHY, 'p' }, { WAKE_UCAST, 'u' }, { WAKE_MCAST, 'm' }, { WAKE_BCAST, 'b' },
+                { WAKE_ARP, 'a' }, { WAKE_MAGIC, 'g' }, { WAKE_MAGICSECURE, 's' }, { WAKE_FILTER, 'f' },
+        };
+        struct ethtool_wolinfo wol = { .cmd = ETHTOOL_GWOL };
+        char letters[ELEMENTSOF(bits) + 1];
+        size_t n = 0;
+        int r = ethtool_get(name, &wol);
+
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < ELEMENTSOF(bits); i++)
                 if (wol.wolopts & bits[i].bit)
                         letters[n++] = bits[i].letter;
@@ -378,12 +519,25 @@ static int wol_read(const char *name, char **ret)
         return 0;
 }
 
-/* verify: a WakeOnLan= setting's live value is the kernel's answer; sysfs shows none */
+/* verify: the live value is the kernel's answer, sysfs shows none: WakeOnLan=
+ * from ETHTOOL_GWOL, EEE "on" or "off" from ETHTOOL_GEEE (what ethtool
+ * --show-eee calls its status: enabled or disabled) */
 static int network_live_value(const struct setting *s, char **ret)
 {
-        if (s->mech != MECH_LINK || !streq_ptr(s->param, "WakeOnLan"))
+        struct ethtool_eee eee = { .cmd = ETHTOOL_GEEE };
+        int r;
+
+        if (s->mech != MECH_LINK)
                 return -ENOENT;
-        return wol_read(s->device_name, ret);
+        if (streq_ptr(s->param, "WakeOnLan"))
+                return wol_read(s->device_name, ret);
+        if (!streq_ptr(s->param, LINK_EEE_PARAM))
+                return -ENOENT;
+        r = ethtool_get(s->device_name, &eee);
+        if (r < 0)
+                return r;
+        *ret = xstrdup(eee.eee_enabled ? "on" : "off");
+        return 0;
 }
 
 const struct knob_family knob_family_network = {
@@ -391,6 +545,7 @@ const struct knob_family knob_family_network = {
         .section = "network",
         KNOB_LIST(keys, keys),
         KNOB_LIST(rules, rules),
+        KNOB_LIST(properties, properties),
         KNOB_LIST(inputs, inputs),
         .plan = knob_network,
         .live_value = network_live_value,

@@ -16,7 +16,7 @@ enum mechanism {
         MECH_SYSCTL,    /* "key = value" in sysctl.d; apply writes /proc/sys/KEY with '.' as '/' */
         MECH_NM,        /* a [connection-idlecfg-IFNAME] section in NetworkManager's conf.d: param is the
                            NetworkManager property ("wifi.powersave"), device_name the interface */
-        MECH_LINK,      /* "[Link] Param=value" in a drop-in of systemd's 99-default.link (WakeOnLan) */
+        MECH_LINK,      /* "[Link] Param=value" ("Section.Param": [Section]) in a drop-in of 99-default.link */
         MECH_NONE,      /* a skip: nothing is written, the reason says why */
         _MECH_MAX,
 };

@@ -595,10 +595,15 @@ static void item_render(struct item *it, enum emit_format fmt)
                                      s->device_name, s->device_name, s->param, v);
                 break;
         }
-        case EMIT_LINK:
+        case EMIT_LINK: {
+                /* "Key" goes into [Link], "Section.Key" into [Section] */
+                const char *dot = strchr(s->param, '.');
+                _cleanup_free_ char *v = service_value(s);
                 it->key = xstrdup(s->param);
-                it->line = xasprintf("%s=%s", s->param, s->value);
+                it->group = dot ? xstrndup(s->param, dot - s->param) : xstrdup("Link");
+                it->line = xasprintf("%s=%s", dot ? dot + 1 : s->param, v);
                 break;
+        }
         }
 }
 
@@ -697,8 +702,6 @@ static void render(const struct plan *p, enum emit_format fmt, const struct item
         header(sb, p);
         if (l->n == 0)
                 sb_append(sb, "\n# Nothing of this kind to set on this machine.\n");
-        if (fmt == EMIT_LINK && l->n > 0)
-                sb_append(sb, "\n[Link]");
         if (fmt == EMIT_MODPROBE) {
                 for (size_t i = 0; i < l->n;) {
                         size_t end = i;
@@ -719,6 +722,9 @@ static void render(const struct plan *p, enum emit_format fmt, const struct item
         for (size_t i = 0; i < l->n; i++) {
                 if (l->v[i].dup)
                         continue;
+                /* .link: a section header where the section changes (the items are sorted by it) */
+                if (fmt == EMIT_LINK && (i == 0 || !streq(l->v[i].group, l->v[i - 1].group)))
+                        sb_appendf(sb, "\n[%s]", l->v[i].group);
                 sb_putc(sb, '\n');
                 for (size_t k = i; k < l->n; k++)
                         if (k == i || (l->v[k].dup && streq(l->v[k].line, l->v[i].line)))
@@ -748,7 +754,7 @@ int emit_render(const struct plan *p, enum emit_format fmt, FILE *f, struct xerr
                 l.v[l.n] = (struct item) { .s = s, .index = i };
                 item_render(&l.v[l.n++], fmt);
         }
-        if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE || fmt == EMIT_SYSCTL)
+        if (fmt == EMIT_MODPROBE || fmt == EMIT_CMDLINE || fmt == EMIT_SYSCTL || fmt == EMIT_LINK)
                 qsort(l.v, l.n, sizeof(*l.v), item_cmp);
         for (size_t i = 0; i < l.n; i++)
                 for (size_t k = 0; k < i && !l.v[i].dup; k++) {
