@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 30
+plan 31
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -183,7 +183,7 @@ done
 # columns; the verbs' and the options' texts each start in one column (an
 # option too long for it alone on its line, its text below)
 columns() {
-        for _v in '' $("$IDLECFG" --help | sed -n '/^Verbs:/,/^$/s/^  \([a-z-]*\) .*/\1/p' | grep -vx help); do
+        for _v in '' $("$IDLECFG" --help | sed -n '/^Verbs:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
                 if [ -z "$_v" ]; then in_lang "$1" "$IDLECFG" --help; else in_lang "$1" "$IDLECFG" help "$_v"; fi ||
                         return 1
         done >"$tmp/usage.$1" 2>&1
@@ -233,6 +233,15 @@ in_lang fr "$IDLECFG" help install >"$tmp/help.install.fr" 2>&1
 check_i18n "per-verb help in de and fr" sh -c "
         grep -q '^  -n, --dry-run         den Diff dessen ausgeben' '$tmp/help.install.de' &&
         grep -q '^  -n, --dry-run         afficher le diff de ce qui changerait' '$tmp/help.install.fr'"
+for lang in de fr; do
+        in_lang $lang "$IDLECFG" help help >"$tmp/help.help.$lang" 2>&1 || echo "exit $?" >>"$tmp/help.help.$lang"
+done
+check_i18n "help help: help's own usage, exit 0, in de and fr" sh -c "
+        grep -qx 'Aufruf: idlecfg help \[OPTIONEN\] \[VERB\]' '$tmp/help.help.de' &&
+        grep -qx 'Den Aufruf eines Verbs anzeigen: help VERB.' '$tmp/help.help.de' &&
+        grep -qx 'Utilisation : idlecfg help \[OPTIONS\] \[VERB\]' '$tmp/help.help.fr' &&
+        grep -qx \"Afficher l'utilisation d'un verbe : help VERB.\" '$tmp/help.help.fr' &&
+        ! grep -q '^exit\\|unknown\\|unbekannt\\|inconnu' '$tmp/help.help.de' '$tmp/help.help.fr'"
 "$IDLECFG" rollback apply install >"$tmp/args.out" 2>&1
 check "too many arguments: counted in words, with the ones it takes" \
         grep -qx 'idlecfg: rollback takes at most 1 argument (\[apply|install|all\]), 2 given' "$tmp/args.out"

@@ -93,6 +93,11 @@ static const struct verb verbs[] = {
           N_("Print idlecfg's state as external facts (facter, Salt grains): key=value, or --json"), O_JSON, NULL },
 };
 
+/* "help" is no verb of the table (it needs no run), but has a usage as they do */
+static const struct verb help_verb = {
+        "help", 0, 1, 0, NULL, NULL, N_("Show the usage of one verb: help VERB"), 0, N_("[VERB]"),
+};
+
 static void print_exit_status(FILE *f)
 {
         fputc('\n', f);
@@ -118,8 +123,8 @@ static void usage(FILE *f)
                 fprintf(f, "  %-*s ", w, verbs[i].name);
                 help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _(verbs[i].help));
         }
-        fprintf(f, "  %-*s ", w, "help");
-        help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _("Show the usage of one verb: help VERB"));
+        fprintf(f, "  %-*s ", w, help_verb.name);
+        help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _(help_verb.help));
         fputs(_("\nOptions:\n"), f);
         options_print_help(~0u, f);
         print_exit_status(f);
@@ -316,7 +321,8 @@ static int help(const struct args *a, int argc, char **argv)
                         usage(stdout);
                         return EXIT_OK;
                 }
-                v = find_verb_or_say(argv[optind + 1]);
+                /* --help lists it among the verbs: it has its usage too */
+                v = streq(argv[optind + 1], help_verb.name) ? &help_verb : find_verb_or_say(argv[optind + 1]);
                 if (!v)
                         return EXIT_USAGE;
                 verb_usage(v, stdout);
