@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 31
+plan 33
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -218,6 +218,24 @@ PY
 check "--help and each verb's usage: no line over 80 columns, each text in its column" columns C
 columns_de_fr() { columns de && columns fr; }
 check_i18n "... in de and fr" columns_de_fr
+# widows LANG: in the usages columns LANG wrote, no wrapped text leaves its
+# last word alone on a line ("10)" of --wait's "(default 10)" under it)
+widows() {
+        python3 - "$tmp/usage.$1" <<'PY'
+import re, sys
+bad, prev = [], ''
+for line in open(sys.argv[1], encoding='utf-8').read().split('\n'):
+    if (line.strip() and ' ' not in line.strip() and prev.strip() and not prev.endswith(':') and
+            not re.match(r'^  (-\w, |    )--', line)):
+        bad.append('alone on a continuation line: ' + line)
+    prev = line
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+check "--help and each verb's usage: no word alone on a wrapped text's last line" widows C
+widows_de_fr() { widows de && widows fr; }
+check_i18n "... in de and fr" widows_de_fr
 check "per-verb help: no option line names another verb's use" sh -c "
         for v in detect plan explain install apply rollback verify refresh measure power-source; do
                 sed -n '/^Options:/,/^\$/p' \"$tmp/help.\$v\" |
