@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/cli.sh: usage errors, exit codes, help and version
 . "$top_srcdir/tests/lib.sh"
-plan 19
+plan 20
 
 "$IDLECFG" >/dev/null 2>"$tmp/err"; rc=$?
 check "no verb: exit 2" test "$rc" -eq 2
@@ -47,6 +47,10 @@ check "help VERB and VERB --help: the same usage, the verb's options only" sh -c
         ! grep -q -- '--keep-going' '$tmp/h1' && grep -q '^Usage: idlecfg install' '$tmp/h1'"
 "$IDLECFG" help frob >/dev/null 2>"$tmp/err"; rc=$?
 check "help of an unknown verb: exit 2" sh -c "test $rc -eq 2 && grep -q \"unknown verb 'frob'\" '$tmp/err'"
+"$IDLECFG" help help >"$tmp/h1" 2>"$tmp/err"; rc=$?
+check "help help: --help lists help among the verbs, so its own usage, exit 0" sh -c "
+        test $rc -eq 0 && ! test -s '$tmp/err' && grep -qx 'Usage: idlecfg help \[OPTIONS\] \[VERB\]' '$tmp/h1' &&
+        grep -qx 'Show the usage of one verb: help VERB.' '$tmp/h1'"
 "$IDLECFG" --root /nonexistent/dir detect >/dev/null 2>"$tmp/err"
 : >"$tmp/file"
 "$IDLECFG" --root "$tmp/file" detect >/dev/null 2>"$tmp/err2"

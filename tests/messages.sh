@@ -10,7 +10,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 30
+plan 33
 
 dir=$TESTS_DATA/machines/desktop-sata
 root=$tmp/root
@@ -183,7 +183,7 @@ done
 # columns; the verbs' and the options' texts each start in one column (an
 # option too long for it alone on its line, its text below)
 columns() {
-        for _v in '' $("$IDLECFG" --help | sed -n '/^Verbs:/,/^$/s/^  \([a-z-]*\) .*/\1/p' | grep -vx help); do
+        for _v in '' $("$IDLECFG" --help | sed -n '/^Verbs:/,/^$/s/^  \([a-z-]*\) .*/\1/p'); do
                 if [ -z "$_v" ]; then in_lang "$1" "$IDLECFG" --help; else in_lang "$1" "$IDLECFG" help "$_v"; fi ||
                         return 1
         done >"$tmp/usage.$1" 2>&1
@@ -218,6 +218,24 @@ PY
 check "--help and each verb's usage: no line over 80 columns, each text in its column" columns C
 columns_de_fr() { columns de && columns fr; }
 check_i18n "... in de and fr" columns_de_fr
+# widows LANG: in the usages columns LANG wrote, no wrapped text leaves its
+# last word alone on a line ("10)" of --wait's "(default 10)" under it)
+widows() {
+        python3 - "$tmp/usage.$1" <<'PY'
+import re, sys
+bad, prev = [], ''
+for line in open(sys.argv[1], encoding='utf-8').read().split('\n'):
+    if (line.strip() and ' ' not in line.strip() and prev.strip() and not prev.endswith(':') and
+            not re.match(r'^  (-\w, |    )--', line)):
+        bad.append('alone on a continuation line: ' + line)
+    prev = line
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
+}
+check "--help and each verb's usage: no word alone on a wrapped text's last line" widows C
+widows_de_fr() { widows de && widows fr; }
+check_i18n "... in de and fr" widows_de_fr
 check "per-verb help: no option line names another verb's use" sh -c "
         for v in detect plan explain install apply rollback verify refresh measure power-source; do
                 sed -n '/^Options:/,/^\$/p' \"$tmp/help.\$v\" |
@@ -233,6 +251,15 @@ in_lang fr "$IDLECFG" help install >"$tmp/help.install.fr" 2>&1
 check_i18n "per-verb help in de and fr" sh -c "
         grep -q '^  -n, --dry-run         den Diff dessen ausgeben' '$tmp/help.install.de' &&
         grep -q '^  -n, --dry-run         afficher le diff de ce qui changerait' '$tmp/help.install.fr'"
+for lang in de fr; do
+        in_lang $lang "$IDLECFG" help help >"$tmp/help.help.$lang" 2>&1 || echo "exit $?" >>"$tmp/help.help.$lang"
+done
+check_i18n "help help: help's own usage, exit 0, in de and fr" sh -c "
+        grep -qx 'Aufruf: idlecfg help \[OPTIONEN\] \[VERB\]' '$tmp/help.help.de' &&
+        grep -qx 'Den Aufruf eines Verbs anzeigen: help VERB.' '$tmp/help.help.de' &&
+        grep -qx 'Utilisation : idlecfg help \[OPTIONS\] \[VERB\]' '$tmp/help.help.fr' &&
+        grep -qx \"Afficher l'utilisation d'un verbe : help VERB.\" '$tmp/help.help.fr' &&
+        ! grep -q '^exit\\|unknown\\|unbekannt\\|inconnu' '$tmp/help.help.de' '$tmp/help.help.fr'"
 "$IDLECFG" rollback apply install >"$tmp/args.out" 2>&1
 check "too many arguments: counted in words, with the ones it takes" \
         grep -qx 'idlecfg: rollback takes at most 1 argument (\[apply|install|all\]), 2 given' "$tmp/args.out"

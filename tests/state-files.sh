@@ -17,7 +17,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 21
+plan 22
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/desktop-sata" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -212,5 +212,23 @@ ic --profile powersave apply >/dev/null 2>&1; rc=$?
 check "an apply killed in its journal's write ($left temporary file left): the next apply removes it, exit 0" sh -c "
         grep -q 'injected kill' '$tmp/ak.out' && test $left -gt 0 && test $rc -eq 0 &&
         test -z \"\$(find '$root/var/lib/idlecfg' -name '.#*')\""
+ic rollback >/dev/null 2>&1
+
+# the manifest is read once a run (src/cli/run.c run_manifest()): plan,
+# verify (the installed profile, own words, the comparison, the boot steps,
+# what a rollback left), apply and its status file (install's own reads
+# are install_run()'s and its checks', not yet one)
+ic --profile powersave install >/dev/null 2>&1
+reads() {
+        _name=$1
+        shift
+        : >"$tmp/reads.$_name"
+        IDLECFG_TRACE_READS=$tmp/reads.$_name ic "$@" >/dev/null 2>&1
+        echo "$_name $(grep -c '^read /var/lib/idlecfg/manifest$' "$tmp/reads.$_name")"
+}
+{ reads plan plan; reads verify verify; reads json verify --json; reads nagios verify --nagios
+  reads prom verify --format=prometheus; reads apply apply; } >"$tmp/reads"
+check "plan, verify (text, JSON, Nagios, Prometheus) and apply with its status file read the manifest once" \
+        sh -c "test \$(grep -c ' 1\$' '$tmp/reads') -eq 6"; last_failed && diag "$(cat "$tmp/reads")"
 ic rollback >/dev/null 2>&1
 done_testing

@@ -9,7 +9,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3
 . "$top_srcdir/tests/fleet-lib.sh"
-plan 11
+plan 12
 
 root=$tmp/root
 fleet_root "$root" || { echo "Bail out! no root"; exit 1; }
@@ -81,6 +81,36 @@ d = json.load(open(sys.argv[1]))
 s = {x[\"id\"]: x for x in d[\"next_steps\"]}
 assert s[\"cmdline-words\"][\"boot\"] and s[\"cmdline-words\"][\"words\"] == [\"pcie_aspm.policy=powersupersave\"], s
 ' '$tmp/l4.json'"
+# steps done all killed at each of its fault points (steps-done's write, the
+# status file's): steps-done old (none) or new (whole), never cut; then
+# steps done all again: exit 0, steps-done whole, no temporary file left
+cp -a "$root" "$tmp/pending"
+st done all >/dev/null 2>&1
+sed 's/ [0-9]*$//' "$root/var/lib/idlecfg/steps-done" >"$tmp/sd.new"
+kill_sweep() {
+        n=0 bad=0
+        while [ $n -lt 100 ]; do
+                n=$((n + 1))
+                rm -rf "$root" && cp -a "$tmp/pending" "$root"
+                IDLECFG_FAULT=kill:$n st done all >"$tmp/k.out" 2>&1
+                grep -q 'injected kill' "$tmp/k.out" || break
+                sd=$root/var/lib/idlecfg/steps-done
+                if [ -e "$sd" ] && ! sed 's/ [0-9]*$//' "$sd" | cmp -s - "$tmp/sd.new"; then
+                        bad=$((bad + 1)); echo "kill:$n: steps-done neither old nor new: $(cat "$sd")"
+                fi
+                st done all >"$tmp/k.again" 2>&1 || { bad=$((bad + 1)); echo "kill:$n: steps done all again: $(cat "$tmp/k.again")"; }
+                sed 's/ [0-9]*$//' "$sd" 2>/dev/null | cmp -s - "$tmp/sd.new" ||
+                        { bad=$((bad + 1)); echo "kill:$n: then steps-done not whole"; }
+                left=$(find "$root/var/lib/idlecfg" -name '.#*')
+                [ -z "$left" ] || { bad=$((bad + 1)); echo "kill:$n: left $left"; }
+        done
+        echo "$((n - 1)) $bad"
+}
+kill_sweep >"$tmp/sweep.log" 2>&1
+set -- $(tail -n 1 "$tmp/sweep.log")
+check "steps done all killed at each of its ${1:-?} fault points: steps-done old or new, never cut; steps done all again: exit 0, no temporary file" \
+        sh -c "test '${2:-x}' = 0 && test ${1:-0} -ge 4"; last_failed && diag "$(head -20 "$tmp/sweep.log")"
+rm -rf "$root" && cp -a "$tmp/pending" "$root"
 st done all >"$tmp/d4" 2>&1; rc=$?
 ic verify --nagios -w 100 >"$tmp/n4" 2>&1; nrc=$?
 check "the words added to that boot loader by hand, steps done all: exit 0, Nagios OK [$rc $nrc: $(cat "$tmp/n4")]" sh -c "

@@ -35,6 +35,7 @@ enum {
         VERB_INSTALLED = 1 << 3,        /* the plan of the installed profile unless --profile */
         VERB_LOCK_LATE = 1 << 4,        /* the lock, taken by the verb once it has something to write */
         VERB_STATUS = 1 << 5,           /* writes the status file after a run that held the lock */
+        VERB_MANIFEST = 1 << 6,         /* may rewrite the manifest: what the run read of it is dropped after */
 };
 
 struct verb {
@@ -58,14 +59,14 @@ static const struct verb verbs[] = {
           O_PLANNING | O_JSON | O_FORMAT, NULL },
         { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why"),
           O_PLANNING, N_("DEVICE") },
-        { "install", 0, 0, VERB_LOCK | VERB_PLAN | VERB_STATUS, check_install, verb_install,
+        { "install", 0, 0, VERB_LOCK | VERB_PLAN | VERB_STATUS | VERB_MANIFEST, check_install, verb_install,
           N_("Write the configuration files into the root, with a manifest"),
           O_PLANNING | O_JSON | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CHECK | O_DIFF |
           O_FORMAT | O_BOOT_STEPS, NULL },
         { "apply", 0, 0, VERB_LOCK | VERB_PLAN | VERB_STATUS, check_apply, verb_apply,
           N_("Apply the settings to the running system now, journal first"),
           O_PLANNING | O_DRY_RUN | O_KEEP_GOING | O_WAIT | O_MEASURE | O_JSON, NULL },
-        { "rollback", 0, 1, VERB_LOCK | VERB_STATUS, check_rollback, verb_rollback,
+        { "rollback", 0, 1, VERB_LOCK | VERB_STATUS | VERB_MANIFEST, check_rollback, verb_rollback,
           N_("Undo apply and/or install exactly: rollback [apply|install|all]"),
           O_FORCE | O_WAIT | O_MEASURE | O_JSON | O_PLANNING, N_("[apply|install|all]") },
         { "verify", 0, 0, VERB_PLAN | VERB_INSTALLED, check_verify, verb_verify,
@@ -75,7 +76,7 @@ static const struct verb verbs[] = {
           N_("Show what this machine has, plans and measured, for its owner to send"),
           O_PLANNING | O_FORMAT | O_OUTPUT | O_SHOW | O_SYMPTOM | O_SECONDS, NULL },
         /* detects and plans itself, only when something changed */
-        { "refresh", 0, 0, VERB_LOCK | VERB_LOCK_LATE | VERB_STATUS, check_refresh, verb_refresh,
+        { "refresh", 0, 0, VERB_LOCK | VERB_LOCK_LATE | VERB_STATUS | VERB_MANIFEST, check_refresh, verb_refresh,
           N_("Re-install if hardware, kernel, hwdb or profile changed"),
           O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CONDITION | O_BOOT_STEPS, NULL },
         { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
@@ -91,6 +92,11 @@ static const struct verb verbs[] = {
         /* reads the status file only: any user, no lock, no detect */
         { "facts", 0, 0, 0, NULL, verb_facts,
           N_("Print idlecfg's state as external facts (facter, Salt grains): key=value, or --json"), O_JSON, NULL },
+};
+
+/* "help" is no verb of the table (it needs no run), but has a usage as they do */
+static const struct verb help_verb = {
+        "help", 0, 1, 0, NULL, NULL, N_("Show the usage of one verb: help VERB"), 0, N_("[VERB]"),
 };
 
 static void print_exit_status(FILE *f)
@@ -118,8 +124,8 @@ static void usage(FILE *f)
                 fprintf(f, "  %-*s ", w, verbs[i].name);
                 help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _(verbs[i].help));
         }
-        fprintf(f, "  %-*s ", w, "help");
-        help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _("Show the usage of one verb: help VERB"));
+        fprintf(f, "  %-*s ", w, help_verb.name);
+        help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _(help_verb.help));
         fputs(_("\nOptions:\n"), f);
         options_print_help(~0u, f);
         print_exit_status(f);
@@ -316,7 +322,8 @@ static int help(const struct args *a, int argc, char **argv)
                         usage(stdout);
                         return EXIT_OK;
                 }
-                v = find_verb_or_say(argv[optind + 1]);
+                /* --help lists it among the verbs: it has its usage too */
+                v = streq(argv[optind + 1], help_verb.name) ? &help_verb : find_verb_or_say(argv[optind + 1]);
                 if (!v)
                         return EXIT_USAGE;
                 verb_usage(v, stdout);
@@ -420,6 +427,9 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
                 r = run_detect(&run);
         if (r == EXIT_OK)
                 r = v->run(&run, nargs, args);
+        /* the manifest read before install, refresh or rollback rewrote it */
+        if (v->needs & VERB_MANIFEST)
+                run_manifest_drop(&run);
         /* a run that held the lock and did its work (drift, files left alone
          * and a boot step left too): the status file says what it left */
         if ((r == EXIT_OK || r == EXIT_CHANGES || r == EXIT_BOOT_INCOMPLETE) && (v->needs & VERB_STATUS) &&

@@ -401,8 +401,16 @@ void help_print_wrapped(FILE *f, size_t col, size_t indent, const char *text)
 
         while (*p) {
                 size_t w = strcspn(p, " ");
+                const char *last = p + w + strspn(p + w, " ");
+                size_t lw = strcspn(last, " ");
+                /* the text's last word alone on a line of its own reads as a
+                 * stray fragment ("10)" of "(default 10)"): the word before
+                 * goes down with it, where the two fit on a line */
+                bool widow = *last && !last[lw + strspn(last + lw, " ")] &&
+                             col + 1 + columns(p, w) + 1 + columns(last, lw) > HELP_WIDTH &&
+                             indent + columns(p, w) + 1 + columns(last, lw) <= HELP_WIDTH;
 
-                if (!first && col + 1 + columns(p, w) > HELP_WIDTH) {
+                if (!first && (widow || col + 1 + columns(p, w) > HELP_WIDTH)) {
                         fprintf(f, "\n%*s", (int) indent, "");
                         col = indent;
                 } else if (!first) {

@@ -100,7 +100,8 @@ void args_done(struct args *a);
 #define HELP_WIDTH 80
 #define HELP_COLUMN 24
 /* TEXT on F from column COL, its words wrapped at HELP_WIDTH columns onto
- * lines that start at column INDENT; ends the line */
+ * lines that start at column INDENT, the last word never alone on its line
+ * (the one before goes down with it); ends the line */
 void help_print_wrapped(FILE *f, size_t col, size_t indent, const char *text);
 /* the --help lines of the options in BITS (O_*), translated */
 void options_print_help(unsigned bits, FILE *f);

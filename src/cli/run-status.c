@@ -19,10 +19,14 @@ static void status_compare(struct run *c, struct status *s)
 {
         _cleanup_(verify_result_free) struct verify_result res = {};
         _cleanup_free_ char *source = NULL;
+        const struct manifest *m;
         struct xerror e = {};
+        int r;
 
         power_source_for_verify(&c->rfs, c->plan, &source);
-        if (verify_run(&c->rfs, c->plan, c->inv, &res, &e) < 0) {
+        /* (a refused manifest: no comparison, as verify_run() refuses it) */
+        r = run_manifest(c, &m, NULL);
+        if ((r < 0 && r != -ENOENT) || verify_run_of(&c->rfs, c->plan, c->inv, m, &res, &e) < 0) {
                 xerror_done(&e);
                 return;
         }
@@ -36,7 +40,7 @@ static void status_compare(struct run *c, struct status *s)
 
 int run_status(struct run *c, const char *verb)
 {
-        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        const struct manifest *m;
         _cleanup_(next_steps_free) struct next_steps steps = {};
         struct status old = {}, s = { .verb = xstrdup(verb), .time = (long long) time(NULL),
                                       .version = xstrdup(PACKAGE_VERSION), .settings = -1, .match = -1,
@@ -53,8 +57,7 @@ int run_status(struct run *c, const char *verb)
                 status_done(&s);
                 return 0;
         }
-        s.installed = manifest_load(&c->rfs, &m, &e) == 0;
-        xerror_done(&e);
+        s.installed = run_manifest(c, &m, NULL) == 0;
         s.applied = rootfs_lstat(&c->rfs, JOURNAL_PATH, &st) == 0;
         if (!s.installed && !s.applied) {
                 /* nothing of idlecfg left (rollback to nothing): no status either */
@@ -69,7 +72,9 @@ int run_status(struct run *c, const char *verb)
         if (ps_last_read(&c->rfs, &ps, &s.power_source_forced) == 0)
                 s.power_source = xstrdup(power_source_name(ps));
         next_steps_init(&steps, &c->rfs);
-        next_steps_boot_pending(&steps, &c->rfs);
+        /* (no manifest, or one refused: nothing of ours) */
+        if (m)
+                next_steps_boot_pending_of(&steps, &c->rfs, m);
         s.boot_step_pending = next_steps_boot_incomplete(&steps);
         for (size_t i = 0; i < steps.n; i++)
                 if (steps.v[i].boot)

@@ -62,6 +62,7 @@ static void say_denied(void)
 void run_done(struct run *c)
 {
         say_denied();
+        run_manifest_drop(c);
         plan_free(c->plan);
         inventory_free(c->inv);
         free(c->chosen);
@@ -110,11 +111,36 @@ int run_detect(struct run *c)
         return EXIT_OK;
 }
 
+int run_manifest(struct run *c, const struct manifest **ret, struct xerror *ret_error)
+{
+        if (!c->manifest_read) {
+                c->manifest_r = manifest_load(&c->rfs, &c->manifest, &c->manifest_error);
+                if (c->manifest_r < 0) {
+                        manifest_free(c->manifest);
+                        c->manifest = NULL;
+                }
+                c->manifest_read = true;
+        }
+        *ret = c->manifest;
+        if (c->manifest_r < 0 && c->manifest_error.message)
+                xerror_set_take(ret_error, c->manifest_error.file, c->manifest_error.line,
+                                xstrdup(c->manifest_error.message));
+        return c->manifest_r;
+}
+
+void run_manifest_drop(struct run *c)
+{
+        manifest_free(c->manifest);
+        c->manifest = NULL;
+        xerror_done(&c->manifest_error);
+        c->manifest_read = false;
+}
+
 int run_installed_profile(struct run *c)
 {
-        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        const struct manifest *m;
         struct xerror e = {};
-        int r = manifest_load(&c->rfs, &m, &e);
+        int r = run_manifest(c, &m, &e);
 
         if (r == -ENOENT)
                 return EXIT_OK;
@@ -132,7 +158,7 @@ int run_plan(struct run *c)
 {
         struct plan_options po = { .profile = c->chosen ? c->chosen : c->profile,
                                    .profile_reason = c->chosen_reason, .profiles_dir = c->a->profiles_dir };
-        _cleanup_(manifest_freep) struct manifest *m = NULL;
+        const struct manifest *m;
         _cleanup_free_ char *own = NULL;
         struct xerror e = {};
         int r;
@@ -143,7 +169,7 @@ int run_plan(struct run *c)
         if (r != EXIT_OK)
                 return r;
         /* the words an earlier install added are not the administrator's command line */
-        if (manifest_load(&c->rfs, &m, &e) == 0)
+        if (run_manifest(c, &m, &e) == 0)
                 po.own_words = own = install_own_words(&c->rfs, m);
         xerror_done(&e);
         r = plan_build(c->inv, &po, &c->plan, &e);

@@ -11,6 +11,8 @@
 #include "root/rootfs.h"
 #include "base/util.h"
 
+struct manifest;
+
 /* One run of a verb: what main() gets for it before the verb runs, as the
  * verb table says, and what run_done() gives back afterwards. Verbs that
  * decide on the way (refresh, rollback --measure) call run_detect() and
@@ -23,6 +25,11 @@ struct run {
         char *chosen, *chosen_reason;   /* set: the profile refresh chose already, and why */
         struct inventory *inv;
         struct plan *plan;
+        /* the root's manifest, read once a run (run_manifest()) */
+        bool manifest_read;
+        int manifest_r;                 /* manifest_load()'s answer: 0, -ENOENT or why it was refused */
+        struct manifest *manifest;      /* manifest_r 0: the manifest */
+        struct xerror manifest_error;   /* refused: why */
         bool refresh;                   /* refresh installs: --image is the first-boot unit's */
 };
 
@@ -45,6 +52,12 @@ int run_detect(struct run *c);
 int run_installed_profile(struct run *c);
 /* the inventory and the plan, once */
 int run_plan(struct run *c);
+/* the root's manifest, read on the first call of the run: 0 and it in
+ * *RET; -ENOENT (none) or the error of a refused one (its message copied to
+ * RET_ERROR), *RET NULL. Read again only after run_manifest_drop(). */
+int run_manifest(struct run *c, const struct manifest **ret, struct xerror *ret_error);
+/* forget the manifest read: the run rewrote it (install, rollback, refresh) */
+void run_manifest_drop(struct run *c);
 /* stdout written out, or EXIT_FAILURE_ (said) */
 int flush_stdout(void);
 /* the columns text is wrapped at on F: 80 on a terminal; 0 (no wrapping,

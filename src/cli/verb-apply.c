@@ -550,12 +550,15 @@ int verb_verify(struct run *c, int argc, char **argv)
         _cleanup_free_ char *source = NULL;
         _cleanup_(next_steps_free) struct next_steps steps = {};
         _cleanup_(boot_lefts_free) struct boot_lefts left = {};
+        const struct manifest *m;
         struct xerror e = {};
-        int r;
+        int r, mr;
 
         /* values per power source: those of the source the supplies show now */
         power_source_for_verify(&c->rfs, c->plan, &source);
-        r = verify_run(&c->rfs, c->plan, c->inv, &res, &e);
+        /* one that exists but is refused is no "not installed": said, as verify_run() says it */
+        mr = run_manifest(c, &m, &e);
+        r = mr < 0 && mr != -ENOENT ? mr : verify_run_of(&c->rfs, c->plan, c->inv, m, &res, &e);
         if (r < 0)
                 return report(r, &e, NULL);
         /* said in text, on stderr beside JSON; the plugin and the gauges stay as their readers parse them */
@@ -563,7 +566,8 @@ int verb_verify(struct run *c, int argc, char **argv)
                 fputs(source, a->json || streq_ptr(a->format, "json") ? stderr : stdout);
         /* what the boot configuration still lacks of what was installed */
         next_steps_init(&steps, &c->rfs);
-        next_steps_boot_pending(&steps, &c->rfs);
+        if (m)
+                next_steps_boot_pending_of(&steps, &c->rfs, m);
         if (a->nagios) {
                 r = verify_print_nagios(&res, c->plan, &steps, a, stdout);
                 return flush_stdout() == EXIT_OK ? r : NAGIOS_UNKNOWN;
@@ -589,7 +593,7 @@ int verb_verify(struct run *c, int argc, char **argv)
                 return flush_stdout();
         }
         /* what a rollback took out and the running kernel or the initramfs still hold */
-        boot_lefts_find(&c->rfs, &left);
+        boot_lefts_find_of(&c->rfs, mr, &left);
         have_status = verify_status_for_denied(c, &st);
         verify_print(&res, c->plan, &steps, &left, have_status ? &st : NULL, a->json || streq_ptr(a->format, "json"),
                      stdout);

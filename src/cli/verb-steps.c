@@ -47,6 +47,7 @@ int check_steps(const struct args *a, int argc, char **argv)
 int verb_steps(struct run *c, int argc, char **argv)
 {
         _cleanup_(next_steps_free) struct next_steps steps = {};
+        const struct manifest *m;
         struct xerror e = {};
         int r;
 
@@ -60,7 +61,9 @@ int verb_steps(struct run *c, int argc, char **argv)
                         return report(r, &e, _("steps done"));
         }
         next_steps_init(&steps, &c->rfs);
-        next_steps_boot_pending(&steps, &c->rfs);
+        /* no manifest (or one install and rollback report): nothing of ours */
+        if (run_manifest(c, &m, NULL) == 0)
+                next_steps_boot_pending_of(&steps, &c->rfs, m);
         if (c->a->json) {
                 struct json j;
                 json_init(&j, stdout);

@@ -923,15 +923,21 @@ static void lefts_of(const struct rootfs *rfs, const struct left_note note, bool
 void boot_lefts_find(const struct rootfs *rfs, struct boot_lefts *ret)
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
-        struct left_note note = {};
         struct xerror e = {};
         int r;
 
-        *ret = (struct boot_lefts) {};
         r = manifest_load(rfs, &m, &e);
         xerror_done(&e);
+        boot_lefts_find_of(rfs, r, ret);
+}
+
+void boot_lefts_find_of(const struct rootfs *rfs, int manifest_r, struct boot_lefts *ret)
+{
+        struct left_note note = {};
+
+        *ret = (struct boot_lefts) {};
         /* installed again: what it installs is install's to say */
-        if (r != -ENOENT || left_note_read(rfs, &note) < 0)
+        if (manifest_r != -ENOENT || left_note_read(rfs, &note) < 0)
                 return;
         lefts_of(rfs, note, true, ret);
         left_note_done(&note);

@@ -108,6 +108,8 @@ struct boot_lefts {
         size_t n;
 };
 void boot_lefts_find(const struct rootfs *rfs, struct boot_lefts *ret);
+/* the same with manifest_load()'s answer MANIFEST_R already known */
+void boot_lefts_find_of(const struct rootfs *rfs, int manifest_r, struct boot_lefts *ret);
 void boot_lefts_free(struct boot_lefts *l);
 
 /* At the end of a rollback: the note of what it took out of the files

@@ -222,14 +222,22 @@ int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inve
                struct verify_result *res, struct xerror *ret_error)
 {
         _cleanup_(manifest_freep) struct manifest *m = NULL;
-        struct blockers b = {};
-        int r, dropped = -1;
+        int r;
 
         /* one that exists but is refused is no "not installed": said, as install and rollback say it */
         r = manifest_load(rfs, &m, ret_error);
         if (r < 0 && r != -ENOENT)
                 return r;
-        res->installed = r >= 0;
+        return verify_run_of(rfs, p, inv, m, res, ret_error);
+}
+
+int verify_run_of(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+                  const struct manifest *m, struct verify_result *res, struct xerror *ret_error)
+{
+        struct blockers b = {};
+        int dropped = -1;
+
+        res->installed = m != NULL;
         res->n = p->n;
         res->state = xcalloc(p->n ? p->n : 1, sizeof(*res->state));
         res->actual = xcalloc(p->n ? p->n : 1, sizeof(char *));

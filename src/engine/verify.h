@@ -7,6 +7,8 @@
 #include "model/plan.h"
 #include "root/rootfs.h"
 
+struct manifest;
+
 /* verify: each setting of the plan against the running system */
 enum verify_state { VERIFY_MATCH, VERIFY_DRIFT, VERIFY_LATER, VERIFY_MISSING, _VERIFY_MAX };
 /* "match", "drift", "later", "missing": the states as verify --json and the
@@ -66,3 +68,6 @@ void verify_result_free(struct verify_result *r);
  * refused too: not "not installed"). */
 int verify_run(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
                struct verify_result *ret, struct xerror *ret_error);
+/* the same with the root's manifest M already read (NULL: none) */
+int verify_run_of(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
+                  const struct manifest *m, struct verify_result *ret, struct xerror *ret_error);
