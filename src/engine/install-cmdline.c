@@ -8,6 +8,7 @@
 
 #include "engine/install.h"
 #include "engine/install-targets.h"
+#include "engine/rollback.h"
 #include "root/bootscheme.h"
 #include "state/state.h"
 
@@ -177,6 +178,12 @@ static char *bls_own_words(const struct rootfs *rfs, const struct manifest *m, c
         if (m && manifest_find(m, OWN_CMDLINE_PATH) &&
             rootfs_read_file(rfs, OWN_CMDLINE_PATH, ROOTFS_NOFOLLOW, KERNEL_CMDLINE_MAX, &old, NULL, NULL) < 0)
                 old = NULL;
+        if (m && m->dropped_words) {
+                /* an earlier profile's words the entries still hold are idlecfg's too */
+                char *both = xasprintf("%s %s", strempty(old), m->dropped_words);
+                free(old);
+                old = both;
+        }
         for (char *c = old; c && *c; c++)
                 if (*c == '\n' || *c == '\r')
                         *c = ' ';       /* words_missing() splits at blanks */
@@ -259,4 +266,21 @@ int install_cmdline_target(const struct rootfs *rfs, const struct plan *p, const
         free(t->cmdline_words);
         t->cmdline_words = TAKE_PTR(words);
         return 0;
+}
+
+char *install_dropped_words(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
+                            const char *words)
+{
+        _cleanup_free_ char *old = NULL, *gone = NULL, *kept = NULL, *more = NULL, *all = NULL;
+
+        if (!m || (p->boot.scheme != BOOT_GRUB_BLS && p->boot.scheme != BOOT_OSTREE))
+                return NULL;
+        /* what idlecfg's own file held: only idlecfg's words (bls_own_words()) */
+        if (m->cmdline_target && streq(m->cmdline_target, OWN_CMDLINE_PATH))
+                old = install_own_words(rfs, m);
+        gone = words_missing(strempty(words), strempty(old));
+        kept = xasprintf("%s %s", strempty(words), gone);
+        more = words_missing(kept, strempty(m->dropped_words));
+        all = xasprintf("%s %s", gone, more);
+        return boot_bls_words_held(rfs, all);
 }

@@ -61,6 +61,7 @@ struct targets {
         struct target *v;
         size_t n;
         char *cmdline_words;    /* the kernel parameters planned, space-separated; NULL: none */
+        char *dropped_words;    /* the manifest's dropped-words (install_dropped_words()) */
 };
 
 /* the target of PATH (an earlier one's content replaced) */
@@ -73,3 +74,11 @@ int install_render(const struct plan *p, enum emit_format fmt, char **ret, struc
  * (p->boot, root/bootscheme.h); none when the plan has none */
 int install_cmdline_target(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
                            struct targets *t, struct xerror *ret_error);
+/* GRUB with BLS entries, an OSTree host: the words an earlier install gave
+ * the boot entries through a tool (the words of idlecfg's own
+ * /etc/idlecfg/cmdline, and those an earlier install found dropped) that
+ * WORDS, this plan's own words (NULL: none), no longer has, and some entry
+ * still holds; never an administrator's word (not in idlecfg's file: see
+ * bls_own_words()). NULL: none. Read before anything is written. */
+char *install_dropped_words(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
+                            const char *words);

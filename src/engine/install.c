@@ -32,6 +32,7 @@ static void targets_free(struct targets *t)
         }
         free(t->v);
         free(t->cmdline_words);
+        free(t->dropped_words);
 }
 
 struct target *install_target_add(struct targets *t, const char *path, char *content_take, enum target_kind kind)
@@ -595,6 +596,8 @@ static void record_run(const struct rootfs *rfs, const struct plan *p, const str
         m->kernel = p->kernel ? xstrdup(p->kernel) : NULL;
         free(m->cmdline_target);
         m->cmdline_target = NULL;
+        free(m->dropped_words);
+        m->dropped_words = t->dropped_words ? xstrdup(t->dropped_words) : NULL;
         for (size_t i = 0; i < t->n; i++)
                 if (t->v[i].kind >= T_CMDLINE_KERNEL && t->v[i].kind <= T_CMDLINE_OWN && t->v[i].content &&
                     !endswith_str(t->v[i].path, NEW_SUFFIX))
@@ -634,6 +637,7 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         res->state_refused = res->state_refused || r == -EBADMSG;
         if (r < 0)
                 return r;
+        t->dropped_words = install_dropped_words(rfs, p, m, t->cmdline_words);
         r = preflight(rfs, m, t, o->force, ret_error);
         if (r < 0)
                 return r;
