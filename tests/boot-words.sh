@@ -10,11 +10,14 @@
 # would and grub-mkconfig runs for real (tests/mkconfig.sh: a private mount
 # namespace; those points skip without root, unshare or grub-mkconfig).
 # Then the plan of a profile change after an install: idlecfg's own grub.d
-# snippet is not the administrator's command line.
+# snippet is not the administrator's command line; and on GRUB with BLS
+# entries, a profile change names taking out the words the earlier profile
+# gave the entries (grubby --remove-args; the steps done here as grubby
+# does them, on the entries' options), never the administrator's.
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 34
+plan 44
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -246,4 +249,90 @@ for form in crlf nonl; do
         last_failed && diag "$(cat "$tmp/k.$form.rb")"
         cp "$tmp/k.$form" "$k/etc/kernel/cmdline"
 done
+# ---- I3: a profile change on GRUB with BLS entries: the old profile's words are taken out ----
+i=$tmp/i3
+mk "$i"
+mkdir -p "$i/boot/loader/entries" "$i/usr/bin"
+printf 'GRUB_TIMEOUT=5\nGRUB_ENABLE_BLSCFG=true\n' >"$i/etc/default/grub"
+: >"$i/usr/sbin/grub2-mkconfig"
+printf 'CONFIG_PCIEASPM=y\nCONFIG_PCIEASPM_DEFAULT=y\n' >"$i/boot/config-$KVER"
+PS=pcie_aspm.policy=powersupersave
+ie=$i/boot/loader/entries/abc-$KVER.conf
+printf 'title Fedora\nversion %s\nlinux /vmlinuz-%s\noptions root=UUID=1 ro\n' "$KVER" "$KVER" >"$ie"
+profile=powersave ic "$i" install --json >"$tmp/i.json" 2>&1
+steps "$tmp/i.json" "$i" >"$tmp/i.steps"
+check "profile change, bls: the powersave install names grubby --args with its policy word" sh -c "
+        grep -qw '$PS' '$i/etc/idlecfg/cmdline' &&
+        grep -q '^grubby chroot @ROOT@ grubby --update-kernel=ALL --args=.*$PS' '$tmp/i.steps'"
+# what grubby --args does: the words onto every entry's options
+sed -i "s|^options .*|& $(cat "$i/etc/idlecfg/cmdline")|" "$ie"
+ic "$i" install --json >"$tmp/i2.json" 2>"$tmp/i2.err"; rc=$?
+steps "$tmp/i2.json" "$i" >"$tmp/i2.steps"
+check "profile change to balanced: install exits 4 and names grubby --remove-args of the old word (JSON next_steps)" sh -c "
+        test $rc -eq 4 &&
+        grep -qx 'grubby-remove-args chroot @ROOT@ grubby --update-kernel=ALL --remove-args=$PS' '$tmp/i2.steps'"
+last_failed && diag "exit $rc" "$(cat "$tmp/i2.steps")" "$(tail -n 3 "$tmp/i2.err")"
+check "... the manifest remembers the word for the switch (dropped-words)" \
+        grep -qx "dropped-words $PS" "$i/var/lib/idlecfg/manifest"
+ic "$i" install >"$tmp/i3.out" 2>&1; rc=$?
+check "... a second install (text) still names it, exit 4" sh -c "
+        test $rc -eq 4 && grep -qF 'chroot $i grubby --update-kernel=ALL --remove-args=$PS' '$tmp/i3.out'"
+ic "$i" verify >"$tmp/i.verify" 2>&1; rc=$?
+ic "$i" verify --json >"$tmp/i.verify.json" 2>/dev/null
+steps "$tmp/i.verify.json" "$i" >"$tmp/i.verify.steps"
+check "... verify reports the step pending (text and JSON, not exit 0)" sh -c "
+        test $rc -ne 0 && grep -qF 'grubby --update-kernel=ALL --remove-args=$PS' '$tmp/i.verify' &&
+        grep -qx 'grubby-remove-args chroot @ROOT@ grubby --update-kernel=ALL --remove-args=$PS' '$tmp/i.verify.steps'"
+last_failed && diag "exit $rc" "$(tail -n 5 "$tmp/i.verify")"
+# what grubby --remove-args does
+sed -i "s| $PS||" "$ie"
+ic "$i" verify >"$tmp/i.verify2" 2>&1; rc=$?
+ic "$i" verify --json >"$tmp/i.verify2.json" 2>/dev/null
+steps "$tmp/i.verify2.json" "$i" >"$tmp/i.verify2.steps"
+check "... once it ran, verify is quiet about it (no step, not exit 4)" sh -c "
+        test $rc -ne 4 && ! grep -q 'grubby' '$tmp/i.verify2' && test ! -s '$tmp/i.verify2.steps'"
+last_failed && diag "exit $rc" "$(cat "$tmp/i.verify2.steps")"
+ic "$i" install >/dev/null 2>&1; rc=$?
+check "... and install exits 0, the manifest forgets the word" sh -c "
+        test $rc -eq 0 && ! grep -q '^dropped-words' '$i/var/lib/idlecfg/manifest'"
+# back to powersave while the entries still hold the old word: it stays idlecfg's
+profile=powersave ic "$i" install >/dev/null 2>&1
+sed -i "s|^options .*|& $(cat "$i/etc/idlecfg/cmdline")|" "$ie"
+ic "$i" install >/dev/null 2>&1
+# a rollback right after the switch (on a copy of the root): the old word is idlecfg's too
+cp -a "$i" "$i.copy"
+ic "$i.copy" rollback --json >"$tmp/ic.rb.json" 2>&1; rc=$?
+steps "$tmp/ic.rb.json" "$i.copy" >"$tmp/ic.rb.steps"
+check "... rollback after the switch names grubby --remove-args of the old word (exit 4)" sh -c "
+        test $rc -eq 4 && grep -qx 'grubby-remove-args chroot @ROOT@ grubby --update-kernel=ALL --remove-args=$PS' '$tmp/ic.rb.steps'"
+last_failed && diag "exit $rc" "$(cat "$tmp/ic.rb.steps")"
+profile=powersave ic "$i" install --json >"$tmp/i4.json" 2>&1; rc=$?
+cat "$i/etc/idlecfg/cmdline" >"$tmp/i4.cmdline" 2>/dev/null
+ic "$i" rollback --json >"$tmp/i.rb.json" 2>&1; rc2=$?
+steps "$tmp/i.rb.json" "$i" >"$tmp/i.rb.steps"
+check "... powersave again with the old word still in the entries: it stays idlecfg's, rollback names its removal" sh -c "
+        grep -qw '$PS' '$tmp/i4.cmdline' && test $rc2 -eq 4 && grep -q '^grubby-remove-args .*--remove-args=.*$PS' '$tmp/i.rb.steps'"
+last_failed && diag "install $rc, rollback $rc2" "$(cat "$tmp/i.rb.steps")"
+
+# the administrator's own word, the same as idlecfg's: never named for removal
+a=$tmp/i3adm
+mk "$a"
+mkdir -p "$a/boot/loader/entries" "$a/usr/bin"
+printf 'GRUB_TIMEOUT=5\nGRUB_ENABLE_BLSCFG=true\n' >"$a/etc/default/grub"
+: >"$a/usr/sbin/grub2-mkconfig"
+printf 'CONFIG_PCIEASPM=y\nCONFIG_PCIEASPM_DEFAULT=y\n' >"$a/boot/config-$KVER"
+printf 'title Fedora\nversion %s\nlinux /vmlinuz-%s\noptions root=UUID=1 ro %s\n' "$KVER" "$KVER" "$PS" \
+        >"$a/boot/loader/entries/abc-$KVER.conf"
+profile=powersave ic "$a" install --json >"$tmp/a.json" 2>&1
+# grubby --args of idlecfg's other words, if any
+[ -e "$a/etc/idlecfg/cmdline" ] &&
+        sed -i "s|^options .*|& $(cat "$a/etc/idlecfg/cmdline")|" "$a/boot/loader/entries/abc-$KVER.conf"
+ic "$a" install --json >"$tmp/a2.json" 2>&1; rc=$?
+ic "$a" verify --json >"$tmp/a.verify.json" 2>/dev/null
+ic "$a" rollback --json >"$tmp/a.rb.json" 2>&1
+check "profile change, the entries held the policy word before idlecfg (the administrator's): never named for removal" sh -c "
+        ! grep -qw '$PS' '$a/etc/idlecfg/cmdline' 2>/dev/null &&
+        ! grep -q 'remove-args=.*$PS' '$tmp/a2.json' '$tmp/a.verify.json' '$tmp/a.rb.json' &&
+        grep -qw '$PS' '$a/boot/loader/entries/abc-$KVER.conf'"
+last_failed && diag "$(steps "$tmp/a2.json" "$a")"
 done_testing

@@ -575,6 +575,39 @@ static void test_report_rules(void)
            "report: the root's path taken out, user names after /home/ cut, MAC addresses masked (%s | %s)", a, b);
 }
 
+/* the manifest's dropped-words (an earlier profile's words the boot
+ * entries still hold): read and written back; anything that is no
+ * kernel parameter words refused, as is the line given twice */
+static void test_manifest_dropped_words(void)
+{
+        static const char *const head = "idlecfg-manifest 2\nversion 0.1\nprofile balanced\nfingerprint ab\n";
+        _cleanup_free_ char *good_body = xasprintf("%sdropped-words pcie_aspm.policy=powersupersave\\x20a=1\n",
+                                                   head);
+        _cleanup_free_ char *good = with_end(good_body, "");
+        _cleanup_free_ char *quote_body = xasprintf("%sdropped-words a=\"x\n", head);
+        _cleanup_free_ char *quote = with_end(quote_body, "");
+        _cleanup_free_ char *twice_body = xasprintf("%sdropped-words a=1\ndropped-words b=2\n", head);
+        _cleanup_free_ char *twice = with_end(twice_body, "");
+        _cleanup_free_ char *m_quote = NULL, *m_twice = NULL, *text = NULL;
+        struct manifest *m = NULL;
+        struct xerror e = {};
+        int r = manifest_parse("M", good, strlen(good), &m, &e);
+        bool fine;
+
+        ok(r == 0 && m->dropped_words && streq(m->dropped_words, "pcie_aspm.policy=powersupersave a=1") &&
+           (text = manifest_format(m)) && strstr(text, "\ndropped-words pcie_aspm.policy=powersupersave\\x20a=1\n"),
+           "manifest dropped-words: read, and written back as it was");
+        manifest_free(r < 0 ? NULL : m);
+        xerror_done(&e);
+        fine = parse_state(false, quote, &m_quote) == -EINVAL && m_quote &&
+               startswith(m_quote, "M:5: not kernel parameters: ") &&
+               parse_state(false, twice, &m_twice) == -EINVAL && m_twice &&
+               streq(m_twice, "M:6: \"dropped-words\" given twice");
+        ok(fine, "manifest dropped-words: a quote in a word refused, the line twice refused");
+        if (!fine)
+                printf("# %s\n# %s\n", strempty(m_quote), strempty(m_twice));
+}
+
 int main(void)
 {
         test_sha256();
@@ -588,6 +621,7 @@ int main(void)
         test_kv();
         test_knob_declarations();
         test_state_records();
+        test_manifest_dropped_words();
         test_report_rules();
         printf("1..%d\n", n);
         return failed ? 1 : 0;

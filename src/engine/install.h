@@ -9,6 +9,7 @@
 
 /* the files install owns: targets.h */
 #include "root/targets.h"
+#include "engine/install-targets.h"
 /* image mode (install --image): what enables idlecfg-firstboot.service, the
  * link of its [Install] section (FIRSTBOOT_WANTS_PATH, targets.h: the one
  * link install makes) */
@@ -22,33 +23,6 @@ struct install_options {
         bool force;             /* overwrite files the administrator changed */
         bool image;             /* install --image: no hardware setting, the first-boot unit enabled */
         const char *profiles_dir;
-};
-
-/* the kind of a file install owns */
-enum target_kind {
-        T_UDEV,
-        T_MODPROBE,
-        T_TMPFILES,
-        T_SYSCTL,
-        T_NM,                   /* NetworkManager conf.d */
-        T_LINK,                 /* drop-in of 99-default.link */
-        T_CMDLINE_KERNEL,       /* words appended to /etc/kernel/cmdline */
-        T_CMDLINE_GRUB,         /* a /etc/default/grub.d snippet */
-        T_CMDLINE_BOOTC,        /* a bootc image's kargs.d file */
-        T_CMDLINE_OWN,          /* /etc/idlecfg/cmdline: the installer has to add them */
-        T_POWER,                /* the power-source switch: table, udev rule, unit, drop-in (pstable.h) */
-        T_FIRSTBOOT,            /* the drop-in that enables idlecfg-firstboot.service (image mode) */
-        T_OTHER,                /* a file of an earlier install that is no longer wanted */
-};
-
-/* what install does with it */
-enum action {
-        A_NONE,                 /* already as wanted */
-        A_WRITE,                /* write ours (recording what it replaces) */
-        A_RESTORE,              /* no longer wanted: put back what was there */
-        A_DROP,                 /* no longer wanted and already as before: forget it */
-        A_KEEP_THEIRS,          /* changed by the administrator: left alone */
-        A_ADOPT,                /* already has our content, the manifest an older checksum */
 };
 
 /* what install did (or, with dry_run, would do), in order */

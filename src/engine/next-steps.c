@@ -550,6 +550,19 @@ static bool boot_entry_has(const struct rootfs *rfs, const char *kernel, const c
         return false;
 }
 
+/* the words of an earlier profile (the manifest's dropped-words) that boot
+ * entries still hold: taken out by the tool that put them there */
+static void pending_dropped_words(struct next_steps *s, const struct rootfs *rfs, const char *dropped)
+{
+        _cleanup_free_ char *held = NULL;
+
+        if (s->boot.scheme != BOOT_GRUB_BLS && s->boot.scheme != BOOT_OSTREE)
+                return;
+        held = boot_bls_words_held(rfs, dropped);
+        if (held)
+                step_own_words(s, rfs, held, true);
+}
+
 static void pending_kernel_cmdline(struct next_steps *s, const struct rootfs *rfs, const char *kernel)
 {
         struct timespec t;
@@ -648,6 +661,8 @@ void next_steps_boot_pending_of(struct next_steps *s, const struct rootfs *rfs, 
                 pending_kernel_cmdline(s, rfs, m->kernel);
         if (manifest_find(m, OWN_CMDLINE_PATH))
                 pending_own_cmdline(s, rfs, m->kernel);
+        if (m->dropped_words)
+                pending_dropped_words(s, rfs, m->dropped_words);
         /* the steps said done by hand leave the list; a list that cannot be
          * read acknowledges nothing (the steps stay pending) */
         if (steps_done_load(rfs, &done, &e) < 0)

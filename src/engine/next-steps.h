@@ -61,7 +61,8 @@ char **udev_trigger_argv(const char *udevadm, const struct plan *p);
 /* What the boot configuration of the root still lacks, from its files and
  * idlecfg's manifest: a GRUB snippet newer than grub.cfg or with words it
  * lacks, /etc/kernel/cmdline words no boot entry has, /etc/idlecfg/cmdline
- * words in no boot loader's configuration, an initramfs older than
+ * words in no boot loader's configuration, the words of an earlier profile
+ * (the manifest's dropped-words) boot entries still hold, an initramfs older than
  * modprobe.d/idlecfg.conf that may hold a module it names (initramfs_check()).
  * Nothing installed: nothing. */
 void next_steps_boot_pending(struct next_steps *s, const struct rootfs *rfs);

@@ -208,6 +208,16 @@ static void note_boot(const struct rootfs *rfs, const struct manifest *m, struct
                         res->boot_words = NULL;
                 }
         }
+        if (m->dropped_words) {
+                /* an earlier profile's words the boot entries still held at the last install */
+                _cleanup_free_ char *more = words_missing(strempty(res->boot_words), m->dropped_words);
+                if (*more) {
+                        char *both = xasprintf("%s%s%s", strempty(res->boot_words), res->boot_words ? " " : "",
+                                               more);
+                        free(res->boot_words);
+                        res->boot_words = both;
+                }
+        }
 }
 
 /* the administrator's /etc/kernel/cmdline (CUR, ST) with idlecfg's words

@@ -212,6 +212,21 @@ static const char *bls_entries_mark(const struct rootfs *rfs)
         return NULL;
 }
 
+/* the words of the options lines of the entry PATH, onto OPTS; false: not read */
+static bool bls_entry_options(const struct rootfs *rfs, const char *path, struct strbuf *opts)
+{
+        _cleanup_free_ char *text = NULL;
+
+        if (rootfs_read_file(rfs, path, 0, BLS_ENTRY_MAX, &text, NULL, NULL) < 0)
+                return false;
+        for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                l += strspn(l, " \t");
+                if (startswith(l, "options") && strchr(" \t", l[7]))
+                        sb_appendf(opts, " %s", l + 7);
+        }
+        return true;
+}
+
 char *boot_bls_common_words(const struct rootfs *rfs)
 {
         const char *dir = bls_entries_mark(rfs);
@@ -221,16 +236,11 @@ char *boot_bls_common_words(const struct rootfs *rfs)
         if (!dir || rootfs_list_dir(rfs, dir, ".conf", &names, &n) < 0)
                 return NULL;
         for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *path = xasprintf("%s/%s", dir, names[i]), *text = NULL, *missing = NULL;
+                _cleanup_free_ char *path = xasprintf("%s/%s", dir, names[i]), *missing = NULL;
                 struct strbuf opts = {};
 
-                if (rootfs_read_file(rfs, path, 0, BLS_ENTRY_MAX, &text, NULL, NULL) < 0)
+                if (!bls_entry_options(rfs, path, &opts))
                         continue;
-                for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-                        l += strspn(l, " \t");
-                        if (startswith(l, "options") && strchr(" \t", l[7]))
-                                sb_appendf(&opts, " %s", l + 7);
-                }
                 if (!common)
                         common = xstrdup(sb_str(&opts));
                 else {
@@ -245,6 +255,32 @@ char *boot_bls_common_words(const struct rootfs *rfs)
         }
         rootfs_list_free(names, n);
         return common;
+}
+
+char *boot_bls_words_held(const struct rootfs *rfs, const char *words)
+{
+        const char *dir = bls_entries_mark(rfs);
+        _cleanup_free_ char *lacking = NULL;
+        struct strbuf all = {};
+        char **names = NULL, *held;
+        size_t n = 0;
+
+        if (!words || !dir || rootfs_list_dir(rfs, dir, ".conf", &names, &n) < 0)
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *path = xasprintf("%s/%s", dir, names[i]);
+                (void) bls_entry_options(rfs, path, &all);
+        }
+        rootfs_list_free(names, n);
+        /* the words no entry has, then WORDS without them */
+        lacking = words_missing(sb_str(&all), words);
+        held = words_missing(lacking, words);
+        sb_free(&all);
+        if (!*held) {
+                free(held);
+                return NULL;
+        }
+        return held;
 }
 
 const char *boot_grub_mark(const struct rootfs *rfs)

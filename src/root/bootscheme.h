@@ -86,6 +86,9 @@ const char *boot_grub_mkconfig_no_grub_d(const struct rootfs *rfs);
  * /boot, /efi, /boot/efi with one) has on its options lines, space-separated;
  * NULL: no entry */
 char *boot_bls_common_words(const struct rootfs *rfs);
+/* of WORDS, those some boot entry (the same entries) has on an options
+ * line, space-separated; NULL: none, or no entry */
+char *boot_bls_words_held(const struct rootfs *rfs, const char *words);
 /* the first file of GRUB the root has (a dangling link counts), NULL: none */
 const char *boot_grub_mark(const struct rootfs *rfs);
 /* is it a path of the root (links followed inside it)? */

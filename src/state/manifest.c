@@ -6,6 +6,7 @@
  *   fingerprint 16de5ac23f7e2453
  *   kernel 6.1.0-18-amd64                  ("\-" when unknown)
  *   cmdline /etc/kernel/cmdline            (where the command line went)
+ *   dropped-words "WORD..."                (an earlier profile's words still in boot entries)
  *   input NAME DIGEST                      (what refresh compares)
  *   dir /etc/udev/rules.d                  (created by install, in order)
  *   file PATH SHA256 MODE new
@@ -191,6 +192,7 @@ void manifest_free(struct manifest *m)
         free(m->fingerprint);
         free(m->kernel);
         free(m->cmdline_target);
+        free(m->dropped_words);
         kv_free(&m->inputs);
         for (size_t i = 0; i < m->n_dirs; i++)
                 free(m->dirs[i]);
@@ -296,6 +298,15 @@ static int manifest_line(void *userdata, const struct record *l, struct xerror *
                 if (slot == &m->cmdline_target && !in_list(v[1], cmdline_paths, ELEMENTSOF(cmdline_paths)))
                         LBAD(_("%s:%u: not a file idlecfg writes the command line to: %s"), name, lineno, f[1]);
                 *slot = TAKE_PTR(v[1]);
+        } else if (streq(v[0], "dropped-words")) {
+                if (n != 2 || !*v[1] || strlen(v[1]) > KERNEL_CMDLINE_MAX)
+                        LBAD(_("%s:%u: \"%s\" takes one value"), name, lineno, v[0]);
+                if (m->dropped_words)
+                        LBAD(_("%s:%u: \"%s\" given twice"), name, lineno, v[0]);
+                for (const char *c = v[1]; *c; c++)
+                        if ((*c <= ' ' && *c != ' ') || *c >= 0x7f || *c == '"' || *c == '\'' || *c == '\\')
+                                LBAD(_("%s:%u: not kernel parameters: %s"), name, lineno, f[1]);
+                m->dropped_words = TAKE_PTR(v[1]);
         } else if (streq(v[0], "input")) {
                 if (n != 3 || !*v[1])
                         LBAD(_("%s:%u: \"input\" takes a name and a digest"), name, lineno);
@@ -369,6 +380,8 @@ char *manifest_format(const struct manifest *m)
                 put(&sb, "kernel", m->kernel);
         if (m->cmdline_target)
                 put(&sb, "cmdline", m->cmdline_target);
+        if (m->dropped_words)
+                put(&sb, "dropped-words", m->dropped_words);
         for (size_t i = 0; i < m->inputs.n; i++) {
                 _cleanup_free_ char *k = field_escape(m->inputs.v[i].key), *v = field_escape(strempty(m->inputs.v[i].value));
                 sb_appendf(&sb, "input %s %s\n", k, v);

@@ -33,6 +33,11 @@ struct manifest {
         char *fingerprint;
         char *kernel;           /* NULL: unknown */
         char *cmdline_target;   /* where the command line went, NULL if nowhere */
+        /* the words an earlier profile's install gave the boot entries through
+         * a tool (grubby, rpm-ostree) that this one no longer plans, while an
+         * entry still holds them: idlecfg's, to take out; space-separated,
+         * NULL: none */
+        char *dropped_words;
         struct kvlist inputs;   /* what refresh compares: name -> digest */
         char **dirs;            /* directories install created, in order */
         size_t n_dirs;
