@@ -73,8 +73,9 @@ check "rollback apply puts the values back and keeps the note (exit $rc); verify
 printf 'usr/lib/modules/%s/kernel/drivers/ata/ahci.ko\n' "$KVER" >"$TAKE_LIST"
 ic verify --json >"$tmp/v2.json" 2>&1
 ic verify >"$tmp/v2.out" 2>&1
+left "$tmp/v2.json" >"$tmp/v2.left" 2>&1
 check "verify: once the initramfs lacks it, nothing is left (text and JSON)" sh -c "
-        ! grep -q 'left from before rollback' '$tmp/v2.out' && test ! -s \"\$(left '$tmp/v2.json' >'$tmp/v2.left'; echo '$tmp/v2.left')\""
+        ! grep -q 'left from before rollback' '$tmp/v2.out' && test ! -s '$tmp/v2.left'"
 ic rollback >"$tmp/rb2.out" 2>&1; rc=$?
 check "a later rollback finds nothing left: the note and the state directory go (exit 0)" sh -c "
         test $rc -eq 0 && test ! -e '$R/var/lib/idlecfg'"
