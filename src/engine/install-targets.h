@@ -1,6 +1,7 @@
-/* install-targets.h: the files one install run writes (install.c), and
- * the kernel command line's among them (install-cmdline.c); install.h
- * includes it for the kinds and actions */
+/* install-targets.h: the files one install run writes (install.c; the list
+ * and a plan rendered into a file: install-targets.c), and the kernel
+ * command line's among them (install-cmdline.c); install.h includes it for
+ * the kinds and actions */
 #pragma once
 
 #include <stdbool.h>
