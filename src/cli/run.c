@@ -169,8 +169,10 @@ int run_plan(struct run *c)
         if (r != EXIT_OK)
                 return r;
         /* the words an earlier install added are not the administrator's command line */
-        if (run_manifest(c, &m, &e) == 0)
+        if (run_manifest(c, &m, &e) == 0) {
                 po.own_words = own = install_own_words(&c->rfs, m);
+                po.dropped_words = m->dropped_words;
+        }
         xerror_done(&e);
         r = plan_build(c->inv, &po, &c->plan, &e);
         if (r < 0) {

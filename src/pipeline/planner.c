@@ -53,8 +53,9 @@ static void own_words_out(struct strbuf *sb, char *text, const char *own)
 }
 
 /* the kernel command line the target boots with, as far as the administrator
- * made it: idlecfg's own words (OWN, from its manifest) left out */
-static char *boot_cmdline(const struct rootfs *rfs, const char *own)
+ * made it: idlecfg's own words (OWN, from its manifest) left out, and in the
+ * running kernel's those of an earlier profile (DROPPED) too */
+static char *boot_cmdline(const struct rootfs *rfs, const char *own, const char *dropped)
 {
         _cleanup_free_ char *text = NULL, *grub = NULL;
         struct strbuf sb = {};
@@ -69,7 +70,8 @@ static char *boot_cmdline(const struct rootfs *rfs, const char *own)
                                            "nothing it plans"), why);
                         return NULL;
                 }
-                own_words_out(&sb, text, own);
+                _cleanup_free_ char *both = dropped ? xasprintf("%s %s", own ? own : "", dropped) : NULL;
+                own_words_out(&sb, text, both ? both : own);
                 return sb_steal(&sb);
         }
         r = rootfs_read_file(rfs, "/etc/kernel/cmdline", 0, CMDLINE_MAX, &text, NULL, NULL);
@@ -293,7 +295,7 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                 _cleanup_free_ char *w = xerror_format(&warn[i]);
                 plan_add_warning(p, "%s", w);
         }
-        cmdline = boot_cmdline(inv->rfs, o ? o->own_words : NULL);
+        cmdline = boot_cmdline(inv->rfs, o ? o->own_words : NULL, o ? o->dropped_words : NULL);
         /* detect loaded the target's module indexes; a hand-made inventory has none */
         c.mc = inv->mc;
         if (!c.mc && inv->kernel && !inv->moddir_note) {

@@ -11,6 +11,11 @@ struct plan_options {
         /* the kernel parameters an earlier install added (its manifest's): read in
          * /etc/kernel/cmdline or /proc/cmdline, they are not the administrator's */
         const char *own_words;
+        /* the words an earlier profile's install gave the boot entries and this
+         * one no longer plans (the manifest's dropped-words): the running
+         * kernel was booted with them until a reboot, so in /proc/cmdline they
+         * are not the administrator's either */
+        const char *dropped_words;
 };
 
 /* ret_error (struct xerror, util.h) names file and line where there is one */

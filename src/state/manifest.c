@@ -6,7 +6,7 @@
  *   fingerprint 16de5ac23f7e2453
  *   kernel 6.1.0-18-amd64                  ("\-" when unknown)
  *   cmdline /etc/kernel/cmdline            (where the command line went)
- *   dropped-words "WORD..."                (an earlier profile's words still in boot entries)
+ *   dropped-words WORD\x20WORD...         (an earlier profile's words still in boot entries)
  *   input NAME DIGEST                      (what refresh compares)
  *   dir /etc/udev/rules.d                  (created by install, in order)
  *   file PATH SHA256 MODE new
