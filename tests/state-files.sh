@@ -17,7 +17,7 @@ if [ -z "${IDLECFG_IN_MACHINE:-}" ]; then
         rm -rf "$tmp"
         IDLECFG_IN_MACHINE=1 exec "$top_srcdir/tests/run-machine" "$TESTS_DATA/machines/desktop-sata" sh "$0" "$@"
 fi
-plan 22
+plan 23
 
 root=$tmp/root
 mkroot_installed "$TESTS_DATA/machines/desktop-sata" "$root" || { echo "Bail out! no root"; exit 1; }
@@ -230,5 +230,19 @@ reads() {
   reads prom verify --format=prometheus; reads apply apply; } >"$tmp/reads"
 check "plan, verify (text, JSON, Nagios, Prometheus) and apply with its status file read the manifest once" \
         sh -c "test \$(grep -c ' 1\$' '$tmp/reads') -eq 6"; last_failed && diag "$(cat "$tmp/reads")"
+ic rollback >/dev/null 2>&1
+
+# a manifest refused (here a line only a damaged file has) is said by the verbs
+# that plan without reading it for themselves, with file:line, not passed over
+ic --profile powersave install >/dev/null 2>&1
+cp "$root/var/lib/idlecfg/manifest" "$tmp/manifest.good"
+sed -i '/^end /i dropped-words "x=1"' "$root/var/lib/idlecfg/manifest"
+ic plan >"$tmp/bm.out" 2>"$tmp/bm.err"; rc=$?
+ic --profile powersave install >/dev/null 2>"$tmp/bm.inst"; rc2=$?
+check "plan with a refused manifest: a warning naming file:line and what the plan then assumes (exit $rc); install refuses it, said once" sh -c "
+        test $rc -eq 0 && grep -q '^idlecfg: warning: .*/var/lib/idlecfg/manifest:[0-9]*: .*the plan takes the words an install added' '$tmp/bm.err' &&
+        test $rc2 -ne 0 && test \$(grep -c 'manifest:[0-9]*:' '$tmp/bm.inst') -eq 1"
+last_failed && diag "$(cat "$tmp/bm.err" "$tmp/bm.inst")"
+cp "$tmp/manifest.good" "$root/var/lib/idlecfg/manifest"
 ic rollback >/dev/null 2>&1
 done_testing

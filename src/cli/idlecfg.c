@@ -409,6 +409,7 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
         /* power-source show only reads: any user may run it */
         bool shows = nargs > 0 && streq(args[0], "show");
 
+        run.manifest_verb = v->needs & VERB_MANIFEST;
         if (r == EXIT_OK && v->check)
                 r = v->check(a, nargs, args);
         if (r == EXIT_OK)

@@ -169,9 +169,15 @@ int run_plan(struct run *c)
         if (r != EXIT_OK)
                 return r;
         /* the words an earlier install added are not the administrator's command line */
-        if (run_manifest(c, &m, &e) == 0) {
+        r = run_manifest(c, &m, &e);
+        if (r == 0) {
                 po.own_words = own = install_own_words(&c->rfs, m);
                 po.dropped_words = m->dropped_words;
+        } else if (r != -ENOENT && !c->manifest_verb) {
+                /* a refused manifest is said, not passed over (verify refuses it: run_installed_profile()) */
+                _cleanup_free_ char *why = e.message ? xerror_format(&e) : xstrdup(strerror(-r));
+                fprintf(stderr, _("idlecfg: warning: %s: the plan takes the words an install added to the "
+                                  "kernel command line for the administrator's\n"), why);
         }
         xerror_done(&e);
         r = plan_build(c->inv, &po, &c->plan, &e);

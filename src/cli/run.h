@@ -31,6 +31,9 @@ struct run {
         struct manifest *manifest;      /* manifest_r 0: the manifest */
         struct xerror manifest_error;   /* refused: why */
         bool refresh;                   /* refresh installs: --image is the first-boot unit's */
+        /* the verb reads the manifest itself and says why it refuses it
+         * (install, refresh, rollback): run_plan() need not */
+        bool manifest_verb;
 };
 
 /* "idlecfg: WHAT: file:line: message" on stderr; FALLBACK without a message */
