@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/cli.sh: usage errors, exit codes, help and version
 . "$top_srcdir/tests/lib.sh"
-plan 20
+plan 21
 
 "$IDLECFG" >/dev/null 2>"$tmp/err"; rc=$?
 check "no verb: exit 2" test "$rc" -eq 2
@@ -51,6 +51,10 @@ check "help of an unknown verb: exit 2" sh -c "test $rc -eq 2 && grep -q \"unkno
 check "help help: --help lists help among the verbs, so its own usage, exit 0" sh -c "
         test $rc -eq 0 && ! test -s '$tmp/err' && grep -qx 'Usage: idlecfg help \[OPTIONS\] \[VERB\]' '$tmp/h1' &&
         grep -qx 'Show the usage of one verb: help VERB.' '$tmp/h1'"
+"$IDLECFG" help --help >"$tmp/h2" 2>"$tmp/err"; rc=$?
+"$IDLECFG" --help help >"$tmp/h3" 2>>"$tmp/err"; rc2=$?
+check "help --help and --help help: help's own usage too, as VERB --help (exit $rc, $rc2)" sh -c "
+        test $rc -eq 0 && test $rc2 -eq 0 && ! test -s '$tmp/err' && cmp '$tmp/h1' '$tmp/h2' && cmp '$tmp/h1' '$tmp/h3'"
 "$IDLECFG" --root /nonexistent/dir detect >/dev/null 2>"$tmp/err"
 : >"$tmp/file"
 "$IDLECFG" --root "$tmp/file" detect >/dev/null 2>"$tmp/err2"

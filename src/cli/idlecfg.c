@@ -319,7 +319,11 @@ static int help(const struct args *a, int argc, char **argv)
                         return EXIT_USAGE;
                 }
                 if (argc - optind == 1) {
-                        usage(stdout);
+                        /* help --help (and --help help): help's own usage, as for any verb */
+                        if (a->help)
+                                verb_usage(&help_verb, stdout);
+                        else
+                                usage(stdout);
                         return EXIT_OK;
                 }
                 /* --help lists it among the verbs: it has its usage too */
