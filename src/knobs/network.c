@@ -287,31 +287,45 @@ static const struct link_file *link_before(const struct link_files *l, const str
         return first;
 }
 
+/* Does the drop-in reach NIC D? Not when a .link file sorted before
+ * 99-default.link surely fits it: KNOB is skipped (SET: what to set in that
+ * file instead; WANTED: "by WHO") and a warning says WHAT does not reach it.
+ * A file that may fit is warned about (THEN: what would then not reach it). */
+static bool dropin_reaches(struct planctx *c, const struct device *d, const char *knob, const struct link_files *l,
+                           const struct link_file *dflt, const char *set, const char *wanted, const char *what,
+                           const char *then)
+{
+        enum match m;
+        const struct link_file *first = link_before(l, dflt, d, &m);
+
+        if (m == M_YES) {
+                plan_skip(c, d, knob,
+                          xasprintf("skipped: %s matches this NIC before 99-default.link (the first matching .link "
+                                    "file is the only one applied), so a drop-in of 99-default.link does not reach "
+                                    "it; set %s there; wanted %s", first->path, set, wanted));
+                plan_add_warning(c->plan, "%s: %s matches it before 99-default.link: %s does not reach it", d->name,
+                                 first->path, what);
+                return false;
+        }
+        if (first)
+                plan_add_warning(c->plan, "%s: %s may match it before 99-default.link (a [Match] key idlecfg does "
+                                 "not evaluate); then %s does not reach it", d->name, first->path, then);
+        return true;
+}
+
 static void plan_wol(struct planctx *c, const struct wants *w, const struct link_files *l,
                      const struct link_file *dflt)
 {
         for (size_t i = 0; i < w->net->n; i++) {
                 const struct device *d = &w->net->v[i];
-                const struct link_file *first;
-                enum match m;
+                _cleanup_free_ char *set = NULL, *wanted = NULL;
 
                 if (!is_ether(d))
                         continue;
-                first = link_before(l, dflt, d, &m);
-                if (m == M_YES) {
-                        plan_skip(c, d, "network.wake_on_lan",
-                                  xasprintf("skipped: %s matches this NIC before 99-default.link (the first "
-                                            "matching .link file is the only one applied), so a drop-in of "
-                                            "99-default.link does not reach it; set WakeOnLan=%s there; "
-                                            "wanted by %s", first->path, w->value, w->pwhy));
-                        plan_add_warning(c->plan, "%s: %s matches it before 99-default.link: [network] "
-                                         "wake_on_lan does not reach it", d->name, first->path);
+                set = xasprintf("WakeOnLan=%s", w->value);
+                wanted = xasprintf("by %s", w->pwhy);
+                if (!dropin_reaches(c, d, "network.wake_on_lan", l, dflt, set, wanted, "[network] wake_on_lan", set))
                         continue;
-                }
-                if (first)
-                        plan_add_warning(c->plan, "%s: %s may match it before 99-default.link (a [Match] key "
-                                         "idlecfg does not evaluate); then WakeOnLan=%s does not reach it",
-                                         d->name, first->path, w->value);
                 plan_service(c, d, "network.wake_on_lan", MECH_LINK, "WakeOnLan", w->value,
                              xasprintf("%s; drop-in of %s, %s", w->pwhy, dflt->path,
                                        w->version ? "systemd in the target reads it" :
@@ -331,8 +345,7 @@ static void plan_eee(struct planctx *c, const struct wants *w, const struct link
 
         for (size_t i = 0; i < w->net->n; i++) {
                 const struct device *d = &w->net->v[i];
-                const struct link_file *first;
-                enum match m;
+                _cleanup_free_ char *wanted = NULL;
 
                 if (!w->eee[i])
                         continue;
@@ -343,21 +356,10 @@ static void plan_eee(struct planctx *c, const struct wants *w, const struct link
                                             "wanted EEE off by %s", w->version, w->lib, LINK_EEE_SINCE, w->eee[i]));
                         continue;
                 }
-                first = link_before(l, dflt, d, &m);
-                if (m == M_YES) {
-                        plan_skip(c, d, "network.eee",
-                                  xasprintf("skipped: %s matches this NIC before 99-default.link (the first "
-                                            "matching .link file is the only one applied), so a drop-in of "
-                                            "99-default.link does not reach it; set [EnergyEfficientEthernet] "
-                                            "Enable=no there; wanted EEE off by %s", first->path, w->eee[i]));
-                        plan_add_warning(c->plan, "%s: %s matches it before 99-default.link: its hwdb entry's "
-                                         "EEE off does not reach it", d->name, first->path);
+                wanted = xasprintf("EEE off by %s", w->eee[i]);
+                if (!dropin_reaches(c, d, "network.eee", l, dflt, "[EnergyEfficientEthernet] Enable=no", wanted,
+                                    "its hwdb entry's EEE off", "EEE off"))
                         continue;
-                }
-                if (first)
-                        plan_add_warning(c->plan, "%s: %s may match it before 99-default.link (a [Match] key "
-                                         "idlecfg does not evaluate); then EEE off does not reach it",
-                                         d->name, first->path);
                 plan_service(c, d, "network.eee", MECH_LINK, LINK_EEE_PARAM, "off",
                              xasprintf("%s; drop-in of %s, %s", w->eee[i], dflt->path,
                                        w->version ? "systemd in the target reads [EnergyEfficientEthernet]" :
