@@ -11,6 +11,7 @@
 #include "pipeline/powertools.h"
 #include "db/profile-select.h"
 #include "engine/refresh.h"
+#include "pipeline/fingerprint.h"
 #include "cli/run-install.h"
 #include "root/target.h"
 #include "cli/verb-check.h"
@@ -320,7 +321,7 @@ static bool cheap_look_unchanged(struct run *c, const struct manifest *m, char *
 
         if (target_kernel_choose(&c->rfs, c->a->kernel, &kernel, &ksource, &kreason) < 0)
                 kernel = NULL;
-        refresh_fingerprint(fp, ret_chassis);
+        fingerprint_read(fp, ret_chassis);
         *ret_selected = profile_select_rootfs(&c->rfs, c->profile, *ret_chassis, ret_name, ret_why, &e) >= 0;
         /* (an install killed half-way is finished whatever the inputs say) */
         unchanged = *ret_selected && !manifest_pending(m) &&
@@ -497,7 +498,7 @@ static int refresh_run(struct run *c)
 /* refresh --image --condition: the verdict on the stamp, said (-v) */
 static int firstboot_condition(struct run *c)
 {
-        _cleanup_free_ char *key = refresh_hardware_key(), *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
+        _cleanup_free_ char *key = fingerprint_hardware_key(), *shown = rootfs_display(&c->rfs, FIRSTBOOT_STAMP_PATH);
         struct firstboot_check fc;
         bool needed = firstboot_needed(&c->rfs, key, &fc), v = c->a->verbose;
 
@@ -549,7 +550,7 @@ static int firstboot_condition(struct run *c)
 /* the stamp of a first boot whose work is done: the unit skips itself from now */
 static void firstboot_done(struct run *c)
 {
-        _cleanup_free_ char *key = refresh_hardware_key();
+        _cleanup_free_ char *key = fingerprint_hardware_key();
         int k = firstboot_stamp_write(&c->rfs, key);
 
         if (k < 0) {

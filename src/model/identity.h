@@ -1,6 +1,6 @@
 /* identity.h: a device's identity, the line the fingerprint hashes for it.
  * detect (src/pipeline/detect.c, through libudev) and refresh's cheap look
- * (src/engine/refresh.c, straight from /sys) both spell it here, from the values of
+ * (src/pipeline/fingerprint.c, straight from /sys) both spell it here, from the values of
  * the same attributes, so that the two fingerprints are one. */
 #pragma once
 

@@ -727,27 +727,94 @@ const struct knob_input *detect_inputs(size_t *ret_n)
         return inputs;
 }
 
+static bool is_numbered(const char *n, const char *prefix)
+{
+        size_t l = strlen(prefix);
+        return strncmp(n, prefix, l) == 0 && n[l] && strspn(n + l, "0123456789") == strlen(n + l);
+}
+
+/* By the kernel's names, the entries of a route the fingerprint takes
+ * (fingerprint.c): a USB device is "usbN" (a root hub) or "BUS-PORT[.PORT]"
+ * where its interfaces are "BUS-PORT:CONFIG.IFACE" (usb_interface: no
+ * identity) and class usb's "hiddev0" or "lp0" have no devtype (no route); a
+ * SCSI device is "H:C:T:L" where hosts and targets are "hostN" and
+ * "targetH:C:T"; of sound only the cards ("cardN") anchor their codecs, and
+ * of nvme only the controllers ("nvmeN") have an identity. */
+static bool fp_usb_device(const char *n)
+{
+        return is_numbered(n, "usb") || (n[0] >= '0' && n[0] <= '9' && !strchr(n, ':'));
+}
+
+static bool fp_scsi_device(const char *n)
+{
+        return n[0] >= '0' && n[0] <= '9';
+}
+
+static bool fp_sound_card(const char *n)
+{
+        return is_numbered(n, "card");
+}
+
+static bool fp_nvme_controller(const char *n)
+{
+        return is_numbered(n, "nvme");
+}
+
 /* Which visitor takes a device. Pass 1 builds the parents (controllers, USB
- * devices, SCSI hosts, sound cards); pass 2 hangs the children on them. */
+ * devices, SCSI hosts, sound cards); pass 2 hangs the children on them.
+ * Refresh's fingerprint (fingerprint.c) reads the same table: FP, what a
+ * device of the route is to it; FP_NAME, which entries of the subsystem it
+ * lists for the route (NULL: every one); FP_UEVENT, whether it reads their
+ * uevent (DEVTYPE to route them, the PCI and USB ids, MODALIAS). */
 static const struct route {
         const char *subsystem, *devtype;
         int pass;
         visit_fn fn;
-        enum detect_fp fp;      /* what the device is to refresh's fingerprint */
+        enum detect_fp fp;
+        bool (*fp_name)(const char *name);
+        bool fp_uevent;
 } routes[] = {
-        { "pci", NULL, 1, visit_pci, FP_PCI },
-        { "usb", "usb_device", 1, visit_usb, FP_USB },
-        { "scsi_host", NULL, 1, visit_scsi_host, FP_SCSI_HOST },
-        { "nvme", NULL, 1, visit_nvme, FP_NVME },
-        { "sound", NULL, 1, visit_sound, FP_SOUND },
-        { "usb", "usb_interface", 2, visit_usb_interface, FP_NONE },
-        { "scsi", "scsi_device", 2, visit_scsi_device, FP_SCSI_DEVICE },
-        { "hdaudio", NULL, 2, visit_hdaudio, FP_HDAUDIO },
-        { "drm", NULL, 2, visit_drm, FP_NONE },
-        { "i2c", NULL, 2, visit_i2c, FP_I2C },
-        { "net", NULL, 2, visit_net, FP_NONE },
-        { "serio", NULL, 1, visit_serio, FP_NONE },
+        { "pci", NULL, 1, visit_pci, FP_PCI, NULL, true },
+        { "usb", "usb_device", 1, visit_usb, FP_USB, fp_usb_device, true },
+        { "scsi_host", NULL, 1, visit_scsi_host, FP_SCSI_HOST, NULL, false },
+        { "nvme", NULL, 1, visit_nvme, FP_NVME, fp_nvme_controller, false },
+        { "sound", NULL, 1, visit_sound, FP_SOUND, fp_sound_card, false },
+        { "usb", "usb_interface", 2, visit_usb_interface, FP_NONE, NULL, false },
+        { "scsi", "scsi_device", 2, visit_scsi_device, FP_SCSI_DEVICE, fp_scsi_device, true },
+        { "hdaudio", NULL, 2, visit_hdaudio, FP_HDAUDIO, NULL, false },
+        { "drm", NULL, 2, visit_drm, FP_NONE, NULL, false },
+        { "i2c", NULL, 2, visit_i2c, FP_I2C, NULL, true },
+        { "net", NULL, 2, visit_net, FP_NONE, NULL, false },
+        { "serio", NULL, 1, visit_serio, FP_NONE, NULL, false },
 };
+
+bool detect_fp_listed(const char *subsystem, const char *name)
+{
+        bool any = false;
+
+        for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
+                if (routes[i].fp == FP_NONE || !streq(routes[i].subsystem, subsystem))
+                        continue;
+                if (!routes[i].fp_name || routes[i].fp_name(name))
+                        return true;
+                any = true;
+        }
+        return !any;
+}
+
+bool detect_fp_uevent(const char *subsystem)
+{
+        bool any = false;
+
+        for (size_t i = 0; i < ELEMENTSOF(routes); i++) {
+                if (routes[i].fp == FP_NONE || !streq(routes[i].subsystem, subsystem))
+                        continue;
+                if (routes[i].fp_uevent)
+                        return true;
+                any = true;
+        }
+        return !any;
+}
 
 /* the subsystems of the routes (with an identity only: FP), each once */
 static const char *const *subsystems_of(bool fp, const char **v, size_t *ret_n)

@@ -22,9 +22,9 @@ const struct knob_input *detect_inputs(size_t *ret_n);
 /* the subsystems detect lists (src/root/sysfs.c), each once */
 const char *const *detect_subsystems(size_t *ret_n);
 
-/* Refresh's fingerprint (engine/refresh.c) reads /sys without libudev and
- * asks detect's own route table which devices have an identity: what a
- * device of a route is to the fingerprint. */
+/* Refresh's fingerprint (pipeline/fingerprint.c) reads /sys without libudev
+ * and asks detect's own route table which devices it lists, whose uevent it
+ * reads and which have an identity: what a device of a route is to it. */
 enum detect_fp {
         FP_NONE,                /* no identity (USB interfaces, DRM, network) */
         FP_PCI,                 /* a PCI function */
@@ -40,3 +40,8 @@ enum detect_fp {
 enum detect_fp detect_fp_of(const char *subsystem, const char *devtype);
 /* the subsystems of the routes with an identity (not FP_NONE), each once, in the table's order */
 const char *const *detect_fp_subsystems(size_t *ret_n);
+/* whether the fingerprint lists the entry NAME of SUBSYSTEM (a filter of
+ * sysfs_list()): a route with an identity takes it by its kernel name */
+bool detect_fp_listed(const char *subsystem, const char *name);
+/* whether the fingerprint reads the uevent of SUBSYSTEM's entries */
+bool detect_fp_uevent(const char *subsystem);

@@ -40,7 +40,7 @@ bool firstboot_machine_id(const struct rootfs *rfs, char id[static 33]);
 
 /* Has the first-boot unit work in the root: no stamp, a stamp of another
  * /usr (its mtime differs), machine-id or HARDWARE (a key, e.g.
- * refresh_hardware_key(); NULL: not compared), or one that cannot be read
+ * fingerprint_hardware_key(); NULL: not compared), or one that cannot be read
  * or parsed? The reason in *RET. Reads no more than the stat of /usr, the
  * stamp and /etc/machine-id. */
 bool firstboot_needed(const struct rootfs *rfs, const char *hardware, struct firstboot_check *ret);
