@@ -10,7 +10,8 @@
 #include "engine/next-steps.h"
 #include "pipeline/powertools.h"
 #include "db/profile-select.h"
-#include "engine/refresh.h"
+#include "engine/refresh-run.h"
+#include "pipeline/detect.h"
 #include "pipeline/fingerprint.h"
 #include "cli/run-install.h"
 #include "root/target.h"
@@ -305,31 +306,82 @@ static int boot_still_lacks(const struct run *c, const struct manifest *m)
         return EXIT_BOOT_INCOMPLETE;
 }
 
-/* The cheap look, what a package hook pays on every upgrade: the
- * fingerprint straight from /sys, the kernel, the profile's name and the
- * stat (then content) digests of the files. True when nothing changed since
- * manifest M. RET_CHASSIS: the chassis type it read; RET_NAME, RET_WHY: the
- * profile it chose, *RET_SELECTED false if it could not choose one. */
-static bool cheap_look_unchanged(struct run *c, const struct manifest *m, char **ret_chassis, char **ret_name,
-                                 char **ret_why, bool *ret_selected, struct kvlist *ret_stale)
+/* refresh could not decide (refresh_run(): FAILED): said; the exit code */
+static int refresh_failed(struct refresh_result *res)
 {
-        _cleanup_free_ char *kernel = NULL, *ksource = NULL, *kreason = NULL;
-        struct kvlist now = {};
-        struct xerror e = {};
-        char fp[17];
-        bool unchanged;
+        switch (res->failed) {
+        case REFRESH_FAILED_MANIFEST:
+                return report(res->error, &res->e, NULL);
+        case REFRESH_FAILED_DETECT:
+                fprintf(stderr, _("idlecfg: detect failed: %s\n"), detect_error(res->error));
+                return EXIT_FAILURE_;
+        case REFRESH_FAILED_LOCK:
+                print_error(NULL, &res->e, strerror(-res->error));
+                return EXIT_FAILURE_;
+        case REFRESH_FAILED_PROFILE:
+                print_error(NULL, &res->e, strerror(-res->error));
+                return EXIT_USAGE;
+        }
+        return EXIT_FAILURE_;
+}
 
-        if (target_kernel_choose(&c->rfs, c->a->kernel, &kernel, &ksource, &kreason) < 0)
-                kernel = NULL;
-        fingerprint_read(fp, ret_chassis);
-        *ret_selected = profile_select_rootfs(&c->rfs, c->profile, *ret_chassis, ret_name, ret_why, &e) >= 0;
-        /* (an install killed half-way is finished whatever the inputs say) */
-        unchanged = *ret_selected && !manifest_pending(m) &&
-                    refresh_compare(&c->rfs, &m->inputs, fp, kernel, NULL, *ret_name, c->a->profiles_dir, &now,
-                                    ret_stale) == 0;
-        xerror_done(&e);
-        kv_free(&now);
-        return unchanged;
+/* refresh: the engine decides (refresh_run()); here what it found is said,
+ * and what changed is planned and installed */
+static int refresh_root(struct run *c)
+{
+        const struct args *a = c->a;
+        struct refresh_options o = { .rfs = &c->rfs, .profile = c->profile, .kernel = a->kernel,
+                                     .profiles_dir = a->profiles_dir, .image = a->image, .dry_run = a->dry_run,
+                                     .wait_ms = a->wait_ms, .lock = &c->lock };
+        _cleanup_(refresh_result_free) struct refresh_result res = {};
+        int r;
+
+        refresh_run(&o, &res);
+        switch (res.verdict) {
+        case REFRESH_FAILED:
+                return refresh_failed(&res);
+        case REFRESH_NOT_INSTALLED:
+                printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), c->rfs.path);
+                return EXIT_OK;
+        case REFRESH_IMAGE:
+                if (a->verbose)
+                        printf(_("%s is an image (install --image): the first boot of each machine configures "
+                                 "it; nothing to refresh now.\n"), c->rfs.path);
+                return EXIT_OK;
+        case REFRESH_UNCHANGED:
+        case REFRESH_CHANGED:
+                break;
+        }
+        if (res.stale_r < 0 && a->verbose)
+                print_error(NULL, &res.stale_error, strerror(-res.stale_r));
+        else if (res.stale_r > 0 && a->verbose)
+                printf(_("The stat data of files touched or replaced by the same bytes is recorded anew in the "
+                         "manifest of %s.\n"), c->rfs.path);
+        for (size_t i = 0; i < res.changed.n; i++) {
+                if (i == 0)
+                        printf(_("Changed since the last install of %s:\n"), c->rfs.path);
+                if (!res.changed.v[i].value)
+                        printf(_("  %s: files changed\n"), res.changed.v[i].key);
+                else
+                        printf("  %s: %s\n", res.changed.v[i].key, res.changed.v[i].value);
+        }
+        if (res.cut_short)
+                printf(_("The last install into %s was cut short: it is finished now.\n"), c->rfs.path);
+        c->inv = TAKE_PTR(res.inv);
+        if (res.verdict == REFRESH_UNCHANGED) {
+                if (a->verbose)
+                        printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
+                return boot_still_lacks(c, res.manifest);
+        }
+        /* the plan of this inventory and this profile: nothing detected or chosen twice */
+        c->refresh = true;
+        c->profile = res.profile;
+        c->chosen = TAKE_PTR(res.chosen);
+        c->chosen_reason = TAKE_PTR(res.chosen_reason);
+        r = run_plan(c);
+        if (r != EXIT_OK)
+                return r;
+        return do_install(c, false, a->image);
 }
 
 /* the lock, taken late: refresh's cheap look reads files written whole
@@ -340,159 +392,6 @@ static int refresh_lock(struct run *c)
         if (c->lock >= 0 || c->a->dry_run)
                 return EXIT_OK;
         return run_lock(c);
-}
-
-/* whether the manifest of the root is no longer M (read again: only when
- * refresh has something to write, never on the quiet path) */
-static bool manifest_replaced(const struct run *c, const struct manifest *m)
-{
-        _cleanup_(manifest_freep) struct manifest *now = NULL;
-        _cleanup_free_ char *was = NULL, *is = NULL;
-
-        if (manifest_load(&c->rfs, &now, NULL) < 0)
-                return true;
-        was = manifest_format(m);
-        is = manifest_format(now);
-        return !streq(was, is);
-}
-
-/* Nothing changed, but files were touched or replaced by the same bytes
- * (every udev upgrade replaces the whole hwdb): their new stat digests
- * (STALE) go into the manifest, else every later look, on every boot, reads
- * and hashes their contents again until the next install. Bookkeeping only:
- * with the lock held by another instance, on a read-only root, or when the
- * manifest was replaced meanwhile, nothing is written and the next refresh
- * tries again; a failure is said with -v and changes nothing else. The
- * manifest is replaced whole (temporary file, rename): killed, it is the old
- * one or the new, and the next one removes the temporary file. */
-static void record_stale(struct run *c, struct manifest *m, const struct kvlist *stale)
-{
-        struct xerror e = {};
-        int r;
-
-        if (stale->n == 0 || c->a->dry_run)
-                return;
-        if (c->lock < 0) {
-                r = rootfs_lock(&c->rfs, 0, &e);
-                xerror_done(&e);
-                if (r < 0)
-                        return;
-                c->lock = r;
-        }
-        if (manifest_replaced(c, m))
-                return;
-        /* what an earlier one killed half-way left beside the manifest */
-        (void) rootfs_remove_temps(&c->rfs, MANIFEST_PATH);
-        for (size_t i = 0; i < stale->n; i++)
-                kv_set(&m->inputs, stale->v[i].key, stale->v[i].value);
-        r = manifest_save(&c->rfs, m, &e);
-        if (r < 0 && c->a->verbose)
-                print_error(NULL, &e, strerror(-r));
-        else if (c->a->verbose)
-                printf(_("The stat data of files touched or replaced by the same bytes is recorded anew in the "
-                         "manifest of %s.\n"), c->rfs.path);
-        xerror_done(&e);
-}
-
-static int refresh_run(struct run *c)
-{
-        const struct args *a = c->a;
-        _cleanup_(manifest_freep) struct manifest *m = NULL;
-        _cleanup_free_ char *name = NULL, *why = NULL, *chassis = NULL;
-        struct kvlist now = {}, stale = {};
-        struct xerror e = {};
-        const char *profile = c->profile;
-        bool selected;
-        size_t changed = 0;
-        int r;
-
-        r = manifest_load(&c->rfs, &m, &e);
-        if (r == -ENOENT) {
-                printf(_("idlecfg was not installed into %s (no manifest): nothing to refresh.\n"), c->rfs.path);
-                return EXIT_OK;
-        }
-        if (r < 0) {
-                return report(r, &e, NULL);
-        }
-        /* the profile install chose: --profile again if that is how it was chosen */
-        c->refresh = true;
-        /* an image's manifest: package hooks in the image build (a chroot of
-         * the build host) must not install the build host's hardware; the
-         * first boot's refresh --image installs for the machine it boots on */
-        if (streq_ptr(m->fingerprint, IMAGE_FINGERPRINT) && !a->image) {
-                if (a->verbose)
-                        printf(_("%s is an image (install --image): the first boot of each machine configures "
-                                 "it; nothing to refresh now.\n"), c->rfs.path);
-                return EXIT_OK;
-        }
-        if (!c->profile && streq_ptr(kv_get(&m->inputs, "profile-reason"), "--profile"))
-                c->profile = m->profile;
-
-        if (cheap_look_unchanged(c, m, &chassis, &name, &why, &selected, &stale)) {
-                record_stale(c, m, &stale);
-                kv_free(&stale);
-                if (a->verbose)
-                        printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                return boot_still_lacks(c, m);
-        }
-        kv_free(&stale);
-        /* something differs: the lock; a manifest replaced meanwhile (an
-         * instance we waited for installed, or rolled back) is looked at again */
-        if (c->lock < 0 && !a->dry_run) {
-                r = refresh_lock(c);
-                if (r != EXIT_OK)
-                        return r;
-                if (manifest_replaced(c, m)) {
-                        c->profile = profile;
-                        return refresh_run(c);
-                }
-        }
-
-        /* something differs: the full inventory decides, and is what gets
-         * installed; the profile is chosen again only if the inventory's
-         * chassis type is not the one the cheap look read */
-        r = run_detect(c);
-        if (r != EXIT_OK)
-                return r;
-        if (!selected || !streq_ptr(chassis, kv_get(&c->inv->platform, "chassis_type"))) {
-                free(name);
-                free(why);
-                name = why = NULL;
-                r = profile_select_rootfs(&c->rfs, c->profile, kv_get(&c->inv->platform, "chassis_type"), &name,
-                                          &why, &e);
-                if (r < 0) {
-                        print_error(NULL, &e, strerror(-r));
-                        xerror_done(&e);
-                        return EXIT_USAGE;
-                }
-        }
-        changed = refresh_compare(&c->rfs, &m->inputs, c->inv->fingerprint, c->inv->kernel, c->inv, name, a->profiles_dir,
-                                  &now, NULL);
-        for (size_t i = 0; i < now.n; i++) {
-                if (i == 0)
-                        printf(_("Changed since the last install of %s:\n"), c->rfs.path);
-                if (!now.v[i].value)
-                        printf(_("  %s: files changed\n"), now.v[i].key);
-                else
-                        printf("  %s: %s\n", now.v[i].key, now.v[i].value);
-        }
-        kv_free(&now);
-        if (manifest_pending(m)) {
-                printf(_("The last install into %s was cut short: it is finished now.\n"), c->rfs.path);
-                changed++;
-        }
-        if (changed == 0) {
-                if (a->verbose)
-                        printf(_("%s is up to date: nothing changed since the last install.\n"), c->rfs.path);
-                return boot_still_lacks(c, m);
-        }
-        /* the plan of this inventory and this profile: nothing detected or chosen twice */
-        c->chosen = TAKE_PTR(name);
-        c->chosen_reason = TAKE_PTR(why);
-        r = run_plan(c);
-        if (r != EXIT_OK)
-                return r;
-        return do_install(c, false, a->image);
 }
 
 /* refresh --image --condition: the verdict on the stamp, said (-v) */
@@ -673,14 +572,14 @@ int verb_refresh(struct run *c, int argc, char **argv)
         /* the package triggers (rpm, pacman) and the kernel hook: refresh,
          * then the boot steps the root still lacks, as install --boot-steps */
         if (a->boot_steps) {
-                r = refresh_run(c);
+                r = refresh_root(c);
                 if ((r == EXIT_OK || r == EXIT_BOOT_INCOMPLETE) && rootfs_lstat(&c->rfs, MANIFEST_PATH, &st) == 0)
                         r = boot_steps(c);
                 return r;
         }
         if (a->dry_run)
                 initramfs_cache_readonly();
-        r = refresh_run(c);
+        r = refresh_root(c);
         /* the unit did its work for this /usr, machine ID and hardware
          * (firstboot.h); with a boot step left, idlecfg-boot-steps.service
          * writes the stamp once it is done */
