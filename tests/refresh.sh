@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/refresh.sh: refresh's cheap look (src/engine/refresh.c). The fingerprint read
+# tests/refresh.sh: refresh's cheap look (src/engine/refresh-run.c and
+# refresh.c, src/pipeline/fingerprint.c). The fingerprint read
 # straight from /sys must be detect's on every recording; a changed device set
 # re-installs and an unchanged one does not; a touched input (same bytes)
 # re-installs nothing, changed bytes do; a manifest written before the
@@ -9,7 +10,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 REFRESH_FP=${REFRESH_FP:-$top_builddir/tests/refresh-fp}
-plan 17
+plan 19
 
 # 1-2: the same fingerprint as detect: recorded machines and a generated one
 fp_same() {
@@ -140,4 +141,22 @@ check "refresh with nothing changed loads neither libkmod.so.2 nor libudev.so.1;
         test $rc -eq 0 && test ! -s '$out.12' && ls '$tmp/ld/' | grep -q '^refresh' &&
         ! cat '$tmp'/ld/refresh* | grep -q -e 'file=libkmod' -e 'file=libudev' &&
         cat '$tmp'/ld/plan* | grep -q 'file=libkmod.so.2 ' && cat '$tmp'/ld/plan* | grep -q 'file=libudev.so.1 '"
+
+# 18-19: what refresh_run() decides and the command line only says: -v
+# after a touch (stale inputs recorded, then up to date); a profile that can
+# no longer be chosen at the full look (exit 2, said, nothing written)
+sleep 1
+touch "$root/etc/kernel/cmdline"
+cp "$manifest" "$out.14.before"
+run_machine "$TESTS_DATA/machines/amd-laptop" "$IDLECFG" --root "$root" --kernel "$KVER" -v refresh >"$out.14" 2>&1; rc=$?
+check "refresh -v after a touch: says the stat data is recorded anew, then up to date; exit 0" sh -c "
+        test $rc -eq 0 && grep -q 'recorded anew in the manifest of $root' '$out.14' &&
+        grep -q '^$root is up to date' '$out.14' && ! cmp -s '$out.14.before' '$manifest'"
+mv "$root/usr/share/idlecfg/profiles/balanced.profile" "$tmp/balanced.profile"
+cp "$manifest" "$out.15.before"
+run_machine "$TESTS_DATA/machines/amd-laptop" "$IDLECFG" --root "$root" --kernel "$KVER" refresh >"$out.15" 2>&1; rc=$?
+mv "$tmp/balanced.profile" "$root/usr/share/idlecfg/profiles/balanced.profile"
+check "refresh when the installed profile is gone: exit 2, names it, nothing written" sh -c "
+        test $rc -eq 2 && grep -q 'balanced' '$out.15' && ! grep -q '^Installing' '$out.15' &&
+        cmp -s '$out.15.before' '$manifest'"
 done_testing
