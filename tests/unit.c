@@ -608,6 +608,29 @@ static void test_manifest_dropped_words(void)
                 printf("# %s\n# %s\n", strempty(m_quote), strempty(m_twice));
 }
 
+/* the host question, asked once: rootfs_open() says whether the root is
+ * this machine's "/" (NULL, "" and "/"), and every layer reads rfs->host */
+static void test_rootfs_host(void)
+{
+        char dir[] = "/tmp/idlecfg-unit.XXXXXX";
+        const char *hosts[] = { NULL, "", "/" };
+        bool fine = true;
+
+        for (size_t i = 0; i < ELEMENTSOF(hosts); i++) {
+                struct rootfs rfs = {};
+                fine = fine && rootfs_open(hosts[i], &rfs) == 0 && rfs.host;
+                rootfs_close(&rfs);
+        }
+        if (mkdtemp(dir)) {
+                struct rootfs rfs = {};
+                fine = fine && rootfs_open(dir, &rfs) == 0 && !rfs.host;
+                rootfs_close(&rfs);
+                (void) rmdir(dir);
+        } else
+                fine = false;
+        ok(fine, "rootfs_open: NULL, \"\" and \"/\" are the host, a directory is not (rfs->host)");
+}
+
 int main(void)
 {
         test_sha256();
@@ -623,6 +646,7 @@ int main(void)
         test_state_records();
         test_manifest_dropped_words();
         test_report_rules();
+        test_rootfs_host();
         printf("1..%d\n", n);
         return failed ? 1 : 0;
 }

@@ -22,9 +22,10 @@ static char *strip_slashes(const char *dir)
         return s;
 }
 
-size_t profile_dirs(const char *root, const char *extra_dir, struct profile_dir dirs[static 3])
+size_t profile_dirs(const struct rootfs *rfs, const char *extra_dir, struct profile_dir dirs[static 3])
 {
-        bool host = root_is_host(root);
+        const char *root = rfs->path;
+        bool host = rfs->host;
         size_t n = 0;
 
         if (host)
@@ -66,7 +67,7 @@ char *profile_dirs_string(const struct profile_dir *dirs, size_t from, size_t n)
  * root (NULL). A root that does not exist (fd < 0) has no files. */
 static const struct rootfs *dir_root(const struct rootfs *rfs, bool in_root)
 {
-        return in_root || root_is_host(rfs->path) ? rfs : NULL;
+        return in_root || rfs->host ? rfs : NULL;
 }
 
 /* a search directory, to list */
@@ -130,9 +131,8 @@ void profile_names_free(char **names, size_t n)
 
 int profile_list_rootfs(const struct rootfs *rfs, const char *extra_dir, char ***ret_names, size_t *ret_n)
 {
-        const char *root = rfs->path;
         struct profile_dir dirs[3];
-        size_t n_dirs = profile_dirs(root, extra_dir, dirs);
+        size_t n_dirs = profile_dirs(rfs, extra_dir, dirs);
         char **names = NULL;
         size_t n = 0, j = 0;
 
@@ -183,10 +183,10 @@ int profile_list_rootfs(const struct rootfs *rfs, const char *extra_dir, char **
 /* a root that does not exist has no profiles in it (--profiles-dir may have) */
 int profile_open_root(const char *root, struct rootfs *rfs, struct xerror *err)
 {
-        int r = rootfs_open(root_is_host(root) ? "/" : root, rfs);
+        int r = rootfs_open(root, rfs);
 
         if (r == -ENOENT) {
-                *rfs = (struct rootfs) { .fd = -1, .path = xstrdup(root) };
+                *rfs = (struct rootfs) { .fd = -1, .path = xstrdup(root), .host = root_is_host(root) };
                 return 0;
         }
         if (r < 0)

@@ -24,7 +24,7 @@ struct profile_dir {
         char *display;          /* as a user finds it on this machine */
         bool in_root;
 };
-size_t profile_dirs(const char *root, const char *extra_dir, struct profile_dir dirs[static 3]);
+size_t profile_dirs(const struct rootfs *rfs, const char *extra_dir, struct profile_dir dirs[static 3]);
 void profile_dirs_free(struct profile_dir *dirs, size_t n);
 /* "DIR, DIR" of dirs[from..n) for messages */
 char *profile_dirs_string(const struct profile_dir *dirs, size_t from, size_t n);

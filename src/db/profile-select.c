@@ -44,19 +44,18 @@ static const char *chassis_profile(long t)
         }
 }
 
-static char *conf_path(const char *root, bool display)
+static char *conf_path(const struct rootfs *rfs, bool display)
 {
-        if (root_is_host(root))
+        if (rfs->host)
                 return xstrdup(SYSCONFDIR "/idlecfg/idlecfg.conf");
-        return display ? root_path(root, "/etc/idlecfg/idlecfg.conf") : xstrdup("/etc/idlecfg/idlecfg.conf");
+        return display ? root_path(rfs->path, "/etc/idlecfg/idlecfg.conf") : xstrdup("/etc/idlecfg/idlecfg.conf");
 }
 
 /* idlecfg.conf parsed: 0 with *RET (empty when there is no file) and
  * *RET_DISPLAY, the file's name for messages */
 static int conf_parse(const struct rootfs *rfs, struct profile_parsed *ret, char **ret_display, struct xerror *err)
 {
-        const char *root = rfs->path;
-        _cleanup_free_ char *path = conf_path(root, false), *display = conf_path(root, true);
+        _cleanup_free_ char *path = conf_path(rfs, false), *display = conf_path(rfs, true);
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
         int r;

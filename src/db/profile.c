@@ -130,7 +130,7 @@ static int not_found(const struct rootfs *rfs, const char *extra_dir, const stru
                 profile_set_error(err, NULL, 0, _("profile '%s' not found: --profiles-dir %s holds no profile "
                                                   "(NAME.profile), nor does any other place searched (%s)"),
                                   name, extra_dir, searched);
-        else if (!root_is_host(rfs->path))
+        else if (!rfs->host)
                 profile_set_error(err, NULL, 0, _("profile '%s' not found: %s holds no profile (searched: %s): "
                                                   "install idlecfg's package in the root, or give --profiles-dir "
                                                   "DIR with the profiles to use"),
@@ -147,7 +147,6 @@ static int not_found(const struct rootfs *rfs, const char *extra_dir, const stru
 int profile_load_rootfs(const struct rootfs *rfs, const struct profile_keyset *schema, const char *extra_dir,
                         const char *name, struct profile **ret, struct xerror *ret_error)
 {
-        const char *root = rfs->path;
         struct profile_dir dirs[3];
         size_t n_dirs, n = 0, from = 0;
         struct loaded chain[PROFILE_MAX_DEPTH] = {};
@@ -161,7 +160,7 @@ int profile_load_rootfs(const struct rootfs *rfs, const struct profile_keyset *s
                           name, PROFILE_NAME_MAX);
                 return -EINVAL;
         }
-        n_dirs = profile_dirs(root, extra_dir, dirs);
+        n_dirs = profile_dirs(rfs, extra_dir, dirs);
 
         for (;;) {
                 _cleanup_free_ char *buf = NULL, *path = NULL;

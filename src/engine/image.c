@@ -45,7 +45,7 @@ bool image_foreign_hardware(const struct rootfs *rfs, const struct inventory *in
         *ret_why = NULL;
         if (image_in_chroot())
                 *ret_why = xstrdup(_("idlecfg runs in a chroot, where /sys is the build host's or empty"));
-        else if (root_is_host(rfs->path))
+        else if (rfs->host)
                 return false;
         else if (count_devices(inv) == 0)
                 *ret_why = xstrdup(_("no device was found in /sys (a build chroot or container?)"));
@@ -144,7 +144,7 @@ static const char *find_program(const char *const *names)
 
 bool image_can_take_effect(const struct rootfs *rfs)
 {
-        return test_runner() || (root_is_host(rfs->path) && !image_in_chroot());
+        return test_runner() || (rfs->host && !image_in_chroot());
 }
 
 /* run ARGV (argv[0] a full path, or a name looked up in PATH), its output

@@ -249,8 +249,8 @@ static char *digest_group(const struct rootfs *rfs, enum group g, const char *ke
                 digest_file(rfs, dirs, "/etc/idlecfg/idlecfg.conf", mode, &s);
                 digest_dir(rfs, "/etc/idlecfg/profiles", ".profile", mode, &s);
                 digest_dir(rfs, "/usr/share/idlecfg/profiles", ".profile", mode, &s);
-                if (root_is_host(rfs->path)) {
-                        struct rootfs host = { .fd = rfs->fd, .path = rfs->path };
+                if (rfs->host) {
+                        struct rootfs host = { .fd = rfs->fd, .path = rfs->path, .host = true };
                         digest_dir(&host, SYSCONFDIR "/idlecfg/profiles", ".profile", mode, &s);
                         digest_dir(&host, PKGDATADIR "/profiles", ".profile", mode, &s);
                         digest_file(&host, NULL, SYSCONFDIR "/idlecfg/idlecfg.conf", mode, &s);

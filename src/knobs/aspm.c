@@ -189,7 +189,7 @@ void knob_aspm(struct planctx *c)
         } else if (policy) {
                 if (cur)
                         parse_selected(cur, &selected);
-                if (!cur && root_is_host(c->inv->rfs->path))
+                if (!cur && c->inv->rfs->host)
                         plan_skip(c, NULL, "pcie_aspm.policy",
                                   xstrdup("skipped: /sys/module/pcie_aspm/parameters/policy is missing: "
                                             "the kernel has no ASPM support (CONFIG_PCIEASPM)"));

@@ -19,7 +19,7 @@ static bool plan_is_live(struct planctx *c)
 {
         struct utsname u;
 
-        if (!root_is_host(c->inv->rfs->path))
+        if (!c->inv->rfs->host)
                 return false;
         return !c->inv->kernel || (uname(&u) == 0 && streq(u.release, c->inv->kernel));
 }

@@ -216,14 +216,15 @@ const char *profile_value(struct planctx *c, const char *section, const char *ke
         return s->value;
 }
 
-/* a path below ROOT as the target will see it */
-static const char *in_root(const char *root, const char *path)
+/* a path below the root RFS as the target will see it */
+static const char *in_root(const struct rootfs *rfs, const char *path)
 {
+        const char *root = rfs->path;
         size_t n = root ? strlen(root) : 0;
 
         while (n > 1 && root[n - 1] == '/')
                 n--;
-        if (!root_is_host(root) && strncmp(path, root, n) == 0 && path[n] == '/')
+        if (!rfs->host && strncmp(path, root, n) == 0 && path[n] == '/')
                 return path + n;
         return path;
 }
@@ -236,9 +237,9 @@ char *profile_reason(struct planctx *c, const char *section, const char *key)
                 return xasprintf("profile %s [%s] %s (not set)", c->profile->name, section, key);
         if (s->battery)
                 return xasprintf("profile %s [%s] %s = ac:%s battery:%s (%s:%u)", c->profile->name, section, key,
-                                 s->value, s->battery, in_root(c->inv->rfs->path, s->file), s->line);
+                                 s->value, s->battery, in_root(c->inv->rfs, s->file), s->line);
         return xasprintf("profile %s [%s] %s = %s (%s:%u)", c->profile->name, section, key, s->value,
-                         in_root(c->inv->rfs->path, s->file), s->line);
+                         in_root(c->inv->rfs, s->file), s->line);
 }
 
 char *hex_attr(const char *id)

@@ -954,7 +954,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
         r = target_kernel_choose(inv->rfs, o->kernel, &inv->kernel, &inv->kernel_source, &inv->kernel_reason);
         if (r < 0)
                 inv->moddir_note = xasprintf(_("no kernel found in %s/lib/modules: %s"),
-                                             root_is_host(inv->rfs->path) ? "" : inv->rfs->path, strerror(-r));
+                                             inv->rfs->host ? "" : inv->rfs->path, strerror(-r));
         else {
                 (void) modctx_new(inv->rfs, inv->kernel, &mc, &inv->moddir, &inv->moddir_note);
                 if (kernel_release_abi_only(inv->kernel))

@@ -410,7 +410,7 @@ int detect_storage(struct inventory *inv, struct udev *udev)
          * not the target's; the target's own is its fstab */
         if (target_is_running_system(inv->rfs))
                 read_proc_swaps(inv, udev);
-        else if (root_is_host(inv->rfs->path))
+        else if (inv->rfs->host)
                 inventory_add_note(inv, _("/proc/swaps not read: in a chroot it lists the installer's or the "
                                           "build host's swap; the target's swap is the one its /etc/fstab names"));
         if (libblkid_error)

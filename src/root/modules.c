@@ -263,7 +263,7 @@ void modctx_new(const struct rootfs *rfs, const char *kver, struct modctx **ret,
         *ret_note = NULL;
         fd = rootfs_openat(rfs, rel, O_PATH | O_DIRECTORY);
         if (fd < 0) {
-                if (root_is_host(rfs->path))
+                if (rfs->host)
                         *ret_note = xasprintf(_("no module directory %s: this kernel has no loadable modules "
                                                 "installed; module resolution and parameter checks are skipped"),
                                               dir);

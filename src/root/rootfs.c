@@ -134,6 +134,7 @@ int rootfs_open(const char *root, struct rootfs *ret)
         *ret = (struct rootfs) {
                 .fd = fd,
                 .path = xstrdup(root && *root ? root : "/"),
+                .host = root_is_host(root),
                 .warnings = xcalloc(1, sizeof(struct rootfs_warnings)),
         };
         return 0;
@@ -231,7 +232,7 @@ bool link_leaves_root(const struct rootfs *r, const char *link, const char *targ
         char *save = NULL;
 
         /* nothing is outside "/": there ".." at the top stays, as the kernel has it */
-        if (root_is_host(r->path))
+        if (r->host)
                 return false;
         if (target[0] == '/') {
                 size_t l = strlen(r->path);

@@ -20,6 +20,8 @@ struct rootfs_warnings {
 struct rootfs {
         int fd;
         char *path;             /* as given, for messages ("/" for the host) */
+        bool host;              /* the root is this machine's "/" (root_is_host()): asked once,
+                                 * by rootfs_open(), and carried here for every layer */
         /* what the readers of optional files (fstab, GRUB, the kernel command
          * line) could not use and assumed instead; the verb layer prints them */
         struct rootfs_warnings *warnings;

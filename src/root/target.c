@@ -41,7 +41,7 @@ bool target_is_running_system(const struct rootfs *rfs)
         const char *t = secure_getenv("IDLECFG_TEST_CHROOT");
         struct stat a, b;
 
-        if (!root_is_host(rfs->path))
+        if (!rfs->host)
                 return false;
         if (t && *t)
                 return !streq(t, "1");
@@ -232,7 +232,7 @@ int target_kernel_choose(const struct rootfs *rfs, const char *override, char **
         else if (running_system)
                 *ret_reason = xasprintf("%s; the running kernel %s is not the one the system boots next", why,
                                         u.release);
-        else if (root_is_host(rfs->path))
+        else if (rfs->host)
                 *ret_reason = xasprintf("%s in this chroot; the running kernel %s is the installer's", why,
                                         u.release);
         else
