@@ -11,7 +11,24 @@ KVER=6.1.0-18-amd64
 _n=0
 _failed=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/idlecfg-test.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+# the testbeds tests/run-machine keeps for commands that only read /sys: one
+# per recording for the whole test, stopped (and waited for) at its end
+RUN_MACHINE_SESSIONS=$tmp/.machines RUN_MACHINE_OWNER=$$
+export RUN_MACHINE_SESSIONS RUN_MACHINE_OWNER
+stop_machines() {
+        for _s in "$RUN_MACHINE_SESSIONS"/*; do
+                [ -f "$_s/pid" ] && : >"$_s/stop"
+        done
+        for _s in "$RUN_MACHINE_SESSIONS"/*; do
+                [ -f "$_s/pid" ] || continue
+                _i=0
+                while kill -0 "$(cat "$_s/pid")" 2>/dev/null && [ $_i -lt 200 ]; do
+                        sleep 0.05
+                        _i=$((_i + 1))
+                done
+        done
+}
+trap 'stop_machines; rm -rf "$tmp"' EXIT
 
 plan() { echo "1..$1"; }
 skip_all() { echo "1..0 # SKIP $*"; exit 0; }
