@@ -183,9 +183,9 @@ done
 # rollback restores the original; inside the commit of a write (after the
 # rename) the signal waits until the file is whole and durable.
 reset_root
-n=0 hit=0 bad=0 deferred=0
+n=$((1 - SWEEP_STEP)) hit=0 bad=0 deferred=0
 while [ $n -lt 300 ]; do
-        n=$((n + 1))
+        n=$((n + SWEEP_STEP))
         reset_root
         IDLECFG_FAULT=term:$n ic install >"$tmp/t.out" 2>&1; rc=$?
         grep -q 'injected SIGTERM' "$tmp/t.out" || break
@@ -200,13 +200,13 @@ while [ $n -lt 300 ]; do
         { ic rollback >"$tmp/t.rb" 2>&1 || [ $? -eq 4 ]; } || { bad=$((bad + 1)); diag "term:$n: rollback failed: $(cat "$tmp/t.rb")"; }
         same_as_orig >"$tmp/t.diff" || { bad=$((bad + 1)); diag "term:$n: tree differs: $(head -20 "$tmp/t.diff")"; }
 done
-check "SIGTERM at each of install's $hit write steps ($deferred inside a commit): exit 143, no temporary file, rollback restores the original" \
-        test $bad -eq 0 -a $hit -gt 10 -a $deferred -gt 0
+check "SIGTERM at each of install's $hit write steps ($deferred inside a commit): exit 143, no temporary file, rollback restores the original$SWEEP_NOTE" \
+        test $bad -eq 0 -a $hit -gt $(sweep_share 10) -a $deferred -gt 0
 
 # SIGTERM at every step of rollback: the next rollback still restores the original
-n=0 hit=0 bad=0
+n=$((1 - SWEEP_STEP)) hit=0 bad=0
 while [ $n -lt 300 ]; do
-        n=$((n + 1))
+        n=$((n + SWEEP_STEP))
         reset_root
         ic install >/dev/null 2>&1
         IDLECFG_FAULT=term:$n ic rollback >"$tmp/t.out" 2>&1; rc=$?
@@ -216,17 +216,17 @@ while [ $n -lt 300 ]; do
         { ic rollback >"$tmp/t.rb" 2>&1 || [ $? -eq 4 ]; } || { bad=$((bad + 1)); diag "rollback term:$n: rollback failed: $(cat "$tmp/t.rb")"; }
         same_as_orig >"$tmp/t.diff" || { bad=$((bad + 1)); diag "rollback term:$n: tree differs: $(head -20 "$tmp/t.diff")"; }
 done
-check "SIGTERM at each of rollback's $hit steps: exit 143; the next rollback restores the original" \
-        test $bad -eq 0 -a $hit -gt 5
+check "SIGTERM at each of rollback's $hit steps: exit 143; the next rollback restores the original$SWEEP_NOTE" \
+        test $bad -eq 0 -a $hit -gt $(sweep_share 5)
 
 # SIGTERM at every step of apply (journal lines and sysfs writes of the mock
 # /sys): exit 143; a journal line and its write are one commit, so the
 # journal always holds what was changed, and rollback restores /sys exactly
 reset_root
 snap "$tmp/sys.before"
-n=0 hit=0 bad=0 deferred=0
+n=$((1 - SWEEP_STEP)) hit=0 bad=0 deferred=0
 while [ $n -lt 200 ]; do
-        n=$((n + 1))
+        n=$((n + SWEEP_STEP))
         IDLECFG_FAULT=term:$n ic --profile powersave apply >"$tmp/a.out" 2>&1; rc=$?
         grep -q 'injected SIGTERM' "$tmp/a.out" || { ic rollback >/dev/null 2>&1; break; }
         hit=$((hit + 1))
@@ -237,8 +237,8 @@ while [ $n -lt 200 ]; do
         cmp -s "$tmp/sys.before" "$tmp/sys.now" || { bad=$((bad + 1)); diag "apply term:$n: /sys differs"; }
         [ -e "$root/var/lib/idlecfg/apply.journal" ] && { bad=$((bad + 1)); diag "apply term:$n: journal left"; }
 done
-check "SIGTERM at each of apply's $hit steps ($deferred inside a journal+write commit): exit 143; rollback restores /sys exactly" \
-        test $bad -eq 0 -a $hit -gt 10 -a $deferred -gt 0
+check "SIGTERM at each of apply's $hit steps ($deferred inside a journal+write commit): exit 143; rollback restores /sys exactly$SWEEP_NOTE" \
+        test $bad -eq 0 -a $hit -gt $(sweep_share 10) -a $deferred -gt 0
 
 # a signal while install waits for another instance's lock: it ends at once
 if command -v flock >/dev/null 2>&1 && env --default-signal=INT true 2>/dev/null; then

@@ -195,14 +195,14 @@ check "(tree as before)" same_as_orig
 # rollback: exactly the original each time. One umockdev session for the loop.
 cat >"$tmp/faults.sh" <<'SH'
 mode=$1 root=$2 orig=$3 out=$4
-n=0 bad=0 hit=0
+n=$((1 - SWEEP_STEP)) bad=0 hit=0
 tree() {
         (cd "$1" && find . ! -path ./run/idlecfg.lock -printf '%p %y %m %l\n' | sort &&
                 find . -type f ! -path ./run/idlecfg.lock -exec sha256sum {} + | sort -k2)
 }
 tree "$orig" >"$out.orig"
 while [ $n -lt 300 ]; do
-        n=$((n + 1))
+        n=$((n + SWEEP_STEP))
         rm -rf "$root" && cp -a "$orig" "$root"
         case $mode in
         kill) f=kill:$n ;;
@@ -229,18 +229,18 @@ SH
 export KVER
 sh "$tmp/faults.sh" kill "$root" "$tmp/orig" "$tmp/k" >"$tmp/k.log" 2>&1
 set -- $(tail -n 1 "$tmp/k.log")
-check "install killed at each of its ${1:-?} write steps: rollback restores the original every time" \
-        sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 10"
+check "install killed at each of its ${1:-?} write steps: rollback restores the original every time$SWEEP_NOTE" \
+        sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt $(sweep_share 10)"
 [ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/k.log")"
 sh "$tmp/faults.sh" fail "$root" "$tmp/orig" "$tmp/f" >"$tmp/f.log" 2>&1
 set -- $(tail -n 1 "$tmp/f.log")
-check "install with ENOSPC at each of its ${1:-?} write steps: exit 3 naming the error; rollback restores the original" \
-        sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 10"
+check "install with ENOSPC at each of its ${1:-?} write steps: exit 3 naming the error; rollback restores the original$SWEEP_NOTE" \
+        sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt $(sweep_share 10)"
 [ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/f.log")"
 sh "$tmp/faults.sh" rbkill "$root" "$tmp/orig" "$tmp/rk" >"$tmp/rk.log" 2>&1
 set -- $(tail -n 1 "$tmp/rk.log")
-check "rollback itself killed at each of its ${1:-?} steps: the next rollback restores the original" \
-        sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 5"
+check "rollback itself killed at each of its ${1:-?} steps: the next rollback restores the original$SWEEP_NOTE" \
+        sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt $(sweep_share 5)"
 [ "${2:-x}" = 0 ] || diag "$(head -40 "$tmp/rk.log")"
 reset_root
 

@@ -101,26 +101,31 @@ i=0
 while read -r section key values; do
         for v in absent $(echo "$values" | tr '|' ' '); do
                 i=$((i + 1))
-                python3 - "$top_srcdir/profiles/balanced.profile" "$section" "$key" "$v" >"$pdir/v$i.profile" <<'PY'
-import sys
-path, section, key, value = sys.argv[1:]
-cur, found = None, False
-for line in open(path):
-    s = line.strip()
-    if s.startswith("["):
-        cur = s[1:-1]
-    elif cur == section and s.split("=")[0].strip() == key and not s.startswith("#"):
-        found = True
-        if value != "absent":
-            print("%s = %s" % (key, value))
-        continue
-    print(line, end="")
-if not found:
-    sys.exit("balanced.profile does not set [%s] %s" % (section, key))
-PY
                 echo "v$i $section $key $v" >>"$tmp/variants"
         done
 done <"$tmp/keys"
+# vN.profile for each line of the variants, by one python3
+python3 - "$top_srcdir/profiles/balanced.profile" "$tmp/variants" "$pdir" <<'PY' || { echo "Bail out! the profile variants"; exit 1; }
+import sys
+path, variants, pdir = sys.argv[1:]
+lines = open(path).readlines()
+for var in open(variants):
+    name, section, key, value = var.split()
+    cur, found, out = None, False, []
+    for line in lines:
+        s = line.strip()
+        if s.startswith("["):
+            cur = s[1:-1]
+        elif cur == section and s.split("=")[0].strip() == key and not s.startswith("#"):
+            found = True
+            if value != "absent":
+                out.append("%s = %s\n" % (key, value))
+            continue
+        out.append(line)
+    if not found:
+        sys.exit("balanced.profile does not set [%s] %s" % (section, key))
+    open("%s/%s.profile" % (pdir, name), "w").write("".join(out))
+PY
 
 # a local hwdb that opts every device and platform in, so that the keys that
 # only act on hwdb entries (ASPM links, display features) have something to do
@@ -164,20 +169,27 @@ for m in $machines; do
                 done <"$6"' sh "$IDLECFG" "$pdir" "$root" "$KVER" "$tmp/out/$m" "$tmp/variants"
 done
 
-# the decisions of variant V over every machine, one line
-decisions() {
-        for m in $machines; do
-                python3 -c '
-import json, sys
-try:
-    p = json.load(open(sys.argv[1]))
-except Exception as e:
-    print("unreadable:", e); sys.exit()
-for s in p["settings"]:
-    print(sys.argv[2], "|".join(str(s.get(k) or "") for k in ("knob", "devpath", "attr", "module", "param", "value", "mechanism")))
-' "$tmp/out/$m/$1.json" "$m"
-        done | sha256sum | cut -c1-16
-}
+# the decisions of each variant over every machine (knob, device, file or
+# parameter, value, mechanism), hashed: one python3 for all of them
+python3 - "$tmp/out" "$tmp/variants" $machines >"$tmp/decisions" <<'PY'
+import hashlib, json, sys
+out, variants, machines = sys.argv[1], sys.argv[2], sys.argv[3:]
+for line in open(variants):
+    v = line.split()[0]
+    text = ""
+    for m in machines:
+        try:
+            p = json.load(open("%s/%s/%s.json" % (out, m, v)))
+        except Exception as e:
+            text += "unreadable: %s\n" % e
+            continue
+        for s in p["settings"]:
+            text += m + " " + "|".join(str(s.get(k) or "") for k in
+                                       ("knob", "devpath", "attr", "module", "param", "value", "mechanism")) + "\n"
+    print(v, hashlib.sha256(text.encode()).hexdigest()[:16])
+PY
+# decisions V: variant V's hash
+decisions() { awk -v v="$1" '$1 == v { print $2 }' "$tmp/decisions"; }
 
 while read -r section key values; do
         grep " $section $key " "$tmp/variants" | while read -r v s k value; do

@@ -25,6 +25,8 @@
 # builtin: a line in modules.builtin and <name>.<field>=<value>\0 entries in
 #   modules.builtin.modinfo, from which depmod makes modules.builtin.bin and
 #   modules.builtin.alias.bin.
+# MKMODROOT_CACHE=DIR: copy a tree made before for the same SPEC, KVER and
+#   CC from DIR, and keep one made now there (the test suite's cache).
 set -eu
 
 if [ "$#" -ne 3 ]; then
@@ -38,6 +40,20 @@ export PATH
 
 moddir=$root/lib/modules/$kver
 rm -rf "$moddir"
+
+# MKMODROOT_CACHE=DIR (the test suite sets it under the build directory): a
+# tree built once for a SPEC, KVER and CC is copied from DIR/KEY the next
+# time (KEY: their SHA-256). The 20-odd compiler runs of a tree cost a second
+# of CPU, and the suite builds some hundred roots.
+key=
+if [ -n "${MKMODROOT_CACHE:-}" ]; then
+	key=$( { cat "$spec"; printf '%s\n' "$kver" "$CC"; } | sha256sum | cut -c1-32)
+	if [ -d "$MKMODROOT_CACHE/$key" ]; then
+		mkdir -p "$moddir"
+		cp -R "$MKMODROOT_CACHE/$key/." "$moddir/"
+		exit 0
+	fi
+fi
 mkdir -p "$moddir/kernel/drivers/idlecfg-test"
 work=$moddir/.mkmodroot
 mkdir -p "$work"
@@ -115,3 +131,12 @@ if [ -f "$work/loadable" ]; then
 fi
 rm -rf "$work"
 depmod -b "$root" "$kver"
+
+# into the cache: copied beside it, then renamed into place (a test running
+# in parallel that made the same tree first wins; its copy is the same)
+if [ -n "$key" ] && mkdir -p "$MKMODROOT_CACHE" 2>/dev/null; then
+	part=$(mktemp -d "$MKMODROOT_CACHE/.part.XXXXXX") &&
+		cp -R "$moddir/." "$part/" &&
+		{ mv -T "$part" "$MKMODROOT_CACHE/$key" 2>/dev/null || rm -rf "$part"; }
+fi
+exit 0

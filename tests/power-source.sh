@@ -417,7 +417,7 @@ check "rollback restores the values before idlecfg ever switched ($before) and r
 # (purge) restore the values from before the first switch and remove the
 # table, rule, unit and hook. IDLECFG_TEST_SETTLE_MS: a 1 ms debounce.
 # 200 switches: 100 round trips (POWER_SOURCE_ROUNDS; 500 took 2 min under load)
-rounds=${POWER_SOURCE_ROUNDS:-100}
+rounds=${POWER_SOURCE_ROUNDS:-$(sweep_share 100)}
 cat >"$tmp/many.sh" <<EOS
 set -u
 . $top_srcdir/tests/snap.sh
@@ -485,9 +485,9 @@ unplug() { echo 0 >\$sup/ACAD/online; echo Discharging >\$sup/BAT0/status; }
 $IDLECFG install --profile switch --root $root --kernel $KVER >$tmp/kill-install.out 2>&1
 plug; snap $tmp/k.before
 for phase in first covered; do
-        n=0 hit=0 bad=0 files=0
+        n=\$((1 - SWEEP_STEP)) hit=0 bad=0 files=0
         while [ \$n -lt 100 ]; do
-                n=\$((n + 1))
+                n=\$((n + SWEEP_STEP))
                 rm -f $root/run/idlecfg/power-source
                 if [ \$phase = covered ]; then
                         unplug; \$I power-source event >/dev/null 2>&1; plug; \$I power-source event >/dev/null 2>&1
@@ -510,8 +510,8 @@ done
 EOS
 run_machine "$m" sh "$tmp/kill.sh" >"$tmp/kill.out" 2>&1
 set -- $(sed -n 's/^first //p' "$tmp/kill.out") $(sed -n 's/^covered //p' "$tmp/kill.out")
-check "a switch killed at each of its steps: the first ($1, $3 in file writes: journal and state) and a third the journal covers ($4, $6 in file writes: the state only); rollback restores every value exactly" \
-        sh -c "test '${2:-x}' = 0 && test '${5:-x}' = 0 && test ${1:-0} -gt 15 && test ${4:-0} -gt 15 && test ${6:-9} -lt ${3:-0} ||
+check "a switch killed at each of its steps: the first ($1, $3 in file writes: journal and state) and a third the journal covers ($4, $6 in file writes: the state only); rollback restores every value exactly$SWEEP_NOTE" \
+        sh -c "test '${2:-x}' = 0 && test '${5:-x}' = 0 && test ${1:-0} -gt $(sweep_share 15) && test ${4:-0} -gt $(sweep_share 15) && test ${6:-9} -lt ${3:-0} ||
                { cat '$tmp/kill.out'; exit 1; }"
 
 # a rollback killed at each of its steps, after three switches (#33): the
@@ -548,9 +548,9 @@ battery() {
                 esac
         done <\$T/etc/idlecfg/power-source.conf
 }
-n=0 hit=0 bad=0
+n=\$((1 - SWEEP_STEP)) hit=0 bad=0
 while [ \$n -lt 400 ]; do
-        n=\$((n + 1))
+        n=\$((n + SWEEP_STEP))
         rm -rf \$R; cp -a \$T \$R; unplug; battery
         IDLECFG_FAULT=kill:\$n \$I --root \$R rollback >$tmp/rb.run 2>&1
         grep -q injected $tmp/rb.run || { echo "kill:\$n: not reached"; cat $tmp/rb.run; break; }
@@ -572,8 +572,8 @@ echo "rb \$hit \$bad"
 EOS
 run_machine "$m" sh "$tmp/rb.sh" >"$tmp/rb.out.all" 2>&1
 set -- $(sed -n 's/^rb //p' "$tmp/rb.out.all")
-check "a rollback killed at each of its ${1:-?} steps after three switches: the next one finishes it, exit 0, blames nobody, root and /sys as before [bad: ${2:-?}]" \
-        sh -c "test '${1:-0}' -gt 20 && test '${2:-x}' = 0 || { cat '$tmp/rb.out.all'; exit 1; }"
+check "a rollback killed at each of its ${1:-?} steps after three switches: the next one finishes it, exit 0, blames nobody, root and /sys as before [bad: ${2:-?}]$SWEEP_NOTE" \
+        sh -c "test '${1:-0}' -gt $(sweep_share 20) && test '${2:-x}' = 0 || { cat '$tmp/rb.out.all'; exit 1; }"
 
 # a desktop: one source, nothing of the switch installed, nothing to switch
 droot=$tmp/droot

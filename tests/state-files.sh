@@ -63,9 +63,9 @@ while [ $k -lt "$lines" ]; do
         if [ $rc -ne 2 ] || [ $rrc -ne 2 ] || ! tree "$root" | cmp -s - "$tmp/installed.tree"; then
                 bad=$((bad + 1)); echo "# cut after line $k: install $rc, rollback $rrc"; head -3 "$tmp/cut.out"
         fi
-        k=$((k + 1))
+        k=$((k + SWEEP_STEP))
 done
-check "a manifest cut after each of its $((lines - 1)) first lines: install and rollback refuse it (exit 2), nothing changes" test $bad = 0
+check "a manifest cut after each of its $((lines - 1)) first lines: install and rollback refuse it (exit 2), nothing changes$SWEEP_NOTE" test $bad = 0
 check "... and install advises no rollback then" test $advice = 0
 check "... it says what to do instead" grep -q 'nothing was changed.*rollback refuses the same state' "$tmp/cut.out"
 sed 5d "$tmp/manifest" >"$M"
