@@ -29,6 +29,7 @@ static void targets_free(struct targets *t)
                 free(t->v[i].path);
                 free(t->v[i].content);
                 free(t->v[i].cur);
+                free(t->v[i].orig);
         }
         free(t->v);
         free(t->cmdline_words);
@@ -420,7 +421,7 @@ static int do_write(struct ctx *c, struct target *x)
         _cleanup_free_ char *shown = rootfs_display(c->rfs, x->path);
         struct manifest_file *mf = manifest_find(c->m, x->path);
         /* no entry, and idlecfg's own file there: taken as one install wrote (no backup, removed by rollback) */
-        bool own = !mf && x->exists && own_file(x->cur, x->cur_len);
+        bool own = !mf && x->exists && (x->own || own_file(x->cur, x->cur_len));
         bool was_ours = (mf && x->exists && streq(mf->sha, x->cur_sha)) || own, adopted = !mf && x->exists && !own;
         mode_t mode = 0644;
         uid_t uid = (uid_t) -1;
@@ -431,7 +432,12 @@ static int do_write(struct ctx *c, struct target *x)
         if (x->exists && !was_ours) {
                 /* what is there now is not ours: keep a copy (the first one is what
                  * rollback restores; a forced overwrite of an edited file keeps the edit too) */
-                r = save_backup(c->rfs, x->cur, x->cur_len, x->cur_sha, c->error);
+                if (x->orig && !mf) {
+                        /* the line before idlecfg's earlier words (its note): what rollback restores */
+                        sha_of(x->orig, strlen(x->orig), x->cur_sha);
+                        r = save_backup(c->rfs, x->orig, strlen(x->orig), x->cur_sha, c->error);
+                } else
+                        r = save_backup(c->rfs, x->cur, x->cur_len, x->cur_sha, c->error);
                 if (r < 0)
                         return r;
         }
@@ -662,6 +668,10 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         r = manifest_save(rfs, m, ret_error);
         if (r < 0)
                 return r;
+        /* idlecfg's words in /etc/kernel/cmdline, outside the state (an install after it was lost) */
+        r = install_cmdline_note(rfs, m);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), CMDLINE_NOTE_PATH, strerror(-r));
         /* the manifest names the parents now */
         r = parents_note_remove(rfs);
         if (r < 0)
