@@ -572,6 +572,28 @@ static void record_run(const struct rootfs *rfs, const struct plan *p, const str
                 m->files[i].pending = false;    /* every write is done */
 }
 
+/* an earlier profile's words the boot entries hold (T's dropped words) into
+ * the manifest M before idlecfg's own file stops naming them: a run killed
+ * in between leaves them there for the next install or rollback to name
+ * (the run's end records T's alone). 0 or -errno */
+static int keep_dropped_words(const struct rootfs *rfs, struct manifest *m, const struct targets *t,
+                              struct xerror *ret_error)
+{
+        _cleanup_free_ char *more = NULL;
+
+        if (!t->dropped_words)
+                return 0;
+        more = words_missing(strempty(m->dropped_words), t->dropped_words);
+        if (!*more)
+                return 0;
+        {
+                char *both = xasprintf("%s%s%s", strempty(m->dropped_words), m->dropped_words ? " " : "", more);
+                free(m->dropped_words);
+                m->dropped_words = both;
+        }
+        return manifest_save(rfs, m, ret_error);
+}
+
 static int install_targets(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
                            const struct install_options *o, struct install_result *res, struct targets *t,
                            struct xerror *ret_error)
@@ -637,6 +659,9 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         if (!m->fingerprint)
                 m->fingerprint = xstrdup(p->fingerprint);
 
+        r = keep_dropped_words(rfs, m, t, ret_error);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < t->n; i++) {
                 struct target *x = &t->v[i];
                 if (x->action == A_WRITE)
