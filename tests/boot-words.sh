@@ -17,7 +17,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 48
+plan 52
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -389,4 +389,32 @@ check "D6 words: a file idlecfg made (from the vendor's line), the state lost, i
         test $rc -eq 0 && test -e '$f/usr/lib/kernel/cmdline' && test ! -e '$f/etc/kernel/cmdline' &&
         test ! -e '$f/etc/kernel/cmdline.idlecfg-words'"
 last_failed && diag "exit $rc" "$(cat "$tmp/d6made.rb")" "$(ls "$f/etc/kernel")"
+# ---- install --dry-run and --check name the removal of an earlier profile's words, as install does ----
+q=$tmp/i3dry
+mk "$q"
+mkdir -p "$q/boot/loader/entries" "$q/usr/bin"
+printf 'GRUB_TIMEOUT=5\nGRUB_ENABLE_BLSCFG=true\n' >"$q/etc/default/grub"
+: >"$q/usr/sbin/grub2-mkconfig"
+printf 'CONFIG_PCIEASPM=y\nCONFIG_PCIEASPM_DEFAULT=y\n' >"$q/boot/config-$KVER"
+printf 'title Fedora\nversion %s\nlinux /vmlinuz-%s\noptions root=UUID=1 ro\n' "$KVER" "$KVER" \
+        >"$q/boot/loader/entries/abc-$KVER.conf"
+profile=powersave ic "$q" install >/dev/null 2>&1
+sed -i "s|^options .*|& $(cat "$q/etc/idlecfg/cmdline")|" "$q/boot/loader/entries/abc-$KVER.conf"
+cp "$q/var/lib/idlecfg/manifest" "$tmp/q.manifest"
+ic "$q" install --dry-run >"$tmp/q.dry" 2>&1; rc=$?
+check "profile change, bls: install --dry-run names grubby --remove-args of the old word, as install does; the manifest untouched" sh -c "
+        test $rc -ne 0 && grep -qF 'chroot $q grubby --update-kernel=ALL --remove-args=$PS' '$tmp/q.dry' &&
+        cmp -s '$tmp/q.manifest' '$q/var/lib/idlecfg/manifest'"
+last_failed && diag "exit $rc" "$(cat "$tmp/q.dry")"
+ic "$q" install --dry-run --json >"$tmp/q.dry.json" 2>&1
+steps "$tmp/q.dry.json" "$q" >"$tmp/q.dry.steps" 2>&1
+check "... install --dry-run --json names it in next_steps" \
+        grep -qx "grubby-remove-args chroot @ROOT@ grubby --update-kernel=ALL --remove-args=$PS" "$tmp/q.dry.steps"
+last_failed && diag "$(cat "$tmp/q.dry.steps")"
+ic "$q" install --check >"$tmp/q.check" 2>&1; rc=$?
+check "... install --check names it too (files would change: exit 5)" sh -c "
+        test $rc -eq 5 && grep -qF 'chroot $q grubby --update-kernel=ALL --remove-args=$PS' '$tmp/q.check'"
+last_failed && diag "exit $rc" "$(cat "$tmp/q.check")"
+ic "$q" install >"$tmp/q.install" 2>&1
+check "... as install then does" grep -qF "chroot $q grubby --update-kernel=ALL --remove-args=$PS" "$tmp/q.install"
 done_testing

@@ -323,6 +323,7 @@ void install_result_free(struct install_result *r)
                 free(r->files[i].path);
         free(r->files);
         free(r->cmdline_words);
+        free(r->dropped_words);
         *r = (struct install_result) {};
 }
 
@@ -628,6 +629,7 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
                         .action = x->action, .n_settings = x->n_settings, .wanted = !!x->content };
         }
         res->cmdline_words = t->cmdline_words ? xstrdup(t->cmdline_words) : NULL;
+        res->dropped_words = t->dropped_words ? xstrdup(t->dropped_words) : NULL;
 
         if (o->dry_run) {
                 dry_run(rfs, m, t, res, ret_error);
