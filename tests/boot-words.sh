@@ -17,7 +17,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 44
+plan 52
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -340,4 +340,81 @@ check "profile change, the entries held the policy word before idlecfg (the admi
         ! grep -q 'remove-args=.*$PS' '$tmp/a2.json' '$tmp/a.verify.json' '$tmp/a.rb.json' &&
         grep -qw '$PS' '$a/boot/loader/entries/abc-$KVER.conf'"
 last_failed && diag "$(steps "$tmp/a2.json" "$a")"
+# ---- D6 for the words: the state lost (rm -rf var/lib/idlecfg), then install again ----
+# mkd6 ROOT FORMAT: a systemd-boot root whose /etc/kernel/cmdline is printf FORMAT (empty: no file, the vendor's line)
+mkd6() {
+        mk "$1"
+        mkdir -p "$1/boot/efi/EFI/systemd" "$1/etc/kernel" "$1/usr/lib/kernel"
+        : >"$1/boot/efi/EFI/systemd/systemd-bootx64.efi"
+        printf 'CONFIG_PCIEASPM=y\nCONFIG_PCIEASPM_DEFAULT=y\n' >"$1/boot/config-$KVER"
+        printf 'root=/dev/vda2 ro\n' >"$1/usr/lib/kernel/cmdline"
+        [ -n "$2" ] && printf "$2" >"$1/etc/kernel/cmdline"
+        return 0
+}
+d=$tmp/d6
+mkd6 "$d" 'root=/dev/vda2\trw quiet\r\n'
+cp "$d/etc/kernel/cmdline" "$tmp/d6.before"
+profile=powersave ic "$d" install >/dev/null 2>&1; rc1=$?
+cp "$d/etc/kernel/cmdline" "$tmp/d6.after"
+rm -rf "$d/var/lib/idlecfg"
+profile=powersave ic "$d" install >"$tmp/d6.out" 2>&1; rc=$?
+# (exit 4 both times: no boot entry has been made from the file in this root)
+check "D6 words: after the state was lost, install again exits as the first, the file as the first made it" sh -c "
+        test $rc -eq $rc1 && cmp -s '$tmp/d6.after' '$d/etc/kernel/cmdline' &&
+        test \$(grep -o 'pcie_aspm.policy=powersupersave' '$d/etc/kernel/cmdline' | wc -l) -eq 1"
+last_failed && diag "exit $rc" "$(cat "$tmp/d6.out")"
+ic "$d" rollback >"$tmp/d6.rb" 2>&1; rc=$?
+check "D6 words: rollback then takes idlecfg's earlier word out, the file byte for byte as before idlecfg" sh -c "
+        test $rc -eq 0 && cmp -s '$tmp/d6.before' '$d/etc/kernel/cmdline' && test ! -e '$d/etc/kernel/cmdline.idlecfg-words'"
+last_failed && diag "exit $rc" "$(cat "$tmp/d6.rb")" "$(od -c "$d/etc/kernel/cmdline" | head -3)"
+# the administrator's word, the same as idlecfg's, there before idlecfg ever ran: never taken
+e=$tmp/d6adm
+mkd6 "$e" 'root=/dev/vda2 rw pcie_aspm.policy=powersupersave\n'
+cp "$e/etc/kernel/cmdline" "$tmp/d6adm.before"
+profile=powersave ic "$e" install >/dev/null 2>&1
+rm -rf "$e/var/lib/idlecfg"
+profile=powersave ic "$e" install >/dev/null 2>&1
+ic "$e" rollback >"$tmp/d6adm.rb" 2>&1; rc=$?
+check "D6 words: the administrator's identical word from before idlecfg stays through state loss, install, rollback" sh -c "
+        test $rc -eq 0 && cmp -s '$tmp/d6adm.before' '$e/etc/kernel/cmdline'"
+last_failed && diag "exit $rc" "$(cat "$tmp/d6adm.rb")" "$(cat "$e/etc/kernel/cmdline")"
+# the file idlecfg made from the vendor's line: removed again
+f=$tmp/d6made
+mkd6 "$f" ''
+profile=powersave ic "$f" install >/dev/null 2>&1
+rm -rf "$f/var/lib/idlecfg"
+profile=powersave ic "$f" install >/dev/null 2>&1
+ic "$f" rollback >"$tmp/d6made.rb" 2>&1; rc=$?
+check "D6 words: a file idlecfg made (from the vendor's line), the state lost, install again, rollback: the file is gone" sh -c "
+        test $rc -eq 0 && test -e '$f/usr/lib/kernel/cmdline' && test ! -e '$f/etc/kernel/cmdline' &&
+        test ! -e '$f/etc/kernel/cmdline.idlecfg-words'"
+last_failed && diag "exit $rc" "$(cat "$tmp/d6made.rb")" "$(ls "$f/etc/kernel")"
+# ---- install --dry-run and --check name the removal of an earlier profile's words, as install does ----
+q=$tmp/i3dry
+mk "$q"
+mkdir -p "$q/boot/loader/entries" "$q/usr/bin"
+printf 'GRUB_TIMEOUT=5\nGRUB_ENABLE_BLSCFG=true\n' >"$q/etc/default/grub"
+: >"$q/usr/sbin/grub2-mkconfig"
+printf 'CONFIG_PCIEASPM=y\nCONFIG_PCIEASPM_DEFAULT=y\n' >"$q/boot/config-$KVER"
+printf 'title Fedora\nversion %s\nlinux /vmlinuz-%s\noptions root=UUID=1 ro\n' "$KVER" "$KVER" \
+        >"$q/boot/loader/entries/abc-$KVER.conf"
+profile=powersave ic "$q" install >/dev/null 2>&1
+sed -i "s|^options .*|& $(cat "$q/etc/idlecfg/cmdline")|" "$q/boot/loader/entries/abc-$KVER.conf"
+cp "$q/var/lib/idlecfg/manifest" "$tmp/q.manifest"
+ic "$q" install --dry-run >"$tmp/q.dry" 2>&1; rc=$?
+check "profile change, bls: install --dry-run names grubby --remove-args of the old word, as install does; the manifest untouched" sh -c "
+        test $rc -ne 0 && grep -qF 'chroot $q grubby --update-kernel=ALL --remove-args=$PS' '$tmp/q.dry' &&
+        cmp -s '$tmp/q.manifest' '$q/var/lib/idlecfg/manifest'"
+last_failed && diag "exit $rc" "$(cat "$tmp/q.dry")"
+ic "$q" install --dry-run --json >"$tmp/q.dry.json" 2>&1
+steps "$tmp/q.dry.json" "$q" >"$tmp/q.dry.steps" 2>&1
+check "... install --dry-run --json names it in next_steps" \
+        grep -qx "grubby-remove-args chroot @ROOT@ grubby --update-kernel=ALL --remove-args=$PS" "$tmp/q.dry.steps"
+last_failed && diag "$(cat "$tmp/q.dry.steps")"
+ic "$q" install --check >"$tmp/q.check" 2>&1; rc=$?
+check "... install --check names it too (files would change: exit 5)" sh -c "
+        test $rc -eq 5 && grep -qF 'chroot $q grubby --update-kernel=ALL --remove-args=$PS' '$tmp/q.check'"
+last_failed && diag "exit $rc" "$(cat "$tmp/q.check")"
+ic "$q" install >"$tmp/q.install" 2>&1
+check "... as install then does" grep -qF "chroot $q grubby --update-kernel=ALL --remove-args=$PS" "$tmp/q.install"
 done_testing

@@ -107,10 +107,13 @@ uniq=$(tr ' ' '\n' <"$root/etc/kernel/cmdline" | grep . | sort -u | wc -l)
 check "install again after /var/lib/idlecfg was deleted: no word twice on /etc/kernel/cmdline ($words words)" \
         sh -c "test $words -gt 3 && test $words = $uniq"
 # idlecfg's own files (its header at the top) are not the administrator's
-# originals: recorded as new, no backup of them, removed by rollback
+# originals: recorded as new, no backup of them, removed by rollback; its
+# words in /etc/kernel/cmdline (the note beside it) taken out (exit 4: the
+# boot entries are to be made again)
 ic rollback >"$tmp/d6.rb" 2>&1; rc=$?
 check "... then rollback removes idlecfg's own files it found there (not kept as originals)" sh -c "
-        test $rc -eq 0 && test ! -e '$root/etc/udev/rules.d/70-idlecfg.rules' &&
+        test $rc -eq 4 && cmp -s '$tmp/orig/etc/kernel/cmdline' '$root/etc/kernel/cmdline' &&
+        test ! -e '$root/etc/udev/rules.d/70-idlecfg.rules' &&
         test ! -e '$root/etc/modprobe.d/idlecfg.conf' && test ! -e '$root/etc/sysctl.d/90-idlecfg.conf' &&
         grep -q 'removed .*/etc/udev/rules.d/70-idlecfg.rules' '$tmp/d6.rb'"
 reset_root

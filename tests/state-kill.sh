@@ -12,7 +12,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 13
+plan 14
 # the sweeps run idlecfg some 1,500 times, each write fsynced: on a tmpfs
 # (/dev/shm) when there is one, where fsync costs nothing. Reached through a
 # link in $tmp: umockdev redirects paths that start with /dev/.
@@ -42,6 +42,15 @@ restore() { rm -rf "$root/etc" "$root/var" "$root/boot" "$root/usr/lib/systemd" 
 temps() { find "$root" -name '.#*' | grep . && return 1; return 0; }
 # the administrator's word after install (undo): rollback keeps it
 admin() { sed -i 's/$/ mitigations=off/' "$1/etc/kernel/cmdline"; }
+# bls: grubby --args / --remove-args=WORDS as grubby does them, on every entry's options
+entries() { find "$root/boot/loader/entries" -name '*.conf'; }
+grubby_args() { for e in $(entries); do sed -i "s|^options .*|& $1|" "$e"; done; }
+grubby_remove() {
+        for w in $1; do for e in $(entries); do sed -i "/^options /s/ $w\( \|\$\)/\1/" "$e"; done; done
+}
+# the words of the last grubby --remove-args= step named in FILE (quotes off)
+removed() { sed -n "s/.*grubby --update-kernel=ALL --remove-args=//p" "$1" | tail -n 1 | tr -d "'\""; }
+PS=pcie_aspm.policy=powersupersave
 if [ $mode = undo ]; then
         rm -rf "$out.want" && cp -a "$orig" "$out.want" && admin "$out.want" && tree "$out.want" >"$out.orig"
 else
@@ -51,8 +60,12 @@ rm -rf "$root" && cp -a "$orig" "$root"
 # install did its part; 4: the boot configuration still lacks a step (kernel-install,
 # update-grub, the words of /etc/idlecfg/cmdline), which no sweep runs
 # (image: the killed run is the first install)
-[ $mode = image ] || ic --profile balanced install >"$out.first" 2>&1 || [ $? -eq 4 ] ||
+# (bls: powersave, its grubby step run; the killed run switches to balanced)
+first=balanced
+[ $mode != bls ] || first=powersave
+[ $mode = image ] || ic --profile $first install >"$out.first" 2>&1 || [ $? -eq 4 ] ||
         { echo "first install failed"; cat "$out.first"; echo "0 1 0"; exit 0; }
+[ $mode != bls ] || grubby_args "$(cat "$root/etc/idlecfg/cmdline")"
 [ $mode != undo ] || admin "$root"
 rm -rf "$out.installed" && mkdir -p "$out.installed" && savestate "$root" "$out.installed"
 n=0 bad=0 hit=0
@@ -62,6 +75,7 @@ while [ $n -lt 400 ]; do
         reinstall) thens=install ;;
         reinstall-both) thens="rollback install" ;;
         refresh | restat | undo | image) thens=rollback ;;
+        bls) thens="rollback install" ;;
         esac
         for then in $thens; do
                 restore "$out.installed"
@@ -75,6 +89,8 @@ while [ $n -lt 400 ]; do
                 undo) IDLECFG_FAULT=kill:$n ic rollback >"$out.run" 2>&1 ;;
                 # a first install --image into a root without /var
                 image) IDLECFG_FAULT=kill:$n ic --profile balanced install --image >"$out.run" 2>&1 ;;
+                # the profile switch on GRUB with BLS entries (dropped-words)
+                bls) IDLECFG_FAULT=kill:$n ic --profile balanced install >"$out.run" 2>&1 ;;
                 esac
                 grep -q 'injected' "$out.run" || break 2
                 [ $then = "${thens%% *}" ] && hit=$((hit + 1))
@@ -95,7 +111,28 @@ while [ $n -lt 400 ]; do
                         fi
                         temps || { bad=$((bad + 1)); echo "kill:$n: temporary files after install again"; }
                 fi
-                ic rollback >"$out.rb" 2>&1 || { bad=$((bad + 1)); echo "kill:$n then $then: rollback failed:"; cat "$out.rb"; }
+                if [ $mode = bls ]; then
+                        : >"$out.again"
+                        if [ $then = install ]; then
+                                ic --profile balanced install >"$out.again" 2>&1; rc=$?
+                                { [ $rc -eq 0 ] || [ $rc -eq 4 ]; } && ! grep -q 'idlecfg-new\|changed since\|deleted since\|left alone' "$out.again" ||
+                                        { bad=$((bad + 1)); echo "kill:$n: install again (exit $rc):"; cat "$out.again"; }
+                                grep -q "^dropped-words .*$PS" "$root/var/lib/idlecfg/manifest" && removed "$out.again" | grep -qw "$PS" ||
+                                        { bad=$((bad + 1)); echo "kill:$n: install again: $PS not kept in dropped-words or not named:"; cat "$out.again"; }
+                        fi
+                        ic rollback >"$out.rb" 2>&1; rc=$?
+                        [ $rc -eq 0 ] || [ $rc -eq 4 ] || { bad=$((bad + 1)); echo "kill:$n then $then: rollback failed:"; cat "$out.rb"; }
+                        removed "$out.rb" | grep -qw "$PS" ||
+                                { bad=$((bad + 1)); echo "kill:$n then $then: rollback does not name $PS:"; cat "$out.rb"; }
+                        ! grep -q "remove-args=.*$ADMIN" "$out.again" "$out.rb" ||
+                                { bad=$((bad + 1)); echo "kill:$n then $then: the administrator's $ADMIN named for removal"; }
+                        # the step done, then rollback finds nothing of it left
+                        grubby_remove "$(removed "$out.rb")"
+                        ic rollback >"$out.rb2" 2>&1 ||
+                                { bad=$((bad + 1)); echo "kill:$n then $then: rollback after the step:"; cat "$out.rb2"; }
+                else
+                        ic rollback >"$out.rb" 2>&1 || { bad=$((bad + 1)); echo "kill:$n then $then: rollback failed:"; cat "$out.rb"; }
+                fi
                 temps || { bad=$((bad + 1)); echo "kill:$n then $then: temporary files after rollback"; }
                 [ ! -e "$root/run/idlecfg" ] || { bad=$((bad + 1)); echo "kill:$n then $then: $(find "$root/run/idlecfg") after rollback"; }
                 tree "$root" | diff "$out.orig" - >"$out.diff" ||
@@ -173,14 +210,31 @@ fi
 # (before its manifest too), then rollback: no /var left behind
 img=$work/img-orig
 rm -rf "$img" && cp -a "$sdboot" "$img" && rm -rf "$img/var"
-for kind in ${SK_NEW:-undo image}; do
-        case $kind in undo) o=$sdboot ;; image) o=$img ;; esac
+# GRUB with BLS entries (grubby), an entry holding the administrator's own
+# words: the profile switch powersave -> balanced killed at each point, then
+# rollback, or install again then rollback: exit 0 or 4, the old profile's
+# word named for grubby --remove-args (kept in dropped-words), theirs never;
+# the step done as grubby does it, rollback again: the root as before
+bls=$work/bls-orig
+mkroot_installed "$m" "$bls" || { echo "Bail out! no root"; exit 1; }
+mkdir -p "$bls/var/lib" "$bls/run" "$bls/etc/default" "$bls/usr/sbin" "$bls/boot/loader/entries"
+printf 'GRUB_TIMEOUT=5\nGRUB_ENABLE_BLSCFG=true\n' >"$bls/etc/default/grub"
+: >"$bls/usr/sbin/grub2-mkconfig"
+printf 'CONFIG_PCIEASPM=y\nCONFIG_PCIEASPM_DEFAULT=y\n' >"$bls/boot/config-$KVER"
+ADMIN=nmi_watchdog=0
+export ADMIN
+printf 'title Fedora\nversion %s\nlinux /vmlinuz-%s\noptions root=UUID=1 ro quiet %s\n' "$KVER" "$KVER" "$ADMIN" \
+        >"$bls/boot/loader/entries/abc-$KVER.conf"
+for kind in ${SK_NEW:-undo image bls}; do
+        case $kind in undo) o=$sdboot ;; image) o=$img ;; bls) o=$bls ;; esac
         run_machine "$m" sh "$tmp/sweep.sh" $kind "$work/$kind-root" "$o" "$work/$kind" >"$tmp/$kind.log" 2>&1
         set -- $(tail -n 1 "$tmp/$kind.log")
         case $kind in
         undo) what="a rollback taking idlecfg's words out of an edited /etc/kernel/cmdline"
               want="the root as before with the administrator's word" ;;
         image) what="a first install --image into a root without /var"; want="the root as before, no /var" ;;
+        bls) what="a profile switch (powersave, its grubby step run, then balanced) on GRUB with BLS entries"
+             want="the old profile's word named for removal, the administrator's never; the step done: the root as before" ;;
         esac
         check "$what killed at each of its ${1:-?} fault points, then rollback: exit 0, $want" \
                 sh -c "test '${2:-x}' = 0 && test ${1:-0} -gt 10 && test ${3:-0} -lt 400"

@@ -173,7 +173,10 @@ int run_plan(struct run *c)
         if (r == 0) {
                 po.own_words = own = install_own_words(&c->rfs, m);
                 po.dropped_words = m->dropped_words;
-        } else if (r != -ENOENT && !c->manifest_verb) {
+        } else if (r == -ENOENT)
+                /* none (lost?): the words the note beside /etc/kernel/cmdline names */
+                po.own_words = own = install_own_words(&c->rfs, NULL);
+        else if (!c->manifest_verb) {
                 /* a refused manifest is said, not passed over (verify refuses it: run_installed_profile()) */
                 _cleanup_free_ char *why = e.message ? xerror_format(&e) : xstrdup(strerror(-r));
                 fprintf(stderr, _("idlecfg: warning: %s: the plan takes the words an install added to the "

@@ -25,10 +25,21 @@ void install_print_check(const struct install_result *r, const struct next_steps
                         kept++;
                 }
         }
-        if (n)
+        if (n) {
+                /* the words of an earlier profile the boot entries hold: their removal, as install names it */
+                struct next_steps gone = *steps;
+                _cleanup_free_ struct next_step *v = xcalloc(steps->n ? steps->n : 1, sizeof(*v));
+                gone.v = v;
+                gone.n = 0;
+                for (size_t i = 0; i < steps->n; i++)
+                        if (steps->v[i].remove || streq(steps->v[i].id, "grubby-remove-args") ||
+                            streq(steps->v[i].id, "rpm-ostree-kargs-delete"))
+                                v[gone.n++] = steps->v[i];
                 fprintf(out, P_("%zu file in %s would change (--diff shows how).\n",
                                 "%zu files in %s would change (--diff shows how).\n", n), n, root);
-        else if (next_steps_boot_incomplete(steps)) {
+                next_steps_print_text(&gone, _("The boot entries would still hold words of the earlier profile "
+                                               "(exit 4 after install); run:\n"), out);
+        } else if (next_steps_boot_incomplete(steps)) {
                 /* work to do all the same: what install says (exit 4) until the step has run */
                 _cleanup_free_ char *header = xasprintf(_("No file would change in %s, but its boot configuration "
                                                           "still lacks what idlecfg installed (exit 4); run:\n"),

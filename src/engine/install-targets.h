@@ -56,6 +56,11 @@ struct target {
         /* the administrator's file, already as wanted (CONTENT its bytes): left
          * as it is and not taken into the manifest, while no manifest names it */
         bool as_is;
+        /* /etc/kernel/cmdline after the state was lost (CMDLINE_NOTE_PATH):
+         * made by idlecfg (OWN: removed by rollback), or ORIG, the
+         * administrator's line without idlecfg's earlier words (restored) */
+        bool own;
+        char *orig;
 };
 
 struct targets {
@@ -83,3 +88,7 @@ int install_cmdline_target(const struct rootfs *rfs, const struct plan *p, const
  * bls_own_words()). NULL: none. Read before anything is written. */
 char *install_dropped_words(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
                             const char *words);
+/* the note of idlecfg's words in /etc/kernel/cmdline (CMDLINE_NOTE_PATH) as
+ * manifest M wants it: written while M names that file with words of
+ * idlecfg's in it (install_own_words()), else removed. 0 or -errno */
+int install_cmdline_note(const struct rootfs *rfs, const struct manifest *m);

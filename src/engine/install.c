@@ -29,6 +29,7 @@ static void targets_free(struct targets *t)
                 free(t->v[i].path);
                 free(t->v[i].content);
                 free(t->v[i].cur);
+                free(t->v[i].orig);
         }
         free(t->v);
         free(t->cmdline_words);
@@ -322,6 +323,7 @@ void install_result_free(struct install_result *r)
                 free(r->files[i].path);
         free(r->files);
         free(r->cmdline_words);
+        free(r->dropped_words);
         *r = (struct install_result) {};
 }
 
@@ -420,7 +422,7 @@ static int do_write(struct ctx *c, struct target *x)
         _cleanup_free_ char *shown = rootfs_display(c->rfs, x->path);
         struct manifest_file *mf = manifest_find(c->m, x->path);
         /* no entry, and idlecfg's own file there: taken as one install wrote (no backup, removed by rollback) */
-        bool own = !mf && x->exists && own_file(x->cur, x->cur_len);
+        bool own = !mf && x->exists && (x->own || own_file(x->cur, x->cur_len));
         bool was_ours = (mf && x->exists && streq(mf->sha, x->cur_sha)) || own, adopted = !mf && x->exists && !own;
         mode_t mode = 0644;
         uid_t uid = (uid_t) -1;
@@ -431,7 +433,12 @@ static int do_write(struct ctx *c, struct target *x)
         if (x->exists && !was_ours) {
                 /* what is there now is not ours: keep a copy (the first one is what
                  * rollback restores; a forced overwrite of an edited file keeps the edit too) */
-                r = save_backup(c->rfs, x->cur, x->cur_len, x->cur_sha, c->error);
+                if (x->orig && !mf) {
+                        /* the line before idlecfg's earlier words (its note): what rollback restores */
+                        sha_of(x->orig, strlen(x->orig), x->cur_sha);
+                        r = save_backup(c->rfs, x->orig, strlen(x->orig), x->cur_sha, c->error);
+                } else
+                        r = save_backup(c->rfs, x->cur, x->cur_len, x->cur_sha, c->error);
                 if (r < 0)
                         return r;
         }
@@ -566,6 +573,28 @@ static void record_run(const struct rootfs *rfs, const struct plan *p, const str
                 m->files[i].pending = false;    /* every write is done */
 }
 
+/* an earlier profile's words the boot entries hold (T's dropped words) into
+ * the manifest M before idlecfg's own file stops naming them: a run killed
+ * in between leaves them there for the next install or rollback to name
+ * (the run's end records T's alone). 0 or -errno */
+static int keep_dropped_words(const struct rootfs *rfs, struct manifest *m, const struct targets *t,
+                              struct xerror *ret_error)
+{
+        _cleanup_free_ char *more = NULL;
+
+        if (!t->dropped_words)
+                return 0;
+        more = words_missing(strempty(m->dropped_words), t->dropped_words);
+        if (!*more)
+                return 0;
+        {
+                char *both = xasprintf("%s%s%s", strempty(m->dropped_words), m->dropped_words ? " " : "", more);
+                free(m->dropped_words);
+                m->dropped_words = both;
+        }
+        return manifest_save(rfs, m, ret_error);
+}
+
 static int install_targets(const struct rootfs *rfs, const struct plan *p, const struct inventory *inv,
                            const struct install_options *o, struct install_result *res, struct targets *t,
                            struct xerror *ret_error)
@@ -600,6 +629,7 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
                         .action = x->action, .n_settings = x->n_settings, .wanted = !!x->content };
         }
         res->cmdline_words = t->cmdline_words ? xstrdup(t->cmdline_words) : NULL;
+        res->dropped_words = t->dropped_words ? xstrdup(t->dropped_words) : NULL;
 
         if (o->dry_run) {
                 dry_run(rfs, m, t, res, ret_error);
@@ -631,6 +661,9 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         if (!m->fingerprint)
                 m->fingerprint = xstrdup(p->fingerprint);
 
+        r = keep_dropped_words(rfs, m, t, ret_error);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < t->n; i++) {
                 struct target *x = &t->v[i];
                 if (x->action == A_WRITE)
@@ -662,6 +695,10 @@ static int install_targets(const struct rootfs *rfs, const struct plan *p, const
         r = manifest_save(rfs, m, ret_error);
         if (r < 0)
                 return r;
+        /* idlecfg's words in /etc/kernel/cmdline, outside the state (an install after it was lost) */
+        r = install_cmdline_note(rfs, m);
+        if (r < 0)
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), CMDLINE_NOTE_PATH, strerror(-r));
         /* the manifest names the parents now */
         r = parents_note_remove(rfs);
         if (r < 0)

@@ -65,6 +65,7 @@ struct install_result {
         struct install_file *files;     /* every target, once decided */
         size_t n_files;
         char *cmdline_words;            /* the kernel parameters planned; NULL: none */
+        char *dropped_words;            /* an earlier profile's words the boot entries still hold (dropped-words) */
         bool touched;                   /* a target file was changed (rollback has something to undo) */
         bool state_refused;             /* the manifest or a backup was refused: rollback refuses it too */
 };

@@ -349,6 +349,8 @@ static void step_udev_trigger(struct next_steps *s, const struct plan *p)
         strv_free(argv);
 }
 
+static void pending_dropped_words(struct next_steps *s, const struct rootfs *rfs, const char *dropped);
+
 void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const struct install_result *r,
                           const struct plan *p, bool dry_run)
 {
@@ -431,6 +433,9 @@ void next_steps_for_files(struct next_steps *s, const struct rootfs *rfs, const 
                         break;
                 }
         }
+        /* a dry run records no dropped-words: the removal the run would ask, named as install names it */
+        if (dry_run && r->dropped_words)
+                pending_dropped_words(s, rfs, r->dropped_words);
 }
 
 /* ---- what the boot configuration lacks, from the root's files ---- */

@@ -143,6 +143,15 @@ void left_note_done(struct left_note *n);
  * parents it names once the state directory is gone, then the note. 0 or
  * -errno. */
 #define PARENTS_NOTE_PATH "/run/idlecfg/rollback-parents"
+
+/* The words install added to /etc/kernel/cmdline, kept beside it (not in
+ * STATE_DIR): an install after the state was deleted takes them for its
+ * own, not for the administrator's (as its files by their header). Its
+ * lines: the header, "added W..." (the administrator's line before them)
+ * or "made W..." (the file made from the vendor's line). Written by install
+ * while the manifest names /etc/kernel/cmdline, removed by rollback
+ * (engine/rollback.c). */
+#define CMDLINE_NOTE_PATH "/etc/kernel/cmdline.idlecfg-words"
 /* DIR is one of the two parents the note may name (/var, /var/lib) */
 bool parents_note_is_parent(const char *dir);
 int parents_note(const struct rootfs *rfs, const struct manifest *m);
