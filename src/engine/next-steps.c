@@ -34,7 +34,7 @@ void next_steps_init(struct next_steps *s, const struct rootfs *rfs)
 {
         *s = (struct next_steps) {
                 .running = target_running(rfs),
-                .chroot = !root_is_host(rfs->path),
+                .chroot = !rfs->host,
                 .root = xstrdup(rfs->path),
         };
         boot_detect(rfs, &s->boot);
