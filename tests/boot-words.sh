@@ -367,24 +367,26 @@ ic "$d" rollback >"$tmp/d6.rb" 2>&1; rc=$?
 check "D6 words: rollback then takes idlecfg's earlier word out, the file byte for byte as before idlecfg" sh -c "
         test $rc -eq 0 && cmp -s '$tmp/d6.before' '$d/etc/kernel/cmdline' && test ! -e '$d/etc/kernel/cmdline.idlecfg-words'"
 last_failed && diag "exit $rc" "$(cat "$tmp/d6.rb")" "$(od -c "$d/etc/kernel/cmdline" | head -3)"
+# d6_lose_rollback ROOT OUT: a powersave install, the state lost, install
+# again, then rollback (its output in OUT, its exit status returned)
+d6_lose_rollback() {
+        profile=powersave ic "$1" install >/dev/null 2>&1
+        rm -rf "$1/var/lib/idlecfg"
+        profile=powersave ic "$1" install >/dev/null 2>&1
+        ic "$1" rollback >"$2" 2>&1
+}
 # the administrator's word, the same as idlecfg's, there before idlecfg ever ran: never taken
 e=$tmp/d6adm
 mkd6 "$e" 'root=/dev/vda2 rw pcie_aspm.policy=powersupersave\n'
 cp "$e/etc/kernel/cmdline" "$tmp/d6adm.before"
-profile=powersave ic "$e" install >/dev/null 2>&1
-rm -rf "$e/var/lib/idlecfg"
-profile=powersave ic "$e" install >/dev/null 2>&1
-ic "$e" rollback >"$tmp/d6adm.rb" 2>&1; rc=$?
+d6_lose_rollback "$e" "$tmp/d6adm.rb"; rc=$?
 check "D6 words: the administrator's identical word from before idlecfg stays through state loss, install, rollback" sh -c "
         test $rc -eq 0 && cmp -s '$tmp/d6adm.before' '$e/etc/kernel/cmdline'"
 last_failed && diag "exit $rc" "$(cat "$tmp/d6adm.rb")" "$(cat "$e/etc/kernel/cmdline")"
 # the file idlecfg made from the vendor's line: removed again
 f=$tmp/d6made
 mkd6 "$f" ''
-profile=powersave ic "$f" install >/dev/null 2>&1
-rm -rf "$f/var/lib/idlecfg"
-profile=powersave ic "$f" install >/dev/null 2>&1
-ic "$f" rollback >"$tmp/d6made.rb" 2>&1; rc=$?
+d6_lose_rollback "$f" "$tmp/d6made.rb"; rc=$?
 check "D6 words: a file idlecfg made (from the vendor's line), the state lost, install again, rollback: the file is gone" sh -c "
         test $rc -eq 0 && test -e '$f/usr/lib/kernel/cmdline' && test ! -e '$f/etc/kernel/cmdline' &&
         test ! -e '$f/etc/kernel/cmdline.idlecfg-words'"
