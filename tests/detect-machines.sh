@@ -7,7 +7,7 @@ need umockdev-run depmod "${CC:-cc}" python3 script
 
 machines=$(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /)
 count=$(echo "$machines" | wc -w)
-plan $((count * 6))
+plan $((count * 6 + 2))
 
 for m in $machines; do
         dir=$TESTS_DATA/machines/$m
@@ -29,4 +29,19 @@ for m in $machines; do
         check "$m: in a file no platform or storage value is wrapped below itself" sh -c "
                 ! grep -n '^                    ' '$tmp/$m.file'"
 done
+
+# tests/run-machine's guard of the testbed it shares between the commands
+# that only read /sys: one that writes there fails the run (exit 125); the
+# same command that only reads passes
+cat >"$tmp/writes" <<'SH'
+#!/bin/sh
+[ "${1:-}" = read ] && exec cat /sys/devices/pci0000:00/0000:00:14.0/power/control
+echo on >/sys/devices/pci0000:00/0000:00:14.0/power/control
+SH
+chmod +x "$tmp/writes"
+IDLECFG=$tmp/writes run_machine "$TESTS_DATA/machines/intel-laptop" "$tmp/writes" plan >"$tmp/guard.out" 2>&1; rc=$?
+check "run-machine: a command in the shared testbed that writes to /sys fails the run, exit 125, naming the file [$rc]" \
+        sh -c "test $rc -eq 125 && grep -q 'changed the testbed.*0000:00:14.0/power/control' '$tmp/guard.out'"
+IDLECFG=$tmp/writes run_machine "$TESTS_DATA/machines/intel-laptop" "$tmp/writes" read plan >"$tmp/guard2.out" 2>&1; rc=$?
+check "run-machine: ... one that only reads there passes [$rc]" test $rc -eq 0
 done_testing
