@@ -17,7 +17,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 52
+plan 56
 
 WORDS=pcie_aspm.policy=default
 dir=$TESTS_DATA/machines/desktop-sata
@@ -391,6 +391,32 @@ check "D6 words: a file idlecfg made (from the vendor's line), the state lost, i
         test $rc -eq 0 && test -e '$f/usr/lib/kernel/cmdline' && test ! -e '$f/etc/kernel/cmdline' &&
         test ! -e '$f/etc/kernel/cmdline.idlecfg-words'"
 last_failed && diag "exit $rc" "$(cat "$tmp/d6made.rb")" "$(ls "$f/etc/kernel")"
+# a profile with no command-line words after the state was lost: the noted words leave the line
+g=$tmp/d6none
+mkd6 "$g" 'root=/dev/vda2\trw quiet\r\n'
+cp "$g/etc/kernel/cmdline" "$tmp/d6none.before"
+profile=powersave ic "$g" install >/dev/null 2>&1
+rm -rf "$g/var/lib/idlecfg"
+profile=performance ic "$g" install --json >"$tmp/d6none.json" 2>"$tmp/d6none.err"; rc=$?
+check "D6 words: the state lost, then a profile without words: the line as before idlecfg, the note gone, kernel-install named" sh -c "
+        test $rc -eq 4 && cmp -s '$tmp/d6none.before' '$g/etc/kernel/cmdline' &&
+        test ! -e '$g/etc/kernel/cmdline.idlecfg-words' && grep -q '\"kernel-install\"' '$tmp/d6none.json'"
+last_failed && diag "exit $rc" "$(cat "$tmp/d6none.err")" "$(od -c "$g/etc/kernel/cmdline" | head -3)"
+ic "$g" rollback >"$tmp/d6none.rb" 2>&1; rc=$?
+check "... rollback then keeps the administrator's line byte for byte" sh -c "
+        test $rc -eq 0 -o $rc -eq 4 && cmp -s '$tmp/d6none.before' '$g/etc/kernel/cmdline'"
+last_failed && diag "exit $rc" "$(cat "$tmp/d6none.rb")"
+h=$tmp/d6nonemade
+mkd6 "$h" ''
+profile=powersave ic "$h" install >/dev/null 2>&1
+rm -rf "$h/var/lib/idlecfg"
+profile=performance ic "$h" install >"$tmp/d6nm.out" 2>&1; rc=$?
+check "D6 words: a file idlecfg made, the state lost, a profile without words: the vendor's line alone, no note" sh -c "
+        test \"\$(cat '$h/etc/kernel/cmdline')\" = 'root=/dev/vda2 ro' && test ! -e '$h/etc/kernel/cmdline.idlecfg-words'"
+last_failed && diag "exit $rc" "$(cat "$tmp/d6nm.out")" "$(cat "$h/etc/kernel/cmdline")"
+ic "$h" rollback >"$tmp/d6nm.rb" 2>&1; rc=$?
+check "... rollback then removes the file idlecfg made" sh -c "test ! -e '$h/etc/kernel/cmdline' && test -e '$h/usr/lib/kernel/cmdline'"
+last_failed && diag "exit $rc" "$(cat "$tmp/d6nm.rb")"
 # ---- install --dry-run and --check name the removal of an earlier profile's words, as install does ----
 q=$tmp/i3dry
 mk "$q"

@@ -223,6 +223,30 @@ static char *bls_own_words(const struct rootfs *rfs, const struct manifest *m, c
         return ours;
 }
 
+/* No words this time, the state lost (no manifest entry for
+ * /etc/kernel/cmdline) and the note beside it naming idlecfg's earlier
+ * words: the line goes back to the administrator's (the note's words taken
+ * out, as rollback would), or, in a file idlecfg made, to the vendor's line
+ * (recorded as idlecfg's: rollback removes the file). Without this the old
+ * profile's words stayed on the line for good. */
+static int kernel_cmdline_unnote(const struct rootfs *rfs, const struct manifest *m, struct targets *t,
+                                 struct xerror *ret_error)
+{
+        _cleanup_free_ char *noted = NULL;
+        bool made = false;
+        struct stat st;
+        int r;
+
+        if (m && manifest_find(m, KERNEL_CMDLINE_PATH))
+                return 0;       /* the manifest's file: dropped or restored as any other */
+        if (cmdline_note_read(rfs, &made, &noted) < 0 || !*noted)
+                return 0;
+        if (rootfs_lstat(rfs, KERNEL_CMDLINE_PATH, &st) < 0 || !S_ISREG(st.st_mode))
+                return 0;       /* gone or replaced since: nothing of idlecfg's words to take out */
+        r = kernel_cmdline_target(rfs, m, "", 0, OWN_CMDLINE_PATH, t, ret_error);
+        return r < 0 ? r : 0;
+}
+
 int install_cmdline_target(const struct rootfs *rfs, const struct plan *p, const struct manifest *m,
                            struct targets *t, struct xerror *ret_error)
 {
@@ -236,7 +260,10 @@ int install_cmdline_target(const struct rootfs *rfs, const struct plan *p, const
                 return r;
         strstrip(words);
         if (!*words)
-                return 0;
+                return scheme == BOOT_KERNEL_INSTALL_BLS || scheme == BOOT_KERNEL_INSTALL_UKI ||
+                                       scheme == BOOT_SYSTEMD_BOOT ?
+                               kernel_cmdline_unnote(rfs, m, t, ret_error) :
+                               0;
 
         r = 0;
         if (scheme == BOOT_KERNEL_INSTALL_BLS || scheme == BOOT_KERNEL_INSTALL_UKI || scheme == BOOT_SYSTEMD_BOOT) {
@@ -320,7 +347,8 @@ int install_cmdline_note(const struct rootfs *rfs, const struct manifest *m)
 
         if (mf && m->cmdline_target && streq(m->cmdline_target, KERNEL_CMDLINE_PATH))
                 words = install_own_words(rfs, m);
-        if (!words) {
+        if (!words || !*strstrip(words)) {
+                /* none of idlecfg's words on the line (any more): no note */
                 r = rootfs_unlink(rfs, CMDLINE_NOTE_PATH);
                 return r == -ENOENT || r == -ENOTDIR ? 0 : r;
         }
