@@ -10,7 +10,7 @@
 #include "engine/report.h"
 #include "cli/run.h"
 #include "cli/verb-measure.h"
-#include "cli/verb-monitor.h"
+#include "cli/monitor.h"
 #include "cli/verb-report.h"
 
 struct report_doc {

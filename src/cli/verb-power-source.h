@@ -1,4 +1,4 @@
-/* verb-power.h: idlecfg power-source, and the source verify assumes */
+/* verb-power-source.h: idlecfg power-source, and the source verify assumes */
 #pragma once
 
 #include <stdbool.h>

@@ -1,14 +1,14 @@
-/* verb-apply.c: the verbs apply, rollback and verify, and what they print:
+/* verb-verify.c: the verbs apply, rollback and verify, and what they print:
  * text and JSON from the results apply.c, verify.c and rollback.c return */
 #include "config.h"
 
 #include "base/json.h"
-#include "cli/verb-apply.h"
+#include "cli/verb-verify.h"
 #include "cli/print-apply.h"
 #include "cli/run.h"
 #include "cli/verb-measure.h"
-#include "cli/verb-monitor.h"
-#include "cli/verb-power.h"
+#include "cli/monitor.h"
+#include "cli/verb-power-source.h"
 #include "engine/next-steps.h"
 #include "engine/rollback.h"
 #include "cli/verb-install.h"

@@ -1,4 +1,4 @@
-/* run-install.h: the install and refresh verbs (run-install.c) */
+/* verb-refresh.h: the install and refresh verbs (verb-refresh.c) */
 #pragma once
 
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-/* verb-power.c: idlecfg power-source: the values of the current power source,
+/* verb-power-source.c: idlecfg power-source: the values of the current power source,
  * written when it changed (udev), at boot and after resume
  *
  * The decision is powersource.c's, the settings are the table install wrote
@@ -13,7 +13,7 @@
 #include "root/powersource.h"
 #include "engine/pstable.h"
 #include "cli/print-apply.h"
-#include "cli/verb-power.h"
+#include "cli/verb-power-source.h"
 #include "cli/run.h"
 
 bool power_source_mode_ok(const char *mode)

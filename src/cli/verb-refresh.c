@@ -1,4 +1,4 @@
-/* run-install.c: install and refresh, the verbs that write a plan into a
+/* verb-refresh.c: install and refresh, the verbs that write a plan into a
  * root: the checks before writing, the run, what it prints, its exit code */
 #include "config.h"
 
@@ -13,7 +13,7 @@
 #include "engine/refresh-run.h"
 #include "pipeline/detect.h"
 #include "pipeline/fingerprint.h"
-#include "cli/run-install.h"
+#include "cli/verb-refresh.h"
 #include "root/target.h"
 #include "cli/verb-check.h"
 #include "cli/verb-install.h"

@@ -1,4 +1,4 @@
-/* verb-apply.h: the verbs apply, rollback and verify, and what they print (the results of apply.c, verify.c and rollback.c) */
+/* verb-verify.h: the verbs apply, rollback and verify, and what they print (the results of apply.c, verify.c and rollback.c) */
 #pragma once
 
 #include <stdio.h>
