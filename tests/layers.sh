@@ -308,15 +308,16 @@ check "a planted function of 121 lines, a file of 1001 and an fputs to stderr in
                grep -q "src/engine/planted.c:3: stderr below src/cli" "$1" && [ "$(wc -l <"$1")" -eq 3 ]' sh "$tmp/planted-sizes.out"
 
 # ... and an include circle inside src/cli (a copy of the tree where the
-# shared printers of print-apply.c include verb-apply.h, which includes them)
+# shared printers of print-next-steps.c include verb-install.h, whose file
+# includes them)
 mkdir -p "$tmp/copy2" && cp -R "$top_srcdir/src" "$top_srcdir/HACKING" "$top_srcdir/Makefile.am" "$tmp/copy2/"
-printf '#include "cli/verb-apply.h"\n' >>"$tmp/copy2/src/cli/print-apply.c"
+printf '#include "cli/verb-install.h"\n' >>"$tmp/copy2/src/cli/print-next-steps.c"
 (
         top_srcdir=$tmp/copy2
         layers circles
 ) >"$tmp/planted-circle.out" 2>&1
-check "a planted include circle between src/cli/print-apply.c and verb-apply.c is found, nothing else" \
-        sh -c 'grep -q "^include circle of cli/print-apply, cli/verb-apply, .*cli/print-apply -> cli/verb-apply (src/cli/print-apply.c:[0-9]*); cli/verb-apply -> cli/print-apply (src/cli/verb-apply.c:[0-9]*)" "$1" &&
+check "a planted include circle between src/cli/print-next-steps.c and verb-install.c is found, nothing else" \
+        sh -c 'grep -q "^include circle of cli/print-next-steps, cli/verb-install: cli/print-next-steps -> cli/verb-install (src/cli/print-next-steps.c:[0-9]*); cli/verb-install -> cli/print-next-steps (src/cli/verb-install.c:[0-9]*)" "$1" &&
                [ "$(wc -l <"$1")" -eq 1 ]' sh "$tmp/planted-circle.out"
 
 # ... and one round three files of src/engine (install -> rollback -> next-steps

@@ -9,89 +9,29 @@
 #include <sys/stat.h>
 
 #include "base/fault.h"
+#include "base/util.h"
+#include "cli/monitor.h"
 #include "cli/options.h"
 #include "cli/run.h"
-#include "cli/run-install.h"
 #include "cli/run-status.h"
-#include "base/util.h"
-#include "cli/verb-apply.h"
-#include "cli/verb-check.h"
-#include "cli/verb-detect.h"
-#include "cli/verb-explain.h"
-#include "cli/verb-facts.h"
-#include "cli/verb-install.h"
-#include "cli/verb-measure.h"
-#include "cli/verb-power.h"
-#include "cli/verb-steps.h"
-#include "cli/verb-monitor.h"
-#include "cli/verb-plan.h"
-#include "cli/verb-report.h"
+#include "cli/verbs.h"
 
-/* what a verb needs before it runs */
-enum {
-        VERB_LOCK = 1 << 0,             /* the lock of the root (the writing verbs) */
-        VERB_INVENTORY = 1 << 1,        /* the inventory of the machine */
-        VERB_PLAN = 1 << 2,             /* the inventory and the plan */
-        VERB_INSTALLED = 1 << 3,        /* the plan of the installed profile unless --profile */
-        VERB_LOCK_LATE = 1 << 4,        /* the lock, taken by the verb once it has something to write */
-        VERB_STATUS = 1 << 5,           /* writes the status file after a run that held the lock */
-        VERB_MANIFEST = 1 << 6,         /* may rewrite the manifest: what the run read of it is dropped after */
-};
-
-struct verb {
-        const char *name;
-        int min_args, max_args;
-        unsigned needs;                 /* VERB_*; every verb gets the root, opened */
-        /* the verb's own argument and option checks, before anything is read or locked; NULL: none */
-        int (*check)(const struct args *a, int argc, char **argv);
-        int (*run)(struct run *c, int argc, char **argv);
-        const char *help;
-        unsigned options;               /* O_*: the options it takes besides O_COMMON */
-        const char *synopsis;           /* its arguments, for its usage; NULL: none */
-};
-
-/* ---- the verbs: their bodies and checks are in their verb files (verb-*.c, run-install.c) ---- */
-
-static const struct verb verbs[] = {
-        { "detect", 0, 0, VERB_INVENTORY, NULL, verb_detect,
-          N_("Show the hardware, its power knobs and the fingerprint"), O_KERNEL | O_JSON, NULL },
-        { "plan", 0, 0, VERB_PLAN, check_plan, verb_plan, N_("Show the settings for this machine and why"),
-          O_PLANNING | O_JSON | O_FORMAT, NULL },
-        { "explain", 1, 1, VERB_PLAN, NULL, verb_explain, N_("Show every decision about one device and why"),
-          O_PLANNING, N_("DEVICE") },
-        { "install", 0, 0, VERB_LOCK | VERB_PLAN | VERB_STATUS | VERB_MANIFEST, check_install, verb_install,
-          N_("Write the configuration files into the root, with a manifest"),
-          O_PLANNING | O_JSON | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CHECK | O_DIFF |
-          O_FORMAT | O_BOOT_STEPS, NULL },
-        { "apply", 0, 0, VERB_LOCK | VERB_PLAN | VERB_STATUS, check_apply, verb_apply,
-          N_("Apply the settings to the running system now, journal first"),
-          O_PLANNING | O_DRY_RUN | O_KEEP_GOING | O_WAIT | O_MEASURE | O_JSON, NULL },
-        { "rollback", 0, 1, VERB_LOCK | VERB_STATUS | VERB_MANIFEST, check_rollback, verb_rollback,
-          N_("Undo apply and/or install exactly: rollback [apply|install|all]"),
-          O_FORCE | O_WAIT | O_MEASURE | O_JSON | O_PLANNING, N_("[apply|install|all]") },
-        { "verify", 0, 0, VERB_PLAN | VERB_INSTALLED, check_verify, verb_verify,
-          N_("Compare the running system with the plan; list idle blockers"),
-          O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT | O_WARNING | O_CRITICAL | O_TIMEOUT, NULL },
-        { "report", 0, 0, VERB_PLAN, check_report, verb_report,
-          N_("Show what this machine has, plans and measured, for its owner to send"),
-          O_PLANNING | O_FORMAT | O_OUTPUT | O_SHOW | O_SYMPTOM | O_SECONDS, NULL },
-        /* detects and plans itself, only when something changed */
-        { "refresh", 0, 0, VERB_LOCK | VERB_LOCK_LATE | VERB_STATUS | VERB_MANIFEST, check_refresh, verb_refresh,
-          N_("Re-install if hardware, kernel, hwdb or profile changed"),
-          O_PLANNING | O_DRY_RUN | O_FORCE | O_WAIT | O_REFUSE_CONFLICTS | O_IMAGE | O_CONDITION | O_BOOT_STEPS, NULL },
-        { "measure", 0, 0, VERB_PLAN, NULL, verb_measure,
-          N_("Measure idle for --seconds: who suspends, who stays awake and why"),
-          O_PLANNING | O_JSON | O_SECONDS, NULL },
-        { "power-source", 0, 1, VERB_LOCK | VERB_STATUS, check_power_source, verb_power_source,
-          N_("Write the values of the current power source: power-source [event|boot|resume|show|ac|battery]"),
-          O_DRY_RUN | O_WAIT | O_JSON, N_("[event|boot|resume|show|ac|battery]") },
-        /* lists without the lock; "done" takes it */
-        { "steps", 0, 64, VERB_LOCK | VERB_LOCK_LATE | VERB_STATUS, check_steps, verb_steps,
-          N_("List the boot steps left; steps done ID...|all: say they were done by hand"), O_JSON | O_WAIT,
-          N_("[done ID...|all]") },
-        /* reads the status file only: any user, no lock, no detect */
-        { "facts", 0, 0, 0, NULL, verb_facts,
-          N_("Print idlecfg's state as external facts (facter, Salt grains): key=value, or --json"), O_JSON, NULL },
+/* the verbs in the order --help lists them: each is its file's, verb-X.c
+ * (verbs.h) */
+static const struct verb *const verbs[] = {
+        &verb_detect,
+        &verb_plan,
+        &verb_explain,
+        &verb_install,
+        &verb_apply,
+        &verb_rollback,
+        &verb_verify,
+        &verb_report,
+        &verb_refresh,
+        &verb_measure,
+        &verb_power_source,
+        &verb_steps,
+        &verb_facts,
 };
 
 /* "help" is no verb of the table (it needs no run), but has a usage as they do */
@@ -118,11 +58,11 @@ static void usage(FILE *f)
         fputs(_("\nVerbs:\n"), f);
         /* the verbs' column as wide as the longest name (power-source) */
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                if ((int) strlen(verbs[i].name) > w)
-                        w = (int) strlen(verbs[i].name);
+                if ((int) strlen(verbs[i]->name) > w)
+                        w = (int) strlen(verbs[i]->name);
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
-                fprintf(f, "  %-*s ", w, verbs[i].name);
-                help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _(verbs[i].help));
+                fprintf(f, "  %-*s ", w, verbs[i]->name);
+                help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _(verbs[i]->help));
         }
         fprintf(f, "  %-*s ", w, help_verb.name);
         help_print_wrapped(f, 2 + w + 1, 2 + w + 1, _(help_verb.help));
@@ -148,8 +88,8 @@ static void verb_usage(const struct verb *v, FILE *f)
 static const struct verb *find_verb(const char *name)
 {
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-                if (streq(verbs[i].name, name))
-                        return &verbs[i];
+                if (streq(verbs[i]->name, name))
+                        return verbs[i];
         return NULL;
 }
 
@@ -160,7 +100,7 @@ static const char *nearest_verb(const char *name)
         size_t best_d = 3;
 
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
-                const char *v = verbs[i].name;
+                const char *v = verbs[i]->name;
                 size_t n = strlen(name), m = strlen(v), prev[32], cur[32];
                 if (n >= 31 || m >= 31)
                         continue;

@@ -1,6 +1,6 @@
 /* print-apply.c: what apply writes and verify checks, as apply, power-source, verify and measure print it:
  * apply's result, a setting's place in JSON, the platform prerequisites of deep idle (verb-apply.c,
- * verb-power.c and verb-measure.c share them; none of them includes another for these) */
+ * verb-power-source.c, verb-verify.c and verb-measure.c share them; none of them includes another for these) */
 #include "config.h"
 
 #include "base/json.h"

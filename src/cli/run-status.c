@@ -6,7 +6,7 @@
 #include "engine/next-steps.h"
 #include "engine/verify.h"
 #include "cli/run-status.h"
-#include "cli/verb-power.h"
+#include "cli/verb-power-source.h"
 #include "root/powersource.h"
 #include "state/journal.h"
 #include "state/manifest.h"

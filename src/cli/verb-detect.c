@@ -11,6 +11,7 @@
 #include "root/rootfs.h"
 #include "cli/verb-detect.h"
 #include "cli/run.h"
+#include "cli/verbs.h"
 
 /* ---- text ---- */
 
@@ -329,7 +330,7 @@ void inventory_print_json(const struct inventory *inv, FILE *f)
 
 /* ---- the verb (idlecfg.c's table runs it) ---- */
 
-int verb_detect(struct run *c, int argc, char **argv)
+static int do_detect(struct run *c, int argc, char **argv)
 {
         struct xerror e = {};
 
@@ -345,3 +346,10 @@ int verb_detect(struct run *c, int argc, char **argv)
                 inventory_print_text(c->inv, stdout);
         return flush_stdout();
 }
+
+const struct verb verb_detect = {
+        .name = "detect", .min_args = 0, .max_args = 0, .needs = VERB_INVENTORY,
+        .run = do_detect,
+        .help = N_("Show the hardware, its power knobs and the fingerprint"),
+        .options = O_KERNEL | O_JSON,
+};

@@ -7,8 +7,3 @@
 
 void inventory_print_text(const struct inventory *inv, FILE *f);
 void inventory_print_json(const struct inventory *inv, FILE *f);
-
-/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
-struct run;
-struct args;
-int verb_detect(struct run *c, int argc, char **argv);

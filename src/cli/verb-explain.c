@@ -6,6 +6,7 @@
 #include "pipeline/planner.h"
 #include "cli/verb-explain.h"
 #include "cli/run.h"
+#include "cli/verbs.h"
 
 /* ARG's vendor:product (USB) or vendor:device (PCI) is D's */
 static bool names_ids(const struct device *d, const char *arg)
@@ -160,7 +161,14 @@ int explain_device(const struct inventory *inv, const struct plan *p, const char
 
 /* ---- the verb (idlecfg.c's table runs it) ---- */
 
-int verb_explain(struct run *c, int argc, char **argv)
+static int do_explain(struct run *c, int argc, char **argv)
 {
         return explain_device(c->inv, c->plan, argv[0]);
 }
+
+const struct verb verb_explain = {
+        .name = "explain", .min_args = 1, .max_args = 1, .needs = VERB_PLAN,
+        .run = do_explain,
+        .help = N_("Show every decision about one device and why"),
+        .options = O_PLANNING, .synopsis = N_("DEVICE"),
+};

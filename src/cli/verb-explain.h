@@ -9,8 +9,3 @@
  * PCI vendor:device, a name). 0, or 2 when no device matches (the devices
  * like it are listed on stderr). */
 int explain_device(const struct inventory *inv, const struct plan *p, const char *device);
-
-/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
-struct run;
-struct args;
-int verb_explain(struct run *c, int argc, char **argv);

@@ -7,7 +7,8 @@
 #include <sys/stat.h>
 
 #include "base/json.h"
-#include "cli/verb-facts.h"
+#include "cli/run.h"
+#include "cli/verbs.h"
 #include "state/manifest.h"
 #include "state/status.h"
 
@@ -69,7 +70,7 @@ static void status_facts(const struct run *c, struct json *j)
         fact_int(j, "compared_time", s.compared > 0, s.compared);
 }
 
-int verb_facts(struct run *c, int argc, char **argv)
+static int do_facts(struct run *c, int argc, char **argv)
 {
         struct json j;
 
@@ -85,3 +86,11 @@ int verb_facts(struct run *c, int argc, char **argv)
         }
         return flush_stdout();
 }
+
+/* reads the status file only: any user, no lock, no detect */
+const struct verb verb_facts = {
+        .name = "facts", .min_args = 0, .max_args = 0, .needs = 0,
+        .run = do_facts,
+        .help = N_("Print idlecfg's state as external facts (facter, Salt grains): key=value, or --json"),
+        .options = O_JSON,
+};

@@ -1,31 +1,20 @@
-/* verb-install.h: the printing side of install (the results of install.c); the verb is run-install.h's */
+/* verb-install.h: what the verb install lends refresh (verb-refresh.c):
+ * the install of a run's plan, and the boot steps run after it */
 #pragma once
 
-#include <stdio.h>
+#include <stdbool.h>
 
-#include "engine/install.h"
-#include "base/json.h"
+#include "cli/run.h"
 #include "engine/next-steps.h"
 
-/* what install did, entry by entry in order (with --dry-run: the diffs) */
-void install_print(const struct install_result *r, FILE *out);
-/* what the installer runs next (next-steps.h), with the header for people,
- * then the plan's warnings; COMMENTED: each line a "# " comment, after
- * install --dry-run's diff */
-void install_print_next_steps(const struct next_steps *s, const struct plan *p, bool commented, FILE *out);
-/* install --json (schema in idlecfg(8)); TEXT is what install_print() says;
- * WARNINGS: install's own about the root, code -> message (NULL: none) */
-void install_print_json(const struct install_result *r, const struct rootfs *rfs, const struct plan *p,
-                        const struct inventory *inv, const struct next_steps *steps, const struct kvlist *warnings,
-                        bool dry_run, int changes, const char *text, FILE *out);
-
-/* ARG as one word for a POSIX shell, quoted when it must be */
-void print_shell_word(const char *arg, FILE *out);
-/* people: one step a line, the root quoted for the shell; HEADER first when
- * there is any step */
-void next_steps_print_text(const struct next_steps *s, const char *header, FILE *out);
-/* scripts: "next_steps": [ {"id", "argv", "boot", "why"[, "words"]} ],
- * "boot_incomplete": bool (schema in idlecfg(8)) */
-void next_steps_print_json(const struct next_steps *s, struct json *j);
-/* the boot steps said done by hand (idlecfg steps done), with when; nothing when none */
-void next_steps_print_acked(const struct next_steps *s, FILE *out);
+/* install the run's plan into its root. JSON: install --json (refresh
+ * prints text); TAKE_EFFECT: refresh --image, the first-boot unit: what udev
+ * and sysfs can do now, the rest for the next boot. The exit code. */
+int install_write(struct run *c, bool json, bool take_effect);
+/* the boot steps the root still lacks, run (their commands as the steps
+ * give them: "chroot DIR ..." for --root DIR): 0 when none is left, 4 when a
+ * step by hand is left, 3 when a command failed */
+int install_boot_steps(struct run *c);
+/* refresh --image on the running system with boot steps left: said, and
+ * handed to idlecfg-boot-steps.service, which makes them after this boot */
+void hand_on_boot_steps(const struct run *c, const struct next_steps *steps);

@@ -7,6 +7,7 @@
 #include "cli/print-apply.h"
 #include "cli/verb-measure.h"
 #include "cli/run.h"
+#include "cli/verbs.h"
 
 #define EXIT_FAIL 3
 #define SETTLE_MARGIN_MS 1000u
@@ -515,7 +516,7 @@ static int measure_once(const struct session *ss, unsigned seconds, struct measu
         return r;
 }
 
-int measure_verb(const struct measure_request *q, const struct plan *p, const struct inventory *inv)
+int measure_show(const struct measure_request *q, const struct plan *p, const struct inventory *inv)
 {
         struct session ss;
         struct measure_sample *a = NULL, *b = NULL;
@@ -939,9 +940,16 @@ int measure_around(const struct measure_request *q, const char *what, const stru
 
 /* ---- the verb (idlecfg.c's table runs it) ---- */
 
-int verb_measure(struct run *c, int argc, char **argv)
+static int do_measure(struct run *c, int argc, char **argv)
 {
         struct measure_request q = { .seconds = c->a->seconds, .json = c->a->json, .verbose = c->a->verbose };
 
-        return measure_verb(&q, c->plan, c->inv);
+        return measure_show(&q, c->plan, c->inv);
 }
+
+const struct verb verb_measure = {
+        .name = "measure", .min_args = 0, .max_args = 0, .needs = VERB_PLAN,
+        .run = do_measure,
+        .help = N_("Measure idle for --seconds: who suspends, who stays awake and why"),
+        .options = O_PLANNING | O_JSON | O_SECONDS,
+};

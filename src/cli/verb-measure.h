@@ -14,7 +14,7 @@ struct measure_request {
 };
 
 /* sample, wait, sample, print; the exit status (0, or 3 when /sys cannot be read) */
-int measure_verb(const struct measure_request *q, const struct plan *p, const struct inventory *inv);
+int measure_show(const struct measure_request *q, const struct plan *p, const struct inventory *inv);
 
 /* one measurement of SECONDS, for a verb that renders it itself (report):
  * 0, or -EIO (said on stderr) */
@@ -30,8 +30,3 @@ void measure_taken_done(struct measure_taken *t);
  * WHAT is "apply" or "rollback". The exit status is CHANGE's, or 3. */
 int measure_around(const struct measure_request *q, const char *what, const struct plan *p,
                    const struct inventory *inv, int (*change)(void *userdata, FILE *out), void *userdata);
-
-/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
-struct run;
-struct args;
-int verb_measure(struct run *c, int argc, char **argv);

@@ -10,6 +10,7 @@
 #include "model/plan.h"
 #include "cli/verb-plan.h"
 #include "cli/run.h"
+#include "cli/verbs.h"
 #include "pipeline/emit.h"
 
 /* ---- printing ---- */
@@ -203,7 +204,7 @@ static const struct { const char *name; enum emit_format fmt; } plan_formats[] =
         { "networkmanager", EMIT_NM }, { "link", EMIT_LINK },
 };
 
-int check_plan(const struct args *a, int argc, char **argv)
+static int check_plan(const struct args *a, int argc, char **argv)
 {
         if (a->format && !streq(a->format, "text") && !streq(a->format, "json")) {
                 bool known = false;
@@ -218,7 +219,7 @@ int check_plan(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
-int verb_plan(struct run *c, int argc, char **argv)
+static int do_plan(struct run *c, int argc, char **argv)
 {
         const struct args *a = c->a;
         int r = EXIT_OK;
@@ -241,3 +242,10 @@ int verb_plan(struct run *c, int argc, char **argv)
                 r = flush_stdout();
         return r;
 }
+
+const struct verb verb_plan = {
+        .name = "plan", .min_args = 0, .max_args = 0, .needs = VERB_PLAN,
+        .check = check_plan, .run = do_plan,
+        .help = N_("Show the settings for this machine and why"),
+        .options = O_PLANNING | O_JSON | O_FORMAT,
+};

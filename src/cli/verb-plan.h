@@ -18,9 +18,3 @@ void plan_json_boot(struct json *j, const struct plan *p);
 /* "exclusions": idlecfg.conf's [exclude DEVICE] sections as the plan applied
  * them: device, where, reason, knobs, matched (names), warning (its code or null) */
 void plan_json_exclusions(struct json *j, const struct plan *p);
-
-/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
-struct run;
-struct args;
-int check_plan(const struct args *a, int argc, char **argv);
-int verb_plan(struct run *c, int argc, char **argv);

@@ -10,8 +10,8 @@
 #include "engine/report.h"
 #include "cli/run.h"
 #include "cli/verb-measure.h"
-#include "cli/verb-monitor.h"
-#include "cli/verb-report.h"
+#include "cli/monitor.h"
+#include "cli/verbs.h"
 
 struct report_doc {
         const struct run *c;
@@ -392,7 +392,7 @@ static void render_html(const struct report_doc *d, FILE *f)
 
 /* ---- the verb ---- */
 
-int check_report(const struct args *a, int argc, char **argv)
+static int check_report(const struct args *a, int argc, char **argv)
 {
         (void) argc;
         (void) argv;
@@ -408,7 +408,7 @@ int check_report(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
-int verb_report(struct run *c, int argc, char **argv)
+static int do_report(struct run *c, int argc, char **argv)
 {
         const struct args *a = c->a;
         struct report_info info = {};
@@ -459,3 +459,10 @@ int verb_report(struct run *c, int argc, char **argv)
                  "asks for it, after reading it.\n"), a->output);
         return flush_stdout();
 }
+
+const struct verb verb_report = {
+        .name = "report", .min_args = 0, .max_args = 0, .needs = VERB_PLAN,
+        .check = check_report, .run = do_report,
+        .help = N_("Show what this machine has, plans and measured, for its owner to send"),
+        .options = O_PLANNING | O_FORMAT | O_OUTPUT | O_SHOW | O_SYMPTOM | O_SECONDS,
+};

@@ -8,9 +8,9 @@
 
 #include "base/json.h"
 #include "engine/next-steps.h"
-#include "cli/verb-install.h"
-#include "cli/verb-steps.h"
+#include "cli/print-next-steps.h"
 #include "cli/run.h"
+#include "cli/verbs.h"
 
 /* an id as next-steps.c makes them: lower-case words and dashes */
 static bool id_shape_ok(const char *id)
@@ -18,7 +18,7 @@ static bool id_shape_ok(const char *id)
         return *id && strspn(id, "abcdefghijklmnopqrstuvwxyz0123456789-") == strlen(id);
 }
 
-int check_steps(const struct args *a, int argc, char **argv)
+static int check_steps(const struct args *a, int argc, char **argv)
 {
         (void) a;
         if (argc == 0)
@@ -44,7 +44,7 @@ int check_steps(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
-int verb_steps(struct run *c, int argc, char **argv)
+static int do_steps(struct run *c, int argc, char **argv)
 {
         _cleanup_(next_steps_free) struct next_steps steps = {};
         const struct manifest *m;
@@ -80,3 +80,11 @@ int verb_steps(struct run *c, int argc, char **argv)
         }
         return next_steps_boot_incomplete(&steps) ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
 }
+
+/* lists without the lock; "done" takes it */
+const struct verb verb_steps = {
+        .name = "steps", .min_args = 0, .max_args = 64, .needs = VERB_LOCK | VERB_LOCK_LATE | VERB_STATUS,
+        .check = check_steps, .run = do_steps,
+        .help = N_("List the boot steps left; steps done ID...|all: say they were done by hand"),
+        .options = O_JSON | O_WAIT, .synopsis = N_("[done ID...|all]"),
+};

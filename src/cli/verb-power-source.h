@@ -1,4 +1,4 @@
-/* verb-power.h: idlecfg power-source, and the source verify assumes */
+/* verb-power-source.h: idlecfg power-source, and the source verify assumes */
 #pragma once
 
 #include <stdbool.h>
@@ -11,7 +11,7 @@
  * idlecfg.conf pins one) and write the values of that source (through
  * apply_run(), journal first); show lists the table's settings with both
  * values and the one in effect (JSON with JSON). An exit code. */
-int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json);
+int power_source_switch(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json);
 bool power_source_mode_ok(const char *mode);
 
 /* verify and apply: the source in effect (forced by power-source ac|battery
@@ -21,9 +21,3 @@ bool power_source_mode_ok(const char *mode);
  * *ret_text says which source was assumed and why (text to print); NULL
  * when no setting has a value per source. */
 void power_source_for_verify(const struct rootfs *rfs, struct plan *p, char **ret_text);
-
-/* the verb and its checks, for the verb table of idlecfg.c (cli/run.h) */
-struct run;
-struct args;
-int check_power_source(const struct args *a, int argc, char **argv);
-int verb_power_source(struct run *c, int argc, char **argv);

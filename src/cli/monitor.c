@@ -1,4 +1,4 @@
-/* verb-monitor.c: verify for monitoring systems: node_exporter's textfile
+/* monitor.c: verify for monitoring systems: node_exporter's textfile
  * collector format (--format=prometheus) and a Nagios plugin (--nagios).
  * Metric names, labels and the status line are for programs: untranslated. */
 #include "config.h"
@@ -12,7 +12,7 @@
 #include "base/fault.h"
 #include "engine/apply.h"
 #include "root/rootfs.h"
-#include "cli/verb-monitor.h"
+#include "cli/monitor.h"
 
 /* verify printed or wrote its gauges, or tried to */
 static bool prometheus_reached;

@@ -1,4 +1,4 @@
-/* verb-power.c: idlecfg power-source: the values of the current power source,
+/* verb-power-source.c: idlecfg power-source: the values of the current power source,
  * written when it changed (udev), at boot and after resume
  *
  * The decision is powersource.c's, the settings are the table install wrote
@@ -13,8 +13,9 @@
 #include "root/powersource.h"
 #include "engine/pstable.h"
 #include "cli/print-apply.h"
-#include "cli/verb-power.h"
+#include "cli/verb-power-source.h"
 #include "cli/run.h"
+#include "cli/verbs.h"
 
 bool power_source_mode_ok(const char *mode)
 {
@@ -192,7 +193,7 @@ static char *mark_seen(const struct rootfs *rfs, const struct plan *table, enum 
         return seen;
 }
 
-int power_source_verb(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json)
+int power_source_switch(const struct rootfs *rfs, const char *mode, bool dry_run, bool verbose, bool json)
 {
         _cleanup_free_ char *buf = NULL, *shown = rootfs_display(rfs, PS_TABLE_PATH), *seen = NULL;
         _cleanup_free_ char *pin = NULL, *pin_where = NULL;
@@ -352,7 +353,7 @@ void power_source_for_verify(const struct rootfs *rfs, struct plan *p, char **re
 
 /* ---- the verb (idlecfg.c's table runs it) ---- */
 
-int check_power_source(const struct args *a, int argc, char **argv)
+static int check_power_source(const struct args *a, int argc, char **argv)
 {
         if (argc > 0 && !power_source_mode_ok(argv[0])) {
                 fprintf(stderr, _("idlecfg: power-source takes event, boot, resume, show, ac or battery, not '%s'\n"),
@@ -366,7 +367,15 @@ int check_power_source(const struct args *a, int argc, char **argv)
         return EXIT_OK;
 }
 
-int verb_power_source(struct run *c, int argc, char **argv)
+static int do_power_source(struct run *c, int argc, char **argv)
 {
-        return power_source_verb(&c->rfs, argc > 0 ? argv[0] : "event", c->a->dry_run, c->a->verbose, c->a->json);
+        return power_source_switch(&c->rfs, argc > 0 ? argv[0] : "event", c->a->dry_run, c->a->verbose, c->a->json);
 }
+
+const struct verb verb_power_source = {
+        .name = "power-source", .min_args = 0, .max_args = 1, .needs = VERB_LOCK | VERB_STATUS,
+        .check = check_power_source, .run = do_power_source,
+        .help = N_("Write the values of the current power source: power-source "
+                   "[event|boot|resume|show|ac|battery]"),
+        .options = O_DRY_RUN | O_WAIT | O_JSON, .synopsis = N_("[event|boot|resume|show|ac|battery]"),
+};

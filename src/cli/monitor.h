@@ -1,4 +1,4 @@
-/* verb-monitor.h: verify for monitoring systems: node_exporter's textfile
+/* monitor.h: verify for monitoring systems: node_exporter's textfile
  * collector format (--format=prometheus) and a Nagios plugin (--nagios) */
 #pragma once
 
