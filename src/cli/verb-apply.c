@@ -6,6 +6,7 @@
 #include "cli/verb-apply.h"
 #include "cli/print-apply.h"
 #include "cli/run.h"
+#include "cli/verb-measure-around.h"
 #include "cli/verb-measure.h"
 #include "cli/verb-monitor.h"
 #include "cli/verb-power.h"
