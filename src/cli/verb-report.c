@@ -377,6 +377,8 @@ static void html_floor(FILE *f, const struct report_doc *d)
         if (fl->reached)
                 snprintf(buf, sizeof(buf), "%s, %.1f%% of the time", fl->reached,
                          measure_pct(fl->reached_us, d->m->interval_us));
+        else if (fl->source == FLOOR_LPIT)
+                snprintf(buf, sizeof(buf), "above PC10 (LPIT cannot say which state)");
         else
                 snprintf(buf, sizeof(buf), "%s", fl->above ? "none of them" : "not measurable here");
         html_row_as(f, d, "deepest reached", buf, false);
