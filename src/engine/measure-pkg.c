@@ -92,6 +92,11 @@ static void open_events(struct measure_pkg *p, const char *pmu)
         }
         type = (unsigned) strtoul(type_s, NULL, 10);
         p->n_cpus = parse_cpus(mask, cpus);
+        if (p->n_cpus == 0) {
+                /* no reader CPU (all of a package's CPUs offline): nothing counts */
+                p->err = -ENOENT;
+                return;
+        }
         for (size_t i = 0; i < _M_PKG_MAX; i++)
                 p->have[i] = event_config(events, measure_pkg_events[i], &config[i]) == 0;
         for (size_t i = 0; i < _M_PKG_MAX; i++)
