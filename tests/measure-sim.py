@@ -7,7 +7,12 @@
 # the state runtime PM would (suspended unless power/control is on, or an
 # awake child holds it), then lets the time pass. Power, deep idle and
 # interrupts follow the number of awake devices, so that fewer awake devices
-# measure as fewer watts.
+# measure as fewer watts. With CSTATE=1, "init" adds Intel's cstate_pkg PMU
+# (PC2, PC6, PC8, PC10 events) to the mock /sys and its counts to
+# $UMOCKDEV_DIR/perf, where idlecfg reads them under umockdev instead of
+# perf_event_open (PERF_REFUSED=1: a refusal), takes ASPM L1 off the NVMe
+# link and keeps that function awake; the package reaches PC8, never PC10.
+# LPIT_CPU=1 adds LPIT's CPU (PC10) residency counter, which moves.
 import os
 import sys
 
@@ -15,6 +20,11 @@ sysdir = os.environ["UMOCKDEV_DIR"] + "/sys"
 proc = os.environ["PROCDIR"]
 clock = os.environ["IDLECFG_TEST_CLOCK"]
 RAPL = sysdir + "/devices/virtual/powercap/intel-rapl/intel-rapl:0"
+PMU = sysdir + "/bus/event_source/devices/cstate_pkg"
+PERF = os.environ["UMOCKDEV_DIR"] + "/perf"
+NVME = sysdir + "/devices/pci0000:00/0000:00:06.0/0000:01:00.0"
+# the share of the time in each package C-state, per mille
+PKG = {"c2-residency": 100, "c6-residency": 200, "c8-residency": 300, "c10-residency": 0}
 MAX_UJ = 262143328850
 
 
@@ -76,6 +86,20 @@ def init():
         os.symlink("../../devices/virtual/wakeup/wakeup0", sysdir + "/class/wakeup/wakeup0")
     if os.environ.get("NOPROC") != "1":
         interrupts(0)
+    if os.environ.get("CSTATE") == "1":
+        wr(PMU + "/type", 23)
+        wr(PMU + "/cpumask", 0)
+        for i, ev in enumerate(PKG):
+            wr(PMU + "/events/" + ev, "event=0x%02x" % [0, 2, 4, 6][i])
+            wr(PERF + "/" + ev, 0)
+        wr(PERF + "/tsc", 0)
+        if os.environ.get("PERF_REFUSED") == "1":
+            wr(PERF + "/refused", "EACCES")
+        wr(NVME + "/link/l1_aspm", 0)
+        wr(NVME + "/power/control", "on")
+        wr(NVME + "/power/runtime_status", "active")
+    if os.environ.get("LPIT_CPU") == "1":
+        wr(sysdir + "/devices/system/cpu/cpuidle/low_power_idle_cpu_residency_us", 0)
     wr(clock + "/now", 1000)
 
 
@@ -131,6 +155,14 @@ def advance(ms):
             wr(base + "/usage", int(rd(base + "/usage")) + ms // 100)
     r = sysdir + "/devices/system/cpu/cpuidle/low_power_idle_system_residency_us"
     wr(r, int(rd(r)) + ms * max(0, 500 - 10 * awake))
+    if os.environ.get("LPIT_CPU") == "1":
+        r = sysdir + "/devices/system/cpu/cpuidle/low_power_idle_cpu_residency_us"
+        wr(r, int(rd(r)) + ms * 250)
+    if os.environ.get("CSTATE") == "1":
+        # the TSC at 1 MHz: a count per microsecond
+        for ev, share in PKG.items():
+            wr(PERF + "/" + ev, int(rd(PERF + "/" + ev)) + ms * share)
+        wr(PERF + "/tsc", int(rd(PERF + "/tsc")) + ms * 1000)
     # 2 W plus 50 mW for each awake device
     uj = ms * (2000 + 50 * awake)
     e = int(rd(RAPL + "/energy_uj")) + uj

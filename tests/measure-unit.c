@@ -6,7 +6,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
-#include "engine/measure.h"
+#include "engine/measure-floor.h"
 #include "base/util.h"
 
 static char base[] = "/tmp/idlecfg-measure.XXXXXX";
@@ -59,15 +59,17 @@ static void link_to(const char *rel, const char *target)
                 ok(false, "symlink %s", path);
 }
 
-/* a device with runtime PM counters */
-static void dev(const char *devpath, const char *subsystem, const char *control, const char *status,
-                unsigned long long active, unsigned long long suspended, long long delay)
+/* a device with runtime PM counters below SYS ("/sys") */
+static void dev_in(const char *sys, const char *devpath, const char *subsystem, const char *control,
+                   const char *status, unsigned long long active, unsigned long long suspended, long long delay)
 {
-        _cleanup_free_ char *u = xasprintf("/sys%s/uevent", devpath), *c = xasprintf("/sys%s/power/control", devpath);
-        _cleanup_free_ char *s = xasprintf("/sys%s/power/runtime_status", devpath);
-        _cleanup_free_ char *a = xasprintf("/sys%s/power/runtime_active_time", devpath);
-        _cleanup_free_ char *z = xasprintf("/sys%s/power/runtime_suspended_time", devpath);
-        _cleanup_free_ char *sub = xasprintf("/sys%s/subsystem", devpath), *tgt = xasprintf("/sys/bus/%s", subsystem);
+        _cleanup_free_ char *u = xasprintf("%s%s/uevent", sys, devpath);
+        _cleanup_free_ char *c = xasprintf("%s%s/power/control", sys, devpath);
+        _cleanup_free_ char *s = xasprintf("%s%s/power/runtime_status", sys, devpath);
+        _cleanup_free_ char *a = xasprintf("%s%s/power/runtime_active_time", sys, devpath);
+        _cleanup_free_ char *z = xasprintf("%s%s/power/runtime_suspended_time", sys, devpath);
+        _cleanup_free_ char *sub = xasprintf("%s%s/subsystem", sys, devpath);
+        _cleanup_free_ char *tgt = xasprintf("%s/sys/bus/%s", base, subsystem);
 
         put(u, "");
         put(c, control);
@@ -76,9 +78,15 @@ static void dev(const char *devpath, const char *subsystem, const char *control,
         putf(z, suspended);
         link_to(sub, tgt);
         if (delay >= 0) {
-                _cleanup_free_ char *d = xasprintf("/sys%s/power/autosuspend_delay_ms", devpath);
+                _cleanup_free_ char *d = xasprintf("%s%s/power/autosuspend_delay_ms", sys, devpath);
                 putf(d, (unsigned long long) delay);
         }
+}
+
+static void dev(const char *devpath, const char *subsystem, const char *control, const char *status,
+                unsigned long long active, unsigned long long suspended, long long delay)
+{
+        dev_in("/sys", devpath, subsystem, control, status, active, suspended, delay);
 }
 
 static uint64_t fake_us;
@@ -508,6 +516,261 @@ static void test_suspend(void)
         measure_sample_free(c);
 }
 
+/* the config space of the PCI function at BASE/DEVPATH with a PCI Express
+ * capability at 0x40: LTR capable, enabled or not */
+static void pci_config(const char *devpath, bool ltr_enabled)
+{
+        _cleanup_free_ char *path = xasprintf("%s%s/config", base, devpath);
+        unsigned char c[256] = { 0 };
+        FILE *f;
+
+        c[6] = 0x10;                    /* PCI_STATUS_CAP_LIST */
+        c[0x34] = 0x40;                 /* PCI_CAPABILITY_LIST */
+        c[0x40] = 0x10;                 /* PCI_CAP_ID_EXP, no next */
+        c[0x40 + 0x24 + 1] = 0x08;      /* PCI_EXP_DEVCAP2_LTR (0x800) */
+        c[0x40 + 0x28 + 1] = ltr_enabled ? 0x04 : 0;    /* PCI_EXP_DEVCTL2_LTR_EN (0x400) */
+        f = fopen(path, "w");
+        if (!f || fwrite(c, 1, sizeof(c), f) != sizeof(c))
+                ok(false, "cannot write %s", path);
+        if (f)
+                fclose(f);
+}
+
+static const struct measure_holder *holder_of(const struct measure_floor *f, enum holder_kind kind, const char *name,
+                                              size_t *ret_rank)
+{
+        for (size_t i = 0; i < f->n_holders; i++)
+                if (f->holders[i].kind == kind && streq(f->holders[i].m->d->name, name)) {
+                        *ret_rank = i + 1;
+                        return &f->holders[i];
+                }
+        return NULL;
+}
+
+#define FL "/floor/sys"
+#define FPCI "/devices/pci0000:00"
+#define CSTATE "/floor/sys/bus/event_source/devices/cstate_pkg"
+
+/* the floor (#48 item 3): cstate_pkg's package C-states through the perf
+ * seam, and the ranked holders with their reasons; LPIT when perf_event_open
+ * is refused; watts alone without either (AMD) */
+static void test_floor(void)
+{
+        _cleanup_free_ char *sys = xasprintf("%s" FL, base), *proc = xasprintf("%s/floor/proc", base);
+        _cleanup_free_ char *perf = xasprintf("%s/floor/perf", base);
+        struct measure_env env = { .sys = sys, .proc = proc, .perf_dir = perf };
+        struct measure_clock clk = { .now = fake_now, .wait = fake_wait };
+        struct measure_sample *a = NULL, *b = NULL;
+        struct measure_result *r = NULL;
+        struct measure_floor f;
+        size_t rank = 0, rank2 = 0, rank3 = 0;
+
+        /* four PCI functions: awake with runtime PM off where the profile
+         * would allow it; awake on a link without ASPM L1; awake with LTR
+         * off; suspended on a link without ASPM L1 */
+        dev_in(FL, FPCI "/0000:00:02.0", "pci", "on", "active", 0, 0, -1);
+        dev_in(FL, FPCI "/0000:00:1c.0", "pci", "auto", "active", 0, 0, -1);
+        put(FL FPCI "/0000:00:1c.0/link/l1_aspm", "0\n");
+        dev_in(FL, FPCI "/0000:00:1d.0", "pci", "auto", "active", 0, 0, -1);
+        put(FL FPCI "/0000:00:1d.0/link/l1_aspm", "1\n");
+        pci_config(FL FPCI "/0000:00:1d.0", false);
+        dev_in(FL, FPCI "/0000:00:1f.0", "pci", "auto", "suspended", 0, 0, -1);
+        put(FL FPCI "/0000:00:1f.0/link/l1_aspm", "0\n");
+        pci_config(FL FPCI "/0000:00:1f.0", false);
+        put(CSTATE "/type", "23\n");
+        put(CSTATE "/cpumask", "0\n");
+        put(CSTATE "/events/c2-residency", "event=0x00\n");
+        put(CSTATE "/events/c6-residency", "event=0x02\n");
+        put(CSTATE "/events/c10-residency", "event=0x06\n");
+        putf("/floor/perf/c2-residency", 1000);
+        putf("/floor/perf/c6-residency", 5000);
+        putf("/floor/perf/c10-residency", 700);
+        putf("/floor/perf/tsc", 1000000);
+        putf("/floor/sys/devices/system/cpu/cpuidle/low_power_idle_cpu_residency_us", 100);
+        env.pkg = measure_pkg_open(sys, perf);
+        fake_us = 0;
+        ok(measure_sample(&env, &clk, &a) == 0, "floor: first sample");
+        /* 20 s; TSC +20e6: PC2 10 %, PC6 25 %, PC10 not at all */
+        putf("/floor/perf/c2-residency", 2001000);
+        putf("/floor/perf/c6-residency", 5005000);
+        putf("/floor/perf/tsc", 21000000);
+        putf("/floor/sys/devices/system/cpu/cpuidle/low_power_idle_cpu_residency_us", 100);
+        measure_wait(&clk, 20000);
+        ok(measure_sample(&env, &clk, &b) == 0, "floor: second sample");
+        measure_pkg_close(env.pkg);
+        {
+                struct plan *p = xcalloc(1, sizeof(*p));
+                struct setting *st = plan_add(p);
+                st->knob = xstrdup("pci.runtime_pm");
+                st->device = xstrdup(FPCI "/0000:00:02.0");
+                st->device_name = xstrdup("0000:00:02.0");
+                st->device_class = xstrdup("pci");
+                st->attr = xstrdup("power/control");
+                st->value = xstrdup("auto");
+                st->reason = xstrdup("profile test [pci] runtime_pm");
+                st->mech = MECH_UDEV;
+                measure_diff(a, b, p, NULL, &r);
+                measure_floor(r, &f);
+                ok(f.source == FLOOR_CSTATE_PKG && f.pkg_err == 0 && streq_ptr(f.deepest, "PC10") &&
+                   streq_ptr(f.reached, "PC6") && f.reached_us == 5000000 && f.pkg_have[M_PKG_C2] &&
+                   f.pkg_us[M_PKG_C2] == 2000000 && !f.pkg_have[M_PKG_C3] && f.pkg_have[M_PKG_C10] &&
+                   f.pkg_us[M_PKG_C10] == 0 && f.above,
+                   "floor from cstate_pkg: PC6 reached (25 %% of 20 s by the TSC), PC10 offered and not reached "
+                   "(got %s, %s, %llu us)", strempty(f.reached), strempty(f.deepest), f.reached_us);
+                ok(holder_of(&f, HOLD_KNOB_OFF, "0000:00:02.0", &rank) && rank == 1 &&
+                   streq_ptr(holder_of(&f, HOLD_KNOB_OFF, "0000:00:02.0", &rank)->m->knob, "pci.runtime_pm"),
+                   "holder 1: the awake function whose runtime PM a planned knob would allow (knob-off)");
+                ok(holder_of(&f, HOLD_ASPM, "0000:00:1c.0", &rank2) && rank2 > rank &&
+                   !holder_of(&f, HOLD_ASPM, "0000:00:1f.0", &rank3) && !holder_of(&f, HOLD_ASPM, "0000:00:1d.0", &rank3),
+                   "a holder: the awake function on a link without ASPM L1 (link/l1_aspm = 0), after knob-off; "
+                   "a suspended one and one with L1 on are none");
+                ok(holder_of(&f, HOLD_LTR, "0000:00:1d.0", &rank3) && rank3 > rank2 &&
+                   holder_of(&f, HOLD_BUSY, "0000:00:1d.0", &rank) && rank > rank3,
+                   "a holder: LTR capable but not enabled (Device Control 2), after ASPM, before devices in use");
+                measure_floor_done(&f);
+                measure_result_free(r);
+                plan_free(p);
+        }
+        measure_sample_free(b);
+
+        /* perf_event_open refused: LPIT's PC10 residency, and the refusal kept */
+        put("/floor/perf/refused", "EACCES\n");
+        env.pkg = measure_pkg_open(sys, perf);
+        putf("/floor/sys/devices/system/cpu/cpuidle/low_power_idle_cpu_residency_us", 4000100);
+        measure_wait(&clk, 20000);
+        ok(measure_sample(&env, &clk, &b) == 0 && b->pkg.err == -EACCES, "floor: perf refused, said in the sample");
+        measure_pkg_close(env.pkg);
+        measure_sample_free(a);
+        a = NULL;
+        {
+                struct measure_sample *c = NULL;
+                putf("/floor/sys/devices/system/cpu/cpuidle/low_power_idle_cpu_residency_us", 8000100);
+                env.pkg = measure_pkg_open(sys, perf);
+                measure_wait(&clk, 20000);
+                measure_sample(&env, &clk, &c);
+                measure_pkg_close(env.pkg);
+                measure_diff(b, c, NULL, NULL, &r);
+                measure_floor(r, &f);
+                ok(f.source == FLOOR_LPIT && f.pkg_err == -EACCES && streq_ptr(f.reached, "PC10") &&
+                   f.reached_us == 4000000 && streq_ptr(f.deepest, "PC10") && !f.above && f.n_holders == 0,
+                   "floor from LPIT when perf_event_open is refused: PC10 for 4 of 20 s, no holders at the bottom");
+                measure_floor_done(&f);
+                measure_result_free(r);
+                measure_sample_free(c);
+        }
+        measure_sample_free(b);
+}
+
+/* AMD: no cstate_pkg, no LPIT: watts from RAPL's package zone, the S0i3 counter beside */
+static void test_floor_watts(void)
+{
+        _cleanup_free_ char *sys = xasprintf("%s/amd/sys", base), *proc = xasprintf("%s/amd/proc", base);
+        struct measure_env env = { .sys = sys, .proc = proc };
+        struct measure_clock clk = { .now = fake_now, .wait = fake_wait };
+        struct measure_sample *a = NULL, *b = NULL;
+        struct measure_result *r = NULL;
+        struct measure_floor f;
+
+        put("/amd/sys/devices/.keep", "");
+        put("/amd/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/name", "package-0\n");
+        putf("/amd/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/energy_uj", 1000000);
+        putf("/amd/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/max_energy_range_uj", 262143328850ULL);
+        link_to("/amd/sys/class/powercap/intel-rapl:0", "../../devices/virtual/powercap/intel-rapl/intel-rapl:0");
+        env.pkg = measure_pkg_open(sys, NULL);
+        fake_us = 0;
+        measure_sample(&env, &clk, &a);
+        putf("/amd/sys/devices/virtual/powercap/intel-rapl/intel-rapl:0/energy_uj", 31000000);
+        measure_wait(&clk, 10000);
+        measure_sample(&env, &clk, &b);
+        measure_pkg_close(env.pkg);
+        measure_diff(a, b, NULL, NULL, &r);
+        measure_floor(r, &f);
+        ok(f.source == FLOOR_WATTS && f.pkg_err == -ENOENT && !f.deepest && !f.reached && !f.above &&
+           f.have_watts && f.milliwatts == 3000 && streq_ptr(f.watts_from, "intel-rapl:0") && f.n_holders == 0,
+           "AMD, no package counter: the floor not said, 3 W from RAPL's package zone, no holders guessed "
+           "(got source %d, %lld mW)", f.source, f.milliwatts);
+        measure_floor_done(&f);
+        measure_result_free(r);
+        measure_sample_free(a);
+        measure_sample_free(b);
+}
+
+/* per setting (#48 item 4): a per-device unit for the setting on a device
+ * with runtime PM times, none for one without; the machine-wide units given
+ * to a setting only when it alone changed */
+static void test_effects(void)
+{
+        _cleanup_free_ char *sys = xasprintf("%s/eff/sys", base), *proc = xasprintf("%s/eff/proc", base);
+        struct measure_env env = { .sys = sys, .proc = proc };
+        struct measure_clock clk = { .now = fake_now, .wait = fake_wait };
+        struct measure_sample *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+        struct measure_result *x = NULL, *y = NULL;
+        struct measure_effects e;
+        struct plan *p = xcalloc(1, sizeof(*p));
+        char *before[3] = { xstrdup("on"), xstrdup("1"), xstrdup("x") };
+        char *after[3] = { xstrdup("auto"), xstrdup("0"), xstrdup("x") };
+        struct setting *s;
+
+        put("/eff/sys/devices/pci0000:00/0000:00:03.0/uevent", "");
+        put("/eff/sys/devices/pci0000:00/0000:00:03.0/power/control", "on\n");
+        put("/eff/sys/devices/pci0000:00/0000:00:03.0/power/runtime_status", "active\n");
+        putf("/eff/sys/devices/pci0000:00/0000:00:03.0/power/runtime_active_time", 0);
+        putf("/eff/sys/devices/pci0000:00/0000:00:03.0/power/runtime_suspended_time", 0);
+        s = plan_add(p);
+        s->knob = xstrdup("pci.runtime_pm");
+        s->device = xstrdup("/devices/pci0000:00/0000:00:03.0");
+        s->device_name = xstrdup("0000:00:03.0");
+        s->attr = xstrdup("power/control");
+        s->value = xstrdup("auto");
+        s->reason = xstrdup("r");
+        s = plan_add(p);
+        s->knob = xstrdup("kernel.nmi_watchdog");
+        s->value = xstrdup("0");
+        s->reason = xstrdup("r");
+        s = plan_add(p);
+        s->knob = xstrdup("kernel.unchanged");
+        s->value = xstrdup("x");
+        s->reason = xstrdup("r");
+        fake_us = 0;
+        measure_sample(&env, &clk, &a);
+        putf("/eff/sys/devices/pci0000:00/0000:00:03.0/power/runtime_active_time", 10000);
+        measure_wait(&clk, 10000);
+        measure_sample(&env, &clk, &b);
+        put("/eff/sys/devices/pci0000:00/0000:00:03.0/power/control", "auto\n");
+        measure_sample(&env, &clk, &c);
+        putf("/eff/sys/devices/pci0000:00/0000:00:03.0/power/runtime_active_time", 12000);
+        putf("/eff/sys/devices/pci0000:00/0000:00:03.0/power/runtime_suspended_time", 8000);
+        put("/eff/sys/devices/pci0000:00/0000:00:03.0/power/runtime_status", "suspended\n");
+        measure_wait(&clk, 10000);
+        measure_sample(&env, &clk, &d);
+        measure_diff(a, b, p, NULL, &x);
+        measure_diff(c, d, p, NULL, &y);
+        measure_effects(x, y, p, before, after, &e);
+        ok(e.n == 2 && e.v[0].s == &p->v[0] && e.v[0].per_device && e.v[0].before->suspended_ms == 0 &&
+           e.v[0].after->suspended_ms == 8000 && e.v[0].after->active_ms == 2000,
+           "per setting: the runtime PM setting's gain in its device's runtime_suspended_time (0 -> 80 %%)");
+        ok(e.n == 2 && e.v[1].s == &p->v[1] && !e.v[1].per_device && !e.machine_owner,
+           "per setting: a setting without a device has no unit of its own, and with two changed the "
+           "machine-wide units go to neither");
+        measure_effects_free(&e);
+        free(after[1]);
+        after[1] = xstrdup("1");
+        measure_effects(x, y, p, before, after, &e);
+        ok(e.n == 1 && e.machine_owner == &e.v[0], "per setting: one setting changed: the machine-wide units are its");
+        measure_effects_free(&e);
+        measure_result_free(x);
+        measure_result_free(y);
+        measure_sample_free(a);
+        measure_sample_free(b);
+        measure_sample_free(c);
+        measure_sample_free(d);
+        plan_free(p);
+        for (size_t i = 0; i < 3; i++) {
+                free(before[i]);
+                free(after[i]);
+        }
+}
+
 int main(void)
 {
         if (!mkdtemp(base)) {
@@ -519,6 +782,9 @@ int main(void)
         test_interrupts();
         test_missing();
         test_suspend();
+        test_floor();
+        test_floor_watts();
+        test_effects();
         {
                 _cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", base);
                 if (system(cmd) != 0)

@@ -8,7 +8,7 @@
 # (runs without ../shared: systemd's autosuspend lists, where the points need them, are those tests/lib.sh finds)
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 35
+plan 43
 
 m=intel-laptop
 root=$tmp/root
@@ -106,6 +106,36 @@ check "measure (text): the awake devices and why, the chain, absent counters sai
         grep -q '^Battery BAT1 (.*): energy_now and charge_now absent, power_now absent' '$tmp/t.txt'"
 [ -s "$tmp/t.txt" ] || diag "$(cat "$tmp/t.log")"
 
+# ---- the floor (#48 item 3) ----
+check "the floor without cstate_pkg or LPIT's CPU residency (as on AMD): watts only, no state named, no holder guessed" j "$tmp/m.json" \
+        "d['floor']['source'] == 'watts' and d['floor']['cstate_pkg'] == 'absent' and d['floor']['reached'] is None and
+         d['floor']['deepest'] is None and not d['floor']['above'] and d['floor']['holders'] == [] and
+         d['floor']['watts'] > 2 and d['floor']['watts_from'] == 'intel-rapl:0'"
+CSTATE=1 run "$tmp/c" 'export CSTATE; sim init; ic measure --seconds 10 --json >"$OUT.json" 2>"$OUT.err" & drive $! keep;
+        ic measure --seconds 10 >"$OUT.txt" 2>&1 & drive $! keep'
+check "cstate_pkg (the perf counts the testbed stands in for): the floor is PC8, 30 % of the time, below PC10 offered" j "$tmp/c.json" \
+        "d['floor']['source'] == 'cstate_pkg' and d['floor']['cstate_pkg'] == 'read' and d['floor']['reached'] == 'PC8' and
+         d['floor']['reached_percent'] == 30 and d['floor']['deepest'] == 'PC10' and d['floor']['above'] and
+         [s['name'] for s in d['floor']['states']] == ['PC2', 'PC6', 'PC8', 'PC10'] and d['floor']['states'][3]['percent'] == 0"
+check "... the holders ranked with a reason each: runtime PM off where a knob allows it first, then the NVMe link without ASPM L1" j "$tmp/c.json" \
+        "[h['rank'] for h in d['floor']['holders']] == list(range(1, len(d['floor']['holders']) + 1)) and
+         all(h['reason'] for h in d['floor']['holders']) and
+         d['floor']['holders'][0]['kind'] == 'knob-off' and d['floor']['holders'][0]['knob'] and
+         [h for h in d['floor']['holders'] if h['kind'] == 'aspm-l1-off'][0]['device'] == '0000:01:00.0' and
+         'link/l1_aspm = 0' in [h for h in d['floor']['holders'] if h['kind'] == 'aspm-l1-off'][0]['reason'] and
+         [h['kind'] for h in d['floor']['holders']].index('aspm-l1-off') > [h['kind'] for h in d['floor']['holders']].index('knob-off')"
+check "... in the text: the floor, the deepest offered, the ranked holders" sh -c "
+        grep -q '^Package idle floor (cstate_pkg): PC8, 30.0% of the time; the deepest this CPU offers is PC10' '$tmp/c.txt' &&
+        grep -q '^   1\. .*would let it suspend' '$tmp/c.txt' &&
+        grep -q '^  *[0-9]*\. 0000:01:00.0 (pci): awake on a PCIe link with ASPM L1 disabled (link/l1_aspm = 0)' '$tmp/c.txt'"
+[ -s "$tmp/c.txt" ] || diag "$(cat "$tmp/c.log")"
+CSTATE=1 PERF_REFUSED=1 LPIT_CPU=1 run "$tmp/l" 'export CSTATE PERF_REFUSED LPIT_CPU; sim init;
+        ic measure --seconds 10 --json >"$OUT.json" 2>"$OUT.err" & drive $! keep; ic measure --seconds 10 >"$OUT.txt" 2>&1 & drive $! keep'
+check "perf_event_open refused: said, and the floor from LPIT's PC10 residency (25 %)" sh -c "
+        python3 -c \"import json,sys; d=json.load(open(sys.argv[1]))['floor']; assert d['source'] == 'lpit' and d['cstate_pkg'] == 'refused' and d['reached'] == 'PC10' and d['reached_percent'] == 25 and not d['above'], d\" '$tmp/l.json' &&
+        grep -q '^Package idle floor (LPIT): PC10, 25.0% of the time' '$tmp/l.txt' &&
+        grep -q '^  cstate_pkg: perf_event_open refused (it needs CAP_PERFMON' '$tmp/l.txt'"
+
 # ---- absent counters: no cpuidle, no /proc/interrupts ----
 NOCPUIDLE=1 NOPROC=1 run "$tmp/n" 'export NOCPUIDLE NOPROC; ic measure --seconds 3 --json >"$OUT.json" & drive $! keep;
         ic measure --seconds 3 >"$OUT.txt" & drive $! keep'
@@ -154,6 +184,10 @@ check "... newly suspended: a PCI device, attributed to its own power/control an
 check "... a parent newly suspended because of its child's change is attributed to the child" sh -c "
         grep -E '^  [^ ]+ \\([a-z]+\\): 0.0% -> 100.0% suspended; power/control on -> auto on ([^ ]+):' '$tmp/a.txt' |
         awk '{ dev = \$1; sub(/:\$/, \"\", \$0); for (i = 1; i <= NF; i++) if (\$i == \"on\" && \$(i+1) != \"->\") cause = \$(i+1); sub(/:\$/, \"\", cause); if (cause != dev) found = 1 } END { exit !found }'"
+check "... per setting in the text: the gain in the device's own unit; machine-wide not measurable per setting here" sh -c "
+        grep -q '^Per setting, what it gained or lost (in the units this machine gives):' '$tmp/a.txt' &&
+        grep -q '^  pci.runtime_pm on 0000:00:00.0 (on -> auto): runtime-suspended 0.0% -> 100.0% of the time: gained 100.0 points' '$tmp/a.txt' &&
+        grep -q '^Machine-wide: package residency not measurable here, [0-9.]* W -> [0-9.]* W (intel-rapl:0): not measurable per setting here: [0-9]* settings changed at once' '$tmp/a.txt'"
 check "rollback --measure: exit 0, values restored, the devices awake again named" sh -c "
         test \$(cat '$tmp/a.rbrc') = 0 && grep -q '^  restored /sys/devices/pci0000:00/0000:00:00.0/power/control: auto -> on' '$tmp/a.rb' &&
         grep -q '^Before and after rollback' '$tmp/a.rb' && grep -q '^Now awake the whole time ([0-9]*):' '$tmp/a.rb' &&
@@ -172,6 +206,15 @@ check "... the change of 0000:00:00.0: suspends, 0 -> 100 %, cause and knob" j "
          control_before='on', control_after='auto', knob='pci.runtime_pm')"
 check "... the after measurement shows fewer awake devices than the before one" j "$tmp/aj.json" \
         "sum(x['awake'] for x in d['after']['devices']) < sum(x['awake'] for x in d['before']['devices'])"
+check "... per setting (#48 item 4): pci.runtime_pm on 0000:00:00.0 in its device's runtime-suspended time, 0 -> 100 %" j "$tmp/aj.json" \
+        "[e for e in d['effects']['settings'] if e['knob'] == 'pci.runtime_pm' and e['device'] == '0000:00:00.0'][0] ==
+         dict([e for e in d['effects']['settings'] if e['device'] == '0000:00:00.0'][0], unit='runtime_suspended_time',
+              value_before='on', value_after='auto', suspended_percent_before=0, suspended_percent_after=100)"
+check "... the machine-wide units with more than one setting changed: not measurable per setting here, not divided" j "$tmp/aj.json" \
+        "len(d['effects']['settings']) > 1 and d['effects']['machine']['attributed_to'] is None and
+         d['effects']['machine']['note'].startswith('not measurable per setting here') and
+         d['effects']['machine']['watts_before'] > d['effects']['machine']['watts_after'] and
+         not any(e['machine_wide_is_its_own'] for e in d['effects']['settings'])"
 check "rollback --measure --json: valid JSON, changes back to awake" j "$tmp/aj.rb.json" \
         "d['change'] == 'rollback' and any(c['change'] == 'awake' and c['device'] == '0000:00:00.0' for c in d['changes'])"
 

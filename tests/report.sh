@@ -7,7 +7,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3
 PATH=$PATH:/sbin:/usr/sbin
-plan 17
+plan 19
 
 # j FILE EXPR: EXPR holds for the JSON of FILE (d); a program, for sh -c too
 cat >"$tmp/j" <<'PY'
@@ -101,6 +101,15 @@ ic report --seconds 1 >"$tmp/m.json" 2>"$tmp/m.err"
 check "report --seconds 1: a measurement with each device's suspended and active time" j "$tmp/m.json" \
         "d['measurement'] and d['measurement']['devices'] and \
          all('suspended_ms' in x for x in d['measurement']['devices'])"
+check "report --seconds 1: the measurement carries the floor, with the fields of idlecfg(8)'s REPORT JSON" j "$tmp/m.json" \
+        "(set(d['measurement']['floor']) == {'source', 'deepest', 'deepest_from', 'reached', 'reached_percent', 'above',
+                                             'watts', 's0i3_us', 'holders'} and
+          d['measurement']['floor']['source'] in ('cstate_pkg', 'lpit', 'watts', 'none') and
+          all(set(h) == {'rank', 'kind', 'device', 'subsystem', 'knob', 'reason'} and h['reason']
+              for h in d['measurement']['floor']['holders']))"
+ic report --seconds 1 --format html >"$tmp/m.html" 2>>"$tmp/m.err"
+check "report --seconds 1 --format html: the page has the floor and says what is not measurable" sh -c \
+        "grep -q '<h2>Package idle floor</h2>' '$tmp/m.html' && grep -q '<th>deepest offered</th>' '$tmp/m.html'"
 check "report without --seconds: measurement null, and the page says how to measure" sh -c \
         "'$tmp/j' '$tmp/r.json' \"d['measurement'] is None\" && grep -q 'report --seconds N' '$tmp/r.html'"
 

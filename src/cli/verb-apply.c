@@ -6,6 +6,7 @@
 
 #include "cli/print-apply.h"
 #include "cli/run.h"
+#include "cli/verb-measure-around.h"
 #include "cli/verb-measure.h"
 #include "cli/verb-power-source.h"
 #include "cli/verbs.h"

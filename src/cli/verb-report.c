@@ -8,6 +8,7 @@
 
 #include "base/json.h"
 #include "engine/report.h"
+#include "cli/print-measure.h"
 #include "cli/run.h"
 #include "cli/verb-measure.h"
 #include "cli/monitor.h"
@@ -17,6 +18,7 @@ struct report_doc {
         const struct run *c;
         const struct report_info *info;
         const struct measure_result *m;         /* NULL: not measured */
+        const struct measure_floor *floor;      /* with m */
         const char *root;                       /* taken out of every string */
 };
 
@@ -98,6 +100,41 @@ static void json_settings(struct json *j, const struct report_doc *d)
         json_end_array(j);
 }
 
+/* the floor of the measurement and what most likely holds it (print-measure.c's
+ * words), with the names a report may carry */
+static void json_report_floor(struct json *j, const struct report_doc *d)
+{
+        const struct measure_floor *f = d->floor;
+
+        json_key(j, "floor");
+        json_begin_object(j);
+        json_kv_string(j, "source", floor_source_names[f->source]);
+        json_kv_string(j, "deepest", f->deepest);
+        json_kv_string(j, "deepest_from", f->deepest_from);
+        json_kv_string(j, "reached", f->reached);
+        json_kv_milli_or_null(j, "reached_percent", f->reached != NULL,
+                              measure_share_milli(f->reached_us, d->m->interval_us));
+        json_kv_bool(j, "above", f->above);
+        json_kv_milli_or_null(j, "watts", f->have_watts, f->milliwatts);
+        json_kv_int_or_null(j, "s0i3_us", d->m->susp.amd_s0ix_us.err == 0, (long long) d->m->susp.amd_s0ix_us.v);
+        json_key(j, "holders");
+        json_begin_array(j);
+        for (size_t i = 0; i < f->n_holders; i++) {
+                const struct measure_holder *h = &f->holders[i];
+                _cleanup_free_ char *why = measure_holder_reason(d->m, h, false);
+                json_begin_object(j);
+                json_kv_int(j, "rank", (long long) i + 1);
+                json_kv_string(j, "kind", holder_kind_names[h->kind]);
+                json_kv_string(j, "device", report_value_private(h->m->d->name) ? NULL : h->m->d->name);
+                json_kv_string(j, "subsystem", h->m->d->subsystem);
+                json_kv_string(j, "knob", h->kind == HOLD_KNOB_OFF ? h->m->knob : NULL);
+                kv_scrubbed(j, d, "reason", why);
+                json_end_object(j);
+        }
+        json_end_array(j);
+        json_end_object(j);
+}
+
 static void json_measurement(struct json *j, const struct report_doc *d)
 {
         const struct measure_result *m = d->m;
@@ -150,6 +187,7 @@ static void json_measurement(struct json *j, const struct report_doc *d)
         json_end_array(j);
         json_kv_string(j, "watts_note", m->n_zones || m->n_bats ? NULL :
                        "not measurable here: no RAPL zone and no battery");
+        json_report_floor(j, d);
         json_end_object(j);
 }
 
@@ -327,6 +365,43 @@ static void html_row(FILE *f, const struct report_doc *d, const char *k, const c
         html_row_as(f, d, k, v, true);
 }
 
+/* the floor: the deepest package C-state reached, and the ranked holders */
+static void html_floor(FILE *f, const struct report_doc *d)
+{
+        const struct measure_floor *fl = d->floor;
+        char buf[64];
+
+        fputs("<h2>Package idle floor</h2>\n<table>\n", f);
+        html_row_as(f, d, "counter", floor_source_names[fl->source], false);
+        html_row_as(f, d, "deepest offered", fl->deepest ? fl->deepest : "not measurable here", false);
+        if (fl->reached)
+                snprintf(buf, sizeof(buf), "%s, %.1f%% of the time", fl->reached,
+                         measure_pct(fl->reached_us, d->m->interval_us));
+        else if (fl->source == FLOOR_LPIT)
+                snprintf(buf, sizeof(buf), "above PC10 (LPIT cannot say which state)");
+        else
+                snprintf(buf, sizeof(buf), "%s", fl->above ? "none of them" : "not measurable here");
+        html_row_as(f, d, "deepest reached", buf, false);
+        if (fl->have_watts)
+                snprintf(buf, sizeof(buf), "%.3f W", (double) fl->milliwatts / 1000.0);
+        html_row_as(f, d, "watts", fl->have_watts ? buf : "not measurable here", false);
+        fputs("</table>\n", f);
+        if (!fl->n_holders)
+                return;
+        fputs("<p>Most likely holding it above the deepest state, ranked: a setting that would change it first, "
+              "then links and latency tolerance, then devices in use.</p>\n<ol>\n", f);
+        for (size_t i = 0; i < fl->n_holders; i++) {
+                _cleanup_free_ char *why = measure_holder_reason(d->m, &fl->holders[i], false);
+                fputs("<li>", f);
+                html_text(f, report_value_private(fl->holders[i].m->d->name) ? "(a device)" :
+                                                                                fl->holders[i].m->d->name);
+                fputs(": ", f);
+                html_scrubbed(f, d, why);
+                fputs("</li>\n", f);
+        }
+        fputs("</ol>\n", f);
+}
+
 static void html_settings(FILE *f, const struct report_doc *d)
 {
         const struct plan *p = d->c->plan;
@@ -375,9 +450,10 @@ static void render_html(const struct report_doc *d, FILE *f)
         html_row(f, d, "profile", d->c->plan->profile);
         fputs("</table>\n", f);
         html_device_chart(f, d);
-        if (d->m)
+        if (d->m) {
                 html_measure_chart(f, d);
-        else
+                html_floor(f, d);
+        } else
                 fputs("<p>Not measured: <code>idlecfg report --seconds N</code> measures idle for N "
                       "seconds.</p>\n", f);
         if (info->n_symptoms) {
@@ -435,7 +511,7 @@ static int do_report(struct run *c, int argc, char **argv)
         if (!f)
                 abort();
         {
-                struct report_doc d = { .c = c, .info = &info, .m = mt.r, .root = a->root };
+                struct report_doc d = { .c = c, .info = &info, .m = mt.r, .floor = &mt.floor, .root = a->root };
                 if (streq_ptr(a->format, "html"))
                         render_html(&d, f);
                 else

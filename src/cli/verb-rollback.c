@@ -6,6 +6,7 @@
 #include "base/json.h"
 #include "cli/print-next-steps.h"
 #include "cli/run.h"
+#include "cli/verb-measure-around.h"
 #include "cli/verb-measure.h"
 #include "cli/verbs.h"
 #include "engine/apply.h"

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/pci_regs.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -121,6 +122,52 @@ struct devs {
         size_t n;
 };
 
+/* a PCI function's LTR from its config space (include/uapi/linux/pci_regs.h):
+ * the PCI Express capability's Device Capabilities 2 (LTR supported) and
+ * Device Control 2 (LTR enabled), which pci_configure_ltr()
+ * (drivers/pci/probe.c, later drivers/pci/pcie/aspm.c) sets where the
+ * whole path to the root port supports it */
+static void pci_ltr_at(int dfd, struct m_dev *d)
+{
+        _cleanup_close_ int fd = openat(dfd, "config", O_RDONLY | O_CLOEXEC);
+        uint8_t c[256];
+        ssize_t n = fd < 0 ? -1 : read(fd, c, sizeof(c));
+        unsigned pos, cap2, ctl2;
+
+        d->ltr = -1;
+        if (n < PCI_CAPABILITY_LIST + 1 || !(c[PCI_STATUS] & PCI_STATUS_CAP_LIST))
+                return;
+        pos = c[PCI_CAPABILITY_LIST] & ~3u;
+        for (unsigned hops = 0; pos >= 0x40 && hops < 48; hops++) {
+                if (pos + PCI_EXP_DEVCTL2 + 2 > (unsigned) n) {
+                        /* an unprivileged reader gets the first 64 bytes only */
+                        d->ltr_unknown = true;
+                        return;
+                }
+                if (c[pos] == PCI_CAP_ID_EXP) {
+                        cap2 = c[pos + PCI_EXP_DEVCAP2] | (unsigned) c[pos + PCI_EXP_DEVCAP2 + 1] << 8;
+                        ctl2 = c[pos + PCI_EXP_DEVCTL2] | (unsigned) c[pos + PCI_EXP_DEVCTL2 + 1] << 8;
+                        if (cap2 & PCI_EXP_DEVCAP2_LTR)
+                                d->ltr = (ctl2 & PCI_EXP_DEVCTL2_LTR_EN) ? 1 : 0;
+                        return;
+                }
+                pos = c[pos + 1] & ~3u;
+        }
+}
+
+static void pci_link_at(int dfd, struct m_dev *d)
+{
+        _cleanup_free_ char *v = NULL;
+
+        d->l1_aspm = -1;
+        d->ltr = -1;
+        if (!streq_ptr(d->subsystem, "pci"))
+                return;
+        if (read_attr_at(dfd, "link/l1_aspm", &v) == 0)
+                d->l1_aspm = streq(v, "1") ? 1 : streq(v, "0") ? 0 : -1;
+        pci_ltr_at(dfd, d);
+}
+
 /* every device below DFD (DEVPATH) that has power/runtime_status; symbolic
  * links (subsystem, driver, port links) are not followed */
 static void walk_devices(int dfd, const char *devpath, unsigned depth, struct devs *out)
@@ -148,6 +195,7 @@ static void walk_devices(int dfd, const char *devpath, unsigned depth, struct de
                                 d->delay_ms = strtoll(delay, NULL, 10);
                         d->active_ms = read_number_at(pfd, "runtime_active_time");
                         d->suspended_ms = read_number_at(pfd, "runtime_suspended_time");
+                        pci_link_at(dfd, d);
                 }
         }
         names = list_dir(dfd, true, &n);
@@ -517,6 +565,7 @@ int measure_sample(const struct measure_env *env, const struct measure_clock *c,
                 }
         }
         sample_suspend(env, &s->susp);
+        measure_pkg_read(env->pkg, &s->pkg);
         *ret = s;
         return 0;
 }

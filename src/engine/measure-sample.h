@@ -7,13 +7,23 @@
 #include <stdint.h>
 
 #include "engine/measure-clock.h"
+#include "engine/measure-pkg.h"
 
 /* Where the counters are read: "/sys" and "/proc" on a live system. The unit
  * tests give a directory of their own for both; the shell tests replace /proc
- * only (umockdev redirects /sys), through IDLECFG_TEST_PROC. */
+ * only (umockdev redirects /sys), through IDLECFG_TEST_PROC.
+ * The package C-state counters are perf events, which no file can stand in
+ * for: PKG (measure_pkg_open(), NULL: none read) reads them by
+ * perf_event_open(2), or, with PERF_DIR set, from that directory's files
+ * (cN-residency and tsc, each a count; "refused" holding EACCES or EPERM
+ * refuses them). Only the tests set PERF_DIR: the unit tests, and the cli
+ * under umockdev, whose /sys is a recording the host's counters would
+ * contradict (verb-measure.c, session_init()). */
 struct measure_env {
         const char *sys;
         const char *proc;
+        const char *perf_dir;
+        struct measure_pkg *pkg;
 };
 
 /* a counter that may be absent or unreadable: err is 0 or -errno */
@@ -29,6 +39,13 @@ struct m_dev {
         char *control;          /* power/control, NULL if absent */
         long long delay_ms;     /* power/autosuspend_delay_ms, -1 without autosuspend */
         struct m_value active_ms, suspended_ms; /* power/runtime_active_time, runtime_suspended_time */
+        /* a PCI function: link/l1_aspm (drivers/pci/pcie/aspm.c, since 5.5),
+         * -1 absent (no such link state, or no link); and its LTR from the
+         * config space's PCI Express capability: 1 enabled, 0 capable but not
+         * enabled (Device Control 2's LTR_EN), -1 not capable or unknown (the
+         * config space beyond 64 bytes is root's: ltr_unknown) */
+        signed char l1_aspm, ltr;
+        bool ltr_unknown;
 };
 
 struct m_cstate {
@@ -101,6 +118,7 @@ struct measure_sample {
         struct m_count *wakeups;
         size_t n_wakeups;
         struct m_suspend susp;
+        struct m_pkg pkg;               /* the cstate_pkg counters (measure-pkg.h) */
 };
 
 /* /proc/interrupts: a header of CPU columns, then "LABEL: n n ... description";
