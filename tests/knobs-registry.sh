@@ -205,6 +205,8 @@ while read -r section key values; do
         proven=$(awk -v k="$section.$key" '$1 == k { print $2 }' <<'EOF_PROVEN'
 sata.mask_port_ext tests/plan-savings.sh
 gpu.amdgpu_abm tests/family-gpu.sh
+removable.policy tests/family-removable.sh
+removable.dock tests/family-removable.sh
 EOF_PROVEN
 )
         if [ -n "$proven" ] && [ "$differs" -eq 0 ]; then

@@ -332,6 +332,23 @@ char *sysctl_canonical_path(const char *key);
 void knob_wifi(struct planctx *c);
 void knob_network(struct planctx *c);
 
+/* ---- removable devices (knobs/removable.c) ---- */
+/* where the kernel's "removable" comes from for a device */
+struct removable_at {
+        char *port;             /* the external-facing port's name (0000:00:07.0); free it */
+        const char *first;      /* the first removable device below it (borrowed from the inventory) */
+        const char *dock;       /* a removable PCIe switch port on the way (a dock's), NULL: none (borrowed) */
+};
+/* Is the device at DEVPATH at or below a PCI function the kernel marked
+ * removable (below an external-facing port)? Then *RET says which port. */
+bool removable_port(const struct inventory *inv, const char *devpath, struct removable_at *ret);
+/* the words plan and explain use for AT ("below external-facing port ..."); free it */
+char *removable_words(const struct removable_at *at);
+/* after every family: each runtime PM or autosuspend setting of a removable
+ * device becomes a skip naming the port, unless [removable] policy (or dock,
+ * for a dock's devices) is same; then its reason names the port */
+void knob_removable_apply(struct planctx *c);
+
 /* the hwdb property NAME (an IDLECFG_ property of some family), NULL if unknown */
 const struct knob_property *knob_property(const char *name);
 
@@ -339,7 +356,7 @@ extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_s
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;
 extern const struct knob_family knob_family_kernel;
 extern const struct knob_family knob_family_wifi, knob_family_network, knob_family_bluetooth;
-extern const struct knob_family knob_family_wakeup;
+extern const struct knob_family knob_family_wakeup, knob_family_removable;
 
 /* the target kernel's config (knob_input_path()'s "%k"), and how much of it is read */
 #define KCONFIG_PATH "/boot/config-%k"
