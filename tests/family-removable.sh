@@ -10,7 +10,7 @@
 # 0000:00:07.1. The recorded machines must not change.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 11
+plan 14
 
 D=intel-dock
 mkdir -p "$tmp/machines/$D"
@@ -23,6 +23,12 @@ value same removable policy same udev
 value keep removable policy keep udev
 value dock removable dock same udev
 value bad removable policy never
+# Thunderbolt quirks: intel-laptop whose NHI 0000:00:0d.2 is active, and
+# the same with a local entry giving that NHI (8086:463e) a kernel quirk
+variant intel-tbactive intel-laptop 0000:00:0d.2 power/runtime_status active
+hwdb_variant tb-quirk intel-tbactive 'pci:v00008086d0000463E*
+ IDLECFG_THUNDERBOLT_QUIRK=keep_power_in_dp_redrive
+ IDLECFG_THUNDERBOLT_QUIRK_REASON=family test quirk'
 # the dock's NIC denied by the pci family's own list: the lists decide first
 hwdb_variant dock-deny $D 'pci:v00008086d000015F3*
  IDLECFG_PCI_RUNTIME_PM=deny
@@ -111,6 +117,32 @@ explain_case() {
                 grep -qF "  usb.autosuspend: skipped: $PORT0: the kernel's default stays" "$tmp/ex" || { cat "$tmp/ex"; return 1; }
 }
 check "explain 5-1: says which port made it removable, and the skip" explain_case
+
+TBQ="kernel Thunderbolt quirk keep_power_in_dp_redrive (hwdb /etc/udev/hwdb.d/99-tb-quirk.hwdb:3 (family test quirk)): the kernel applies it; nothing to plan"
+shown() {
+        [ "$(row balanced thunderbolt.quirk 0000:00:0d.2 tb-quirk)" = "|$TBQ" ] || { row balanced thunderbolt.quirk 0000:00:0d.2 tb-quirk; return 1; }
+}
+hwdb_point shown IDLECFG_THUNDERBOLT_QUIRK "an entry for intel-laptop's NHI: plan has the kernel quirk's row on 0000:00:0d.2, with the entry's reason" shown
+# verify_of MACHINE: verify's text on MACHINE (its root from plan_all)
+verify_of() {
+        run_machine "$(machine_dir "$1")" "$IDLECFG" verify --root "$tmp/$1-root" --kernel "$KVER" 2>&1
+        return 0        # 1: drift (nothing is installed), which these points do not ask
+}
+shown_verify() {
+        run_machine "$(machine_dir tb-quirk)" "$IDLECFG" explain 0000:00:0d.2 --root "$tmp/tb-quirk-root" --kernel "$KVER" >"$tmp/tbx" 2>&1
+        grep -qxF "  thunderbolt.quirk: $TBQ" "$tmp/tbx" || { cat "$tmp/tbx"; return 1; }
+        verify_of tb-quirk >"$tmp/tbv"
+        grep -qF "  0000:00:0d.2 (pci): runtime PM is allowed but the device is active (in use, or a child keeps it awake); kept on purpose: $TBQ" "$tmp/tbv" ||
+                { grep -F 0d.2 "$tmp/tbv"; return 1; }
+}
+check "the Thunderbolt quirk: explain 0000:00:0d.2 lists it, verify names it for the active NHI" shown_verify
+tb_keep() {
+        [ -z "$(rows balanced thunderbolt.quirk intel-tbactive $FAMILY_MACHINES)" ] &&
+                verify_of intel-tbactive >"$tmp/tbk" &&
+                grep -qxF "  0000:00:0d.2 (pci): runtime PM is allowed but the device is active (in use, or a child keeps it awake)" "$tmp/tbk" ||
+                { grep -F 0d.2 "$tmp/tbk"; return 1; }
+}
+hwdb_point keep IDLECFG_THUNDERBOLT_QUIRK "without the entry: no quirk row on any machine, verify's line for the active NHI names none" tb_keep
 
 M="unknown value 'never' for [removable] policy"
 check "a word policy does not take: refused, file and line" refused_word bad removable policy "$M; valid: same, keep"

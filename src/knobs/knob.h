@@ -279,6 +279,10 @@ struct knob_family {
          * of DEVPATH, which this family plans on another device (an ATA
          * port's)? NULL if none */
         bool (*runtime_pm_placed)(const struct setting *s, const char *devpath);
+        /* verify: the knob of a skip row the family plans on a device the
+         * kernel itself may hold active (a kernel quirk): the "active"
+         * blocker of that device names its reason. NULL if none */
+        const char *active_note;
         void (*plan)(struct planctx *c);
         /* verify: the live value of setting S of the family where sysfs does
          * not show it (the kernel answers another way): 0 and *RET (free it),

@@ -108,6 +108,29 @@ void knob_removable_apply(struct planctx *c)
         }
 }
 
+/* Thunderbolt: the kernel's router quirks (drivers/thunderbolt/quirks.c
+ * tb_quirks[], imported by hwdb/import-linux onto the host router's NHI).
+ * Nothing to plan: the kernel applies them; a skip row says so, which
+ * explain shows, and verify names it when the NHI stays active
+ * (.active_note). */
+static void knob_thunderbolt_quirks(struct planctx *c)
+{
+        const struct device_list *l = &c->inv->classes[CL_PCI];
+
+        for (size_t i = 0; i < l->n; i++) {
+                const struct device *d = &l->v[i];
+                struct hwdb_fact f;
+                _cleanup_free_ char *why = NULL;
+
+                if (!hwdb_fact(c, d->modalias, "IDLECFG_THUNDERBOLT_QUIRK", &f))
+                        continue;
+                why = fact_reason(&f);
+                plan_skip(c, d, "thunderbolt.quirk",
+                          xasprintf("kernel Thunderbolt quirk %s (%s): the kernel applies it; nothing to plan", f.value,
+                                    why));
+        }
+}
+
 /* same: plan them as any other device; keep: the kernel's defaults */
 static const char *const ch_same[] = { "same", "keep", NULL };
 
@@ -120,9 +143,18 @@ static const struct knob_attr attrs[] = {
         { "pci", "removable" },
 };
 
+static const struct knob_property properties[] = {
+        PROP_WORDS("IDLECFG_THUNDERBOLT_QUIRK", "keep_power_in_dp_redrive",
+                  "a kernel Thunderbolt quirk of this host router (tb_quirks[]): keep_power_in_dp_redrive, the kernel "
+                  "holds it resumed while a USB4 port redrives DisplayPort; shown by plan, explain and verify"),
+};
+
 const struct knob_family knob_family_removable = {
         .name = "removable",
         .section = "removable",
         KNOB_LIST(keys, keys),
         KNOB_LIST(attrs, attrs),
+        KNOB_LIST(properties, properties),
+        .active_note = "thunderbolt.quirk",
+        .plan = knob_thunderbolt_quirks,
 };
