@@ -258,3 +258,21 @@ wake_on_lan = keep
 # disable: a machine that wakes in a bag loses more than any runtime setting saves; the
 # entries name only devices no user wakes the machine with.
 spurious = disable
+
+[removable]
+# policy = same | keep
+# dock = same | keep
+# Devices below a port the firmware marks external-facing (ACPI "ExternalFacingPort": the
+# Thunderbolt and USB4 root ports) are "removable" to the kernel (sysfs removable); so are
+# the USB devices of a controller there. For them, runtime PM (power/control) and USB
+# autosuspend come from this section, after every other family has planned them.
+#   keep   the kernel's defaults stay: the plan skips them, naming the port.
+#   same   planned like a built-in device (the families' lists and quirks still apply);
+#          the plan names the port.
+# dock is for the devices of a dock (a removable PCIe switch between the port and the
+# device: a Thunderbolt or USB4 device router), policy for the other removable ones.
+# keep: a dock runs on its own supply, so its NIC and USB devices cost the battery little,
+# while suspending them costs links and re-enumeration; and what is
+# plugged in changes after install time, which the plan cannot know.
+policy = keep
+dock = keep

@@ -56,3 +56,7 @@ wake_on_lan = keep
 
 [wakeup]
 spurious = keep
+
+[removable]
+policy = keep
+dock = keep

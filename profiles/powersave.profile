@@ -43,3 +43,9 @@ dirty_writeback_centisecs = 1500
 # The PHY stays powered to listen for magic packets in suspend and when off, which drains
 # a battery for a feature laptops rarely use.
 wake_on_lan = off
+
+[removable]
+# A device in an external-facing slot without a dock (a card reader, an enclosure) runs on
+# the battery: planned like a built-in one. A dock's devices keep the kernel's defaults
+# (balanced's dock = keep): the dock has its own supply.
+policy = same

@@ -51,7 +51,7 @@ hwdb_variant() {
         printf '# tests: hwdb_variant %s of %s\n%s\n' "$1" "$2" "$3" >"$tmp/hwdb/$1.hwdb"
         HWDB_MACHINES="$HWDB_MACHINES $1"
 }
-# hwdb_point deny|allow|keep PROPERTY DESCRIPTION COMMAND...: a point about an
+# hwdb_point deny|allow|shown|keep PROPERTY DESCRIPTION COMMAND...: a point about an
 # hwdb property the family reads, named "PROPERTY deny: DESCRIPTION": deny, an
 # entry with the value that keeps the device from the setting does so (the
 # device left alone, or given the entry's safer value); keep, without it (or
@@ -59,7 +59,8 @@ hwdb_variant() {
 # tests/knobs-registry.sh wants deny and keep for every property of the
 # family's; for the allow-only ones it lists (HWDB_ALLOW_ONLY), allow (the
 # entry lifts a skip the family makes without one) and keep (without the
-# entry the skip stays)
+# entry the skip stays); for the shown-only ones (HWDB_SHOWN_ONLY), shown
+# (plan, explain or verify say what the entry says) and keep (without it, not)
 hwdb_point() {
         _hw=$1 _hp=$2 _hd=$3
         shift 3

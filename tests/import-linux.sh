@@ -10,7 +10,7 @@ SYSTEMD_HWDB=$(PATH=$PATH:/sbin:/usr/sbin command -v systemd-hwdb)
 IMPORT=$top_srcdir/hwdb/import-linux
 MINI=$TESTS_DATA/linux-mini
 QUIRKS=$FIXTURES/kernel-quirks
-plan 21
+plan 22
 
 imp() { python3 "$IMPORT" "$@"; }
 
@@ -145,6 +145,17 @@ usbhda() {
                 has 'pci:v00008086d00009D71sv000017AAsd00002227bc04sc03i00' IDLECFG_AUDIO_POWER_SAVE=deny
 }
 check "USB: RESET_RESUME, DISCONNECT_SUSPEND, AMD resume list; NO_LPM (applied by the kernel) and hub skipped; HDA denylist in sound/hda/" usbhda
+
+thunderbolt() {
+        has 'pci:v00008086d00005781sv00008086sd00000000bc0Csc03i40' IDLECFG_THUNDERBOLT_QUIRK=keep_power_in_dp_redrive &&
+                has 'pci:v00008086d00005784sv00008086sd00000000bc0Csc03i40' IDLECFG_THUNDERBOLT_QUIRK=keep_power_in_dp_redrive &&
+                lacks 'pci:v00008086d0000463Esv00008086sd00000000bc0Csc03i40' IDLECFG_THUNDERBOLT_QUIRK &&
+                lacks 'pci:v00008086d00005786sv00008086sd00000000bc06sc04i00' IDLECFG_THUNDERBOLT_QUIRK &&
+                grep -q '^drivers/thunderbolt/quirks.c tb_quirks\[\]: 7 rows, 7 with a power meaning, 2 mirrored, 5 skipped$' "$tmp/a/linux-import.txt" &&
+                grep -q '^  skipped: { 0x0438, 0x0208, 0x0000, 0x0000, quirk_clx_disable }: CL states ' "$tmp/a/linux-import.txt" &&
+                grep -q '^  skipped: { 0x0000, 0x0000, 0x00d4, 0xb070, quirk_force_power_link }: ' "$tmp/a/linux-import.txt"
+}
+check "Thunderbolt tb_quirks[]: block_rpm_in_redrive on Intel host routers keyed by the NHI (nhi.h macros, a second hook field), CLx, bandwidth, DROM rows skipped" thunderbolt
 
 # 13: rows it cannot express are in the report, not dropped
 listed() {

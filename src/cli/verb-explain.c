@@ -2,6 +2,7 @@
  * decision of the plan about it */
 #include "config.h"
 
+#include "knobs/knob.h"
 #include "knobs/registry.h"
 #include "pipeline/planner.h"
 #include "cli/verb-explain.h"
@@ -130,6 +131,14 @@ int explain_device(const struct inventory *inv, const struct plan *p, const char
                 printf(_("  modalias %s\n"), d->modalias);
         for (size_t i = 0; i < d->knobs.n; i++)
                 printf("  %s = %s\n", d->knobs.v[i].key, d->knobs.v[i].value ? d->knobs.v[i].value : _("(unreadable)"));
+        {
+                struct removable_at at;
+                if (d->devpath && removable_port(inv, d->devpath, &at)) {
+                        _cleanup_free_ char *words = removable_words(&at);
+                        printf(_("  removable: %s\n"), words);
+                        free(at.port);
+                }
+        }
         printf(_("\nDecisions (profile %s, %s):\n"), p->profile, p->profile_reason);
         if (p->kernel && !streq_ptr(p->kernel_version, p->kernel)) {
                 if (p->kernel_version)

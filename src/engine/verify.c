@@ -104,9 +104,15 @@ static void find_blockers(const struct plan *p, const struct device *d, struct b
         /* runtime PM, whichever family's knob it is (their runtime_pm tables) */
         if (control && streq(control, "on"))
                 blocker_add(b, p, d, knob_runtime_pm_of(d->class), xstrdup(_("runtime PM is off (power/control = on)")));
-        else if (status && streq(status, "active") && control && streq(control, "auto"))
-                blocker_add(b, p, d, NULL, xstrdup(_("runtime PM is allowed but the device is active (in use, "
+        else if (status && streq(status, "active") && control && streq(control, "auto")) {
+                /* a kernel quirk that holds it resumed, where a family plans its note */
+                const char *note = NULL;
+                for (size_t i = 0; i < n && !note; i++)
+                        if (fam[i]->active_note && plan_find(p, d->devpath, fam[i]->active_note))
+                                note = fam[i]->active_note;
+                blocker_add(b, p, d, note, xstrdup(_("runtime PM is allowed but the device is active (in use, "
                                                       "or a child keeps it awake)")));
+        }
         for (size_t i = 0; i < n; i++)
                 for (size_t k = 0; k < fam[i]->n_blockers; k++)
                         family_blocker(&fam[i]->blockers[k], p, d, b);

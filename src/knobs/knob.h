@@ -279,6 +279,10 @@ struct knob_family {
          * of DEVPATH, which this family plans on another device (an ATA
          * port's)? NULL if none */
         bool (*runtime_pm_placed)(const struct setting *s, const char *devpath);
+        /* verify: the knob of a skip row the family plans on a device the
+         * kernel itself may hold active (a kernel quirk): the "active"
+         * blocker of that device names its reason. NULL if none */
+        const char *active_note;
         void (*plan)(struct planctx *c);
         /* verify: the live value of setting S of the family where sysfs does
          * not show it (the kernel answers another way): 0 and *RET (free it),
@@ -332,6 +336,23 @@ char *sysctl_canonical_path(const char *key);
 void knob_wifi(struct planctx *c);
 void knob_network(struct planctx *c);
 
+/* ---- removable devices (knobs/removable.c) ---- */
+/* where the kernel's "removable" comes from for a device */
+struct removable_at {
+        char *port;             /* the external-facing port's name (0000:00:07.0); free it */
+        const char *first;      /* the first removable device below it (borrowed from the inventory) */
+        const char *dock;       /* a removable PCIe switch port on the way (a dock's), NULL: none (borrowed) */
+};
+/* Is the device at DEVPATH at or below a PCI function the kernel marked
+ * removable (below an external-facing port)? Then *RET says which port. */
+bool removable_port(const struct inventory *inv, const char *devpath, struct removable_at *ret);
+/* the words plan and explain use for AT ("below external-facing port ..."); free it */
+char *removable_words(const struct removable_at *at);
+/* after every family: each runtime PM or autosuspend setting of a removable
+ * device becomes a skip naming the port, unless [removable] policy (or dock,
+ * for a dock's devices) is same; then its reason names the port */
+void knob_removable_apply(struct planctx *c);
+
 /* the hwdb property NAME (an IDLECFG_ property of some family), NULL if unknown */
 const struct knob_property *knob_property(const char *name);
 
@@ -339,7 +360,7 @@ extern const struct knob_family knob_family_pci, knob_family_aspm, knob_family_s
         knob_family_audio, knob_family_gpu, knob_family_i2c, knob_family_nvme, knob_family_suspend;
 extern const struct knob_family knob_family_kernel;
 extern const struct knob_family knob_family_wifi, knob_family_network, knob_family_bluetooth;
-extern const struct knob_family knob_family_wakeup;
+extern const struct knob_family knob_family_wakeup, knob_family_removable;
 
 /* the target kernel's config (knob_input_path()'s "%k"), and how much of it is read */
 #define KCONFIG_PATH "/boot/config-%k"

@@ -22,6 +22,8 @@ static const struct knob_family *const families[] = {
         &knob_family_wifi,
         &knob_family_network,
         &knob_family_wakeup,
+        /* plans nothing itself: knob_removable_apply() goes over the plan after the others */
+        &knob_family_removable,
 };
 
 const struct knob_family *const *knob_registry(size_t *ret_n)

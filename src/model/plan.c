@@ -47,6 +47,20 @@ struct setting *plan_add(struct plan *p)
         return s;
 }
 
+void setting_make_skip(struct setting *s, char *reason_take)
+{
+        free(s->reason);
+        s->reason = reason_take;
+        free(s->value);
+        free(s->value_battery);
+        free(s->attr);
+        free(s->module);
+        free(s->param);
+        s->value = s->value_battery = s->attr = s->module = s->param = NULL;
+        kv_free(&s->match);
+        s->mech = MECH_NONE;
+}
+
 size_t plan_udev_devices(const struct plan *p, char ***ret)
 {
         char **v = NULL;

@@ -91,6 +91,8 @@ struct plan {
 };
 
 struct setting *plan_add(struct plan *p);
+/* S becomes a skip whose reason is REASON (taken): nothing of it is written */
+void setting_make_skip(struct setting *s, char *reason_take);
 /* the value of S on battery (BATTERY) or on AC */
 static inline const char *setting_value_on(const struct setting *s, bool battery)
 {

@@ -189,19 +189,11 @@ static void make_skip(struct setting *s, const struct conf_exclusion *e)
         _cleanup_free_ char *where = section_where(e);
 
         if (s->value)
-                replace_reason(s, xasprintf("skipped: %s: %s; without the exclusion: %s, %s", where, e->reason,
-                                            s->value, strempty(s->reason)));
+                setting_make_skip(s, xasprintf("skipped: %s: %s; without the exclusion: %s, %s", where, e->reason,
+                                               s->value, strempty(s->reason)));
         else
-                replace_reason(s, xasprintf("skipped: %s: %s; without the exclusion: %s", where, e->reason,
-                                            strempty(s->reason)));
-        free(s->value);
-        free(s->value_battery);
-        free(s->attr);
-        free(s->module);
-        free(s->param);
-        s->value = s->value_battery = s->attr = s->module = s->param = NULL;
-        kv_free(&s->match);
-        s->mech = MECH_NONE;
+                setting_make_skip(s, xasprintf("skipped: %s: %s; without the exclusion: %s", where, e->reason,
+                                               strempty(s->reason)));
 }
 
 /* the udev subsystem of a device of inventory class CLASS, NULL if not known here */

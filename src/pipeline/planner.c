@@ -314,6 +314,8 @@ int plan_build(const struct inventory *inv, const struct plan_options *o, struct
                         fam[i]->plan(&c);
         if (profile_has_per_source(profile))
                 plan_battery(&c, profile, fam, n_fam);
+        /* devices below an external-facing port: after both sources are planned */
+        knob_removable_apply(&c);
         one_source(p, inv);
         warn_tools(&c);
         plan_exclude(p, inv, &excl);
