@@ -2,10 +2,12 @@
 # tests/family-pci.sh: the [pci] family (src/knobs/pci.c): every value of
 # runtime_pm planned on every recorded machine: which PCI functions get
 # power/control, which are skipped and why (hwdb and denylist first), the
-# udev rules, per-source values and the refusals
+# udev rules, per-source values and the refusals; the Ethernet controllers by
+# driver (desktop-sata's e1000e, and copies of that machine whose NIC has
+# another driver, Wake-on-LAN or an external-facing port)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 13
+plan 19
 
 value auto pci runtime_pm auto udev
 value on pci runtime_pm on udev
@@ -22,6 +24,37 @@ hwdb_variant pci-hwdb intel-laptop 'pci:v00008086d000051A3*
 pci:v00008086d000051E0*
  IDLECFG_PCI_RUNTIME_PM=allow
  IDLECFG_PCI_RUNTIME_PM_REASON=family test allow'
+# a profile that keeps balanced's runtime_pm = auto and turns Wake-on-LAN off
+value wol pci runtime_pm auto
+printf '[network]\nwake_on_lan = off\n' >>"$tmp/profiles/wol.profile"
+# nic_variant NAME DRIVER WAKEUP [REMOVABLE]: desktop-sata whose NIC
+# (0000:00:19.0, e1000e, power/wakeup enabled) is bound to DRIVER, has
+# power/wakeup WAKEUP and, given, the attribute removable; planned in a
+# session of its own (hwdb_variant with no entry) but not among the machines
+# the counts above are made of
+NIC=/devices/pci0000:00/0000:00:19.0
+nic_variant() {
+        mkdir -p "$tmp/machines/$1-m"
+        cp -R "$TESTS_DATA/machines/desktop-sata/." "$tmp/machines/$1-m/"
+        awk -v dev="$NIC" -v drv="$2" -v wake="$3" -v rem="${4:-}" '
+                /^P: / { p = $2 }
+                p == dev && /^E: DRIVER=/ { $0 = "E: DRIVER=" drv }
+                p == dev && /^L: driver=/ { $0 = "L: driver=../../../bus/pci/drivers/" drv }
+                p == dev && /^A: power\/wakeup=/ { $0 = "A: power/wakeup=" wake "\\n"; n++ }
+                p == dev && /^A: revision=/ && rem != "" { print "A: removable=" rem "\\n" }
+                { print }
+                END { exit n != 1 }' "$TESTS_DATA/machines/desktop-sata/machine.umockdev" \
+                >"$tmp/machines/$1-m/machine.umockdev" || { echo "Bail out! nic_variant $1"; exit 1; }
+        hwdb_variant "$1" "$1-m" '# no entry'
+}
+nic_variant nic-e1000e e1000e disabled
+nic_variant nic-tg3 tg3 disabled
+nic_variant nic-ext e1000e disabled removable
+nic_variant nic-r8169 r8169 disabled
+# the r8169 copy with a local entry saying its NIC runs DASH
+hwdb_variant nic-dash nic-r8169 'pci:v00008086d000010EF*
+ IDLECFG_NIC_DASH=enabled
+ IDLECFG_NIC_DASH_REASON=family test dash'
 plan_all
 K=pci.runtime_pm
 
@@ -47,14 +80,14 @@ every_value() {
                 '$5 != "power/control" || $8 != v || $11 != "udev" || index($12, r) != 1' "$tmp/p" | grep .
 }
 auto_case() {
-        ok_plans auto && always_skipped auto && every_value auto auto 70 &&
+        ok_plans auto && always_skipped auto && every_value auto auto 69 &&
                 # the xHCI hosts: auto where the kernel already allows it, else skipped
                 grep -q "^intel-laptop|$K|0000:00:0d.0|.*|auto|||udev|.*; xHCI the kernel itself allows runtime PM on (power/control is auto" "$tmp/p" &&
                 rows auto $K amd-laptop | grep -q "^amd-laptop|$K|0000:03:00.3|.*|skipped: driver xhci_hcd: not on the kernel's or the hwdb's runtime PM allowlist; xHCI 1.1 hosts" &&
                 # the hwdb's platform deny for AHCI (ASUS, TLP #805) wins
                 rows auto $K amd-laptop | grep -q "^amd-laptop|$K|0000:04:00.0|.*|skipped: AHCI controller: hwdb /usr/lib/udev/hwdb.d/60-idlecfg-platform.hwdb:[0-9]* (AHCI runtime PM takes the USB ports down"
 }
-check "auto: power/control=auto on 70 functions; mei_me, GPUs, ports, bridges, the VM's functions skipped; xHCI 1.1 suspects and the ASUS AHCI platform (hwdb) skipped" auto_case
+check "auto: power/control=auto on 69 functions; mei_me, GPUs, ports, bridges, the VM's functions skipped; xHCI 1.1 suspects and the ASUS AHCI platform (hwdb) skipped" auto_case
 check "auto: the udev rules write auto to exactly those functions" udev_rules auto $K
 on_case() {
         ok_plans on && always_skipped on && every_value on on 74 &&
@@ -97,7 +130,50 @@ hwdb_keep() {
                 rows auto $K intel-laptop | grep -q "|0000:00:16.0|.*|skipped: driver mei_me: "
 }
 hwdb_point keep IDLECFG_PCI_RUNTIME_PM "without the entry the SMBus controller gets the profile's value; an entry with allow gives auto to the ME interface the driver denylist skips" hwdb_keep
+# the NIC's row (0000:00:19.0): value|reason
+nic() { rows "$1" $K "$2" | grep "|0000:00:19.0|" | cut -d'|' -f8,12; }
+R8169_IDLE="rtl8169_runtime_idle() (drivers/net/ethernet/realtek/r8169_main.c) schedules runtime suspend 10 s after the carrier goes down, and refuses it while DASH is enabled (tp->dash_enabled)"
+E1000E_IDLE="e1000e_pm_runtime_idle() (drivers/net/ethernet/intel/e1000e/netdev.c) schedules runtime suspend 5 s after e1000e_has_link() finds no link"
+nic_linkaware() {
+        [ "$(nic auto nic-e1000e)" = "auto|$(reason_of auto pci runtime_pm auto); Ethernet controller: $E1000E_IDLE" ] &&
+                [ "$(nic auto nic-r8169)" = "auto|$(reason_of auto pci runtime_pm auto); Ethernet controller: $R8169_IDLE" ] ||
+                { nic auto nic-e1000e; nic auto nic-r8169; return 1; }
+}
+check "auto: an Ethernet controller whose driver suspends it when the link goes down (e1000e, r8169) gets auto, the reason naming the driver's runtime idle callback" nic_linkaware
+nic_hollow() {
+        [ "$(nic auto nic-tg3)" = "|skipped: Ethernet controller, driver tg3: not one whose runtime idle suspends the NIC when the link goes down (r8169, e1000e, igb, igc), so power/control = auto would do nothing" ] &&
+                [ "$(nic on nic-tg3)" = "on|$(reason_of on pci runtime_pm on)" ] || { nic auto nic-tg3; nic on nic-tg3; return 1; }
+}
+check "auto: a NIC whose driver never runtime-suspends it (tg3) is skipped saying the write would be hollow; on still plans on" nic_hollow
+nic_external() {
+        nic auto nic-ext | grep -q "^|skipped: Ethernet controller (e1000e) behind an external-facing port (removable = removable: pci_set_removable(), drivers/pci/probe.c)" &&
+                rows auto $K nic-ext | grep -v "|0000:00:19.0|" >"$tmp/ext" && rows auto $K nic-e1000e | grep -v "|0000:00:19.0|" | sed 's/^nic-e1000e|/nic-ext|/' | diff - "$tmp/ext"
+}
+check "auto: the same e1000e behind an external-facing port (removable = removable) is skipped; nothing else of the plan changes" nic_external
+nic_wol() {
+        nic auto desktop-sata | grep -q "^|skipped: Ethernet controller (e1000e) with Wake-on-LAN armed (power/wakeup = enabled) and kept by the profile: e1000e_pm_runtime_suspend() calls __e1000_shutdown(pdev, true), which arms only the link-change wake (E1000_WUFC_LNKC)" &&
+                [ "$(nic wol desktop-sata)" = "auto|$(reason_of wol pci runtime_pm auto); Ethernet controller: $E1000E_IDLE; Wake-on-LAN, armed now, is turned off by [network] wake_on_lan = off" ] &&
+                [ "$(nic on desktop-sata)" = "on|$(reason_of on pci runtime_pm on)" ] ||
+                { nic auto desktop-sata; nic wol desktop-sata; return 1; }
+}
+check "auto: desktop-sata's e1000e with Wake-on-LAN armed is skipped (its runtime suspend arms only the link-change wake); kept when the profile turns Wake-on-LAN off; on plans on" nic_wol
+HD=/etc/udev/hwdb.d/99-nic-dash.hwdb
+nic_dash_deny() {
+        [ "$(nic auto nic-dash)" = "|skipped: r8169 in DASH mode (hwdb $HD:3 (family test dash)): remote management needs the port up; $R8169_IDLE" ] ||
+                { nic auto nic-dash; return 1; }
+}
+hwdb_point deny IDLECFG_NIC_DASH "an entry saying the r8169 NIC runs DASH skips it with the entry's reason" nic_dash_deny
+nic_dash_keep() {
+        nic auto nic-r8169 | grep -q "^auto|" && [ "$(nic on nic-dash)" = "on|$(reason_of on pci runtime_pm on)" ]
+}
+hwdb_point keep IDLECFG_NIC_DASH "without the entry the r8169 NIC gets auto; with it, on is still planned" nic_dash_keep
 check "a word runtime_pm does not take is refused with the file and line" \
         refused_word bad pci runtime_pm "unknown value 'off' for [pci] runtime_pm; valid: auto, on, keep"
-check "every value changes pci.runtime_pm alone: the rest of each plan is balanced's" only_knobs $K
+each_only() {
+        while read -r _id _f; do
+                case $_id in balanced|bad) continue ;; wol) only_knob wol $K network.wake_on_lan || return 1 ;;
+                *) only_knob "$_id" $K || return 1 ;; esac
+        done <"$tmp/cases"
+}
+check "every value changes pci.runtime_pm alone (wol: and Wake-on-LAN): the rest of each plan is balanced's" each_only
 done_testing

@@ -39,10 +39,11 @@ BEGIN {
         # property: the values it may have, the keys it may sit on
         split("PCI_RUNTIME_PM ASPM_DENY ASPM_ALLOW SATA_ALPM NVME_APST USB_AUTOSUSPEND " \
               "USB_PERSIST AUDIO_POWER_SAVE I2C_RUNTIME_PM MEM_SLEEP I915_PSR I915_FBC AMDGPU_ABM AHCI_RUNTIME_PM " \
-              "WIFI_POWER_SAVE BLUETOOTH_AUTOSUSPEND WAKEUP EEE", p, " ")
+              "WIFI_POWER_SAVE BLUETOOTH_AUTOSUSPEND WAKEUP EEE NIC_DASH", p, " ")
         for (i in p) known["IDLECFG_" p[i]] = 1
         st = "(l0s|l1|l1_1|l1_2|clkpm|l1_1_pcipm|l1_2_pcipm)"
         val["IDLECFG_PCI_RUNTIME_PM"] = "^(deny|allow)$"
+        val["IDLECFG_NIC_DASH"] = "^enabled$"
         val["IDLECFG_ASPM_DENY"] = val["IDLECFG_ASPM_ALLOW"] = "^" st "(," st ")*$"
         val["IDLECFG_SATA_ALPM"] = "^deny$"
         val["IDLECFG_NVME_APST"] = "^(deny|no-deepest)$"
@@ -69,7 +70,7 @@ BEGIN {
         # a device on a machine, a drive behind a controller: idlecfg-on:OUTER|KEY
         pciinner = substr(pcikey, 2, length(pcikey) - 2)
         atainner = substr(atakey, 2, length(atakey) - 2)
-        key["IDLECFG_PCI_RUNTIME_PM"] = "(" pcikey ")|(^idlecfg-on:" dmi "\\|" pciinner "$)"
+        key["IDLECFG_PCI_RUNTIME_PM"] = key["IDLECFG_NIC_DASH"] = "(" pcikey ")|(^idlecfg-on:" dmi "\\|" pciinner "$)"
         key["IDLECFG_ASPM_DENY"] = key["IDLECFG_ASPM_ALLOW"] = pcikey
         key["IDLECFG_SATA_ALPM"] = "(" atakey ")|(^idlecfg-on:" pciinner "\\|" atainner "$)|(" dmikey ")|(" pcikey ")"
         key["IDLECFG_NVME_APST"] = "(" nvmekey ")|(" pcikey ")|(^idlecfg-on:" dmi "\\|" pciinner "$)|(" dmikey ")"

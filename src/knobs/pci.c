@@ -74,6 +74,118 @@ static bool ahci_platform_denied(struct planctx *c, const struct device *d)
         return true;
 }
 
+/* Ethernet controllers (class 0200). powertop and TLP write power/control =
+ * auto on every PCI function; a NIC then suspends only if its driver's
+ * runtime idle callback schedules a suspend when the link goes down. These
+ * drivers do (the kernel facts, checked in the 6.x sources named); on any
+ * other driver the write is hollow and is skipped. While runtime-suspended,
+ * each of them arms only the wake on a link change, not the Wake-on-LAN
+ * options (.wake_kept false): the PCI core may keep a runtime-suspended
+ * function suspended through system sleep (pci_pm_prepare(), the
+ * direct-complete path, drivers/pci/pci-driver.c), magic packet unarmed.
+ * The peers' NIC breakages (issue 47): TLP #605 (an r8169 whose Wake-on-LAN
+ * turns itself off after a while), #636 (eth0 down after a boot on battery),
+ * #684. */
+static const struct nic_driver {
+        const char *driver;
+        const char *idle;       /* what its runtime idle does, and where */
+        const char *wake;       /* what its runtime suspend arms for wake-up, and where */
+        bool wake_kept;         /* does the Wake-on-LAN path survive its runtime suspend? */
+} nic_drivers[] = {
+        { "r8169",
+          "rtl8169_runtime_idle() (drivers/net/ethernet/realtek/r8169_main.c) schedules runtime suspend 10 s after "
+          "the carrier goes down, and refuses it while DASH is enabled (tp->dash_enabled)",
+          "rtl8169_runtime_suspend() arms wake on link change only (__rtl8169_set_wol(tp, WAKE_PHY)); the "
+          "Wake-on-LAN options come back at runtime resume", false },
+        { "e1000e",
+          "e1000e_pm_runtime_idle() (drivers/net/ethernet/intel/e1000e/netdev.c) schedules runtime suspend 5 s "
+          "after e1000e_has_link() finds no link",
+          "e1000e_pm_runtime_suspend() calls __e1000_shutdown(pdev, true), which arms only the link-change wake "
+          "(E1000_WUFC_LNKC), and e1000e_pm_prepare() lets a runtime-suspended NIC stay so through suspend to RAM",
+          false },
+        { "igb",
+          "igb_runtime_idle() (drivers/net/ethernet/intel/igb/igb_main.c) schedules runtime suspend 5 s after "
+          "igb_has_link() finds no link",
+          "igb_runtime_suspend() calls __igb_shutdown(pdev, NULL, 1), which arms only the link-change wake "
+          "(E1000_WUFC_LNKC)", false },
+        { "igc",
+          "igc_runtime_idle() (drivers/net/ethernet/intel/igc/igc_main.c) schedules runtime suspend 5 s after "
+          "igc_has_link() finds no link",
+          "igc_runtime_suspend() calls __igc_shutdown(pdev, NULL, 1), which arms only the link-change wake "
+          "(IGC_WUFC_LNKC)", false },
+};
+
+static const struct nic_driver *nic_driver(const char *driver)
+{
+        for (size_t k = 0; driver && k < ELEMENTSOF(nic_drivers); k++)
+                if (streq(driver, nic_drivers[k].driver))
+                        return &nic_drivers[k];
+        return NULL;
+}
+
+/* r8169 in DASH mode: DASH (Realtek's remote management) shares the port and
+ * is not in sysfs, so the hwdb names the machines whose NIC runs it */
+static bool nic_dash(struct planctx *c, const struct device *d, char **ret_why)
+{
+        _cleanup_free_ char *mkey = machine_key(c, d->modalias);
+        struct hwdb_fact f;
+
+        if (!hwdb_fact(c, mkey, "IDLECFG_NIC_DASH", &f) && !hwdb_fact(c, d->modalias, "IDLECFG_NIC_DASH", &f))
+                return false;
+        if (!streq(f.value, "enabled"))
+                return false;
+        *ret_why = fact_reason(&f);
+        return true;
+}
+
+/* An Ethernet controller: true when planned or skipped here (auto only: on
+ * keeps a NIC awake, which none of this is about). */
+static bool nic(struct planctx *c, const struct device *d, const char *want)
+{
+        const char *cls = kv_get(&d->ids, "class");
+        const struct nic_driver *n;
+        _cleanup_free_ char *dash = NULL, *why = NULL;
+        bool armed;
+
+        if (!cls || !startswith(cls, "0200") || streq(want, "on"))
+                return false;
+        n = nic_driver(d->driver);
+        if (!n) {
+                plan_skip(c, d, "pci.runtime_pm",
+                          xasprintf("skipped: Ethernet controller, driver %s: not one whose runtime idle suspends the "
+                                    "NIC when the link goes down (r8169, e1000e, igb, igc), so power/control = auto "
+                                    "would do nothing", d->driver ? d->driver : "none"));
+                return true;
+        }
+        if (streq_ptr(kv_get(&d->knobs, "removable"), "removable")) {
+                plan_skip(c, d, "pci.runtime_pm",
+                          xasprintf("skipped: Ethernet controller (%s) behind an external-facing port (removable = "
+                                    "removable: pci_set_removable(), drivers/pci/probe.c): a dock's or an external "
+                                    "enclosure's NIC, which takes the kernel's default", n->driver));
+                return true;
+        }
+        if (streq(n->driver, "r8169") && nic_dash(c, d, &dash)) {
+                plan_skip(c, d, "pci.runtime_pm",
+                          xasprintf("skipped: r8169 in DASH mode (%s): remote management needs the port up; %s",
+                                    dash, n->idle));
+                return true;
+        }
+        armed = streq_ptr(kv_get(&d->knobs, "power/wakeup"), "enabled");
+        if (armed && !n->wake_kept && !streq_ptr(profile_value(c, "network", "wake_on_lan"), "off")) {
+                plan_skip(c, d, "pci.runtime_pm",
+                          xasprintf("skipped: Ethernet controller (%s) with Wake-on-LAN armed (power/wakeup = "
+                                    "enabled) and kept by the profile: %s", n->driver, n->wake));
+                return true;
+        }
+        why = profile_reason(c, "pci", "runtime_pm");
+        plan_device(c, d, "pci.runtime_pm", "power/control", want,
+                    xasprintf("%s; Ethernet controller: %s%s", why, n->idle,
+                              !armed ? "" : n->wake_kept ? "; Wake-on-LAN, armed, survives its runtime suspend"
+                                                         : "; Wake-on-LAN, armed now, is turned off by [network] "
+                                                           "wake_on_lan = off"));
+        return true;
+}
+
 void knob_pci_runtime_pm(struct planctx *c)
 {
         const struct device_list *l = &c->inv->classes[CL_PCI];
@@ -130,7 +242,7 @@ void knob_pci_runtime_pm(struct planctx *c)
                                           xasprintf("skipped: driver %s: %s", d->driver, (deny_drivers[k].why)));
                                 denied = true;
                         }
-                if (denied)
+                if (denied || nic(c, d, want))
                         continue;
                 if (cls && startswith(cls, "03")) {
                         plan_skip(c, d, "pci.runtime_pm",
@@ -157,11 +269,15 @@ static const struct knob_rule rules[] = {
 
 static const struct knob_property properties[] = {
         PROP_WORDS("IDLECFG_PCI_RUNTIME_PM", "deny|allow", "runtime PM of this PCI function: never, or known to work"),
+        PROP_WORDS("IDLECFG_NIC_DASH", "enabled",
+                   "this r8169 NIC runs DASH remote management (not visible in sysfs): no runtime PM for it"),
 };
 
 static const struct knob_attr attrs[] = {
         { "pci", "power/control" }, { "pci", "power/runtime_status" }, { "pci", "power/autosuspend_delay_ms" },
         { "pci", "power/wakeup" }, { "pci", "d3cold_allowed" },
+        /* below an external-facing port: "removable" (pci_set_removable(), drivers/pci/probe.c) */
+        { "pci", "removable" },
 };
 
 static const struct knob_runtime_pm runtime_pm[] = {

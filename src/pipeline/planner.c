@@ -126,6 +126,11 @@ static bool mech_live(const struct setting *s)
         }
 }
 
+/* a setting's reason on a machine without a system battery: written into the
+ * files' comments, never translated */
+#define ONE_SOURCE_NOTE \
+        "one power source here (no system battery in /sys/class/power_supply): the AC value, no power-source switch"
+
 /* Plan the families whose keys take a value per power source once more with
  * the battery values, and give each setting of the plan (the AC one) its
  * battery value where it differs. A setting only one of the two plans has
@@ -156,7 +161,9 @@ static void plan_battery(struct planctx *c, const struct profile *profile, const
                                     streq_ptr(p->v[k].device, b->device))
                                         a = &p->v[k];
                         if (a && b->reason) {
-                                char *r = xasprintf("%s; on battery: %s", a->reason, b->reason);
+                                /* no battery: nothing is switched, one_source()'s note says so */
+                                char *r = c->inv->system_battery ? xasprintf("%s; on battery: %s", a->reason, b->reason)
+                                                                 : xasprintf("%s; %s", a->reason, ONE_SOURCE_NOTE);
                                 free(a->reason);
                                 a->reason = r;
                         }
@@ -196,9 +203,7 @@ static void one_source(struct plan *p, const struct inventory *inv)
 
                 if (!s->value_battery)
                         continue;
-                /* written into the files' comments: never translated */
-                r = xasprintf("%s; one power source here (no system battery in /sys/class/power_supply): the AC "
-                              "value, no power-source switch", s->reason);
+                r = xasprintf("%s; %s", s->reason, ONE_SOURCE_NOTE);
                 free(s->reason);
                 s->reason = r;
                 free(s->value_battery);
