@@ -146,10 +146,11 @@ nic_hollow() {
 }
 check "auto: a NIC whose driver never runtime-suspends it (tg3) is skipped saying the write would be hollow; on still plans on" nic_hollow
 nic_external() {
-        nic auto nic-ext | grep -q "^|skipped: Ethernet controller (e1000e) behind an external-facing port (removable = removable: pci_set_removable(), drivers/pci/probe.c)" &&
+        nic auto nic-ext | grep -q "^|skipped: below external-facing port .*removable from 0000:00:19.0 on.*: the kernel's default stays; \\[removable\\] policy = same to change" &&
                 rows auto $K nic-ext | grep -v "|0000:00:19.0|" >"$tmp/ext" && rows auto $K nic-e1000e | grep -v "|0000:00:19.0|" | sed 's/^nic-e1000e|/nic-ext|/' | diff - "$tmp/ext"
 }
-check "auto: the same e1000e behind an external-facing port (removable = removable) is skipped; nothing else of the plan changes" nic_external
+check "auto: the same e1000e behind an external-facing port (removable = removable) is skipped by [removable] (balanced keeps the kernel's default there); nothing else of the plan changes" nic_external
+last_failed && diag "$(nic auto nic-ext)"
 nic_wol() {
         nic auto desktop-sata | grep -q "^|skipped: Ethernet controller (e1000e) with Wake-on-LAN armed (power/wakeup = enabled) and kept by the profile: e1000e_pm_runtime_suspend() calls __e1000_shutdown(pdev, true), which arms only the link-change wake (E1000_WUFC_LNKC)" &&
                 [ "$(nic wol desktop-sata)" = "auto|$(reason_of wol pci runtime_pm auto); Ethernet controller: $E1000E_IDLE; Wake-on-LAN, armed now, is turned off by [network] wake_on_lan = off" ] &&

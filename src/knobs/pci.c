@@ -157,13 +157,6 @@ static bool nic(struct planctx *c, const struct device *d, const char *want)
                                     "would do nothing", d->driver ? d->driver : "none"));
                 return true;
         }
-        if (streq_ptr(kv_get(&d->knobs, "removable"), "removable")) {
-                plan_skip(c, d, "pci.runtime_pm",
-                          xasprintf("skipped: Ethernet controller (%s) behind an external-facing port (removable = "
-                                    "removable: pci_set_removable(), drivers/pci/probe.c): a dock's or an external "
-                                    "enclosure's NIC, which takes the kernel's default", n->driver));
-                return true;
-        }
         if (streq(n->driver, "r8169") && nic_dash(c, d, &dash)) {
                 plan_skip(c, d, "pci.runtime_pm",
                           xasprintf("skipped: r8169 in DASH mode (%s): remote management needs the port up; %s",
@@ -276,8 +269,6 @@ static const struct knob_property properties[] = {
 static const struct knob_attr attrs[] = {
         { "pci", "power/control" }, { "pci", "power/runtime_status" }, { "pci", "power/autosuspend_delay_ms" },
         { "pci", "power/wakeup" }, { "pci", "d3cold_allowed" },
-        /* below an external-facing port: "removable" (pci_set_removable(), drivers/pci/probe.c) */
-        { "pci", "removable" },
 };
 
 static const struct knob_runtime_pm runtime_pm[] = {
