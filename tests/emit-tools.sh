@@ -5,7 +5,7 @@
 RENDER=${EMIT_RENDER:-$top_builddir/tests/emit-render}
 [ -x "$RENDER" ] || skip_all "$RENDER not built"
 PATH=$PATH:/sbin:/usr/sbin
-plan 27
+plan 29
 
 have() { command -v "$1" >/dev/null 2>&1; }
 # skip COUNT test points with one reason
@@ -144,11 +144,12 @@ udev|pci.runtime_pm|0000:00:1f.6|power/control|||auto|SUBSYSTEM=pci;ATTR{vendor}
 udev|pcie_aspm.link|0000:00:1c.0|link/l1_aspm|||1|SUBSYSTEM=pci;KERNEL=0000:00:1c.0|hwdb a.hwdb:3 (L1 first)
 udev|pcie_aspm.link|0000:00:1c.0|link/l1_1_aspm|||1|SUBSYSTEM=pci;KERNEL=0000:00:1c.0|hwdb a.hwdb:3 (then L1.1)
 udev|sata.alpm|host0|link_power_management_policy|||med_power_with_dipm|SUBSYSTEM=scsi_host;KERNEL=host0;ATTR{proc_name}=ahci|profile balanced [sata] alpm
+udev|gpu.nvidia_runtime_pm|0000:7e:00.0|power/control|||auto|SUBSYSTEM=pci;ATTR{vendor}=0x10de;ATTR{device}=0x1f9d;DRIVER=nvidia|hwdb a.hwdb:9 (nvidia runtime D3)
 EOF
 check "udev: rendered" sh -c '"$1" udev <"$2" >"$3"' sh "$RENDER" "$tmp/udev.plan" "$tmp/70-idlecfg.rules"
 # every device of the recording: none may exist on this host
 fake="/sys/devices/pci0000:00/0000:00:1f.6 /sys/devices/pci0000:00/0000:00:1f.7 /sys/devices/pci0000:00/0000:00:1c.0
-/sys/devices/pci0000:00/0000:00:1f.2"
+/sys/devices/pci0000:00/0000:00:1f.2 /sys/devices/pci0000:00/0000:00:01.0/0000:7e:00.0"
 cat >"$tmp/udev.umockdev" <<'EOF'
 P: /devices/pci0000:00/0000:00:1f.6
 E: SUBSYSTEM=pci
@@ -174,6 +175,14 @@ P: /devices/pci0000:00/0000:00:1f.2/ata1/host0/scsi_host/host0
 E: SUBSYSTEM=scsi_host
 A: link_power_management_policy=max_performance
 A: proc_name=ahci
+
+P: /devices/pci0000:00/0000:00:01.0/0000:7e:00.0
+E: SUBSYSTEM=pci
+E: DRIVER=nvidia
+L: driver=../../../../bus/pci/drivers/nvidia
+A: vendor=0x10de
+A: device=0x1f9d
+A: power/control=on
 EOF
 # Runs inside umockdev-run (LD_PRELOAD: /sys is the recording) and a new mount
 # namespace: tmpfs over the real /sys, /run and every rules directory, so only
@@ -191,6 +200,14 @@ for dev in 0000:00:1f.6 0000:00:1f.7 0000:00:1c.0 0000:00:1f.2/ata1/host0/scsi_h
                 fi
         done
 done
+# the NVIDIA GPU's rules run at the driver's bind and unbind, not at add
+g=/sys/devices/pci0000:00/0000:00:01.0/0000:7e:00.0
+for act in add bind unbind; do
+        # udev writes sysfs without O_TRUNC: in the mock, "on" over "auto" would read "onto"
+        [ $act != unbind ] || : >"$UMOCKDEV_DIR$g/power/control"
+        udevadm test --action=$act "$g" >"$out/test.nv.$act" 2>&1
+        echo "$act $(cat "$UMOCKDEV_DIR$g/power/control")" >>"$out/mock.nv"
+done
 EOF
 absent=true
 for d in $fake; do
@@ -200,11 +217,11 @@ for d in $fake; do
         fi
 done
 if ! have umockdev-run || ! have udevadm; then
-        skip_n 7 "umockdev-run or udevadm not installed"
+        skip_n 9 "umockdev-run or udevadm not installed"
 elif ! $absent; then
-        skip_n 7 "a device of the recording exists on this host"
+        skip_n 9 "a device of the recording exists on this host"
 elif ! mount_ns; then
-        skip_n 7 "$why"
+        skip_n 9 "$why"
 else
         mkdir -p "$tmp/udev.out"
         umockdev-run -d "$tmp/udev.umockdev" -- $us sh "$tmp/udev-inner.sh" "$tmp/udev.out" \
@@ -229,6 +246,11 @@ else
         check "SATA host: link_power_management_policy became med_power_with_dipm" \
                 grep -qx "link_power_management_policy med_power_with_dipm" \
                 "$tmp/udev.out/mock.0000_00_1f.2_ata1_host0_scsi_host_host0"
+        check "NVIDIA GPU: power/control stays on at add, becomes auto at the nvidia driver's bind" \
+                sh -c 'grep -qx "add on" "$1" && grep -qx "bind auto" "$1"' sh "$tmp/udev.out/mock.nv"
+        last_failed && diag "$(cat "$tmp/udev.out/mock.nv"; tail -n 20 "$tmp/udev.out/test.nv.bind")"
+        check "NVIDIA GPU: power/control on again at the driver's unbind" grep -qx "unbind on" "$tmp/udev.out/mock.nv"
+        last_failed && diag "$(cat "$tmp/udev.out/mock.nv"; tail -n 20 "$tmp/udev.out/test.nv.bind")"
         still_absent=true
         for d in $fake; do [ -e "$d" ] && still_absent=false; done
         check "the host's /sys has none of the recorded devices afterwards" $still_absent

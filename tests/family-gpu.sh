@@ -9,7 +9,7 @@
 # laptops with their family entries turned round)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 26
+plan 35
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
@@ -35,7 +35,7 @@ for k in i915_fbc i915_psr amdgpu_abm; do
         value "$k-bad" gpu "$k" on
 done
 for v in auto on keep; do
-        value "rpm-$v" gpu runtime_pm "$v" udev
+        value "rpm-$v" gpu runtime_pm "$v" udev modprobe
 done
 value rpm-src gpu runtime_pm "ac:auto battery:on"
 value rpm-bad gpu runtime_pm off
@@ -49,6 +49,82 @@ awk '/^P: /{ p = $2 } { print } p ~ /card0-eDP-1$/ && /^A: enabled=/ { print "A:
         "$TESTS_DATA/machines/amd-laptop/machine.umockdev" >"$tmp/machines/amd-abm/machine.umockdev"
 grep -q '^A: amdgpu/panel_power_savings=0' "$tmp/machines/amd-abm/machine.umockdev" || { echo "Bail out! amd-abm"; exit 1; }
 FAMILY_MACHINES="$FAMILY_MACHINES amd-abm"
+# intel-laptop with a Turing dGPU (GTX 1650 Mobile, 10de:1f9d, a 3D controller)
+# bound to nvidia behind a root port, and its HDA function: the GPU's
+# power/control is on, as the driver leaves it. nv-desktop: the same machine
+# with a desktop chassis (type 3, in chassis_type and the DMI modalias)
+nv_records() {
+        cat <<'REC'
+
+P: /devices/pci0000:00/0000:00:01.0
+E: DRIVER=pcieport
+E: MODALIAS=pci:v00008086d0000460Dsv0000F111sd00000002bc06sc04i00
+E: SUBSYSTEM=pci
+A: class=0x060400\n
+A: device=0x460d\n
+L: driver=../../../bus/pci/drivers/pcieport
+A: modalias=pci:v00008086d0000460Dsv0000F111sd00000002bc06sc04i00\n
+A: power/control=auto\n
+A: power/runtime_status=active\n
+A: secondary_bus_number=2\n
+A: subordinate_bus_number=2\n
+A: subsystem_device=0x0002\n
+A: subsystem_vendor=0xf111\n
+A: vendor=0x8086\n
+
+P: /devices/pci0000:00/0000:00:01.0/0000:02:00.0
+E: DRIVER=nvidia
+E: MODALIAS=pci:v000010DEd00001F9Dsv0000F111sd00000002bc03sc02i00
+E: SUBSYSTEM=pci
+A: class=0x030200\n
+A: d3cold_allowed=1\n
+A: device=0x1f9d\n
+L: driver=../../../../bus/pci/drivers/nvidia
+A: modalias=pci:v000010DEd00001F9Dsv0000F111sd00000002bc03sc02i00\n
+A: power/control=on\n
+A: power/runtime_status=active\n
+A: power_state=D0\n
+A: subsystem_device=0x0002\n
+A: subsystem_vendor=0xf111\n
+A: vendor=0x10de\n
+
+P: /devices/pci0000:00/0000:00:01.0/0000:02:00.1
+E: DRIVER=snd_hda_intel
+E: MODALIAS=pci:v000010DEd000010FAsv0000F111sd00000002bc04sc03i00
+E: SUBSYSTEM=pci
+A: class=0x040300\n
+A: device=0x10fa\n
+L: driver=../../../../bus/pci/drivers/snd_hda_intel
+A: modalias=pci:v000010DEd000010FAsv0000F111sd00000002bc04sc03i00\n
+A: power/control=auto\n
+A: power/runtime_status=suspended\n
+A: power_state=D3hot\n
+A: subsystem_device=0x0002\n
+A: subsystem_vendor=0xf111\n
+A: vendor=0x10de\n
+REC
+}
+mkdir -p "$tmp/machines/nv-laptop" "$tmp/machines/nv-desktop"
+cp -R "$TESTS_DATA/machines/intel-laptop/." "$tmp/machines/nv-laptop/"
+{ cat "$TESTS_DATA/machines/intel-laptop/machine.umockdev"; nv_records; } >"$tmp/machines/nv-laptop/machine.umockdev"
+cp -R "$tmp/machines/nv-laptop/." "$tmp/machines/nv-desktop/"
+sed -e 's/^A: chassis_type=10\\n$/A: chassis_type=3\\n/' -e '/^A: modalias=dmi:/s/:ct10:/:ct3:/' \
+        "$tmp/machines/nv-laptop/machine.umockdev" >"$tmp/machines/nv-desktop/machine.umockdev"
+[ "$(grep -c '^A: chassis_type=3\\n$\|^A: modalias=dmi:.*:ct3:' "$tmp/machines/nv-desktop/machine.umockdev")" = 2 ] ||
+        { echo "Bail out! nv-desktop"; exit 1; }
+FAMILY_MACHINES="$FAMILY_MACHINES nv-laptop nv-desktop"
+# the opt-in: the GPU on this platform (idlecfg-on:DMI|PCI); nv-deny adds a deny
+# for the GPU alone (a deny by GPU ID or platform wins over the allow)
+NV_ALLOW='idlecfg-on:dmi:*:svnFramework:*:rnFRANMACP08:*|pci:v000010DEd00001F9D*
+ IDLECFG_NVIDIA_RTD3=allow
+ IDLECFG_NVIDIA_RTD3_REASON=variant nvidia allow'
+hwdb_variant nv-allow nv-laptop "$NV_ALLOW"
+hwdb_variant nv-deny nv-laptop "$NV_ALLOW
+
+pci:v000010DEd00001F9D*
+ IDLECFG_NVIDIA_RTD3=deny
+ IDLECFG_NVIDIA_RTD3_REASON=variant nvidia deny"
+hwdb_variant nv-desk-allow nv-desktop "$NV_ALLOW"
 # the family's entries turned round (a later file wins, key by key):
 # intel-laptop with FBC denied and PSR allowed; amd-abm with ABM denied
 hwdb_variant gpu-flip intel-laptop 'dmi:*:svnFramework:*:rnFRANMACP08:*
@@ -170,5 +246,83 @@ check "runtime_pm = keep: nothing planned, one skip naming the profile line" kep
 check "runtime_pm takes no per-source value: refused with the file and line" refused_source rpm-src gpu runtime_pm
 check "runtime_pm: a word it does not take is refused with the file and line" refused_word rpm-bad gpu runtime_pm \
         "unknown value 'off' for [gpu] runtime_pm; valid: auto, on, keep"
-check "every value changes its own knob alone: the rest of each plan is balanced's" only_knobs gpu.i915_fbc gpu.i915_psr gpu.amdgpu_abm $R
+# explain of the i915 GPU shows its driver's parameters, and that they taint
+export KVER
+ROOT=$tmp/intel-laptop-root run_machine "$(machine_dir intel-laptop)" sh -c '
+        "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile i915_psr-platform explain 0000:00:02.0' >"$tmp/explain" 2>&1
+explain_taint() {
+        grep -qxF "  gpu.i915_psr: enable_psr -1 -> 0 (modprobe)" "$tmp/explain" &&
+                grep -qxF "      hwdb $H:5 (family test psr)$(taints enable_psr)" "$tmp/explain" || { cat "$tmp/explain"; return 1; }
+}
+check "explain of the i915 GPU: its planned enable_psr=0, saying that it taints the kernel" explain_taint
+
+# ---- NVIDIA runtime D3: an opt-in by hwdb entry, notebooks only ----
+NP=gpu.nvidia_rtd3 NB=gpu.nvidia_runtime_pm HN=/etc/udev/hwdb.d/99-nv-allow.hwdb
+NV_WHY="hwdb $HN:3 (variant nvidia allow)"
+NV_PARAM_WHY="$NV_WHY; fine-grained runtime D3 (0x02, NVIDIA's README): the driver turns it on by itself only on Ampere and newer notebooks"
+NV_BIND_WHY="$NV_WHY; at the nvidia driver's bind, as NVIDIA's udev rule (and on again at its unbind): the driver leaves runtime PM to user space"
+NV_RULE='SUBSYSTEM=="pci", ATTR{vendor}=="0x10de", ATTR{device}=="0x1f9d", ATTR{subsystem_vendor}=="0xf111", ATTR{subsystem_device}=="0x0002"'
+# nv_rc MACHINE: plan rpm-auto exited 0 on a machine of hwdb_variant's
+nv_rc() { [ "$(cat "$tmp/out/$1/rpm-auto.rc")" = 0 ] || { cat "$tmp/out/$1/rpm-auto.err"; return 1; }; }
+nv_planned() {
+        nv_rc nv-allow && param rpm-auto $NP nvidia NVreg_DynamicPowerManagement 0x02 modprobe "$NV_PARAM_WHY" nv-allow &&
+                [ "$(rows rpm-auto $NB nv-allow | cut -d'|' -f3,5,8,11,12)" = "0000:02:00.0|power/control|auto|udev|$NV_BIND_WHY" ] &&
+                # gpu.runtime_pm leaves the NVIDIA GPU to it
+                [ -z "$(rows rpm-auto $R nv-allow | grep '|0000:02:00.0|')" ]
+}
+hwdb_point keep IDLECFG_NVIDIA_RTD3 "an allow entry for the Turing GPU on this notebook: runtime_pm = auto plans nvidia NVreg_DynamicPowerManagement=0x02 (modprobe.d) and power/control=auto at the driver's bind, with the entry's reason" \
+        nv_planned
+nv_showconfig() {
+        _nd=$tmp/nv-modprobe.d
+        mkdir -p "$_nd" && cp "$(out nv-allow rpm-auto modprobe)" "$_nd/idlecfg.conf" &&
+                [ "$(modprobe -C "$_nd" --showconfig | grep '^options nvidia ')" = "options nvidia NVreg_DynamicPowerManagement=0x02" ] ||
+                { modprobe -C "$_nd" --showconfig | grep nvidia; return 1; }
+}
+check "nvidia's option as modprobe reads it (modprobe -C DIR --showconfig): options nvidia NVreg_DynamicPowerManagement=0x02" nv_showconfig
+nv_rules() {
+        _f=$(out nv-allow rpm-auto udev)
+        grep -qxF "ACTION==\"bind\", $NV_RULE, DRIVER==\"nvidia\", TEST==\"power/control\", ATTR{power/control}=\"auto\"" "$_f" &&
+                grep -qxF "ACTION==\"unbind\", $NV_RULE, TEST==\"power/control\", ATTR{power/control}=\"on\"" "$_f" &&
+                [ "$(grep -c 'ATTR{device}=="0x1f9d"' "$_f")" = 2 ] || { cat "$_f"; return 1; }
+}
+check "the rules: power/control=auto at the nvidia driver's bind of that GPU, on at its unbind (no DRIVER there), nothing at add" nv_rules
+nv_none() {
+        _m=$1 _why=$2
+        nv_rc "$_m" && [ -z "$(rows rpm-auto $NP "$_m")" ] &&
+                [ "$(rows rpm-auto $NB "$_m" | cut -d'|' -f3,8,12-)" = "0000:02:00.0||$_why" ] &&
+                ! grep -q nvidia "$(out "$_m" rpm-auto modprobe)" && ! grep -q 'ACTION=="bind"' "$(out "$_m" rpm-auto udev)" ||
+                { rows rpm-auto $NP "$_m"; rows rpm-auto $NB "$_m"; return 1; }
+}
+check "a desktop chassis with the same GPU and the same allow entry: nothing planned, said why" nv_none nv-desk-allow \
+        "skipped: not a notebook (DMI chassis type 3): NVIDIA supports runtime D3 on notebooks only, and idlecfg never plans it elsewhere, hwdb entry or not"
+check "the notebook without the entry: nothing planned, said why" nv_none nv-laptop \
+        "skipped: no hwdb entry allows runtime D3 for this GPU on this platform (IDLECFG_NVIDIA_RTD3=allow, keyed idlecfg-on:DMI|PCI): the driver's default stays (it turns runtime D3 on by itself only on Ampere and newer notebooks)"
+hwdb_point deny IDLECFG_NVIDIA_RTD3 "a deny entry for the GPU (by its ID) beside the platform's allow: nothing planned, with the deny's reason" \
+        nv_none nv-deny "skipped: hwdb /etc/udev/hwdb.d/99-nv-deny.hwdb:7 (variant nvidia deny): the driver's default stays"
+nv_on_keep() {
+        [ -z "$(planned rpm-on $NP nv-laptop nv-desktop)" ] && [ -z "$(planned rpm-keep $NP)" ] && [ -z "$(planned rpm-keep $NB)" ] &&
+                [ "$(rows rpm-on $NB nv-laptop | cut -d'|' -f3,8,12)" = "0000:02:00.0||skipped: $(reason_of rpm-on gpu runtime_pm on) keeps GPUs awake: no runtime D3 for this NVIDIA GPU" ]
+}
+check "runtime_pm = on and keep: no NVIDIA runtime D3" nv_on_keep
+
+# verify on the notebook as the rules leave it (power/control auto): D3cold
+# reached is no blocker; not reached, verify says why
+cat >"$tmp/nv-verify.sh" <<'SH'
+G=$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:01.0/0000:02:00.0 A=$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:01.0/0000:02:00.1
+ic() { "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile balanced verify >"$OUT.$1" 2>&1; }
+echo auto >"$G/power/control"; echo suspended >"$G/power/runtime_status"; echo D3cold >"$G/power_state"; ic cold
+echo D3hot >"$G/power_state"; ic hot
+echo active >"$G/power/runtime_status"; echo D0 >"$G/power_state"; echo on >"$A/power/control"; echo active >"$A/power/runtime_status"; ic audio
+echo auto >"$A/power/control"; echo suspended >"$A/power/runtime_status"; ic held
+SH
+ROOT=$tmp/nv-allow-root OUT=$tmp/nv-verify run_machine "$(machine_dir nv-laptop)" sh "$tmp/nv-verify.sh" >"$tmp/nv-verify.log" 2>&1
+nv_verify() {
+        ! grep -q 'NVIDIA GPU' "$tmp/nv-verify.cold" &&
+                grep -qF "0000:02:00.0 (pci): NVIDIA GPU runtime-suspended but not in D3cold (power_state D3hot, firmware_node/real_power_state absent): the platform has no power resource to cut (no _PR3), or d3cold_allowed is 0" "$tmp/nv-verify.hot" &&
+                grep -qF "0000:02:00.0 (pci): NVIDIA GPU not in D3cold (runtime_status active): its function 0000:02:00.1 (class 0x040300) is active with power/control = on: it shares the GPU's power, so the GPU stays up" "$tmp/nv-verify.audio" &&
+                grep -qF "0000:02:00.0 (pci): NVIDIA GPU not in D3cold (runtime_status active, power_state D0): the driver holds it (in use, NVreg_DynamicPowerManagement not 0x02, or video memory in use; /proc/driver/nvidia/gpus/0000:02:00.0/power says which)" "$tmp/nv-verify.held" ||
+                { cat "$tmp/nv-verify.log" "$tmp"/nv-verify.*; return 1; }
+}
+check "verify: D3cold reached, no blocker; D3hot only, the audio function awake, or the driver holding it: not reached, and why" nv_verify
+check "every value changes its own knob alone: the rest of each plan is balanced's" only_knobs gpu.i915_fbc gpu.i915_psr gpu.amdgpu_abm $R $NP $NB
 done_testing

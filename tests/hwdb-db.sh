@@ -39,7 +39,7 @@ BEGIN {
         # property: the values it may have, the keys it may sit on
         split("PCI_RUNTIME_PM ASPM_DENY ASPM_ALLOW SATA_ALPM NVME_APST USB_AUTOSUSPEND " \
               "USB_PERSIST AUDIO_POWER_SAVE I2C_RUNTIME_PM MEM_SLEEP I915_PSR I915_FBC AMDGPU_ABM AHCI_RUNTIME_PM " \
-              "WIFI_POWER_SAVE BLUETOOTH_AUTOSUSPEND WAKEUP EEE NIC_DASH", p, " ")
+              "WIFI_POWER_SAVE BLUETOOTH_AUTOSUSPEND WAKEUP EEE NIC_DASH NVIDIA_RTD3", p, " ")
         for (i in p) known["IDLECFG_" p[i]] = 1
         st = "(l0s|l1|l1_1|l1_2|clkpm|l1_1_pcipm|l1_2_pcipm)"
         val["IDLECFG_PCI_RUNTIME_PM"] = "^(deny|allow)$"
@@ -59,6 +59,7 @@ BEGIN {
         val["IDLECFG_I915_PSR"] = val["IDLECFG_I915_FBC"] = "^(deny|allow)$"
         val["IDLECFG_AMDGPU_ABM"] = "^[0-4]$"
         val["IDLECFG_AHCI_RUNTIME_PM"] = "^deny$"
+        val["IDLECFG_NVIDIA_RTD3"] = "^(deny|allow)$"
         pcikey = "^pci:v" ID "d" ID "sv" ID "sd" ID "bc(" H H "|\\*)sc(" H H "|\\*)(i(" H H "|\\*))?\\*?$"
         usbkey = "^usb:v" H4 "p" H4 "\\*$"
         atakey = "^idlecfg-ata:[^:]+:[^:]+$"
@@ -85,6 +86,8 @@ BEGIN {
         key["IDLECFG_I915_PSR"] = key["IDLECFG_I915_FBC"] = "(" dmikey ")|(" pcikey ")"
         # every platform of a vendor, where the reports name different models
         key["IDLECFG_AHCI_RUNTIME_PM"] = "^dmi:\\*:svn[^:*]+:(pn[^:*]+:)?\\*$"
+        # NVIDIA runtime D3: allow for a GPU on a machine; deny also per GPU or machine
+        key["IDLECFG_NVIDIA_RTD3"] = "(^idlecfg-on:" dmi "\\|" pciinner "$)|(" pcikey ")|(" dmikey ")"
 }
 function bad(tag, line, msg) { printf "%s %s:%d: %s\n", tag, name, line, msg }
 function close_entry(    i, k, b, v, n) {

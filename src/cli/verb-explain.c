@@ -153,7 +153,10 @@ int explain_device(const struct inventory *inv, const struct plan *p, const char
                 bool parent = knob_on_parent(d->class) && s->device && d->devpath &&
                               startswith(d->devpath, s->device) && d->devpath[strlen(s->device)] == '/' &&
                               streq_ptr(s->device_class, d->class);
-                if (!streq_ptr(s->device, d->devpath) && !parent)
+                /* a parameter of the device's driver, planned once for all its devices
+                 * (i915.enable_psr for the i915 GPU: its reason says it taints the kernel) */
+                bool driver = !s->device && s->module && d->driver && streq(s->module, d->driver);
+                if (!streq_ptr(s->device, d->devpath) && !parent && !driver)
                         continue;
                 shown++;
                 if (s->value)

@@ -1,7 +1,9 @@
 /* knobs/gpu.c: i915 FBC/PSR, amdgpu ABM: platform opt-ins from the hwdb, never blind;
- * GPU runtime PM; RC6 off or idle, as verify looks at it */
+ * GPU runtime PM, NVIDIA's runtime D3 on notebooks by hwdb entry; RC6 off or idle and
+ * an NVIDIA GPU out of D3cold, as verify looks at them */
 #include "config.h"
 
+#include <strings.h>
 #include <time.h>
 
 #include "knobs/knob.h"
@@ -88,6 +90,108 @@ static void feature(struct planctx *c, const struct device *gpu, const char *key
                              fact_reason(&f)), module, param);
 }
 
+/* ---- NVIDIA runtime D3 (NVIDIA's README, chapter "PCI-Express Runtime D3 (RTD3)
+ * Power Management"). The proprietary driver turns fine-grained runtime D3 on by
+ * itself only on Ampere and newer notebooks (NVreg_DynamicPowerManagement's
+ * default, 0x03); Turing notebooks with a _PR3 power resource need 0x02, and
+ * the driver leaves power/control to user space: NVIDIA's udev rules write auto
+ * at the driver's bind and on at its unbind (a driverless GPU must not be
+ * runtime-suspended). The README supports it on notebooks only (the DMI chassis
+ * type); measured 10 W against 15 W idle on a Turing notebook (tuned#649). An
+ * opt-in: an IDLECFG_NVIDIA_RTD3=allow entry for the GPU on this platform. ---- */
+#define K_NV_PARAM "gpu.nvidia_rtd3"
+#define K_NV_BIND "gpu.nvidia_runtime_pm"
+
+/* an NVIDIA VGA or 3D controller (class 0300, 0302) the proprietary driver drives */
+static bool nvidia_gpu(const struct device *d)
+{
+        const char *cls = strempty(kv_get(&d->ids, "class"));
+
+        return strcasecmp(strempty(kv_get(&d->ids, "vendor")), "10de") == 0 &&
+               (startswith(cls, "0300") || startswith(cls, "0302")) && streq_ptr(d->driver, "nvidia");
+}
+
+/* SMBIOS chassis types of notebooks: Portable 8, Laptop 9, Notebook 10, Sub
+ * Notebook 14, Convertible 31, Detachable 32 */
+static bool notebook(const char *type)
+{
+        static const char *const types[] = { "8", "9", "10", "14", "31", "32" };
+
+        for (size_t i = 0; type && i < ELEMENTSOF(types); i++)
+                if (streq(type, types[i]))
+                        return true;
+        return false;
+}
+
+/* the entry that keeps runtime D3 off the GPU: a deny for the GPU on this
+ * platform, for the GPU, or for the platform; false and a skip planned when
+ * one denies or cannot be decided */
+static bool nvidia_denied(struct planctx *c, const struct device *d, const char *mkey)
+{
+        const char *keys[] = { mkey, d->modalias, kv_get(&c->inv->platform, "modalias") };
+        struct hwdb_fact f;
+
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                _cleanup_free_ char *undecided = NULL;
+                if (hwdb_fact_undecided(c, keys[i], "IDLECFG_NVIDIA_RTD3", &f, &undecided) && streq(f.value, "deny")) {
+                        _cleanup_free_ char *why = fact_reason(&f);
+                        plan_skip(c, d, K_NV_BIND, xasprintf("skipped: %s: the driver's default stays", why));
+                        return true;
+                }
+                if (undecided) {
+                        plan_skip(c, d, K_NV_BIND, xasprintf("skipped: %s: the driver's default stays", undecided));
+                        return true;
+                }
+        }
+        return false;
+}
+
+/* [gpu] runtime_pm on an NVIDIA GPU: with WANT auto, a notebook and an allow
+ * entry keyed by the GPU on this platform (idlecfg-on:DMI|PCI), the driver's
+ * option (once for all GPUs: *PARAM) and the bind rule */
+static void nvidia_rtd3(struct planctx *c, const struct device *d, const char *want, struct setting **param)
+{
+        const char *chassis = kv_get(&c->inv->platform, "chassis_type");
+        _cleanup_free_ char *mkey = machine_key(c, d->modalias), *why = NULL;
+        struct hwdb_fact f;
+        struct setting *s;
+
+        if (streq(want, "on")) {
+                _cleanup_free_ char *p = profile_reason(c, "gpu", "runtime_pm");
+                plan_skip(c, d, K_NV_BIND, xasprintf("skipped: %s keeps GPUs awake: no runtime D3 for this NVIDIA GPU", p));
+                return;
+        }
+        if (!notebook(chassis)) {
+                plan_skip(c, d, K_NV_BIND,
+                          xasprintf("skipped: not a notebook (DMI chassis type %s): NVIDIA supports runtime D3 on "
+                                    "notebooks only, and idlecfg never plans it elsewhere, hwdb entry or not",
+                                    chassis ? chassis : "unknown"));
+                return;
+        }
+        if (nvidia_denied(c, d, mkey))
+                return;
+        if (!hwdb_fact(c, mkey, "IDLECFG_NVIDIA_RTD3", &f) || !streq(f.value, "allow")) {
+                plan_skip(c, d, K_NV_BIND,
+                          xstrdup("skipped: no hwdb entry allows runtime D3 for this GPU on this platform "
+                                  "(IDLECFG_NVIDIA_RTD3=allow, keyed idlecfg-on:DMI|PCI): the driver's default stays "
+                                  "(it turns runtime D3 on by itself only on Ampere and newer notebooks)"));
+                return;
+        }
+        why = fact_reason(&f);
+        if (!*param)
+                *param = plan_param(c, NULL, K_NV_PARAM, "nvidia", "NVreg_DynamicPowerManagement", "0x02",
+                                    xasprintf("%s; fine-grained runtime D3 (0x02, NVIDIA's README): the driver turns "
+                                              "it on by itself only on Ampere and newer notebooks", why));
+        if (!(*param)->value) {
+                plan_skip(c, d, K_NV_BIND, xasprintf("%s: no runtime D3 without it", (*param)->reason));
+                return;
+        }
+        s = plan_device(c, d, K_NV_BIND, "power/control", "auto",
+                        xasprintf("%s; at the nvidia driver's bind, as NVIDIA's udev rule (and on again at its "
+                                  "unbind): the driver leaves runtime PM to user space", why));
+        kv_add(&s->match, "DRIVER", "nvidia");
+}
+
 /* [gpu] runtime_pm: power/control of GPUs whose driver runs runtime PM itself
  * (amdgpu, radeon, nouveau: runpm). Those drivers allow runtime PM at probe only
  * where the GPU has a runtime D3 (BOCO/BACO, Optimus _PR3), so power/control =
@@ -98,6 +202,7 @@ static void gpu_runtime_pm(struct planctx *c)
         static const char *const runpm_drivers[] = { "amdgpu", "radeon", "nouveau" };
         const struct device_list *l = &c->inv->classes[CL_PCI];
         const char *want = profile_value(c, "gpu", "runtime_pm");
+        struct setting *nv_param = NULL;
         bool any = false;
 
         for (size_t i = 0; i < l->n; i++) {
@@ -120,6 +225,10 @@ static void gpu_runtime_pm(struct planctx *c)
                         _cleanup_free_ char *undecided = NULL;
                         if (hwdb_fact_undecided(c, d->modalias, "IDLECFG_PCI_RUNTIME_PM", &f, &undecided) || undecided)
                                 continue;
+                }
+                if (nvidia_gpu(d)) {
+                        nvidia_rtd3(c, d, want, &nv_param);
+                        continue;
                 }
                 for (size_t k = 0; k < ELEMENTSOF(runpm_drivers); k++)
                         runpm = runpm || streq_ptr(d->driver, runpm_drivers[k]);
@@ -261,12 +370,17 @@ static const struct knob_rule rules[] = {
         /* panel_power_savings_store(): 0 (off) to 4 */
         RULE_RANGE("gpu.amdgpu_abm", 0, 4, "amdgpu/panel_power_savings", NULL),
         RULE_WORDS("gpu.runtime_pm", "auto|on", "power/control", NULL),
+        /* nvidia's NVreg_DynamicPowerManagement: 0x02 fine-grained runtime D3 (NVIDIA's README) */
+        RULE_WORDS(K_NV_PARAM, "0x02", NULL, "nvidia.NVreg_DynamicPowerManagement"),
+        RULE_WORDS_BIND(K_NV_BIND, "auto", "power/control", "on"),
 };
 
 static const struct knob_property properties[] = {
         PROP_WORDS("IDLECFG_I915_FBC", "deny|allow|-1|0|1", "i915 frame buffer compression on this platform"),
         PROP_WORDS("IDLECFG_I915_PSR", "deny|allow|-1|0|1|2", "i915 panel self refresh on this platform"),
         PROP_WORDS("IDLECFG_AMDGPU_ABM", "deny|allow|-1|0|1|2|3|4", "amdgpu adaptive backlight level on this platform"),
+        PROP_WORDS("IDLECFG_NVIDIA_RTD3", "deny|allow",
+                   "NVIDIA runtime D3 (NVreg_DynamicPowerManagement=0x02) for this GPU on this notebook"),
 };
 
 static const struct knob_attr attrs[] = {
@@ -309,8 +423,62 @@ static char *rc6_blocker(const struct device *d, char **ret_devpath)
         return NULL;
 }
 
+/* the GPU's other PCI functions (audio 0403, USB xHCI, UCSI: function 1 to 3,
+ * NVIDIA's README) share its power: the first one that is awake, in words */
+static char *nvidia_awake_function(const char *devpath)
+{
+        const char *base = strrchr(devpath, '/');
+        const char *dot = base ? strrchr(base, '.') : NULL;
+
+        for (int fn = 1; dot && fn <= 7; fn++) {
+                _cleanup_free_ char *dir = xasprintf("/sys%.*s.%d", (int) (dot - devpath), devpath, fn);
+                _cleanup_free_ char *status = NULL, *control = NULL, *cls = NULL;
+
+                if (read_attr(dir, "power/runtime_status", &status) < 0 || streq(status, "suspended"))
+                        continue;
+                (void) read_attr(dir, "power/control", &control);
+                (void) read_attr(dir, "class", &cls);
+                return xasprintf(_("its function %.*s.%d (class %s) is %s with power/control = %s: it shares the "
+                                   "GPU's power, so the GPU stays up"), (int) (dot - base - 1), base + 1, fn,
+                                 cls ? cls : "?", status, control ? control : "?");
+        }
+        return NULL;
+}
+
+/* an NVIDIA GPU with runtime PM allowed that is not in D3cold, and why:
+ * power_state (PCI, drivers/pci/pci-sysfs.c power_state_show()) and the ACPI
+ * companion's real_power_state (drivers/acpi/device_sysfs.c) say D3cold once
+ * the platform cut its power; runtime_status suspended alone is D3hot. With
+ * power/control = on the generic blocker says so. */
+static char *nvidia_d3cold_blocker(const struct device *d, char **ret_devpath)
+{
+        _cleanup_free_ char *dir = NULL, *status = NULL, *state = NULL, *real = NULL, *fn = NULL;
+        const char *control = kv_get(&d->knobs, "power/control");
+
+        if (!nvidia_gpu(d) || !d->devpath || !streq_ptr(control, "auto"))
+                return NULL;
+        dir = xasprintf("/sys%s", d->devpath);
+        (void) read_attr(dir, "power/runtime_status", &status);
+        (void) read_attr(dir, "power_state", &state);
+        (void) read_attr(dir, "firmware_node/real_power_state", &real);
+        if (streq_ptr(state, "D3cold") || streq_ptr(real, "D3cold"))
+                return NULL;
+        if (streq_ptr(status, "suspended"))
+                return xasprintf(_("NVIDIA GPU runtime-suspended but not in D3cold (power_state %s, "
+                                   "firmware_node/real_power_state %s): the platform has no power resource to cut "
+                                   "(no _PR3), or d3cold_allowed is 0"), state ? state : "unknown",
+                                 real ? real : "absent");
+        if ((fn = nvidia_awake_function(d->devpath)))
+                return xasprintf(_("NVIDIA GPU not in D3cold (runtime_status %s): %s"), status ? status : "unknown", fn);
+        return xasprintf(_("NVIDIA GPU not in D3cold (runtime_status %s, power_state %s): the driver holds it "
+                           "(in use, NVreg_DynamicPowerManagement not 0x02, or video memory in use; "
+                           "/proc/driver/nvidia/gpus/%s/power says which)"), status ? status : "unknown",
+                         state ? state : "unknown", strempty(d->name));
+}
+
 static const struct knob_blocker blockers[] = {
         BLOCKER_CHECK("drm", NULL, rc6_blocker),
+        BLOCKER_CHECK("pci", K_NV_BIND, nvidia_d3cold_blocker),
 };
 
 const struct knob_family knob_family_gpu = {

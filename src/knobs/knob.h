@@ -55,6 +55,9 @@ struct knob_rule {
         /* the udev actions whose rule writes it, "add|bind": NULL is "add" (the
          * kernel resets the attribute only when it adds the device again) */
         const char *udev_actions;
+        /* the value a second rule writes at ACTION=="unbind" (without the
+         * DRIVER match: the driver is gone by then); NULL: no such rule */
+        const char *udev_unbind;
 };
 
 /* the rule of KNOB, NULL for an unknown knob */
@@ -307,6 +310,9 @@ struct knob_family {
 #define RULE_WORDS_SERVICE(k, w, p, sw) { k, KNOB_WORDS, w, 0, 0, NULL, p, NULL, sw }
 /* a sysfs attribute a driver sets again when it binds: the rule runs then too */
 #define RULE_WORDS_ACTIONS(k, w, a, act) { k, KNOB_WORDS, w, 0, 0, a, NULL, NULL, NULL, act }
+/* power/control a driver leaves to user space at its bind (nvidia): the rule
+ * runs at bind, and a second one writes UNBIND when the driver goes */
+#define RULE_WORDS_BIND(k, w, a, unbind) { k, KNOB_WORDS, w, 0, 0, a, NULL, NULL, NULL, "bind", unbind }
 /* hwdb properties */
 #define PROP_WORDS(n, w, d) { n, KNOB_WORDS, w, false, 0, 0, d }
 #define PROP_LIST(n, w, d) { n, KNOB_WORDS, w, true, 0, 0, d }

@@ -12,7 +12,8 @@ static const struct { const char *driver, *why; } deny_drivers[] = {
         { "nouveau", "GPU: the driver's runpm manages it; set only with a hwdb allow entry" },
         { "amdgpu", "GPU: the driver's runpm manages it; set only with a hwdb allow entry" },
         { "radeon", "GPU: the driver's runpm manages it; set only with a hwdb allow entry" },
-        { "nvidia", "GPU: runtime D3 depends on the proprietary driver; set only with a hwdb allow entry" },
+        { "nvidia", "GPU: its runtime D3 is [gpu] runtime_pm's, on notebooks with an IDLECFG_NVIDIA_RTD3 hwdb entry "
+                    "(the driver's option and a rule at its bind)" },
         { "i915", "GPU: the driver manages its runtime PM" },
         { "xe", "GPU: the driver manages its runtime PM" },
 };

@@ -175,11 +175,12 @@ static bool module_name_ok(const char *m)
         return n > 0 && n <= 55 && only(m, LOWER DIGITS "_-");
 }
 
+/* parameter names are C identifiers: nvidia's NVreg_DynamicPowerManagement has capitals */
 static bool param_name_ok(const char *p)
 {
         size_t n = strlen(p);
 
-        return n > 0 && n <= 63 && only(p, LOWER DIGITS "_");
+        return n > 0 && n <= 63 && only(p, LOWER UPPER DIGITS "_");
 }
 
 /* A rule matches the exact values the planner read from sysfs. Glob characters
@@ -380,8 +381,7 @@ static int check_param(const struct setting *s, const struct knob_rule *r, const
 
         if (!s->param || !param_name_ok(s->param)) {
                 _cleanup_free_ char *q = quote(s->param);
-                return fail(e, -EINVAL, _("%s: parameter name %s is not allowed (lowercase letters, digits "
-                                          "and _)"), w, q);
+                return fail(e, -EINVAL, _("%s: parameter name %s is not allowed (letters, digits and _)"), w, q);
         }
         if (s->module && !module_name_ok(s->module)) {
                 _cleanup_free_ char *q = quote(s->module);
@@ -566,6 +566,19 @@ static void item_render(struct item *it, enum emit_format fmt)
                 }
                 sb_appendf(&sb, ", ATTR{%s}=\"%s\"", s->attr, s->value);
                 it->line = sb_steal(&sb);
+                {
+                        const struct knob_rule *r = knob_rule(s->knob);
+                        if (r && r->udev_unbind) {
+                                /* the driver's unbind: its DRIVER is gone from that event */
+                                sb_appendf(&sb, "%s\nACTION==\"unbind\"", it->line);
+                                for (size_t i = 0; i < s->match.n; i++)
+                                        if (!streq(s->match.v[i].key, "DRIVER"))
+                                                sb_appendf(&sb, ", %s==\"%s\"", s->match.v[i].key, s->match.v[i].value);
+                                sb_appendf(&sb, ", TEST==\"%s\", ATTR{%s}=\"%s\"", s->attr, s->attr, r->udev_unbind);
+                                free(it->line);
+                                it->line = sb_steal(&sb);
+                        }
+                }
                 break;
         case EMIT_MODPROBE:
                 it->key = param_key(s);
