@@ -13,6 +13,7 @@
 #include "engine/next-steps.h"
 #include "engine/rollback.h"
 #include "cli/verb-install.h"
+#include "state/state.h"
 #include "state/status.h"
 
 void rollback_print(const struct rollback_result *r, bool values, FILE *out)
@@ -319,8 +320,17 @@ int verb_apply(struct run *c, int argc, char **argv)
 {
         const struct args *a = c->a;
         struct measure_request q = { .seconds = a->measure, .json = a->json, .verbose = a->verbose };
+        _cleanup_(rootfs_close) struct rootfs live = { .fd = -1 };
+        bool same = true;
 
-        return a->measure ? measure_around(&q, "apply", c->plan, c->inv, do_apply, c) : do_apply(c, stdout);
+        if (!a->measure)
+                return do_apply(c, stdout);
+        /* the per-setting results go where apply journals: the live root's state */
+        if (state_live_root(&c->rfs, &live, &same) < 0) {
+                fprintf(stderr, _("idlecfg: cannot open the running system's root\n"));
+                return EXIT_FAILURE_;
+        }
+        return measure_around(&q, "apply", c->plan, c->inv, same ? &c->rfs : &live, do_apply, c);
 }
 
 struct rollback_ctx {
@@ -481,7 +491,7 @@ int verb_rollback(struct run *c, int argc, char **argv)
                 /* the plan only names knobs and reasons in the measurement: without one, measured all the same */
                 struct measure_request q = { .seconds = c->a->measure, .json = c->a->json, .verbose = c->a->verbose };
                 (void) run_plan(c);
-                return measure_around(&q, "rollback", c->plan, c->plan ? c->inv : NULL, do_rollback, &rc);
+                return measure_around(&q, "rollback", c->plan, c->plan ? c->inv : NULL, NULL, do_rollback, &rc);
         }
         return do_rollback(&rc, stdout);
 }
