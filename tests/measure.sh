@@ -8,7 +8,7 @@
 # (runs without ../shared: systemd's autosuspend lists, where the points need them, are those tests/lib.sh finds)
 need umockdev-run depmod python3 "${CC:-cc}"
 PATH=$PATH:/sbin:/usr/sbin
-plan 43
+plan 46
 
 m=intel-laptop
 root=$tmp/root
@@ -152,7 +152,10 @@ check "measure writes nothing into /sys" sh -c "test -s '$tmp/ro.a' && cmp '$tmp
 
 # ---- apply --measure and rollback --measure ----
 run "$tmp/a" 'ic apply --measure 10 >"$OUT.txt" 2>&1 & drive $! keep kernel kernel; echo $? >"$OUT.rc";
-        ic rollback --measure 10 >"$OUT.rb" 2>&1 & drive $! kernel kernel kernel; echo $? >"$OUT.rbrc"'
+        cp "$ROOT/var/lib/idlecfg/measured" "$OUT.measured";
+        ic report >"$OUT.report.json" 2>"$OUT.report.err"; ic report --format html >"$OUT.report.html" 2>&1;
+        ic rollback --measure 10 >"$OUT.rb" 2>&1 & drive $! kernel kernel kernel; echo $? >"$OUT.rbrc";
+        ! test -e "$ROOT/var/lib/idlecfg/measured"; echo $? >"$OUT.rbgone"'
 check "apply --measure: exit 0; waits 10 s, then the settle time, then 10 s" sh -c "
         test \$(cat '$tmp/a.rc') = 0 && sed -n 1p '$tmp/a.waits' | grep -qx '1 10000' &&
         sed -n 3p '$tmp/a.waits' | grep -qx '3 10000' && test \$(sed -n 2p '$tmp/a.waits' | cut -d' ' -f2) -ge 1000"
@@ -193,6 +196,25 @@ check "rollback --measure: exit 0, values restored, the devices awake again name
         grep -q '^Before and after rollback' '$tmp/a.rb' && grep -q '^Now awake the whole time ([0-9]*):' '$tmp/a.rb' &&
         grep -q '^  0000:00:00.0 (pci): 100.0% -> 0.0% suspended; power/control auto -> on on 0000:00:00.0' '$tmp/a.rb'"
 [ "$(cat "$tmp/a.rc" 2>/dev/null)" = 0 ] || diag "$(cat "$tmp/a.log" "$tmp/a.txt")"
+# what apply --measure kept per setting, as report carries it (#48 item 4)
+check "report after apply --measure: settings_measured, this kernel and hardware, the per-device gain" j "$tmp/a.report.json" \
+        "d['settings_measured']['note'] is None and d['settings_measured']['same_kernel'] and d['settings_measured']['same_hardware'] and
+         d['settings_measured']['kernel'] == '$KVER' and d['settings_measured']['profile'] == 'powersave' and
+         [x for x in d['settings_measured']['settings'] if x['knob'] == 'pci.runtime_pm' and x['device'] == '0000:00:00.0'][0] ==
+         {'knob': 'pci.runtime_pm', 'device': '0000:00:00.0', 'value_before': 'on', 'value_after': 'auto',
+          'unit': 'runtime_suspended_time', 'suspended_percent_before': 0, 'suspended_percent_after': 100,
+          'change_points': 100, 'result': 'gained', 'note': None}"
+check "... machine-wide: residency not measurable here, watts before and after, not measurable per setting here" j "$tmp/a.report.json" \
+        "d['settings_measured']['machine']['residency_note'] == 'not measurable here' and
+         d['settings_measured']['machine']['residency_percent_before'] is None and
+         d['settings_measured']['machine']['watts_before'] > d['settings_measured']['machine']['watts_after'] > 0 and
+         d['settings_measured']['machine']['attributed_to'] is None and len(d['settings_measured']['settings']) > 1 and
+         d['settings_measured']['machine']['note'].startswith('not measurable per setting here')"
+check "... the page: the per-setting table, the gain, the machine-wide line; rollback removes the record" sh -c "
+        grep -q '<h2>Per setting, as apply --measure found it</h2>' '$tmp/a.report.html' &&
+        grep -q '<tr><td>pci.runtime_pm</td><td>0000:00:00.0</td><td>on → auto</td><td>runtime-suspended 0.0% → 100.0% of the time: gained 100.0 points</td></tr>' '$tmp/a.report.html' &&
+        grep -q '<td>package residency not measurable here, [0-9.]* W → [0-9.]* W (intel-rapl:0): not measurable per setting here: [0-9]* settings changed at once</td>' '$tmp/a.report.html' &&
+        grep -q '^idlecfg-measured 1\$' '$tmp/a.measured' && test \$(cat '$tmp/a.rbgone') = 0"
 
 run "$tmp/aj" 'ic apply --measure 5 --json >"$OUT.json" 2>"$OUT.err" & drive $! keep kernel kernel; echo $? >"$OUT.rc";
         ic rollback --measure 5 --json >"$OUT.rb.json" 2>&1 & drive $! kernel kernel kernel'

@@ -7,7 +7,7 @@
 . "$top_srcdir/tests/lib.sh"
 need umockdev-run depmod python3
 PATH=$PATH:/sbin:/usr/sbin
-plan 19
+plan 23
 
 # j FILE EXPR: EXPR holds for the JSON of FILE (d); a program, for sh -c too
 cat >"$tmp/j" <<'PY'
@@ -112,6 +112,45 @@ check "report --seconds 1 --format html: the page has the floor and says what is
         "grep -q '<h2>Package idle floor</h2>' '$tmp/m.html' && grep -q '<th>deepest offered</th>' '$tmp/m.html'"
 check "report without --seconds: measurement null, and the page says how to measure" sh -c \
         "'$tmp/j' '$tmp/r.json' \"d['measurement'] is None\" && grep -q 'report --seconds N' '$tmp/r.html'"
+
+# what apply --measure kept per setting (state/measured.h): read back, with
+# the planted identities and the user's home where a record could carry them
+mkdir -p "$root/var/lib/idlecfg"
+cat >"$root/var/lib/idlecfg/measured" <<EOF
+idlecfg-measured 1
+measured 1796601600 $KVER 0123456789abcdef powersave
+residency
+watts 4200 3100 /home/alice7731/BAT1
+setting pci.runtime_pm 0000:00:08.1 on auto runtime_suspended_time 0 100000
+setting net.wol enx025e11220007 g d not_measurable
+setting sata.link_power host0 $(sed -n '/^[0-9a-f]\{8\}-/{p;q}' "$tmp/secrets") $root/etc/x not_measurable
+setting sata.link_power host1 max\x20performance runtime_suspended_time 12 percent
+EOF
+ic report >"$tmp/rec.json" 2>"$tmp/rec.err"; rc=$?
+ic report --format html >"$tmp/rec.html" 2>/dev/null
+check "report with a record of apply --measure: exit 0, settings_measured per setting, other hardware said" sh -c "
+        [ $rc -eq 0 ] && '$tmp/j' '$tmp/rec.json' \"(d['settings_measured']['note'].startswith('measured on other hardware') and
+         d['settings_measured']['same_kernel'] and not d['settings_measured']['same_hardware'] and
+         d['settings_measured']['measured_at'] == '2026-12-07T00:00:00Z' and
+         [x['result'] for x in d['settings_measured']['settings']] == ['gained', 'not measurable here', 'not measurable here'] and
+         d['settings_measured']['settings'][0]['change_points'] == 100 and d['settings_measured']['settings'][1]['device'] is None and
+         d['settings_measured']['machine']['residency_note'] == 'not measurable here' and d['settings_measured']['machine']['watts_after'] == 3.1)\" &&
+        grep -q '<strong>measured on other hardware' '$tmp/rec.html'"
+check "... a malformed setting line: a warning naming file and line, left out, the rest reported" sh -c "
+        grep -q 'var/lib/idlecfg/measured:8: not a measured setting' '$tmp/rec.err' &&
+        '$tmp/j' '$tmp/rec.json' \"d['settings_measured']['left_out'] == 1\""
+check "... none of the planted identities, the home directory or the root in the section (JSON, HTML)" sh -c "
+        for f in '$tmp/rec.json' '$tmp/rec.html'; do
+                { cat '$tmp/secrets'; echo alice7731; echo 025e11220007; echo '$root'; } | while read -r s; do
+                        if grep -qiF -- \"\$s\" \"\$f\"; then echo \"\$f holds \$s\"; fi
+                done | grep . && exit 1
+        done; '$tmp/j' '$tmp/rec.json' \"'/home/' in d['settings_measured']['machine']['watts_from']\""
+echo 'idlecfg-measured 7' >"$root/var/lib/idlecfg/measured"
+ic report >"$tmp/rec2.json" 2>"$tmp/rec2.err"; rc=$?
+check "a record that is not one: a warning with file and line, the report goes on without it" sh -c "
+        [ $rc -eq 0 ] && grep -q 'var/lib/idlecfg/measured:1: measurement record format 7 is not known' '$tmp/rec2.err' &&
+        '$tmp/j' '$tmp/rec2.json' \"d['settings_measured']['note'].startswith('left out') and 'settings' not in d['settings_measured']\""
+rm -r "$root/var/lib/idlecfg"
 
 # the page in a real browser: no request leaves it, and the charts are drawn
 chromium=$(command -v chromium || command -v chromium-browser || true)

@@ -3,8 +3,11 @@
  * its ranked holders, and what each setting gained or lost */
 #include "config.h"
 
+#include <time.h>
+
 #include "base/json.h"
 #include "cli/print-measure.h"
+#include "engine/report.h"
 
 long long measure_share_milli(unsigned long long part_us, unsigned long long interval_us)
 {
@@ -340,4 +343,42 @@ void json_effects(struct json *j, const struct measure_result *x, const struct m
                        "not measurable per setting here: more than one setting changed at once");
         json_end_object(j);
         json_end_object(j);
+}
+
+void effects_record(const struct measure_result *x, const struct measure_result *y, const struct measure_floor *fx,
+                    const struct measure_floor *fy, const struct measure_effects *e, const struct inventory *inv,
+                    const char *profile, struct measured *ret)
+{
+        unsigned long long ux = 0, uy = 0;
+        const char *state = machine_state(fx, fy, &ux, &uy);
+
+        *ret = (struct measured) { .time = (long long) time(NULL), .kernel = xstrdup(inv->kernel),
+                                   .fingerprint = xstrdup(inv->fingerprint),
+                                   .profile = profile ? xstrdup(profile) : NULL };
+        if (state) {
+                ret->have_residency = true;
+                ret->state = xstrdup(state);
+                ret->residency_before = measure_share_milli(ux, x->interval_us);
+                ret->residency_after = measure_share_milli(uy, y->interval_us);
+        }
+        if (fx->have_watts && fy->have_watts) {
+                ret->have_watts = true;
+                ret->mw_before = fx->milliwatts;
+                ret->mw_after = fy->milliwatts;
+                ret->watts_from = fy->watts_from ? xstrdup(fy->watts_from) : NULL;
+        }
+        for (size_t i = 0; i < e->n; i++) {
+                const struct measure_effect *t = &e->v[i];
+                /* the device as a report names it (report_value_private(): never a MAC or UUID) */
+                const char *dev = report_value_private(t->s->device_name) ? NULL : t->s->device_name;
+                struct measured_setting *s = measured_add(ret, t->s->knob, dev, t->value_before, t->value_after,
+                                                          t->per_device ? MEASURED_DEVICE :
+                                                          e->machine_owner == t ? MEASURED_MACHINE : MEASURED_NONE);
+                if (t->per_device) {
+                        s->before_milli = measure_share_milli(t->before->suspended_ms,
+                                                              t->before->suspended_ms + t->before->active_ms);
+                        s->after_milli = measure_share_milli(t->after->suspended_ms,
+                                                             t->after->suspended_ms + t->after->active_ms);
+                }
+        }
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "engine/measure-floor.h"
+#include "state/measured.h"
 
 struct json;
 
@@ -33,3 +34,8 @@ void print_effects(const struct measure_result *x, const struct measure_result *
                    const struct measure_floor *fy, const struct measure_effects *e, FILE *out);
 void json_effects(struct json *j, const struct measure_result *x, const struct measure_result *y,
                   const struct measure_floor *fx, const struct measure_floor *fy, const struct measure_effects *e);
+/* the same as the record apply --measure keeps for report (state/measured.h),
+ * of the machine INV, profile PROFILE, now */
+void effects_record(const struct measure_result *x, const struct measure_result *y, const struct measure_floor *fx,
+                    const struct measure_floor *fy, const struct measure_effects *e, const struct inventory *inv,
+                    const char *profile, struct measured *ret);

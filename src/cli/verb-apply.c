@@ -10,6 +10,7 @@
 #include "cli/verb-measure.h"
 #include "cli/verb-power-source.h"
 #include "cli/verbs.h"
+#include "state/state.h"
 
 static int apply_change(void *userdata, FILE *out)
 {
@@ -35,8 +36,17 @@ static int do_apply(struct run *c, int argc, char **argv)
 {
         const struct args *a = c->a;
         struct measure_request q = { .seconds = a->measure, .json = a->json, .verbose = a->verbose };
+        _cleanup_(rootfs_close) struct rootfs live = { .fd = -1 };
+        bool same = true;
 
-        return a->measure ? measure_around(&q, "apply", c->plan, c->inv, apply_change, c) : apply_change(c, stdout);
+        if (!a->measure)
+                return apply_change(c, stdout);
+        /* the per-setting results go where apply journals: the live root's state */
+        if (state_live_root(&c->rfs, &live, &same) < 0) {
+                fprintf(stderr, _("idlecfg: cannot open the running system's root\n"));
+                return EXIT_FAILURE_;
+        }
+        return measure_around(&q, "apply", c->plan, c->inv, same ? &c->rfs : &live, apply_change, c);
 }
 
 static int check_apply(const struct args *a, int argc, char **argv)

@@ -321,8 +321,24 @@ static void print_settle(const struct around *x, unsigned long long settle, size
         printf(_("; plus %u s margin\n"), SETTLE_MARGIN_MS / 1000);
 }
 
+/* what each setting gained or lost, kept in RECORD's state directory for report */
+static void keep_record(const struct around *x, const struct plan *p, const struct inventory *inv,
+                        const struct rootfs *record)
+{
+        _cleanup_(measured_done) struct measured m = {};
+        struct xerror e = {};
+
+        effects_record(x->before, x->after, &x->floor_before, &x->floor_after, &x->effects, inv, p->profile, &m);
+        if (measured_save(record, &m, &e) < 0) {
+                fprintf(stderr, _("idlecfg: warning: %s: report will not carry what each setting gained or lost\n"),
+                        e.message ? e.message : strerror(EIO));
+                xerror_done(&e);
+        }
+}
+
 int measure_around(const struct measure_request *q, const char *what, const struct plan *p,
-                   const struct inventory *inv, int (*change)(void *userdata, FILE *out), void *userdata)
+                   const struct inventory *inv, const struct rootfs *record,
+                   int (*change)(void *userdata, FILE *out), void *userdata)
 {
         _cleanup_(around_done) struct around x = {};
         struct measure_sample *mid;
@@ -390,6 +406,8 @@ int measure_around(const struct measure_request *q, const char *what, const stru
         measure_floor(x.after, &x.floor_after);
         if (p)
                 measure_effects(x.before, x.after, p, x.live_before, x.live_after, &x.effects);
+        if (p && record)
+                keep_record(&x, p, inv, record);
         if (q->json)
                 around_json(&x, what, code, p, settle, mid, n_chain, n_ch);
         else

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <sys/stat.h>
+#include <time.h>
 
 #include "base/json.h"
 #include "engine/report.h"
@@ -13,6 +14,7 @@
 #include "cli/verb-measure.h"
 #include "cli/monitor.h"
 #include "cli/verbs.h"
+#include "state/measured.h"
 
 struct report_doc {
         const struct run *c;
@@ -20,6 +22,8 @@ struct report_doc {
         const struct measure_result *m;         /* NULL: not measured */
         const struct measure_floor *floor;      /* with m */
         const char *root;                       /* taken out of every string */
+        const struct measured *rec;             /* what apply --measure kept per setting; NULL: none */
+        const char *rec_note;                   /* rec NULL: why */
 };
 
 /* a string as a report may carry it (engine/report.c's rules) */
@@ -191,6 +195,112 @@ static void json_measurement(struct json *j, const struct report_doc *d)
         json_end_object(j);
 }
 
+/* ---- what apply --measure found per setting (state/measured.h) ---- */
+
+/* the record is of another kernel or other hardware than this report: said */
+static const char *rec_other(const struct report_doc *d)
+{
+        const struct inventory *inv = d->c->inv;
+
+        if (!streq_ptr(d->rec->kernel, inv->kernel))
+                return "measured with another kernel than this report's: it may not hold for this one";
+        if (!streq_ptr(d->rec->fingerprint, inv->fingerprint))
+                return "measured on other hardware (another device fingerprint) than this report's: it may not "
+                       "hold for this machine";
+        return NULL;
+}
+
+static const char *rec_result(const struct measured_setting *s)
+{
+        if (s->kind == MEASURED_MACHINE)
+                return "machine-wide";
+        if (s->kind == MEASURED_NONE)
+                return "not measurable here";
+        return s->after_milli > s->before_milli ? "gained" : s->after_milli < s->before_milli ? "lost" : "no change";
+}
+
+static void rec_time(const struct measured *m, char out[32])
+{
+        time_t t = (time_t) m->time;
+        struct tm tm;
+
+        if (!gmtime_r(&t, &tm) || strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+                snprintf(out, 32, "%lld", m->time);
+}
+
+static void json_rec_setting(struct json *j, const struct report_doc *d, const struct measured_setting *s)
+{
+        bool dev = s->kind == MEASURED_DEVICE;
+
+        json_begin_object(j);
+        json_kv_string(j, "knob", s->knob);
+        json_kv_string(j, "device", report_value_private(s->device) ? NULL : s->device);
+        kv_scrubbed(j, d, "value_before", s->value_before);
+        kv_scrubbed(j, d, "value_after", s->value_after);
+        json_kv_string(j, "unit", dev ? "runtime_suspended_time" : NULL);
+        json_kv_milli_or_null(j, "suspended_percent_before", dev, s->before_milli);
+        json_kv_milli_or_null(j, "suspended_percent_after", dev, s->after_milli);
+        json_kv_milli_or_null(j, "change_points", dev, s->after_milli - s->before_milli);
+        json_kv_string(j, "result", rec_result(s));
+        json_kv_string(j, "note", s->kind == MEASURED_MACHINE ? "the only setting that changed: the machine-wide "
+                       "change is its own" : s->kind == MEASURED_NONE ? "not measurable here: no counter of its own, "
+                       "and more than one setting changed" : NULL);
+        json_end_object(j);
+}
+
+static void json_rec_machine(struct json *j, const struct report_doc *d)
+{
+        const struct measured *m = d->rec;
+        const struct measured_setting *owner = NULL;
+
+        for (size_t i = 0; i < m->n; i++)
+                if (m->v[i].kind == MEASURED_MACHINE)
+                        owner = &m->v[i];
+        json_key(j, "machine");
+        json_begin_object(j);
+        kv_scrubbed(j, d, "state", m->state);
+        json_kv_milli_or_null(j, "residency_percent_before", m->have_residency, m->residency_before);
+        json_kv_milli_or_null(j, "residency_percent_after", m->have_residency, m->residency_after);
+        json_kv_string(j, "residency_note", m->have_residency ? NULL : "not measurable here");
+        json_kv_milli_or_null(j, "watts_before", m->have_watts, m->mw_before);
+        json_kv_milli_or_null(j, "watts_after", m->have_watts, m->mw_after);
+        kv_scrubbed(j, d, "watts_from", m->have_watts ? m->watts_from : NULL);
+        json_kv_string(j, "watts_note", m->have_watts ? NULL : "not measurable here");
+        json_kv_string(j, "attributed_to", owner ? owner->knob : NULL);
+        json_kv_string(j, "note", owner ? NULL : m->n == 0 ? "no setting changed" :
+                       "not measurable per setting here: more than one setting changed at once");
+        json_end_object(j);
+}
+
+static void json_settings_measured(struct json *j, const struct report_doc *d)
+{
+        const struct measured *m = d->rec;
+        char when[32];
+
+        json_key(j, "settings_measured");
+        json_begin_object(j);
+        if (!m) {
+                json_kv_string(j, "note", d->rec_note);
+                json_end_object(j);
+                return;
+        }
+        rec_time(m, when);
+        json_kv_string(j, "note", rec_other(d));
+        json_kv_string(j, "measured_at", when);
+        json_kv_string(j, "kernel", m->kernel);
+        json_kv_bool(j, "same_kernel", streq_ptr(m->kernel, d->c->inv->kernel));
+        json_kv_bool(j, "same_hardware", streq_ptr(m->fingerprint, d->c->inv->fingerprint));
+        json_kv_string(j, "profile", m->profile);
+        json_kv_int(j, "left_out", (long long) m->skipped);
+        json_key(j, "settings");
+        json_begin_array(j);
+        for (size_t i = 0; i < m->n; i++)
+                json_rec_setting(j, d, &m->v[i]);
+        json_end_array(j);
+        json_rec_machine(j, d);
+        json_end_object(j);
+}
+
 static void render_json(const struct report_doc *d, FILE *f)
 {
         const struct report_info *info = d->info;
@@ -233,6 +343,7 @@ static void render_json(const struct report_doc *d, FILE *f)
         }
         json_end_array(&j);
         json_measurement(&j, d);
+        json_settings_measured(&j, d);
         json_end_object(&j);
         json_finish(&j);
 }
@@ -425,6 +536,84 @@ static void html_settings(FILE *f, const struct report_doc *d)
         fputs("</table>\n", f);
 }
 
+/* one row of the per-setting table: the setting, its values, what it gained or lost */
+static void html_rec_row(FILE *f, const struct report_doc *d, const struct measured_setting *s, size_t n)
+{
+        _cleanup_free_ char *values = xasprintf("%s \xe2\x86\x92 %s", s->value_before ? s->value_before : "?",
+                                                s->value_after ? s->value_after : "?");
+        _cleanup_free_ char *what = NULL;
+
+        if (s->kind == MEASURED_DEVICE) {
+                long long dm = s->after_milli - s->before_milli;
+                what = xasprintf("runtime-suspended %.1f%% \xe2\x86\x92 %.1f%% of the time: %s %.1f points",
+                                 (double) s->before_milli / 1000.0, (double) s->after_milli / 1000.0,
+                                 dm >= 0 ? "gained" : "lost", (double) (dm >= 0 ? dm : -dm) / 1000.0);
+        } else if (s->kind == MEASURED_MACHINE)
+                what = xstrdup("the machine-wide change below is its own (the only setting that changed)");
+        else
+                what = xasprintf("not measurable here: no counter of its own, and %zu settings changed at once", n);
+        fputs("<tr><td>", f);
+        html_text(f, s->knob);
+        fputs("</td><td>", f);
+        html_text(f, report_value_private(s->device) ? "" : s->device);
+        fputs("</td><td>", f);
+        html_scrubbed(f, d, values);
+        fputs("</td><td>", f);
+        html_text(f, what);
+        fputs("</td></tr>\n", f);
+}
+
+static void html_settings_measured(FILE *f, const struct report_doc *d)
+{
+        const struct measured *m = d->rec;
+        _cleanup_free_ char *machine = NULL, *res = NULL, *watts = NULL;
+        const char *owner = NULL, *other;
+        char when[32];
+
+        fputs("<h2>Per setting, as apply --measure found it</h2>\n", f);
+        if (!m) {
+                fputs("<p>", f);
+                html_text(f, d->rec_note);
+                fputs("</p>\n", f);
+                return;
+        }
+        rec_time(m, when);
+        fputs("<p>Measured ", f);
+        html_text(f, when);
+        fputs(" with kernel ", f);
+        html_scrubbed(f, d, m->kernel);
+        fputs(", profile ", f);
+        html_text(f, m->profile ? m->profile : "?");
+        fputs(", in the units this machine gives.", f);
+        other = rec_other(d);
+        if (other) {
+                fputs(" <strong>", f);
+                html_text(f, other);
+                fputs(".</strong>", f);
+        }
+        fputs("</p>\n<table>\n<tr><th>knob</th><th>device</th><th>value</th><th>gained or lost</th></tr>\n", f);
+        for (size_t i = 0; i < m->n; i++) {
+                html_rec_row(f, d, &m->v[i], m->n);
+                if (m->v[i].kind == MEASURED_MACHINE)
+                        owner = m->v[i].knob;
+        }
+        res = m->have_residency ? xasprintf("package %s %.1f%% \xe2\x86\x92 %.1f%% of the time", m->state,
+                                            (double) m->residency_before / 1000.0,
+                                            (double) m->residency_after / 1000.0)
+                                : xstrdup("package residency not measurable here");
+        watts = m->have_watts ? xasprintf("%.3f W \xe2\x86\x92 %.3f W (%s)", (double) m->mw_before / 1000.0,
+                                          (double) m->mw_after / 1000.0, m->watts_from ? m->watts_from : "?")
+                              : xstrdup("watts not measurable here");
+        machine = owner ? xasprintf("%s, %s: all of it %s's, the only setting that changed", res, watts, owner)
+                        : xasprintf("%s, %s: not measurable per setting here: %zu settings changed at once", res,
+                                    watts, m->n);
+        fputs("<tr><td colspan=\"3\">machine-wide</td><td>", f);
+        html_scrubbed(f, d, machine);
+        fputs("</td></tr>\n</table>\n", f);
+        if (m->skipped)
+                fprintf(f, "<p>%zu malformed line(s) of the record left out.</p>\n", m->skipped);
+}
+
 static void render_html(const struct report_doc *d, FILE *f)
 {
         const struct report_info *info = d->info;
@@ -463,6 +652,7 @@ static void render_html(const struct report_doc *d, FILE *f)
                 fputs("</table>\n", f);
         }
         html_settings(f, d);
+        html_settings_measured(f, d);
         fputs("</body></html>\n", f);
 }
 
@@ -489,6 +679,7 @@ static int do_report(struct run *c, int argc, char **argv)
         const struct args *a = c->a;
         struct report_info info = {};
         struct measure_taken mt = {};
+        _cleanup_(measured_done) struct measured rec = {};
         struct xerror e = {};
         _cleanup_free_ char *text = NULL, *why = NULL;
         size_t len = 0;
@@ -507,11 +698,22 @@ static int do_report(struct run *c, int argc, char **argv)
                 report_info_done(&info);
                 return EXIT_FAILURE_;
         }
+        r = measured_load(&c->rfs, &rec, &e);
+        if (r < 0 && r != -ENOENT) {
+                fprintf(stderr, _("idlecfg: warning: %s; the report goes on without what apply --measure found per "
+                                  "setting\n"), e.message ? e.message : strerror(-r));
+                xerror_done(&e);
+        }
         f = open_memstream(&text, &len);
         if (!f)
                 abort();
         {
-                struct report_doc d = { .c = c, .info = &info, .m = mt.r, .floor = &mt.floor, .root = a->root };
+                struct report_doc d = { .c = c, .info = &info, .m = mt.r, .floor = &mt.floor, .root = a->root,
+                                        .rec = r == 0 ? &rec : NULL,
+                                        .rec_note = r == -ENOENT ? "not measured: idlecfg apply --measure N "
+                                                    "keeps what each setting gained or lost for the report" :
+                                                    "left out: the record of apply --measure cannot be read "
+                                                    "(idlecfg said why when it made this report)" };
                 if (streq_ptr(a->format, "html"))
                         render_html(&d, f);
                 else

@@ -222,7 +222,7 @@ static int do_rollback(struct run *c, int argc, char **argv)
                 /* the plan only names knobs and reasons in the measurement: without one, measured all the same */
                 struct measure_request q = { .seconds = c->a->measure, .json = c->a->json, .verbose = c->a->verbose };
                 (void) run_plan(c);
-                return measure_around(&q, "rollback", c->plan, c->plan ? c->inv : NULL, rollback_change, &rc);
+                return measure_around(&q, "rollback", c->plan, c->plan ? c->inv : NULL, NULL, rollback_change, &rc);
         }
         return rollback_change(&rc, stdout);
 }

@@ -10,6 +10,7 @@
 #include "state/firstboot.h"
 #include "state/initramfs.h"
 #include "state/journal.h"
+#include "state/measured.h"
 #include "base/sha256.h"
 #include "state/state.h"
 #include "state/status.h"
@@ -275,6 +276,9 @@ int state_cleanup(const struct rootfs *rfs)
         }
         if (rootfs_lstat(rfs, JOURNAL_PATH, &st) == 0)
                 return 0;       /* the journal of apply is still there: not ours to remove */
+        r = measured_remove(rfs);       /* apply --measure's, of settings no journal holds any more */
+        if (r < 0)
+                return r;
         r = rootfs_remove_dir_files(rfs, BACKUP_DIR);
         if (r < 0)
                 return r;
@@ -371,6 +375,8 @@ int journal_remove(const struct rootfs *rfs, struct xerror *ret_error)
                 return xerror_set(ret_error, r, _("cannot remove %s: %s"), shown, why);
         }
         (void) rootfs_remove_temps(rfs, JOURNAL_PATH);
+        /* what apply --measure found is of settings that are undone now */
+        (void) measured_remove(rfs);
         return 0;
 }
 
