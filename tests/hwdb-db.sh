@@ -39,7 +39,7 @@ BEGIN {
         # property: the values it may have, the keys it may sit on
         split("PCI_RUNTIME_PM ASPM_DENY ASPM_ALLOW SATA_ALPM NVME_APST USB_AUTOSUSPEND " \
               "USB_PERSIST AUDIO_POWER_SAVE I2C_RUNTIME_PM MEM_SLEEP I915_PSR I915_FBC AMDGPU_ABM AHCI_RUNTIME_PM " \
-              "WIFI_POWER_SAVE BLUETOOTH_AUTOSUSPEND WAKEUP EEE NIC_DASH NVIDIA_RTD3", p, " ")
+              "WIFI_POWER_SAVE BLUETOOTH_AUTOSUSPEND WAKEUP EEE NIC_DASH NVIDIA_RTD3 THUNDERBOLT_QUIRK", p, " ")
         for (i in p) known["IDLECFG_" p[i]] = 1
         st = "(l0s|l1|l1_1|l1_2|clkpm|l1_1_pcipm|l1_2_pcipm)"
         val["IDLECFG_PCI_RUNTIME_PM"] = "^(deny|allow)$"
@@ -60,6 +60,7 @@ BEGIN {
         val["IDLECFG_AMDGPU_ABM"] = "^[0-4]$"
         val["IDLECFG_AHCI_RUNTIME_PM"] = "^deny$"
         val["IDLECFG_NVIDIA_RTD3"] = "^(deny|allow)$"
+        val["IDLECFG_THUNDERBOLT_QUIRK"] = "^keep_power_in_dp_redrive$"
         pcikey = "^pci:v" ID "d" ID "sv" ID "sd" ID "bc(" H H "|\\*)sc(" H H "|\\*)(i(" H H "|\\*))?\\*?$"
         usbkey = "^usb:v" H4 "p" H4 "\\*$"
         atakey = "^idlecfg-ata:[^:]+:[^:]+$"
@@ -80,7 +81,7 @@ BEGIN {
         key["IDLECFG_I2C_RUNTIME_PM"] = i2ckey
         # a spurious wake source: an I2C client, or a serial input port on one machine
         key["IDLECFG_WAKEUP"] = "(" i2ckey ")|(^idlecfg-on:" dmi "\\|serio:ty[0-9A-F][0-9A-F][^|]*$)"
-        key["IDLECFG_WIFI_POWER_SAVE"] = key["IDLECFG_EEE"] = pcikey
+        key["IDLECFG_WIFI_POWER_SAVE"] = key["IDLECFG_EEE"] = key["IDLECFG_THUNDERBOLT_QUIRK"] = pcikey
         key["IDLECFG_MEM_SLEEP"] = key["IDLECFG_AMDGPU_ABM"] = dmikey
         # i915 display features: per machine, or per GPU generation (its PCI key)
         key["IDLECFG_I915_PSR"] = key["IDLECFG_I915_FBC"] = "(" dmikey ")|(" pcikey ")"
