@@ -201,16 +201,9 @@ int measured_save(const struct rootfs *rfs, const struct measured *m, struct xer
                         sb_appendf(&sb, " %lld %lld", s->before_milli, s->after_milli);
                 sb_append(&sb, "\n");
         }
-        r = rootfs_remove_temps(rfs, MEASURED_PATH);
-        if (r >= 0)
-                r = rootfs_write_atomic(rfs, MEASURED_PATH, sb_str(&sb), sb.len, 0644, (uid_t) -1, (gid_t) -1);
+        r = records_write(rfs, MEASURED_PATH, sb_str(&sb), sb.len, ret_error);
         sb_free(&sb);
-        if (r < 0) {
-                _cleanup_free_ char *shown = rootfs_display(rfs, MEASURED_PATH);
-                _cleanup_free_ char *why = rootfs_why(rfs, MEASURED_PATH, r, 0);
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, why);
-        }
-        return 0;
+        return r;
 }
 
 int measured_remove(const struct rootfs *rfs)

@@ -1,10 +1,12 @@
 /* records.c: the line format of idlecfg's state files, read in one place
- * for the manifest (manifest.c) and apply's journal (journal.c) */
+ * for the manifest (manifest.c) and apply's journal (journal.c); and the
+ * whole-file write of the small ones (measured.c, status.c, stepsdone.c) */
 #include "config.h"
 
 #include <stdarg.h>
 
 #include "base/sha256.h"
+#include "root/rootfs.h"
 #include "state/records.h"
 
 /* -EINVAL with *E set from FMT_TRANSLATED, one of the format's messages:
@@ -172,5 +174,20 @@ int records_parse(const struct records_format *fmt, const char *name, const char
                 return refuse(ret_error, _(fmt->no_end), name);
         *ret_format = format;
         *ret_torn = cut;
+        return 0;
+}
+
+int records_write(const struct rootfs *rfs, const char *path, const char *text, size_t len,
+                  struct xerror *ret_error)
+{
+        int r = rootfs_remove_temps(rfs, path);
+
+        if (r >= 0)
+                r = rootfs_write_atomic(rfs, path, text, len, 0644, (uid_t) -1, (gid_t) -1);
+        if (r < 0) {
+                _cleanup_free_ char *shown = rootfs_display(rfs, path);
+                _cleanup_free_ char *why = rootfs_why(rfs, path, r, 0);
+                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, why);
+        }
         return 0;
 }

@@ -26,6 +26,13 @@ struct records_format {
         const char *torn_header;        /* torn_v1: "%s: no end record ...": a header cut short */
 };
 
+/* a small state file replaced whole: what an earlier write left half-done
+ * (its temporaries) removed, TEXT written atomically (0644), or <0 with
+ * "cannot write PATH: why" in *RET_ERROR */
+struct rootfs;
+int records_write(const struct rootfs *rfs, const char *path, const char *text, size_t len,
+                  struct xerror *ret_error);
+
 /* one line after the header, for the file's own parser */
 struct record {
         const char *name;               /* the file, as messages name it */

@@ -7,6 +7,7 @@
 
 #include "base/json.h"
 #include "state/manifest.h"
+#include "state/records.h"
 #include "state/status.h"
 
 #define STATUS_MAX (64u << 10)
@@ -224,19 +225,10 @@ int status_write(const struct rootfs *rfs, const struct status *s, struct xerror
 {
         _cleanup_free_ char *text = status_render(s);
         struct stat st;
-        int r;
 
         if (rootfs_lstat(rfs, STATE_DIR, &st) < 0 || !S_ISDIR(st.st_mode))
                 return -ENOENT;
-        r = rootfs_remove_temps(rfs, STATUS_PATH);
-        if (r >= 0)
-                r = rootfs_write_atomic(rfs, STATUS_PATH, text, strlen(text), 0644, (uid_t) -1, (gid_t) -1);
-        if (r < 0) {
-                _cleanup_free_ char *shown = rootfs_display(rfs, STATUS_PATH);
-                _cleanup_free_ char *why = rootfs_why(rfs, STATUS_PATH, r, 0);
-                return xerror_set(ret_error, r, _("cannot write %s: %s"), shown, why);
-        }
-        return 0;
+        return records_write(rfs, STATUS_PATH, text, strlen(text), ret_error);
 }
 
 int status_remove(const struct rootfs *rfs)

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "state/records.h"
 #include "state/stepsdone.h"
 
 #define STEPS_DONE_MAX (64u << 10)
@@ -90,11 +91,9 @@ int steps_done_save(const struct rootfs *rfs, const struct steps_done *d, struct
                 sb_append(&sb, "idlecfg-steps-done 1\n");
                 for (size_t i = 0; i < d->n; i++)
                         sb_appendf(&sb, "done %s %s %lld\n", d->v[i].id, d->v[i].digest, d->v[i].time);
-                r = rootfs_remove_temps(rfs, STEPS_DONE_PATH);
-                if (r >= 0)
-                        r = rootfs_write_atomic(rfs, STEPS_DONE_PATH, sb_str(&sb), sb.len, 0644, (uid_t) -1,
-                                               (gid_t) -1);
+                r = records_write(rfs, STEPS_DONE_PATH, sb_str(&sb), sb.len, ret_error);
                 sb_free(&sb);
+                return r;
         }
         if (r < 0) {
                 _cleanup_free_ char *shown = rootfs_display(rfs, STEPS_DONE_PATH);
