@@ -125,6 +125,19 @@ void inventory_free(struct inventory *inv)
                         device_free(&inv->classes[c].v[i]);
                 free(inv->classes[c].v);
         }
+        for (size_t i = 0; i < inv->usb4.n_routers; i++) {
+                struct usb4_router *r = &inv->usb4.routers[i];
+
+                free(r->name);
+                free(r->devpath);
+                free(r->type);
+                free(r->version);
+                free(r->vendor_name);
+                free(r->device_name);
+                free(r->host_port);
+        }
+        free(inv->usb4.routers);
+        kv_free(&inv->usb4.connectors);
         strv_free_n(inv->notes, inv->n_notes);
         free(inv);
 }

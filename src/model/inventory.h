@@ -66,6 +66,27 @@ struct power_tool {
         const char *touches;    /* N_(): the knobs it sets, for people */
 };
 
+/* A Thunderbolt or USB4 router (/sys/bus/thunderbolt/devices, DEVTYPE
+ * thunderbolt_device), read by pipeline/usb4.c */
+struct usb4_router {
+        char *name;             /* "D-ROUTE": 0-0 the host router of domain 0, 0-1 the router on its port 1 */
+        char *devpath;
+        char *type;             /* its uevent's USB4_TYPE: host, hub (has downstream lane ports), device; NULL: none */
+        char *version;          /* USB4_VERSION ("1.0"), NULL: a Thunderbolt 3 router or an older kernel */
+        char *vendor_name, *device_name; /* from its DROM, NULL: empty or absent */
+        /* the host router's USB4 port it hangs on, by the route's first hop
+         * (devpath of HOST/usb4_portN); NULL for a host router */
+        char *host_port;
+};
+
+struct usb4_topology {
+        struct usb4_router *routers;    /* in sysfs order: a router before those behind it */
+        size_t n_routers;
+        /* the ports linked to a USB Type-C connector: a host router's usb4_portN
+         * and a root hub's usbB-portP, devpath -> the connector's devpath */
+        struct kvlist connectors;
+};
+
 struct rootfs;
 
 struct inventory {
@@ -89,6 +110,7 @@ struct inventory {
         size_t n_tools;
         struct storage storage;
         struct device_list classes[16];
+        struct usb4_topology usb4;      /* the USB4 routers and the Type-C connector links */
         char fingerprint[17];
         /* the first system battery of /sys/class/power_supply (ps_system_battery()),
          * NULL: none, the machine has one power source */

@@ -17,6 +17,7 @@
 #include "pipeline/powertools.h"
 #include "pipeline/storage.h"
 #include "pipeline/udev-dl.h"
+#include "pipeline/usb4.h"
 #include "root/target.h"
 #include "root/virt.h"
 #include "root/powersource.h"
@@ -979,6 +980,7 @@ int inventory_detect(const struct detect_options *o, struct inventory **ret)
 
         scan_devices(inv, udev);
         usb_summarize(&inv->classes[CL_USB]);
+        usb4_detect(inv);
         detect_storage(inv, udev);
 
         sym_udev_unref(udev);
