@@ -7,10 +7,16 @@
 # appended (synthetic, its header names the facts): a Thunderbolt dock on the
 # external-facing port 0000:00:07.0 (its switch 02:00.0, an igc NIC 04:00.0,
 # an xHCI 05:00.0 with a USB stick 5-1) and a card reader 2b:00.0 alone on
-# 0000:00:07.1. The recorded machines must not change.
+# 0000:00:07.1. intel-usb4 is intel-laptop with tests/data/removable/usb4-dock.umockdev
+# (synthetic, its header names the kernel facts): a USB4 hub router 0-1 on
+# usb4_port1, whose USB3 tunnel ends on the built-in TCSS xHCI's root-hub port
+# usb4-port1 (a stick on 4-1.2), both ports linked to Type-C connector port0,
+# and a stick plugged straight into the other connector (4-2); intel-usb4-nolinks
+# is the same without the connector links (a kernel before 5.17/5.19, no _PLD).
+# The recorded machines must not change.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 14
+plan 20
 
 D=intel-dock
 mkdir -p "$tmp/machines/$D"
@@ -18,6 +24,23 @@ cp -R "$TESTS_DATA/machines/intel-laptop/." "$tmp/machines/$D/"
 { cat "$TESTS_DATA/machines/intel-laptop/machine.umockdev" && echo &&
         cat "$top_srcdir/tests/data/removable/dock.umockdev"; } >"$tmp/machines/$D/machine.umockdev"
 FAMILY_MACHINES="$FAMILY_MACHINES $D"
+# usb4_machine NAME SED: intel-laptop with usb4-dock.umockdev, whose blocks
+# replace intel-laptop's of the same P: path (umockdev takes a device once)
+# and add the others; SED edits the result
+usb4_machine() {
+        _u4=$top_srcdir/tests/data/removable/usb4-dock.umockdev
+        mkdir -p "$tmp/machines/$1"
+        cp -R "$TESTS_DATA/machines/intel-laptop/." "$tmp/machines/$1/"
+        { awk -v rec="$_u4" 'BEGIN { while ((getline l < rec) > 0) if (l ~ /^P: /) mine[l] = 1 }
+                /^P: / { skip = ($0 in mine) }
+                !skip { print }
+                /^$/ { skip = 0 }' "$TESTS_DATA/machines/intel-laptop/machine.umockdev" && echo && cat "$_u4"; } |
+                sed "$2" >"$tmp/machines/$1/machine.umockdev"
+        FAMILY_MACHINES="$FAMILY_MACHINES $1"
+}
+U4=intel-usb4 U4N=intel-usb4-nolinks
+usb4_machine $U4 ''
+usb4_machine $U4N '/^L: .*connector=/d; /^L: usb4[-_]port/d'
 
 value same removable policy same udev
 value keep removable policy keep udev
@@ -99,6 +122,65 @@ keep_nodeny() {
 }
 check "keep: without the entry, dock = same plans the NIC auto" keep_nodeny
 
+# the USB4 dock's tunnel: 4-1.2 on root-hub port usb4-port1, which shares connector port0 with usb4_port1
+TUN="in a USB4 dock on usb4_port1 (router 0-1, USB4_TYPE=hub, Synthetic Docks USB4 Hub Dock; the router's USB3 tunnel to root-hub port usb4-port1, which shares Type-C connector port0 with usb4_port1)"
+# urow ID DEVICE [MACHINE]: value|reason of usb.autosuspend on DEVICE of intel-usb4
+urow() { row "$1" $U "$2" "${3:-$U4}"; }
+# builtin ID DEVICE [MACHINE]: planned auto, no removable words in its reason
+builtin() {
+        _r=$(urow "$@")
+        case $_r in
+        "auto|"*"external-facing"* | "auto|"*USB4*) echo "$1 $2: $_r"; return 1 ;;
+        "auto|"*) ;;
+        *) echo "$1 $2: $_r"; return 1 ;;
+        esac
+}
+usb4_keep() {
+        _r=$(urow balanced 4-1.2)
+        case $_r in
+        "|skipped: $TUN: the kernel's default stays; [removable] dock = same to change (profile "*"); without it: auto, "*) ;;
+        *) echo "4-1.2: $_r"; return 1 ;;
+        esac
+        builtin balanced 4-2 && builtin balanced 1-7 && builtin same 4-2 && _r=$(urow same 4-1.2) &&
+                case $_r in "|skipped: $TUN: "*"[removable] dock = same to change"*) ;; *) echo "same 4-1.2: $_r"; return 1 ;; esac
+}
+check "USB4 tunnel, dock = keep (balanced; policy = same too): the stick in the dock's USB3 tunnel skipped naming usb4_port1, router 0-1 and connector port0; the stick in the other connector and the built-in 1-7 planned" usb4_keep
+usb4_same() {
+        _r=$(urow dock 4-1.2)
+        case $_r in
+        "auto|"*"; $TUN: planned like a built-in device, $(reason_of dock removable dock same)") ;;
+        *) echo "dock 4-1.2: $_r"; return 1 ;;
+        esac
+        builtin dock 4-2 && builtin dock 1-7
+}
+check "USB4 tunnel, dock = same: the tunnelled stick planned auto, its reason naming the USB4 port and router; 4-2 and 1-7 planned as before" usb4_same
+check "USB4 tunnel, dock = same: the udev rules write the tunnelled stick, dock = keep's do not" sh -c "grep -q '# $U on 4-1.2: ' '$(out $U4 dock udev)' && ! grep -q '# $U on 4-1.2: ' '$(out $U4 keep udev)' && grep -q '# $U on 4-2: ' '$(out $U4 keep udev)'"
+usb4_nolinks() {
+        builtin balanced 4-1.2 $U4N && builtin dock 4-1.2 $U4N && builtin balanced 4-2 $U4N &&
+                cols balanced $U4N >"$tmp/n.b" && cols dock $U4N >"$tmp/n.d" && diff -u "$tmp/n.b" "$tmp/n.d" &&
+                grep -v '^usb.autosuspend|4-1.2|\|^usb.autosuspend|4-2|' "$tmp/n.b" >"$tmp/n.b1" && cols balanced intel-laptop >"$tmp/n.l" &&
+                diff -u "$tmp/n.l" "$tmp/n.b1"
+}
+check "USB4 tunnel without the connector links: nothing told apart, the tunnelled stick planned like a built-in device whatever dock says; the rest is intel-laptop's plan" usb4_nolinks
+# explain_of MACHINE DEVICE: explain's text
+explain_of() {
+        run_machine "$tmp/machines/$1" "$IDLECFG" explain "$2" --root "$tmp/$1-root" --kernel "$KVER" 2>&1
+}
+usb4_explain() {
+        explain_of $U4 4-1.2 >"$tmp/u4x" && grep -qxF "  removable: $TUN" "$tmp/u4x" &&
+                grep -qF "  usb.autosuspend: skipped: $TUN: the kernel's default stays" "$tmp/u4x" || { cat "$tmp/u4x"; return 1; }
+        for _dev in 4-2 1-7; do
+                explain_of $U4 $_dev >"$tmp/u4y" && ! grep -q "removable" "$tmp/u4y" || { cat "$tmp/u4y"; return 1; }
+        done
+}
+check "explain 4-1.2: in a USB4 dock on usb4_port1, router 0-1, connector port0, and the skip; explain 4-2 and 1-7 say nothing removable" usb4_explain
+UNTOLD="  removable: not told apart: USB4 dock (router 0-1, USB4_TYPE=hub, Synthetic Docks USB4 Hub Dock) is attached on usb4_port1, but the kernel links no Type-C connector to it, and root-hub port"
+UNTOLD2="has no connector link: a device in its USB3 tunnel or on the connector's USB 2 lines is planned like a built-in device (the connector links need the Type-C connector class, firmware that describes the connectors (ACPI _PLD), Linux 5.17 for USB ports and 5.19 for USB4 ports)"
+usb4_untold() {
+        explain_of $U4N 4-1.2 >"$tmp/u4n" && grep -qxF "$UNTOLD usb4-port1 $UNTOLD2" "$tmp/u4n" || { cat "$tmp/u4n"; return 1; }
+        explain_of $U4N 1-7 >"$tmp/u4n7" && grep -qxF "$UNTOLD usb1-port7 $UNTOLD2" "$tmp/u4n7" || { cat "$tmp/u4n7"; return 1; }
+}
+check "explain without the links: 4-1.2 (and any USB device, 1-7 alike) not told apart, naming the router, its USB4 port, the root-hub port and what the links need" usb4_untold
 recorded() {
         for _m in $(cd "$TESTS_DATA/machines" && ls -d */ | tr -d /); do
                 for _id in same keep dock; do

@@ -137,6 +137,10 @@ int explain_device(const struct inventory *inv, const struct plan *p, const char
                         _cleanup_free_ char *words = removable_words(&at);
                         printf(_("  removable: %s\n"), words);
                         free(at.port);
+                } else {
+                        _cleanup_free_ char *untold = removable_untold(inv, d->devpath);
+                        if (untold)
+                                printf(_("  removable: %s\n"), untold);
                 }
         }
         printf(_("\nDecisions (profile %s, %s):\n"), p->profile, p->profile_reason);

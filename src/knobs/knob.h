@@ -345,15 +345,29 @@ void knob_network(struct planctx *c);
 /* ---- removable devices (knobs/removable.c) ---- */
 /* where the kernel's "removable" comes from for a device */
 struct removable_at {
-        char *port;             /* the external-facing port's name (0000:00:07.0); free it */
+        char *port;             /* the external-facing port's name (0000:00:07.0), or the USB4
+                                 * port's (usb4_port1) for a device on a router's connector; free it */
         const char *first;      /* the first removable device below it (borrowed from the inventory) */
         const char *dock;       /* a removable PCIe switch port on the way (a dock's), NULL: none (borrowed) */
+        /* a USB device on a root-hub port that shares its Type-C connector
+         * with a USB4 port a router is attached to (a USB4 dock's USB3 tunnel
+         * or the connector's USB 2 lines); NULL: none (all borrowed) */
+        const struct usb4_router *router;
+        const char *usb_port;   /* the root-hub port's devpath (.../usb4-port1) */
+        const char *connector;  /* the Type-C connector's devpath (.../typec/port0) */
+        bool superspeed;        /* the root hub is SuperSpeed: the router's USB3 tunnel */
 };
 /* Is the device at DEVPATH at or below a PCI function the kernel marked
- * removable (below an external-facing port)? Then *RET says which port. */
+ * removable (below an external-facing port), or a USB device on a Type-C
+ * connector with a USB4 router attached? Then *RET says which port. */
 bool removable_port(const struct inventory *inv, const char *devpath, struct removable_at *ret);
 /* the words plan and explain use for AT ("below external-facing port ..."); free it */
 char *removable_words(const struct removable_at *at);
+/* What cannot be told apart: DEVPATH is a USB device not on a Type-C connector
+ * removable_port() knows, while a USB4 router is attached on a port the
+ * kernel links to no connector, or whose connector no root-hub port shares.
+ * The words for explain, NULL: nothing to say; free it. */
+char *removable_untold(const struct inventory *inv, const char *devpath);
 /* after every family: each runtime PM or autosuspend setting of a removable
  * device becomes a skip naming the port, unless [removable] policy (or dock,
  * for a dock's devices) is same; then its reason names the port */
