@@ -359,5 +359,27 @@ nv_rt_awake() {
                 { cat "$NV_RT.held"; nv_runtime held; nv_runtime audio; return 1; }
 }
 check "verify, not runtime-suspended: said, why is the NVIDIA blocker (the driver, or the audio function awake), not the generic one" nv_rt_awake
+# amdgpu's runtime PM (gpu.runtime_pm = auto): followed too; runtime-suspended
+# in D3hot with no blocker to say why (idlecfg claims no reason there), and
+# on a kernel without power_state (before 5.11) D3cold is not shown
+cat >"$tmp/amd-verify.sh" <<'SH'
+G=$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:08.1/0000:03:00.0
+ic() { "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile rpm-auto verify $2 >"$OUT.$1" 2>/dev/null; }
+echo suspended >"$G/power/runtime_status"; echo D3hot >"$G/power_state"; ic hot; ic hot.json --json
+rm -f "$G/power_state"; ic old
+SH
+ROOT=$tmp/amd-runpm-root OUT=$tmp/amd-verify run_machine "$(machine_dir amd-runpm)" sh "$tmp/amd-verify.sh" >"$tmp/amd-verify.log" 2>&1
+amd_rt() {
+        grep -qxF "  0000:03:00.0 (pci): runtime-suspended in D3hot, not D3cold (runtime_status suspended, power_state D3hot)" "$tmp/amd-verify.hot" &&
+                grep -qxF "  0000:03:00.0 (pci): runtime-suspended, D3cold not shown (runtime_status suspended, power_state -; no power_state before Linux 5.11)" "$tmp/amd-verify.old" &&
+                python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["settings"]
+g = [x["runtime"] for x in s if x["knob"] == "gpu.runtime_pm"]
+assert g == [{"state": "suspended", "status": "suspended", "power_state": "D3hot", "real_power_state": None,
+              "suspended_time_ms": None, "why": None}], g
+assert all(x["runtime"] is None for x in s if x["knob"] != "gpu.runtime_pm"), s' "$tmp/amd-verify.hot.json" ||
+                { cat "$tmp/amd-verify.log" "$tmp/amd-verify.hot" "$tmp/amd-verify.old"; return 1; }
+}
+check "verify follows amdgpu's runtime PM too: D3hot with no reason claimed, D3cold not shown without power_state; runtime null on the other settings" amd_rt
 check "every value changes its own knob alone: the rest of each plan is balanced's" only_knobs gpu.i915_fbc gpu.i915_psr gpu.amdgpu_abm $R $NP $NB
 done_testing

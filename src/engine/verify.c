@@ -120,9 +120,11 @@ static bool runtime_followed(const char *knob)
  * power/control = auto: D3cold per power_state (PCI, drivers/pci/pci-sysfs.c,
  * Linux 5.11 on) or the ACPI companion's real_power_state
  * (drivers/acpi/device_sysfs.c), else suspended or awake per
- * power/runtime_status; why not D3cold: D's blockers from FIRST on, the one of
- * the setting's knob first */
-static void runtime_add(struct blockers *b, const struct plan *p, const struct device *d, size_t first)
+ * power/runtime_status; why not D3cold: D's blocker of the setting's knob
+ * (FAMILY on: the families'), else its runtime PM blocker (FIRST to FAMILY:
+ * off, or active); no other (an ASPM link says nothing of D3cold) */
+static void runtime_add(struct blockers *b, const struct plan *p, const struct device *d, size_t first,
+                        size_t family)
 {
         for (size_t i = 0; i < p->n; i++) {
                 const struct setting *s = &p->v[i];
@@ -145,16 +147,18 @@ static void runtime_add(struct blockers *b, const struct plan *p, const struct d
                         x->state = VERIFY_RT_D3COLD;
                 else
                         x->state = streq_ptr(x->status, "suspended") ? VERIFY_RT_SUSPENDED : VERIFY_RT_AWAKE;
-                for (size_t k = first; x->state != VERIFY_RT_D3COLD && k < b->n; k++)
-                        if (b->v[k].d == d && (!x->why || streq_ptr(b->v[k].knob, s->knob)))
+                for (size_t k = family; x->state != VERIFY_RT_D3COLD && !x->why && k < b->n; k++)
+                        if (b->v[k].d == d && streq_ptr(b->v[k].knob, s->knob))
                                 x->why = b->v[k].what;
+                if (x->state != VERIFY_RT_D3COLD && !x->why && first < family)
+                        x->why = b->v[first].what;
                 return;
         }
 }
 
 static void find_blockers(const struct plan *p, const struct device *d, struct blockers *b)
 {
-        size_t first = b->n;
+        size_t first = b->n, family;
         const char *control = kv_get(&d->knobs, "power/control"), *status = kv_get(&d->knobs, "power/runtime_status");
         size_t n;
         const struct knob_family *const *fam = knob_registry(&n);
@@ -171,10 +175,11 @@ static void find_blockers(const struct plan *p, const struct device *d, struct b
                 blocker_add(b, p, d, note, xstrdup(_("runtime PM is allowed but the device is active (in use, "
                                                       "or a child keeps it awake)")));
         }
+        family = b->n;
         for (size_t i = 0; i < n; i++)
                 for (size_t k = 0; k < fam[i]->n_blockers; k++)
                         family_blocker(&fam[i]->blockers[k], p, d, b);
-        runtime_add(b, p, d, first);
+        runtime_add(b, p, d, first, family);
         for (size_t i = 0; i < d->n_children; i++)
                 find_blockers(p, &d->children[i], b);
 }
