@@ -309,8 +309,12 @@ check "runtime_pm = on and keep: no NVIDIA runtime D3" nv_on_keep
 # reached is no blocker; not reached, verify says why
 cat >"$tmp/nv-verify.sh" <<'SH'
 G=$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:01.0/0000:02:00.0 A=$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:01.0/0000:02:00.1
-ic() { "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile balanced verify >"$OUT.$1" 2>&1; }
-echo auto >"$G/power/control"; echo suspended >"$G/power/runtime_status"; echo D3cold >"$G/power_state"; ic cold
+ic() {
+        "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile rpm-auto verify >"$OUT.$1" 2>&1
+        "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile rpm-auto verify --json >"$OUT.$1.json" 2>/dev/null
+}
+echo auto >"$G/power/control"; echo suspended >"$G/power/runtime_status"; echo D3cold >"$G/power_state"
+echo 812345 >"$G/power/runtime_suspended_time"; ic cold
 echo D3hot >"$G/power_state"; ic hot
 echo active >"$G/power/runtime_status"; echo D0 >"$G/power_state"; echo on >"$A/power/control"; echo active >"$A/power/runtime_status"; ic audio
 echo auto >"$A/power/control"; echo suspended >"$A/power/runtime_status"; ic held
@@ -324,5 +328,58 @@ nv_verify() {
                 { cat "$tmp/nv-verify.log" "$tmp"/nv-verify.*; return 1; }
 }
 check "verify: D3cold reached, no blocker; D3hot only, the audio function awake, or the driver holding it: not reached, and why" nv_verify
+# verify states the GPU's runtime power in every case: D3cold reached (no
+# blocker), runtime-suspended in D3hot, or not suspended, with the time
+# suspended and, short of D3cold, the blocker that says why (text and JSON)
+NV_RT="$tmp/nv-verify"
+nv_runtime() { # CASE: the GPU's runtime row of verify --json, one line
+        python3 -c 'import json, sys
+s = [x for x in json.load(open(sys.argv[1]))["settings"] if x["knob"] == "gpu.nvidia_runtime_pm"]
+r = s[0]["runtime"]
+print("|".join(str(r[k]) for k in ("state", "status", "power_state", "real_power_state", "suspended_time_ms", "why")))' "$NV_RT.$1.json"
+}
+NV_RT_HEAD="Runtime power of the devices the plan lets suspend:"
+nv_rt_cold() {
+        grep -qxF "$NV_RT_HEAD" "$NV_RT.cold" &&
+                grep -qxF "  0000:02:00.0 (pci): D3cold reached (runtime_status suspended, power_state D3cold); suspended 812.3 s in all since it was added" "$NV_RT.cold" &&
+                [ "$(nv_runtime cold)" = "d3cold|suspended|D3cold|None|812345|None" ] ||
+                { cat "$NV_RT.cold"; nv_runtime cold; return 1; }
+}
+check "verify, D3cold reached: said, with runtime_status, power_state and the time suspended (text; JSON runtime.state d3cold)" nv_rt_cold
+nv_rt_hot() {
+        grep -qxF "  0000:02:00.0 (pci): runtime-suspended in D3hot, not D3cold (runtime_status suspended, power_state D3hot); suspended 812.3 s in all since it was added; why not D3cold: its idle blocker above" "$NV_RT.hot" &&
+                [ "$(nv_runtime hot)" = "suspended|suspended|D3hot|None|812345|NVIDIA GPU runtime-suspended but not in D3cold (power_state D3hot, firmware_node/real_power_state absent): the platform has no power resource to cut (no _PR3), or d3cold_allowed is 0" ] ||
+                { cat "$NV_RT.hot"; nv_runtime hot; return 1; }
+}
+check "verify, runtime-suspended in D3hot only: said, with why not D3cold (text: its blocker; JSON runtime.why)" nv_rt_hot
+nv_rt_awake() {
+        grep -qxF "  0000:02:00.0 (pci): not runtime-suspended (runtime_status active, power_state D0); suspended 812.3 s in all since it was added; why not D3cold: its idle blocker above" "$NV_RT.held" &&
+                [ "$(nv_runtime held)" = "awake|active|D0|None|812345|NVIDIA GPU not in D3cold (runtime_status active, power_state D0): the driver holds it (in use, NVreg_DynamicPowerManagement not 0x02, or video memory in use; /proc/driver/nvidia/gpus/0000:02:00.0/power says which)" ] &&
+                case "$(nv_runtime audio)" in "awake|active|D0|None|812345|NVIDIA GPU not in D3cold (runtime_status active): its function 0000:02:00.1"*) ;; *) false ;; esac ||
+                { cat "$NV_RT.held"; nv_runtime held; nv_runtime audio; return 1; }
+}
+check "verify, not runtime-suspended: said, why is the NVIDIA blocker (the driver, or the audio function awake), not the generic one" nv_rt_awake
+# amdgpu's runtime PM (gpu.runtime_pm = auto): followed too; runtime-suspended
+# in D3hot with no blocker to say why (idlecfg claims no reason there), and
+# on a kernel without power_state (before 5.11) D3cold is not shown
+cat >"$tmp/amd-verify.sh" <<'SH'
+G=$UMOCKDEV_DIR/sys/devices/pci0000:00/0000:00:08.1/0000:03:00.0
+ic() { "$IDLECFG" --root "$ROOT" --kernel "$KVER" --profile rpm-auto verify $2 >"$OUT.$1" 2>/dev/null; }
+echo suspended >"$G/power/runtime_status"; echo D3hot >"$G/power_state"; ic hot; ic hot.json --json
+rm -f "$G/power_state"; ic old
+SH
+ROOT=$tmp/amd-runpm-root OUT=$tmp/amd-verify run_machine "$(machine_dir amd-runpm)" sh "$tmp/amd-verify.sh" >"$tmp/amd-verify.log" 2>&1
+amd_rt() {
+        grep -qxF "  0000:03:00.0 (pci): runtime-suspended in D3hot, not D3cold (runtime_status suspended, power_state D3hot)" "$tmp/amd-verify.hot" &&
+                grep -qxF "  0000:03:00.0 (pci): runtime-suspended, D3cold not shown (runtime_status suspended, power_state -; no power_state before Linux 5.11)" "$tmp/amd-verify.old" &&
+                python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["settings"]
+g = [x["runtime"] for x in s if x["knob"] == "gpu.runtime_pm"]
+assert g == [{"state": "suspended", "status": "suspended", "power_state": "D3hot", "real_power_state": None,
+              "suspended_time_ms": None, "why": None}], g
+assert all(x["runtime"] is None for x in s if x["knob"] != "gpu.runtime_pm"), s' "$tmp/amd-verify.hot.json" ||
+                { cat "$tmp/amd-verify.log" "$tmp/amd-verify.hot" "$tmp/amd-verify.old"; return 1; }
+}
+check "verify follows amdgpu's runtime PM too: D3hot with no reason claimed, D3cold not shown without power_state; runtime null on the other settings" amd_rt
 check "every value changes its own knob alone: the rest of each plan is balanced's" only_knobs gpu.i915_fbc gpu.i915_psr gpu.amdgpu_abm $R $NP $NB
 done_testing

@@ -119,6 +119,64 @@ static void verify_denied_json(const struct status *st, struct json *j)
         json_end_object(j);
 }
 
+/* the runtime power verify read for the plan's setting I, NULL: none */
+static const struct verify_runtime *runtime_of(const struct verify_result *r, size_t i)
+{
+        for (size_t k = 0; k < r->n_runtime; k++)
+                if (r->runtime[k].setting == i)
+                        return &r->runtime[k];
+        return NULL;
+}
+
+static void runtime_json(const struct verify_runtime *x, struct json *j)
+{
+        json_key(j, "runtime");
+        if (!x) {
+                json_null(j);
+                return;
+        }
+        json_begin_object(j);
+        json_kv_string(j, "state", verify_runtime_names[x->state]);
+        json_kv_string(j, "status", x->status);
+        json_kv_string(j, "power_state", x->power_state);
+        json_kv_string(j, "real_power_state", x->real_power_state);
+        json_kv_int_or_null(j, "suspended_time_ms", x->suspended_ms >= 0, x->suspended_ms);
+        json_kv_string(j, "why", x->why);
+        json_end_object(j);
+}
+
+/* the runtime power of the devices the plan lets suspend: D3cold reached,
+ * runtime-suspended short of it, or awake, with the evidence; why not D3cold
+ * is the device's idle blocker, printed above */
+static void runtime_text(const struct verify_result *r, FILE *out)
+{
+        if (r->n_runtime)
+                fprintf(out, _("Runtime power of the devices the plan lets suspend:\n"));
+        for (size_t i = 0; i < r->n_runtime; i++) {
+                const struct verify_runtime *x = &r->runtime[i];
+                struct strbuf ev = {};
+
+                sb_appendf(&ev, "runtime_status %s, power_state %s", x->status ? x->status : "?",
+                           x->power_state ? x->power_state : "-");
+                if (x->real_power_state)
+                        sb_appendf(&ev, ", firmware_node/real_power_state %s", x->real_power_state);
+                fprintf(out, "  %s (%s): ", x->d->name, x->d->class);
+                if (x->state == VERIFY_RT_D3COLD)
+                        fprintf(out, _("D3cold reached (%s)"), sb_str(&ev));
+                else if (x->state == VERIFY_RT_SUSPENDED && x->power_state)
+                        fprintf(out, _("runtime-suspended in %s, not D3cold (%s)"), x->power_state, sb_str(&ev));
+                else if (x->state == VERIFY_RT_SUSPENDED)
+                        fprintf(out, _("runtime-suspended, D3cold not shown (%s; no power_state before Linux 5.11)"),
+                                sb_str(&ev));
+                else
+                        fprintf(out, _("not runtime-suspended (%s)"), sb_str(&ev));
+                if (x->suspended_ms >= 0)
+                        fprintf(out, _("; suspended %.1f s in all since it was added"), (double) x->suspended_ms / 1000);
+                fputs(x->why ? _("; why not D3cold: its idle blocker above\n") : "\n", out);
+                sb_free(&ev);
+        }
+}
+
 static void verify_print_json(const struct verify_result *r, const struct plan *p, const struct next_steps *steps,
                               const struct boot_lefts *left, const struct status *st, FILE *out)
 {
@@ -142,6 +200,7 @@ static void verify_print_json(const struct verify_result *r, const struct plan *
                 json_kv_string(&j, "actual", r->actual[i]);
                 json_kv_string(&j, "state", verify_state_names[r->state[i]]);
                 json_kv_string(&j, "mechanism", mechanism_to_string(s->mech));
+                runtime_json(runtime_of(r, i), &j);
                 json_end_object(&j);
         }
         json_end_array(&j);
@@ -237,6 +296,7 @@ static void verify_print(const struct verify_result *r, const struct plan *p, co
                 else
                         fputc('\n', out);
         }
+        runtime_text(r, out);
         verify_print_prereqs(r->prereqs, r->n_prereqs, out);
         for (size_t i = 0; i < _M_RES_MAX; i++)
                 if (r->residency[i].have)

@@ -26,6 +26,12 @@ const char *const verify_state_names[_VERIFY_MAX] = {
         [VERIFY_MISSING] = "missing",
 };
 
+const char *const verify_runtime_names[_VERIFY_RT_MAX] = {
+        [VERIFY_RT_D3COLD] = "d3cold",
+        [VERIFY_RT_SUSPENDED] = "suspended",
+        [VERIFY_RT_AWAKE] = "awake",
+};
+
 const char *const verify_residency_names[_M_RES_MAX] = {
         [M_LPI_CPU] = "low_power_idle_cpu_residency_us",
         [M_LPI_SYSTEM] = "low_power_idle_system_residency_us",
@@ -49,6 +55,8 @@ static const struct setting *plan_find(const struct plan *p, const char *devpath
 struct blockers {
         struct verify_blocker *v;
         size_t n;
+        struct verify_runtime *rt;
+        size_t n_rt;
 };
 
 static void blocker_add(struct blockers *b, const struct plan *p, const struct device *d, const char *knob,
@@ -95,8 +103,62 @@ static void family_blocker(const struct knob_blocker *x, const struct plan *p, c
                 blocker_add(b, p, d, x->knob, blocker_message(_(x->message), v));
 }
 
+/* does a family follow the runtime power of the devices KNOB lets suspend? */
+static bool runtime_followed(const char *knob)
+{
+        size_t n;
+        const struct knob_family *const *fam = knob_registry(&n);
+
+        for (size_t i = 0; i < n; i++)
+                for (const char *const *k = fam[i]->runtime_followed; k && *k; k++)
+                        if (streq(*k, knob))
+                                return true;
+        return false;
+}
+
+/* the runtime power of device D where a followed setting of the plan sets its
+ * power/control = auto: D3cold per power_state (PCI, drivers/pci/pci-sysfs.c,
+ * Linux 5.11 on) or the ACPI companion's real_power_state
+ * (drivers/acpi/device_sysfs.c), else suspended or awake per
+ * power/runtime_status; why not D3cold: D's blocker of the setting's knob
+ * (FAMILY on: the families'), else its runtime PM blocker (FIRST to FAMILY:
+ * off, or active); no other (an ASPM link says nothing of D3cold) */
+static void runtime_add(struct blockers *b, const struct plan *p, const struct device *d, size_t first,
+                        size_t family)
+{
+        for (size_t i = 0; i < p->n; i++) {
+                const struct setting *s = &p->v[i];
+                _cleanup_free_ char *dir = NULL, *ms = NULL;
+                struct verify_runtime *x;
+
+                if (!d->devpath || !streq_ptr(s->device, d->devpath) || !streq_ptr(s->attr, "power/control") ||
+                    !streq_ptr(s->value, "auto") || !runtime_followed(s->knob))
+                        continue;
+                dir = xasprintf("/sys%s", d->devpath);
+                b->rt = xrealloc(b->rt, (b->n_rt + 1) * sizeof(*b->rt));
+                x = &b->rt[b->n_rt++];
+                *x = (struct verify_runtime) { .d = d, .setting = i, .suspended_ms = -1 };
+                (void) read_attr(dir, "power/runtime_status", &x->status);
+                (void) read_attr(dir, "power_state", &x->power_state);
+                (void) read_attr(dir, "firmware_node/real_power_state", &x->real_power_state);
+                if (read_attr(dir, "power/runtime_suspended_time", &ms) == 0 && ms[0] >= '0' && ms[0] <= '9')
+                        x->suspended_ms = strtoll(ms, NULL, 10);
+                if (streq_ptr(x->power_state, "D3cold") || streq_ptr(x->real_power_state, "D3cold"))
+                        x->state = VERIFY_RT_D3COLD;
+                else
+                        x->state = streq_ptr(x->status, "suspended") ? VERIFY_RT_SUSPENDED : VERIFY_RT_AWAKE;
+                for (size_t k = family; x->state != VERIFY_RT_D3COLD && !x->why && k < b->n; k++)
+                        if (b->v[k].d == d && streq_ptr(b->v[k].knob, s->knob))
+                                x->why = b->v[k].what;
+                if (x->state != VERIFY_RT_D3COLD && !x->why && first < family)
+                        x->why = b->v[first].what;
+                return;
+        }
+}
+
 static void find_blockers(const struct plan *p, const struct device *d, struct blockers *b)
 {
+        size_t first = b->n, family;
         const char *control = kv_get(&d->knobs, "power/control"), *status = kv_get(&d->knobs, "power/runtime_status");
         size_t n;
         const struct knob_family *const *fam = knob_registry(&n);
@@ -113,9 +175,11 @@ static void find_blockers(const struct plan *p, const struct device *d, struct b
                 blocker_add(b, p, d, note, xstrdup(_("runtime PM is allowed but the device is active (in use, "
                                                       "or a child keeps it awake)")));
         }
+        family = b->n;
         for (size_t i = 0; i < n; i++)
                 for (size_t k = 0; k < fam[i]->n_blockers; k++)
                         family_blocker(&fam[i]->blockers[k], p, d, b);
+        runtime_add(b, p, d, first, family);
         for (size_t i = 0; i < d->n_children; i++)
                 find_blockers(p, &d->children[i], b);
 }
@@ -215,6 +279,12 @@ void verify_result_free(struct verify_result *r)
         for (size_t i = 0; i < r->n_blockers; i++)
                 free(r->blockers[i].what);
         free(r->blockers);
+        for (size_t i = 0; i < r->n_runtime; i++) {
+                free(r->runtime[i].status);
+                free(r->runtime[i].power_state);
+                free(r->runtime[i].real_power_state);
+        }
+        free(r->runtime);
         for (size_t i = 0; r->actual && i < r->n; i++)
                 free(r->actual[i]);
         free(r->actual);
@@ -283,6 +353,8 @@ int verify_run_of(const struct rootfs *rfs, const struct plan *p, const struct i
                         find_blockers(p, &inv->classes[c].v[i], &b);
         res->blockers = b.v;
         res->n_blockers = b.n;
+        res->runtime = b.rt;
+        res->n_runtime = b.n_rt;
         residencies(res);
         verify_prereqs(inv, p, &res->prereqs, &res->n_prereqs);
         return res->count[VERIFY_DRIFT] + res->count[VERIFY_MISSING] > 0;

@@ -31,6 +31,29 @@ struct verify_blocker {
         const struct setting *s;        /* the plan's setting of that knob on the device, or NULL */
 };
 
+/* the runtime power of a device whose power/control = auto the plan sets
+ * with a knob a family follows (.runtime_followed: a GPU's) */
+enum verify_runtime_state {
+        VERIFY_RT_D3COLD,               /* power_state or real_power_state D3cold: the platform cut its power */
+        VERIFY_RT_SUSPENDED,            /* runtime-suspended, not in D3cold (D3hot, or no power state shown) */
+        VERIFY_RT_AWAKE,                /* not runtime-suspended */
+        _VERIFY_RT_MAX
+};
+/* "d3cold", "suspended", "awake": as verify --json names them (never translated) */
+extern const char *const verify_runtime_names[_VERIFY_RT_MAX];
+
+struct verify_runtime {
+        const struct device *d;
+        size_t setting;                 /* the plan's setting (p->v[setting]) that lets it suspend */
+        enum verify_runtime_state state;
+        char *status;                   /* power/runtime_status, NULL: unreadable */
+        char *power_state;              /* power_state (PCI, Linux 5.11 on), NULL: absent */
+        char *real_power_state;         /* firmware_node/real_power_state (ACPI), NULL: absent */
+        long long suspended_ms;         /* power/runtime_suspended_time (ms, since the device was added), -1: unreadable */
+        const char *why;                /* not D3cold: the device's idle blocker that says why (its what, owned
+                                         * by the result's blockers), NULL: none */
+};
+
 /* a platform prerequisite of deep idle (the families' .prereqs) that applies here */
 struct verify_prereq {
         const char *name;               /* "pmc", "pciehp", "i2c_hid_acpi", "mem_sleep" */
@@ -46,6 +69,8 @@ struct verify_result {
         size_t count[_VERIFY_MAX];
         struct verify_blocker *blockers;
         size_t n_blockers;
+        struct verify_runtime *runtime; /* in the order of the devices, as the blockers */
+        size_t n_runtime;
         struct {
                 bool have;              /* readable at both looks */
                 unsigned long long value, delta;        /* the second look, and its growth in 0.25 s */

@@ -481,6 +481,9 @@ static const struct knob_blocker blockers[] = {
         BLOCKER_CHECK("pci", K_NV_BIND, nvidia_d3cold_blocker),
 };
 
+/* the GPUs the plan lets suspend: verify says whether each reached D3cold */
+static const char *const runtime_followed[] = { K_NV_BIND, "gpu.runtime_pm", NULL };
+
 const struct knob_family knob_family_gpu = {
         .name = "gpu",
         .section = "gpu",
@@ -491,5 +494,6 @@ const struct knob_family knob_family_gpu = {
         .modules = modules,
         KNOB_LIST(runtime_pm, runtime_pm),
         KNOB_LIST(blockers, blockers),
+        .runtime_followed = runtime_followed,
         .plan = knob_gpu,
 };

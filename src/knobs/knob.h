@@ -266,6 +266,12 @@ struct knob_family {
         /* verify: the family's other idle blockers, checked on every device */
         const struct knob_blocker *blockers;
         size_t n_blockers;
+        /* verify: knobs whose power/control = auto verify follows: it reads
+         * the device's runtime power (power/runtime_status, the PCI
+         * power_state, the ACPI companion's real_power_state, the time
+         * suspended) and says whether it reached D3cold, with the idle
+         * blocker that says why not. NULL-terminated, or NULL */
+        const char *const *runtime_followed;
         /* explain: classes whose setting is planned on the parent device
          * (an I2C adapter's runtime PM is its controller's) */
         const char *const *on_parent;   /* NULL-terminated, or NULL */
