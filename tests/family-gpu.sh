@@ -9,7 +9,7 @@
 # laptops with their family entries turned round)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 35
+plan 39
 
 family_root() {
         mkdir -p "$1/etc/udev/hwdb.d"
