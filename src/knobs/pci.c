@@ -182,10 +182,13 @@ static bool nic(struct planctx *c, const struct device *d, const char *want)
                                     dash, n->idle));
                 return true;
         }
-        if (!kv_find(&d->knobs, "power/wakeup")) {
+        if (d->pme_known ? !d->pme_support : !kv_find(&d->knobs, "power/wakeup")) {
                 plan_skip(c, d, "pci.runtime_pm",
-                          xasprintf("skipped: Ethernet controller (%s) that cannot signal PME (no power/wakeup: its PM "
-                                    "capability lists no PME), so no wake on link change: %s", n->driver, n->no_pme));
+                          xasprintf("skipped: Ethernet controller (%s) that cannot signal PME (%s), so no wake on "
+                                    "link change: %s", n->driver,
+                                    d->pme_known ? "its PM capability lists none" : "no power/wakeup: its PM capability "
+                                                                                    "lists none",
+                                    n->no_pme));
                 return true;
         }
         armed = streq_ptr(kv_get(&d->knobs, "power/wakeup"), "enabled");
