@@ -7,7 +7,7 @@
 # another driver, Wake-on-LAN or an external-facing port)
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/family-lib.sh"
-plan 19
+plan 21
 
 value auto pci runtime_pm auto udev
 value on pci runtime_pm on udev
@@ -29,18 +29,30 @@ value wol pci runtime_pm auto
 printf '[network]\nwake_on_lan = off\n' >>"$tmp/profiles/wol.profile"
 # nic_variant NAME DRIVER WAKEUP [REMOVABLE]: desktop-sata whose NIC
 # (0000:00:19.0, e1000e, power/wakeup enabled) is bound to DRIVER, has
-# power/wakeup WAKEUP and, given, the attribute removable; planned in a
+# power/wakeup WAKEUP (absent: no such attribute, a function without PME),
+# given, the attribute removable and, given, a config space whose PM
+# capability's PMC is the hex word PMC (the recording has none: unknown);
+# planned in a
 # session of its own (hwdb_variant with no entry) but not among the machines
 # the counts above are made of
 NIC=/devices/pci0000:00/0000:00:19.0
 nic_variant() {
         mkdir -p "$tmp/machines/$1-m"
         cp -R "$TESTS_DATA/machines/desktop-sata/." "$tmp/machines/$1-m/"
-        awk -v dev="$NIC" -v drv="$2" -v wake="$3" -v rem="${4:-}" '
-                /^P: / { p = $2 }
+        _cfg=
+        [ -n "${5:-}" ] && _cfg=$(python3 -c 'import sys
+c = bytearray(256)
+c[0:4] = bytes.fromhex("8680ef10")           # 8086:10ef
+c[6] = 0x10                                  # status: a capability list
+c[0x34] = 0xc8                               # the PM capability, alone
+pmc = int(sys.argv[1], 16)
+c[0xc8:0xcc] = bytes([1, 0, pmc & 0xff, pmc >> 8])
+print(c.hex().upper())' "$5")
+        awk -v dev="$NIC" -v drv="$2" -v wake="$3" -v rem="${4:-}" -v cfg="$_cfg" '
+                /^P: / { p = $2; if (p == dev && cfg != "") { print; print "H: config=" cfg; next } }
                 p == dev && /^E: DRIVER=/ { $0 = "E: DRIVER=" drv }
                 p == dev && /^L: driver=/ { $0 = "L: driver=../../../bus/pci/drivers/" drv }
-                p == dev && /^A: power\/wakeup=/ { $0 = "A: power/wakeup=" wake "\\n"; n++ }
+                p == dev && /^A: power\/wakeup=/ { n++; if (wake == "absent") next; $0 = "A: power/wakeup=" wake "\\n" }
                 p == dev && /^A: revision=/ && rem != "" { print "A: removable=" rem "\\n" }
                 { print }
                 END { exit n != 1 }' "$TESTS_DATA/machines/desktop-sata/machine.umockdev" \
@@ -51,6 +63,14 @@ nic_variant nic-e1000e e1000e disabled
 nic_variant nic-tg3 tg3 disabled
 nic_variant nic-ext e1000e disabled removable
 nic_variant nic-r8169 r8169 disabled
+# functions that cannot signal PME: no power/wakeup; or power/wakeup (a PCIe
+# port's PME service marks every function below it) and a PM capability
+# listing no PME, as QEMU's e1000e (PMC 0x0022: version 1.1, DSI); the same
+# with a real 82574L's PMC (0xc822: PME from D0, D3hot, D3cold)
+nic_variant nic-nopme e1000e absent
+nic_variant nic-igb-nopme igb absent
+nic_variant nic-qemu e1000e enabled "" 0022
+nic_variant nic-pme e1000e enabled "" c822
 # the r8169 copy with a local entry saying its NIC runs DASH
 hwdb_variant nic-dash nic-r8169 'pci:v00008086d000010EF*
  IDLECFG_NIC_DASH=enabled
@@ -158,6 +178,20 @@ nic_wol() {
                 { nic auto desktop-sata; nic wol desktop-sata; return 1; }
 }
 check "auto: desktop-sata's e1000e with Wake-on-LAN armed is skipped (its runtime suspend arms only the link-change wake); kept when the profile turns Wake-on-LAN off; on plans on" nic_wol
+nic_nopme() {
+        [ "$(nic auto nic-nopme)" = "|skipped: Ethernet controller (e1000e) that cannot signal PME (no power/wakeup: its PM capability lists none), so no wake on link change: e1000_probe() (drivers/net/ethernet/intel/e1000e/netdev.c) drops its runtime PM hold only where pci_dev_run_wake() finds PME, so the NIC stays active and power/control = auto would do nothing" ] &&
+                [ "$(nic auto nic-igb-nopme)" = "|skipped: Ethernet controller (igb) that cannot signal PME (no power/wakeup: its PM capability lists none), so no wake on link change: igb_probe() (drivers/net/ethernet/intel/igb/igb_main.c) lets it runtime-suspend all the same, and without PME nothing wakes it when the cable comes back: the link would stay down" ] &&
+                [ "$(nic on nic-nopme)" = "on|$(reason_of on pci runtime_pm on)" ] &&
+                nic auto nic-e1000e | grep -q "^auto|" ||
+                { nic auto nic-nopme; nic auto nic-igb-nopme; nic on nic-nopme; return 1; }
+}
+check "auto: an e1000e or igb function without power/wakeup (so without PME) is skipped: e1000e's driver keeps it active, igb's would suspend it with no wake on link up; the same NIC with power/wakeup gets auto; on still plans on" nic_nopme
+nic_pmc() {
+        [ "$(nic wol nic-qemu)" = "|skipped: Ethernet controller (e1000e) that cannot signal PME (its PM capability lists none), so no wake on link change: e1000_probe() (drivers/net/ethernet/intel/e1000e/netdev.c) drops its runtime PM hold only where pci_dev_run_wake() finds PME, so the NIC stays active and power/control = auto would do nothing" ] &&
+                nic wol nic-pme | grep -q "^auto|.*Ethernet controller: $E1000E_IDLE" ||
+                { nic wol nic-qemu; nic wol nic-pme; return 1; }
+}
+check "wol: with power/wakeup (a PCIe port's PME service marks every function below it), the config space decides: QEMU's e1000e (PMC 0x0022, no PME) is skipped, a real 82574L's (PMC 0xc822) gets auto" nic_pmc
 HD=/etc/udev/hwdb.d/99-nic-dash.hwdb
 nic_dash_deny() {
         [ "$(nic auto nic-dash)" = "|skipped: r8169 in DASH mode (hwdb $HD:3 (family test dash)): remote management needs the port up; $R8169_IDLE" ] ||

@@ -16,6 +16,7 @@
 
 #include "engine/measure-sample.h"
 #include "base/util.h"
+#include "root/sysfs.h"
 
 #define MAX_PROC_FILE (4u << 20)
 
@@ -132,27 +133,24 @@ static void pci_ltr_at(int dfd, struct m_dev *d)
         _cleanup_close_ int fd = openat(dfd, "config", O_RDONLY | O_CLOEXEC);
         uint8_t c[256];
         ssize_t n = fd < 0 ? -1 : read(fd, c, sizeof(c));
-        unsigned pos, cap2, ctl2;
+        unsigned cap2, ctl2;
+        int pos;
 
         d->ltr = -1;
-        if (n < PCI_CAPABILITY_LIST + 1 || !(c[PCI_STATUS] & PCI_STATUS_CAP_LIST))
+        if (n < PCI_CAPABILITY_LIST + 1)
                 return;
-        pos = c[PCI_CAPABILITY_LIST] & ~3u;
-        for (unsigned hops = 0; pos >= 0x40 && hops < 48; hops++) {
-                if (pos + PCI_EXP_DEVCTL2 + 2 > (unsigned) n) {
-                        /* an unprivileged reader gets the first 64 bytes only */
-                        d->ltr_unknown = true;
-                        return;
-                }
-                if (c[pos] == PCI_CAP_ID_EXP) {
-                        cap2 = c[pos + PCI_EXP_DEVCAP2] | (unsigned) c[pos + PCI_EXP_DEVCAP2 + 1] << 8;
-                        ctl2 = c[pos + PCI_EXP_DEVCTL2] | (unsigned) c[pos + PCI_EXP_DEVCTL2 + 1] << 8;
-                        if (cap2 & PCI_EXP_DEVCAP2_LTR)
-                                d->ltr = (ctl2 & PCI_EXP_DEVCTL2_LTR_EN) ? 1 : 0;
-                        return;
-                }
-                pos = c[pos + 1] & ~3u;
+        pos = pci_config_cap(c, (size_t) n, PCI_CAP_ID_EXP);
+        if (pos < 0 || (pos > 0 && (size_t) pos + PCI_EXP_DEVCTL2 + 2 > (size_t) n)) {
+                /* an unprivileged reader gets the first 64 bytes only */
+                d->ltr_unknown = true;
+                return;
         }
+        if (pos == 0)
+                return;
+        cap2 = c[pos + PCI_EXP_DEVCAP2] | (unsigned) c[pos + PCI_EXP_DEVCAP2 + 1] << 8;
+        ctl2 = c[pos + PCI_EXP_DEVCTL2] | (unsigned) c[pos + PCI_EXP_DEVCTL2 + 1] << 8;
+        if (cap2 & PCI_EXP_DEVCAP2_LTR)
+                d->ltr = (ctl2 & PCI_EXP_DEVCTL2_LTR_EN) ? 1 : 0;
 }
 
 static void pci_link_at(int dfd, struct m_dev *d)

@@ -86,34 +86,52 @@ static bool ahci_platform_denied(struct planctx *c, const struct device *d)
  * direct-complete path, drivers/pci/pci-driver.c), magic packet unarmed.
  * The peers' NIC breakages (issue 47): TLP #605 (an r8169 whose Wake-on-LAN
  * turns itself off after a while), #636 (eth0 down after a boot on battery),
- * #684. */
+ * #684.
+ *
+ * All of it needs a function that can signal PME: the wake on link change
+ * is a PME. The PCI core makes a function wakeup-capable, so that it has
+ * power/wakeup, exactly when its PM capability lists PME from some state
+ * (pci_pm_init(), drivers/pci/pci.c; ACPI _PRW can add it too, without PME);
+ * a function without power/wakeup has none (QEMU's e1000e and igb: PMC
+ * holds only DSI). What the driver then does (.no_pme), in 6.1, 6.12 and
+ * 7.3: r8169 and e1000e keep the function active, igb and igc let it suspend
+ * with no way back when the cable returns. */
 static const struct nic_driver {
         const char *driver;
         const char *idle;       /* what its runtime idle does, and where */
         const char *wake;       /* what its runtime suspend arms for wake-up, and where */
         bool wake_kept;         /* does the Wake-on-LAN path survive its runtime suspend? */
+        const char *no_pme;     /* what happens to a function that cannot signal PME, and where */
 } nic_drivers[] = {
         { "r8169",
           "rtl8169_runtime_idle() (drivers/net/ethernet/realtek/r8169_main.c) schedules runtime suspend 10 s after "
           "the carrier goes down, and refuses it while DASH is enabled (tp->dash_enabled)",
           "rtl8169_runtime_suspend() arms wake on link change only (__rtl8169_set_wol(tp, WAKE_PHY)); the "
-          "Wake-on-LAN options come back at runtime resume", false },
+          "Wake-on-LAN options come back at runtime resume", false,
+          "rtl_init_one() (drivers/net/ethernet/realtek/r8169_main.c) drops its runtime PM hold only where "
+          "pci_dev_run_wake() finds PME, so the NIC stays active and power/control = auto would do nothing" },
         { "e1000e",
           "e1000e_pm_runtime_idle() (drivers/net/ethernet/intel/e1000e/netdev.c) schedules runtime suspend 5 s "
           "after e1000e_has_link() finds no link",
           "e1000e_pm_runtime_suspend() calls __e1000_shutdown(pdev, true), which arms only the link-change wake "
           "(E1000_WUFC_LNKC), and e1000e_pm_prepare() lets a runtime-suspended NIC stay so through suspend to RAM",
-          false },
+          false,
+          "e1000_probe() (drivers/net/ethernet/intel/e1000e/netdev.c) drops its runtime PM hold only where "
+          "pci_dev_run_wake() finds PME, so the NIC stays active and power/control = auto would do nothing" },
         { "igb",
           "igb_runtime_idle() (drivers/net/ethernet/intel/igb/igb_main.c) schedules runtime suspend 5 s after "
           "igb_has_link() finds no link",
           "igb_runtime_suspend() calls __igb_shutdown(pdev, NULL, 1), which arms only the link-change wake "
-          "(E1000_WUFC_LNKC)", false },
+          "(E1000_WUFC_LNKC)", false,
+          "igb_probe() (drivers/net/ethernet/intel/igb/igb_main.c) lets it runtime-suspend all the same, and "
+          "without PME nothing wakes it when the cable comes back: the link would stay down" },
         { "igc",
           "igc_runtime_idle() (drivers/net/ethernet/intel/igc/igc_main.c) schedules runtime suspend 5 s after "
           "igc_has_link() finds no link",
           "igc_runtime_suspend() calls __igc_shutdown(pdev, NULL, 1), which arms only the link-change wake "
-          "(IGC_WUFC_LNKC)", false },
+          "(IGC_WUFC_LNKC)", false,
+          "igc_probe() (drivers/net/ethernet/intel/igc/igc_main.c) lets it runtime-suspend all the same, and "
+          "without PME nothing wakes it when the cable comes back: the link would stay down" },
 };
 
 static const struct nic_driver *nic_driver(const char *driver)
@@ -162,6 +180,15 @@ static bool nic(struct planctx *c, const struct device *d, const char *want)
                 plan_skip(c, d, "pci.runtime_pm",
                           xasprintf("skipped: r8169 in DASH mode (%s): remote management needs the port up; %s",
                                     dash, n->idle));
+                return true;
+        }
+        if (d->pme_known ? !d->pme_support : !kv_find(&d->knobs, "power/wakeup")) {
+                plan_skip(c, d, "pci.runtime_pm",
+                          xasprintf("skipped: Ethernet controller (%s) that cannot signal PME (%s), so no wake on "
+                                    "link change: %s", n->driver,
+                                    d->pme_known ? "its PM capability lists none" : "no power/wakeup: its PM capability "
+                                                                                    "lists none",
+                                    n->no_pme));
                 return true;
         }
         armed = streq_ptr(kv_get(&d->knobs, "power/wakeup"), "enabled");

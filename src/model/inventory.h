@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "root/modules.h"
@@ -26,6 +27,8 @@ struct device {
         size_t n_children;
         char **notes;           /* what could not be read, and why */
         size_t n_notes;
+        bool pme_known;         /* PCI: the PM capability was read from config space */
+        uint8_t pme_support;    /* PCI: the states it signals PME from (PMC bits 15:11, D3cold..D0) */
 };
 
 struct device_list {

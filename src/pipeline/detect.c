@@ -134,6 +134,7 @@ static void visit_pci(struct inventory *inv, struct udev *udev, struct dev *d)
 {
         struct device *x = device_list_add(&inv->classes[CL_PCI]);
         const char *v;
+        int pme;
 
         x->class = "pci";
         add_id(x, d, "vendor", "vendor", true);
@@ -154,6 +155,10 @@ static void visit_pci(struct inventory *inv, struct udev *udev, struct dev *d)
         }
         set_common(x, d);
         add_knobs(x, d);
+        if ((pme = pci_config_pme(d->dfd)) >= 0) {
+                x->pme_known = true;
+                x->pme_support = (uint8_t) pme;
+        }
         x->identity = device_identity(ID_PCI, (const char *const[]) {
                 kv_get(&x->ids, "vendor"), kv_get(&x->ids, "device"), kv_get(&x->ids, "subsystem_vendor"),
                 kv_get(&x->ids, "subsystem_device"), kv_get(&x->ids, "class") });

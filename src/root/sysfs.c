@@ -9,7 +9,9 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/pci_regs.h>
 
 #include "root/sysfs.h"
 
@@ -147,4 +149,38 @@ void sysfs_list_free(char **v, size_t n)
         for (size_t i = 0; i < n; i++)
                 free(v[i]);
         free(v);
+}
+
+int pci_config_cap(const uint8_t *c, size_t n, uint8_t id)
+{
+        unsigned pos;
+
+        if (n < PCI_CAPABILITY_LIST + 1)
+                return -1;
+        if (!(c[PCI_STATUS] & PCI_STATUS_CAP_LIST))
+                return 0;
+        pos = c[PCI_CAPABILITY_LIST] & ~3u;
+        /* a list that loops ends: 48 capabilities fit in 256 bytes */
+        for (unsigned hops = 0; pos >= 0x40 && hops < 48; hops++) {
+                if (pos + 2 > n)
+                        return -1;
+                if (c[pos] == id)
+                        return (int) pos;
+                pos = c[pos + 1] & ~3u;
+        }
+        return 0;
+}
+
+int pci_config_pme(int dfd)
+{
+        _cleanup_close_ int fd = openat(dfd, "config", O_RDONLY | O_CLOEXEC);
+        uint8_t c[256];
+        ssize_t n = fd < 0 ? -1 : read(fd, c, sizeof(c));
+        int pos = n > 0 ? pci_config_cap(c, (size_t) n, PCI_CAP_ID_PM) : -1;
+        unsigned pmc;
+
+        if (pos < 0 || (pos > 0 && (size_t) pos + PCI_PM_PMC + 2 > (size_t) n))
+                return -1;
+        pmc = pos ? c[pos + PCI_PM_PMC] | (unsigned) c[pos + PCI_PM_PMC + 1] << 8 : 0;
+        return (int) ((pmc & PCI_PM_CAP_PME_MASK) >> 11);
 }

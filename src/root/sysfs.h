@@ -1,6 +1,8 @@
 /* sysfs.h: the devices of some subsystems, listed straight from /sys */
 #pragma once
 
+#include <stdint.h>
+
 #include "base/util.h"
 
 /* "a/b/../c" -> "a/c", in place; PATH is absolute */
@@ -21,3 +23,16 @@ int sysfs_path_compare(const char *a, const char *b);
 int sysfs_list(const char *const *subsystems, size_t n_subsystems,
                bool (*keep)(const char *subsystem, const char *name), char ***ret, size_t *ret_n);
 void sysfs_list_free(char **v, size_t n);
+
+/* PCI config space (include/uapi/linux/pci_regs.h): the offset of capability
+ * ID in C, the N bytes read of a function's config file; 0 when the function
+ * has none, -1 when its list leads past what was read (an unprivileged
+ * reader gets the first 64 bytes) or N is too short for the list's head */
+int pci_config_cap(const uint8_t *c, size_t n, uint8_t id);
+
+/* the states the PCI function below DFD signals PME from, from its PM
+ * capability's PMC in its config file (bits 15:11 shifted down: D0 is bit
+ * 0, D3cold bit 4), which pci_pm_init() turns into pdev->pme_support; 0
+ * for none or no PM capability; -1 when unknown (no config file, or the
+ * capability past what a user may read) */
+int pci_config_pme(int dfd);

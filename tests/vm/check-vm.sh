@@ -33,10 +33,11 @@
 # IDLECFG_VM_IDLE (seconds of idle before the sample, default 30),
 # IDLECFG_VM_TIMEOUT (seconds per boot, default 900), IDLECFG_VM_MIRROR
 # (default: the Debian mirror of this machine's apt sources),
-# IDLECFG_VM_FLOWS (default "main power uki"): main is everything above (the
-# baseline, powertop, the profiles, the image and the installers), power the
-# power-source switch on an emulated AC adapter and battery
-# (tests/vm/power-source.sh), uki a Debian 13 UKI under OVMF
+# IDLECFG_VM_FLOWS (default "main power nic uki"): main is everything above
+# (the baseline, powertop, the profiles, the image and the installers), power
+# the power-source switch on an emulated AC adapter and battery
+# (tests/vm/power-source.sh), nic an e1000e whose link the host turns off and
+# on through QMP, on q35 (tests/vm/nic.sh), uki a Debian 13 UKI under OVMF
 # (tests/vm/uki.sh); IDLECFG_VM_FLOWS=power runs that one alone.
 . "$top_srcdir/tests/lib.sh"
 # the image flow: install --image on the host, three boots of one image
@@ -56,7 +57,7 @@ cache=${IDLECFG_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/idlecfg-vm}
 work=${IDLECFG_VM_WORK:-$top_builddir/tests/vm/work}
 profiles=${IDLECFG_VM_PROFILES:-powersave balanced}
 machines=${IDLECFG_VM_MACHINES:-q35 pc}
-flows=${IDLECFG_VM_FLOWS:-main power uki}
+flows=${IDLECFG_VM_FLOWS:-main power nic uki}
 flow_on() { case " $flows " in *" $1 "*) return 0 ;; esac; return 1; }
 idle=${IDLECFG_VM_IDLE:-30}
 boot_timeout=${IDLECFG_VM_TIMEOUT:-900}
@@ -69,6 +70,8 @@ cache_key="debootstrap --variant=minbase --include=$include $suite (check-vm 1)"
 . "$vmdir/suite.sh"
 # the power-source switch: what this QEMU offers for a plug event (#23)
 . "$vmdir/power-source.sh"
+# a NIC's link off and on through QMP, on q35 (#47): the flow "nic"
+. "$vmdir/nic.sh"
 # Debian 13 booting a UKI through systemd-boot under OVMF (#31): the flow "uki"
 . "$vmdir/uki.sh"
 
@@ -289,6 +292,14 @@ boot() {
                         -device AC97,audiodev=snd0
                 ;;
         esac
+        # the nic flow (tests/vm/nic.sh): QEMU's e1000e on a user-mode network
+        # of its own, and a QMP socket for set_link
+        if [ -n "${boot_nic:-}" ] && [ "$machine" = q35 ]; then
+                rm -f "$_d/qmp.sock"
+                set -- "$@" -device pcie-root-port,id=rp3,chassis=3,slot=3 \
+                        -netdev user,id=n0,restrict=on -device e1000e,netdev=n0,bus=rp3,mac=52:54:00:49:44:4c \
+                        -qmp "unix:$_d/qmp.sock,server=on,wait=off"
+        fi
         _t0=$(date +%s)
         timeout -k 10 "$boot_timeout" nice qemu-system-x86_64 "$@" -cpu max -smp 2 -m 1024 \
                 -display none -vga none -monitor none -nic none -no-reboot \
@@ -447,7 +458,7 @@ for machine in $machines; do
 done
 case $idle in ''|*[!0-9]*) echo "Bail out! IDLECFG_VM_IDLE must be a number of seconds"; exit 1 ;; esac
 for f in $flows; do
-        case $f in main|power|uki) ;; *) echo "Bail out! unknown flow '$f' in IDLECFG_VM_FLOWS (main, power, uki)"; exit 1 ;; esac
+        case $f in main|power|nic|uki) ;; *) echo "Bail out! unknown flow '$f' in IDLECFG_VM_FLOWS (main, power, nic, uki)"; exit 1 ;; esac
 done
 for suite in $suites; do
         suite_known "$suite" || { echo "Bail out! unknown suite '$suite' in IDLECFG_VM_SUITES (bookworm, trixie)"; exit 1; }
@@ -479,7 +490,10 @@ main_points=$((4 + (10 + nidle) * nprof + image_points + $(installer_npoints)))
 flow_on main || main_points=0
 power_points=0
 flow_on power && power_points=$vm_power_npoints
-plan $((nsuites * (1 + nmach * (main_points + power_points)) + $(uki_npoints)))
+# the nic flow: on q35 only
+nic_points=0
+flow_on nic && case " $machines " in *" q35 "*) nic_points=$vm_nic_npoints ;; esac
+plan $((nsuites * (1 + nmach * (main_points + power_points) + nic_points) + $(uki_npoints)))
 vm_power_source_note
 
 # the package, built once for every suite
@@ -531,6 +545,7 @@ for machine in $machines; do
         [ "$machine" = pc ] && IDLECFG_VM_USB_BY_CONTROLLER=1
         export IDLECFG_VM_USB_BY_CONTROLLER
         left=$((main_points + power_points))
+        [ "$machine" = q35 ] && left=$((left + nic_points))
         pass() { left=$((left - 1)); ok "$suite_tag$machine: $*"; }
         fail() { left=$((left - 1)); not_ok "$suite_tag$machine: $*"; }
         diag "== machine $(machine_desc "$machine") =="
@@ -786,6 +801,7 @@ PY
                 installer_flows || true
         fi
         flow_on power && { vm_power_flow || true; }
+        [ "$machine" = q35 ] && flow_on nic && { vm_nic_flow || true; }
         while [ $left -gt 0 ]; do
                 fail "(not reached: an earlier step failed)"
         done

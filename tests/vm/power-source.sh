@@ -13,7 +13,8 @@
 # the adapter does. It is built on the host against the guest kernel's
 # headers: in a chroot of a copy of the cached root with linux-headers-KVER,
 # gcc and make added from the suite's archive; the .ko is cached in
-# $cache/power-module, keyed by the kernel version and the source's hash.
+# $cache/idlecfg_test_power (vm_test_module), keyed by the kernel version,
+# the suite and the source's hash.
 #
 # Per machine, three boots of the cached root with the module loaded at boot
 # (modules-load.d):
@@ -65,49 +66,59 @@ vm_power_source_note() {
         fi
 }
 
-# vm_power_module KVER: $vm_power_ko, the test module built for KVER (from
-# the cache, else built in a chroot of a copy of the cached root); sets
-# vm_power_ko_source, or vm_power_why on failure
-vm_power_module() {
-        vp_k=$1
-        vp_pc=$cache/power-module
-        vp_key="$vp_k $suite $(sha256sum <"$vmdir/idlecfg_test_power.c" | cut -c1-16)"
-        vm_power_ko=$vp_pc/idlecfg_test_power-$vp_k.ko
-        mkdir -p "$vp_pc" || { vm_power_why="cannot create $vp_pc"; return 1; }
-        exec 8>"$vp_pc/lock"
+# vm_test_module NAME KVER: $vm_ko, the test module tests/vm/NAME.c built for
+# KVER (from the cache, else built in a chroot of a copy of the cached root);
+# sets vm_ko_source, or vm_ko_why on failure. The cache is $cache/NAME,
+# keyed by the kernel version, the suite and the source's hash.
+vm_test_module() {
+        vt_n=$1 vt_k=$2
+        vt_pc=$cache/$vt_n
+        vt_key="$vt_k $suite $(sha256sum <"$vmdir/$vt_n.c" | cut -c1-16)"
+        vm_ko=$vt_pc/$vt_n-$vt_k.ko
+        mkdir -p "$vt_pc" || { vm_ko_why="cannot create $vt_pc"; return 1; }
+        exec 8>"$vt_pc/lock"
         flock 8
-        if [ -s "$vm_power_ko" ] && [ "$(cat "$vm_power_ko.key" 2>/dev/null)" = "$vp_key" ]; then
+        if [ -s "$vm_ko" ] && [ "$(cat "$vm_ko.key" 2>/dev/null)" = "$vt_key" ]; then
                 exec 8>&-
-                vm_power_ko_source="from the cache $vm_power_ko"
+                vm_ko_source="from the cache $vm_ko"
                 return 0
         fi
-        vp_t=$(date +%s)
-        rm -rf "$vp_pc"/build.*
-        vp_b=$(mktemp -d "$vp_pc/build.XXXXXX")
-        vp_log=$vp_pc/build.log
+        vt_t=$(date +%s)
+        rm -rf "$vt_pc"/build.*
+        vt_b=$(mktemp -d "$vt_pc/build.XXXXXX")
+        vt_log=$vt_pc/build.log
         {
-                zstd -dc "$tarball" | tar -C "$vp_b" --numeric-owner -xpf - &&
-                cp -L /etc/resolv.conf "$vp_b/etc/resolv.conf" &&
-                mkdir -p "$vp_b/tmp/m" &&
-                cp "$vmdir/idlecfg_test_power.c" "$vp_b/tmp/m/" &&
-                echo 'obj-m := idlecfg_test_power.o' >"$vp_b/tmp/m/Kbuild" &&
+                zstd -dc "$tarball" | tar -C "$vt_b" --numeric-owner -xpf - &&
+                cp -L /etc/resolv.conf "$vt_b/etc/resolv.conf" &&
+                mkdir -p "$vt_b/tmp/m" &&
+                cp "$vmdir/$vt_n.c" "$vt_b/tmp/m/" &&
+                echo "obj-m := $vt_n.o" >"$vt_b/tmp/m/Kbuild" &&
                 env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
-                        "$vmdir/chroot-proc.sh" "$vp_b" sh -c "apt-get -q update &&
-                                apt-get -q -y --no-install-recommends install linux-headers-$vp_k gcc make libc6-dev &&
-                                make -C /lib/modules/$vp_k/build M=/tmp/m modules"
-        } >"$vp_log" 2>&1
-        if [ -s "$vp_b/tmp/m/idlecfg_test_power.ko" ]; then
-                cp "$vp_b/tmp/m/idlecfg_test_power.ko" "$vm_power_ko"
-                echo "$vp_key" >"$vm_power_ko.key"
-                vm_power_ko_source="built in $(($(date +%s) - vp_t)) s against linux-headers-$vp_k in a chroot of the cached root, cached in $vm_power_ko"
-                timing "$machine: the test power module (apt-get, build)" "$(($(date +%s) - vp_t))"
-                vp_rc=0
+                        "$vmdir/chroot-proc.sh" "$vt_b" sh -c "apt-get -q update &&
+                                apt-get -q -y --no-install-recommends install linux-headers-$vt_k gcc make libc6-dev &&
+                                make -C /lib/modules/$vt_k/build M=/tmp/m modules"
+        } >"$vt_log" 2>&1
+        if [ -s "$vt_b/tmp/m/$vt_n.ko" ]; then
+                cp "$vt_b/tmp/m/$vt_n.ko" "$vm_ko"
+                echo "$vt_key" >"$vm_ko.key"
+                vm_ko_source="built in $(($(date +%s) - vt_t)) s against linux-headers-$vt_k in a chroot of the cached root, cached in $vm_ko"
+                timing "$machine: the test module $vt_n (apt-get, build)" "$(($(date +%s) - vt_t))"
+                vt_rc=0
         else
-                vm_power_why="the build against linux-headers-$vp_k failed: $(tail -n 15 "$vp_log")"
-                vp_rc=1
+                vm_ko_why="the build against linux-headers-$vt_k failed: $(tail -n 15 "$vt_log")"
+                vt_rc=1
         fi
-        rm -rf "$vp_b"
+        rm -rf "$vt_b"
         exec 8>&-
+        return $vt_rc
+}
+
+# vm_power_module KVER: $vm_power_ko, the power test module built for KVER;
+# sets vm_power_ko_source, or vm_power_why on failure
+vm_power_module() {
+        vm_test_module idlecfg_test_power "$1"
+        vp_rc=$?
+        vm_power_ko=$vm_ko vm_power_ko_source=${vm_ko_source:-} vm_power_why=${vm_ko_why:-}
         return $vp_rc
 }
 

@@ -32,7 +32,7 @@
 uki_mode=no
 if flow_on uki; then
         uki_mode=yes
-        flow_on main || flow_on power || uki_mode=only
+        flow_on main || flow_on power || flow_on nic || uki_mode=only
 fi
 uki_points=10
 uki_uuid=5f1d6a52-0c1e-4b7a-9d3e-1d1e5c0f6a02
