@@ -38,17 +38,6 @@ static char *syspath(const char *devpath)
         return xasprintf("/sys%s", devpath);
 }
 
-/* KEY=value of a uevent file, NULL if absent */
-static char *uevent_get(const char *uevent, const char *key)
-{
-        size_t n = strlen(key);
-
-        for (const char *l = uevent; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-                if (strncmp(l, key, n) == 0 && l[n] == '=')
-                        return xstrndup(l + n + 1, strcspn(l + n + 1, "\n"));
-        return NULL;
-}
-
 static bool is_numbered(const char *n, const char *prefix)
 {
         size_t l = strlen(prefix);
@@ -85,12 +74,12 @@ static void list_subsystem(struct sysdevs *out, const char *sub)
                 *x = (struct sysdev) {
                         .devpath = xstrdup(paths[i] + strlen("/sys")),
                         .subsystem = xstrdup(sub),
-                        .devtype = uevent_get(uevent, "DEVTYPE"),
-                        .modalias = uevent_get(uevent, "MODALIAS"),
-                        .pci_id = uevent_get(uevent, "PCI_ID"),
-                        .pci_subsys_id = uevent_get(uevent, "PCI_SUBSYS_ID"),
-                        .pci_class = uevent_get(uevent, "PCI_CLASS"),
-                        .product = uevent_get(uevent, "PRODUCT"),
+                        .devtype = uevent_value(uevent, "DEVTYPE"),
+                        .modalias = uevent_value(uevent, "MODALIAS"),
+                        .pci_id = uevent_value(uevent, "PCI_ID"),
+                        .pci_subsys_id = uevent_value(uevent, "PCI_SUBSYS_ID"),
+                        .pci_class = uevent_value(uevent, "PCI_CLASS"),
+                        .product = uevent_value(uevent, "PRODUCT"),
                 };
         }
         sysfs_list_free(paths, n);
@@ -302,7 +291,7 @@ int fingerprint_read(char ret[17], char **ret_chassis_type)
                 _cleanup_free_ char *ue = NULL;
                 if (read_file_full(kind == 0 ? "/sys/bus/cpu/devices/cpu0/uevent" : "/sys/class/cpu/cpu0/uevent",
                                    65536, &ue, NULL) == 0)
-                        cpu = uevent_get(ue, "MODALIAS");
+                        cpu = uevent_value(ue, "MODALIAS");
         }
         if (cpu)
                 platform_add_cpu(&inv.platform, cpu);

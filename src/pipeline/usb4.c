@@ -34,17 +34,6 @@
  * that has a router attached runs over that connector: in the router's USB3
  * tunnel (a SuperSpeed root hub) or on the connector's USB 2 lines. */
 
-/* KEY's value in the uevent text TEXT ("KEY=value" lines); NULL: absent */
-static char *uevent_value(const char *text, const char *key)
-{
-        size_t n = strlen(key);
-
-        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-                if (strncmp(l, key, n) == 0 && l[n] == '=')
-                        return xstrndup(l + n + 1, strcspn(l + n + 1, "\n"));
-        return NULL;
-}
-
 /* the link NAME of the directory DIR (/sys/devices/...), as a devpath; NULL: none */
 static char *link_devpath(const char *dir, const char *name)
 {

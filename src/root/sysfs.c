@@ -151,6 +151,16 @@ void sysfs_list_free(char **v, size_t n)
         free(v);
 }
 
+char *uevent_value(const char *text, const char *key)
+{
+        size_t n = strlen(key);
+
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                if (strncmp(l, key, n) == 0 && l[n] == '=')
+                        return xstrndup(l + n + 1, strcspn(l + n + 1, "\n"));
+        return NULL;
+}
+
 int pci_config_cap(const uint8_t *c, size_t n, uint8_t id)
 {
         unsigned pos;

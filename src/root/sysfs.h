@@ -24,6 +24,9 @@ int sysfs_list(const char *const *subsystems, size_t n_subsystems,
                bool (*keep)(const char *subsystem, const char *name), char ***ret, size_t *ret_n);
 void sysfs_list_free(char **v, size_t n);
 
+/* KEY's value in the uevent text TEXT ("KEY=value" lines); NULL: absent */
+char *uevent_value(const char *text, const char *key);
+
 /* PCI config space (include/uapi/linux/pci_regs.h): the offset of capability
  * ID in C, the N bytes read of a function's config file; 0 when the function
  * has none, -1 when its list leads past what was read (an unprivileged
