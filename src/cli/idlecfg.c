@@ -145,8 +145,8 @@ static int check_options(const struct verb *v, const struct args *a)
 {
         unsigned extra = a->given & ~(v->options | O_COMMON);
 
-        if (extra & O_MEASURE && streq(v->name, "measure")) {
-                fprintf(stderr, _("idlecfg: --measure is for apply and rollback; measure takes --seconds\n"));
+        if (extra & v->mistaken_option) {
+                fputs(_(v->mistaken_hint), stderr);
                 return EXIT_USAGE;
         }
         if (extra) {
@@ -171,8 +171,8 @@ static int check_options(const struct verb *v, const struct args *a)
 static int check_kernel(const struct verb *v, const struct run *c)
 {
         static const char *const dirs[] = { "/lib/modules", "/usr/lib/modules" };
-        /* the verbs that write what they plan; rollback undoes, whatever kernel */
-        bool writes = (v->needs & VERB_LOCK) && !streq(v->name, "rollback");
+        /* the verbs that write what they plan; VERB_ANY_KERNEL ones undo, whatever kernel */
+        bool writes = (v->needs & VERB_LOCK) && !(v->needs & VERB_ANY_KERNEL);
 
         if (!c->a->kernel)
                 return EXIT_OK;
@@ -344,14 +344,20 @@ static int check_paths(struct args *a, char **ret_profiles_dir)
         return EXIT_OK;
 }
 
+/* whether V's run with its NARGS arguments ARGS only reads (its reads_only) */
+static bool verb_reads_only(const struct verb *v, int nargs, char **args)
+{
+        return v->reads_only && v->reads_only(nargs, args);
+}
+
 /* run verb V with its NARGS arguments ARGS: what it needs first (the verb
  * table), then the verb, then everything freed */
 static int run_verb(const struct verb *v, const struct args *a, int nargs, char **args)
 {
         struct run run;
         int r = run_open(&run, a);
-        /* power-source show only reads: any user may run it */
-        bool shows = nargs > 0 && streq(args[0], "show");
+        /* a run that only reads takes no lock: any user may run it */
+        bool reads_only = verb_reads_only(v, nargs, args);
 
         run.manifest_verb = v->needs & VERB_MANIFEST;
         if (r == EXIT_OK && v->check)
@@ -362,7 +368,7 @@ static int run_verb(const struct verb *v, const struct args *a, int nargs, char 
          * refresh --condition reads a stamp written whole; refresh's cheap
          * look reads files written whole, and locks only when it writes */
         if (r == EXIT_OK && (v->needs & VERB_LOCK) && !(v->needs & VERB_LOCK_LATE) && !a->dry_run && !a->check &&
-            !a->condition && !shows)
+            !a->condition && !reads_only)
                 r = run_lock(&run);
         if (r == EXIT_OK && (v->needs & VERB_INSTALLED))
                 r = run_installed_profile(&run);
@@ -413,19 +419,16 @@ static int idlecfg_main(int argc, char **argv)
                 r = check_options(v, &a);
         if (r == EXIT_OK)
                 r = check_paths(&a, &profiles_dir);
-        if (r == EXIT_OK && streq(v->name, "power-source") && !a.wait_given &&
-            !(nargs > 0 && streq(argv[optind + 1], "show")))
-                /* a switch that gave up on the lock would be lost until the next
-                 * change: it waits as long as the holder takes (an install's
-                 * initramfs step, apply --measure), unless --wait says otherwise */
+        if (r == EXIT_OK && (v->needs & VERB_WAIT_HOLDER) && !a.wait_given &&
+            !verb_reads_only(v, nargs, argv + optind + 1))
+                /* as long as the holder takes (an install's initramfs step,
+                 * apply --measure), unless --wait says otherwise */
                 a.wait_ms = UINT_MAX;
         if (r == EXIT_OK)
                 r = run_verb(v, &a, nargs, argv + optind + 1);
-        /* the gauges of a failed run: an error, not the old file looking fresh;
-         * not under --nagios (refused with --format): the status line is all */
-        if (r != EXIT_OK && streq(v->name, "verify") && streq_ptr(a.format, "prometheus") && !a.nagios &&
-            monitor_prometheus_failed(a.output) < 0)
-                r = EXIT_FAILURE_;
+        /* what the verb does after any run, a refused one too */
+        if (v->after_run)
+                r = v->after_run(&a, r);
         return r;
 }
 

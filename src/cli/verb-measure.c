@@ -570,4 +570,6 @@ const struct verb verb_measure = {
         .run = do_measure,
         .help = N_("Measure idle for --seconds: who suspends, who stays awake and why"),
         .options = O_PLANNING | O_JSON | O_SECONDS,
+        .mistaken_option = O_MEASURE,
+        .mistaken_hint = N_("idlecfg: --measure is for apply and rollback; measure takes --seconds\n"),
 };

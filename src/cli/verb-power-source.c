@@ -353,6 +353,12 @@ void power_source_for_verify(const struct rootfs *rfs, struct plan *p, char **re
 
 /* ---- the verb (idlecfg.c's table runs it) ---- */
 
+/* show only reads: no lock, any user may run it */
+static bool power_source_reads_only(int argc, char **argv)
+{
+        return argc > 0 && streq(argv[0], "show");
+}
+
 static int check_power_source(const struct args *a, int argc, char **argv)
 {
         if (argc > 0 && !power_source_mode_ok(argv[0])) {
@@ -360,7 +366,7 @@ static int check_power_source(const struct args *a, int argc, char **argv)
                         argv[0]);
                 return EXIT_USAGE;
         }
-        if (a->json && !(argc > 0 && streq(argv[0], "show"))) {
+        if (a->json && !power_source_reads_only(argc, argv)) {
                 fprintf(stderr, _("idlecfg: power-source prints JSON only with show\n"));
                 return EXIT_USAGE;
         }
@@ -373,9 +379,12 @@ static int do_power_source(struct run *c, int argc, char **argv)
 }
 
 const struct verb verb_power_source = {
-        .name = "power-source", .min_args = 0, .max_args = 1, .needs = VERB_LOCK | VERB_STATUS,
+        /* a switch that gave up on the lock would be lost until the next
+         * change: it waits as long as the holder takes (VERB_WAIT_HOLDER) */
+        .name = "power-source", .min_args = 0, .max_args = 1, .needs = VERB_LOCK | VERB_STATUS | VERB_WAIT_HOLDER,
         .check = check_power_source, .run = do_power_source,
         .help = N_("Write the values of the current power source: power-source "
                    "[event|boot|resume|show|ac|battery]"),
         .options = O_DRY_RUN | O_WAIT | O_JSON, .synopsis = N_("[event|boot|resume|show|ac|battery]"),
+        .reads_only = power_source_reads_only,
 };

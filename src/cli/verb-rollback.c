@@ -228,7 +228,9 @@ static int do_rollback(struct run *c, int argc, char **argv)
 }
 
 const struct verb verb_rollback = {
-        .name = "rollback", .min_args = 0, .max_args = 1, .needs = VERB_LOCK | VERB_STATUS | VERB_MANIFEST,
+        /* undoes whatever kernel: a --kernel the root lacks only warns */
+        .name = "rollback", .min_args = 0, .max_args = 1,
+        .needs = VERB_LOCK | VERB_STATUS | VERB_MANIFEST | VERB_ANY_KERNEL,
         .check = check_rollback, .run = do_rollback,
         .help = N_("Undo apply and/or install exactly: rollback [apply|install|all]"),
         .options = O_FORCE | O_WAIT | O_MEASURE | O_JSON | O_PLANNING, .synopsis = N_("[apply|install|all]"),

@@ -425,9 +425,20 @@ static int do_verify(struct run *c, int argc, char **argv)
         return next_steps_boot_incomplete(&steps) || left.n ? EXIT_BOOT_INCOMPLETE : EXIT_OK;
 }
 
+/* the gauges of a failed run: an error, not the old file looking fresh;
+ * not under --nagios (refused with --format): the status line is all */
+static int after_verify(const struct args *a, int r)
+{
+        if (r != EXIT_OK && streq_ptr(a->format, "prometheus") && !a->nagios &&
+            monitor_prometheus_failed(a->output) < 0)
+                return EXIT_FAILURE_;
+        return r;
+}
+
 const struct verb verb_verify = {
         .name = "verify", .min_args = 0, .max_args = 0, .needs = VERB_PLAN | VERB_INSTALLED,
         .check = check_verify, .run = do_verify,
         .help = N_("Compare the running system with the plan; list idle blockers"),
         .options = O_PLANNING | O_JSON | O_FORMAT | O_NAGIOS | O_OUTPUT | O_WARNING | O_CRITICAL | O_TIMEOUT,
+        .after_run = after_verify,
 };

@@ -13,6 +13,10 @@ enum {
         VERB_LOCK_LATE = 1 << 4,        /* the lock, taken by the verb once it has something to write */
         VERB_STATUS = 1 << 5,           /* writes the status file after a run that held the lock */
         VERB_MANIFEST = 1 << 6,         /* may rewrite the manifest: what the run read of it is dropped after */
+        VERB_ANY_KERNEL = 1 << 7,       /* a VERB_LOCK verb whose writes hold whatever the kernel (rollback
+                                         * undoes): a --kernel the root lacks is a warning, not an error */
+        VERB_WAIT_HOLDER = 1 << 8,      /* waits for the lock as long as its holder takes unless --wait is
+                                         * given (power-source: a switch that gave up would be lost) */
 };
 
 struct run;
@@ -27,6 +31,16 @@ struct verb {
         const char *help;
         unsigned options;               /* O_*: the options it takes besides O_COMMON */
         const char *synopsis;           /* its arguments, for its usage; NULL: none */
+        /* an option (O_*) it does not take but is mistaken for one it does,
+         * and the line said instead of the plain refusal; 0: none */
+        unsigned mistaken_option;
+        const char *mistaken_hint;
+        /* whether a run with these arguments only reads (power-source show):
+         * then it takes no lock, and any user may run it; NULL: none does */
+        bool (*reads_only)(int argc, char **argv);
+        /* after the run or a refusal of its checks, with the exit code R:
+         * the exit code; NULL: R as it is */
+        int (*after_run)(const struct args *a, int r);
 };
 
 /* each in its file, src/cli/verb-X.c; the order of --help is idlecfg.c's */
