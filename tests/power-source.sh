@@ -140,12 +140,13 @@ else
 fi
 
 # the real rule, under udevadm test: in a mount namespace of its own, /sys the recording's
+# (a tmpfs over /run: /run/udev exists only where udevd runs, not in a container)
 if command -v udevadm >/dev/null && root_ns; then
-        unshare -m sh -c "mount -t tmpfs idlecfg-test /etc/udev/rules.d && mount -t tmpfs idlecfg-test /run/udev &&
+        unshare -m sh -c "mount -t tmpfs idlecfg-test /etc/udev/rules.d && mount -t tmpfs idlecfg-test /run && mkdir /run/udev &&
                 cp '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' /etc/udev/rules.d/ &&
                 '$top_srcdir/tests/run-machine' '$P/mains-laptop.umockdev' udevadm test --action=change /sys/class/power_supply/AC" \
                 >"$tmp/udev-change.out" 2>&1
-        unshare -m sh -c "mount -t tmpfs idlecfg-test /etc/udev/rules.d && mount -t tmpfs idlecfg-test /run/udev &&
+        unshare -m sh -c "mount -t tmpfs idlecfg-test /etc/udev/rules.d && mount -t tmpfs idlecfg-test /run && mkdir /run/udev &&
                 cp '$root/etc/udev/rules.d/70-idlecfg-power-source.rules' /etc/udev/rules.d/ &&
                 '$top_srcdir/tests/run-machine' '$P/mains-laptop.umockdev' udevadm test --action=add /sys/class/power_supply/AC" \
                 >"$tmp/udev-add.out" 2>&1
