@@ -89,13 +89,17 @@ static bool ahci_platform_denied(struct planctx *c, const struct device *d)
  * #684.
  *
  * All of it needs a function that can signal PME: the wake on link change
- * is a PME. The PCI core makes a function wakeup-capable, so that it has
- * power/wakeup, exactly when its PM capability lists PME from some state
- * (pci_pm_init(), drivers/pci/pci.c; ACPI _PRW can add it too, without PME);
- * a function without power/wakeup has none (QEMU's e1000e and igb: PMC
- * holds only DSI). What the driver then does (.no_pme), in 6.1, 6.12 and
- * 7.3: r8169 and e1000e keep the function active, igb and igc let it suspend
- * with no way back when the cable returns. */
+ * is a PME. pci_pm_init() (drivers/pci/pci.c) takes pdev->pme_support from
+ * the PM capability's PMC, which detect reads from config space
+ * (root/sysfs.c pci_config_pme(); QEMU's e1000e and igb list none, PMC
+ * 0x0022). power/wakeup is no proof of PME: pci_pm_init() makes a function
+ * with PME wakeup-capable, but so do a PCIe root port's PME service for
+ * every function below it (pcie_pme_can_wakeup(), drivers/pci/pcie/pme.c)
+ * and ACPI _PRW; so only where config space cannot be read (a user gets 64
+ * bytes) does a function without power/wakeup count as having none. What
+ * the driver then does (.no_pme), in 6.1, 6.12 and 7.3: r8169 and e1000e
+ * keep the function active, igb and igc let it suspend with no way back
+ * when the cable returns. */
 static const struct nic_driver {
         const char *driver;
         const char *idle;       /* what its runtime idle does, and where */
