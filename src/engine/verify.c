@@ -103,19 +103,6 @@ static void family_blocker(const struct knob_blocker *x, const struct plan *p, c
                 blocker_add(b, p, d, x->knob, blocker_message(_(x->message), v));
 }
 
-/* does a family follow the runtime power of the devices KNOB lets suspend? */
-static bool runtime_followed(const char *knob)
-{
-        size_t n;
-        const struct knob_family *const *fam = knob_registry(&n);
-
-        for (size_t i = 0; i < n; i++)
-                for (const char *const *k = fam[i]->runtime_followed; k && *k; k++)
-                        if (streq(*k, knob))
-                                return true;
-        return false;
-}
-
 /* the runtime power of device D where a followed setting of the plan sets its
  * power/control = auto: D3cold per power_state (PCI, drivers/pci/pci-sysfs.c,
  * Linux 5.11 on) or the ACPI companion's real_power_state
@@ -126,34 +113,43 @@ static bool runtime_followed(const char *knob)
 static void runtime_add(struct blockers *b, const struct plan *p, const struct device *d, size_t first,
                         size_t family)
 {
-        for (size_t i = 0; i < p->n; i++) {
-                const struct setting *s = &p->v[i];
-                _cleanup_free_ char *dir = NULL, *ms = NULL;
-                struct verify_runtime *x;
+        size_t n;
+        const struct knob_family *const *fam = knob_registry(&n);
+        const struct setting *s = NULL;
+        _cleanup_free_ char *dir = NULL, *ms = NULL;
+        struct verify_runtime *x;
+        const char *st;
 
-                if (!d->devpath || !streq_ptr(s->device, d->devpath) || !streq_ptr(s->attr, "power/control") ||
-                    !streq_ptr(s->value, "auto") || !runtime_followed(s->knob))
-                        continue;
-                dir = xasprintf("/sys%s", d->devpath);
-                b->rt = xrealloc(b->rt, (b->n_rt + 1) * sizeof(*b->rt));
-                x = &b->rt[b->n_rt++];
-                *x = (struct verify_runtime) { .d = d, .setting = i, .suspended_ms = -1 };
-                (void) read_attr(dir, "power/runtime_status", &x->status);
-                (void) read_attr(dir, "power_state", &x->power_state);
-                (void) read_attr(dir, "firmware_node/real_power_state", &x->real_power_state);
-                if (read_attr(dir, "power/runtime_suspended_time", &ms) == 0 && ms[0] >= '0' && ms[0] <= '9')
-                        x->suspended_ms = strtoll(ms, NULL, 10);
-                if (streq_ptr(x->power_state, "D3cold") || streq_ptr(x->real_power_state, "D3cold"))
-                        x->state = VERIFY_RT_D3COLD;
-                else
-                        x->state = streq_ptr(x->status, "suspended") ? VERIFY_RT_SUSPENDED : VERIFY_RT_AWAKE;
-                for (size_t k = family; x->state != VERIFY_RT_D3COLD && !x->why && k < b->n; k++)
-                        if (b->v[k].d == d && streq_ptr(b->v[k].knob, s->knob))
-                                x->why = b->v[k].what;
-                if (x->state != VERIFY_RT_D3COLD && !x->why && first < family)
-                        x->why = b->v[first].what;
+        /* the first setting of the plan on D, of a followed knob, that writes auto */
+        for (size_t i = 0; d->devpath && i < n; i++)
+                for (const char *const *k = fam[i]->runtime_followed; k && *k; k++) {
+                        const struct setting *t = plan_find(p, d->devpath, *k);
+
+                        if (t && streq_ptr(t->attr, "power/control") && streq_ptr(t->value, "auto") && (!s || t < s))
+                                s = t;
+                }
+        if (!s)
                 return;
-        }
+        dir = xasprintf("/sys%s", d->devpath);
+        b->rt = xrealloc(b->rt, (b->n_rt + 1) * sizeof(*b->rt));
+        x = &b->rt[b->n_rt++];
+        *x = (struct verify_runtime) { .d = d, .setting = (size_t) (s - p->v), .suspended_ms = -1 };
+        /* runtime_status as detect read it in this run; the rest is not in the inventory */
+        st = kv_get(&d->knobs, "power/runtime_status");
+        x->status = st ? xstrdup(st) : NULL;
+        (void) read_attr(dir, "power_state", &x->power_state);
+        (void) read_attr(dir, "firmware_node/real_power_state", &x->real_power_state);
+        if (read_attr(dir, "power/runtime_suspended_time", &ms) == 0 && ms[0] >= '0' && ms[0] <= '9')
+                x->suspended_ms = strtoll(ms, NULL, 10);
+        if (streq_ptr(x->power_state, "D3cold") || streq_ptr(x->real_power_state, "D3cold"))
+                x->state = VERIFY_RT_D3COLD;
+        else
+                x->state = streq_ptr(x->status, "suspended") ? VERIFY_RT_SUSPENDED : VERIFY_RT_AWAKE;
+        for (size_t k = family; x->state != VERIFY_RT_D3COLD && !x->why && k < b->n; k++)
+                if (b->v[k].d == d && streq_ptr(b->v[k].knob, s->knob))
+                        x->why = b->v[k].what;
+        if (x->state != VERIFY_RT_D3COLD && !x->why && first < family)
+                x->why = b->v[first].what;
 }
 
 static void find_blockers(const struct plan *p, const struct device *d, struct blockers *b)

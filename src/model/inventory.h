@@ -27,7 +27,7 @@ struct device {
         size_t n_children;
         char **notes;           /* what could not be read, and why */
         size_t n_notes;
-        bool pme_known;         /* PCI: the PM capability was read from config space */
+        bool pme_known;         /* PCI network controllers: the PM capability was read from config space */
         uint8_t pme_support;    /* PCI: the states it signals PME from (PMC bits 15:11, D3cold..D0) */
 };
 

@@ -155,7 +155,8 @@ static void visit_pci(struct inventory *inv, struct udev *udev, struct dev *d)
         }
         set_common(x, d);
         add_knobs(x, d);
-        if ((pme = pci_config_pme(d->dfd)) >= 0) {
+        /* the PME a function signals: read only where a family asks (pci.c, Ethernet controllers) */
+        if (startswith(strempty(kv_get(&x->ids, "class")), "02") && (pme = pci_config_pme(d->dfd)) >= 0) {
                 x->pme_known = true;
                 x->pme_support = (uint8_t) pme;
         }
